@@ -1,0 +1,12 @@
+# Writes OUT, a C++ file holding every preset YAML file of DIR as a string.
+file(GLOB IN ${DIR}/*.yaml)
+set(body "#include \"platforms/server/Presets.hpp\"\nnamespace vp::platform {\nconst std::vector<std::pair<std::string, std::string>>& embedded_presets() {\n  static const std::vector<std::pair<std::string, std::string>> p = {\n")
+list(SORT IN)
+foreach(f ${IN})
+  get_filename_component(name ${f} NAME_WE)
+  file(READ ${f} text)
+  string(APPEND body "    {\"${name}\", R\"FVPPRESET(${text})FVPPRESET\"},\n")
+endforeach()
+string(APPEND body "  };\n  return p;\n}\n}  // namespace vp::platform\n")
+file(WRITE ${OUT}.tmp "${body}")
+file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)

@@ -1,0 +1,257 @@
+#include "platforms/server/ServerRun.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <memory>
+
+#include "platforms/server/Presets.hpp"
+#include "platforms/server/ServerTop.hpp"
+#include "vp/core/RequestLog.hpp"
+#include "vp/core/SimControl.hpp"
+
+namespace vp::platform {
+
+namespace fs = std::filesystem;
+
+const ParamRegistry& server_params() {
+  static ParamRegistry reg = [] {
+    ParamRegistry r;
+    ServerTop::declare_params(r);
+    return r;
+  }();
+  return reg;
+}
+
+std::vector<std::string> preset_names() {
+  std::vector<std::string> n;
+  for (const auto& [name, _] : embedded_presets()) n.push_back(name);
+  return n;
+}
+
+std::string preset_text(const std::string& name) {
+  for (const auto& [n, text] : embedded_presets())
+    if (n == name) return text;
+  std::string known;
+  for (const auto& n : preset_names()) known += " " + n;
+  throw ConfigError(fmt::format("--preset '{}': no such preset (known:{})", name, known));
+}
+
+Config build_config(const RunOptions& opt) {
+  Config cfg(server_params());
+  if (!opt.config_file.empty() && !opt.preset.empty())
+    throw ConfigError("--preset and --config are exclusive: give one of them");
+  if (!opt.config_file.empty())
+    cfg.load_yaml_file(opt.config_file);
+  else {
+    std::string name = opt.preset.empty() ? kDefaultPreset : opt.preset;
+    cfg.load_yaml_text(preset_text(name), "preset " + name);
+  }
+  for (const auto& [k, v] : opt.sets) cfg.set(k, v, "--set " + k);
+  if (!opt.job_files.empty()) {
+    // Re-serialise every job so each file's [global] applies to its own jobs only.
+    std::string text;
+    for (const auto& f : opt.job_files) {
+      try {
+        for (const auto& j : host::parse_fio_file(f)) text += j.to_fio() + "\n";
+      } catch (const host::FioError& e) {
+        throw ConfigError(e.what());
+      }
+    }
+    cfg.set("workload.fio", text, "--job");
+  }
+  if (opt.has_seed) cfg.set("sim.seed", std::to_string(opt.seed), "--seed");
+  cfg.validate();
+  host::Workload::check(host::Workload::jobs_from(cfg), cfg, ServerTop::capacity_bytes(cfg));
+  return cfg;
+}
+
+namespace {
+
+double us(Tick t) { return double(t) / 1e6; }
+
+nlohmann::json latency_json(std::vector<Tick>& v) {
+  nlohmann::json j;
+  j["count"] = v.size();
+  if (v.empty()) return j;
+  std::sort(v.begin(), v.end());
+  long double sum = 0;
+  for (Tick t : v) sum += t;
+  auto pct = [&](double p) {  // nearest rank: exact, no interpolation
+    size_t rank = static_cast<size_t>(std::ceil(p * double(v.size())));
+    return us(v[std::max<size_t>(rank, 1) - 1]);
+  };
+  j["mean"] = double(sum / v.size()) / 1e6;
+  j["p50"] = pct(0.50);
+  j["p90"] = pct(0.90);
+  j["p99"] = pct(0.99);
+  j["p999"] = pct(0.999);
+  j["max"] = us(v.back());
+  j["min"] = us(v.front());
+  return j;
+}
+
+nlohmann::json breakdown_json(const std::array<Tick, kStages>& sum, uint64_t n) {
+  nlohmann::json j = nlohmann::json::object();
+  for (size_t i = 0; i < kStages; ++i) j[stage_name(static_cast<Stage>(i))] = n ? us(sum[i]) / double(n) : 0.0;
+  return j;
+}
+
+nlohmann::json job_json(const host::FioJobRunner& r) {
+  host::JobResult res = r.result();  // copy: latencies get sorted
+  uint64_t ios = res.reads + res.writes;
+  double secs = double(res.ended > res.started ? res.ended - res.started : 0) / 1e12;
+  nlohmann::json j;
+  j["name"] = res.name;
+  j["core"] = res.core;
+  j["rw"] = r.spec().rw_name();
+  j["bs"] = r.spec().bs;
+  j["iodepth"] = r.spec().iodepth;
+  j["ios"] = ios;
+  j["reads"] = res.reads;
+  j["writes"] = res.writes;
+  j["errors"] = res.errors;
+  j["runtime_s"] = secs;
+  j["iops"] = secs > 0 ? double(ios) / secs : 0.0;
+  j["bandwidth_MBps"] = secs > 0 ? double(res.read_bytes + res.write_bytes) / secs / 1e6 : 0.0;
+  j["latency_us"] = {{"read", latency_json(res.read_lat)}, {"write", latency_json(res.write_lat)}};
+  j["breakdown_us"] = {{"read", breakdown_json(res.read_stage, res.reads)},
+                       {"write", breakdown_json(res.write_stage, res.writes)}};
+  return j;
+}
+
+void print_summary(const nlohmann::json& s) {
+  fmt::print("FlashVP server: {:.6f} s simulated in {:.2f} s wall, {} kernel events\n", s["sim_time_s"].get<double>(),
+             s["wall_time_s"].get<double>(), s["kernel_events"].get<uint64_t>());
+  for (const auto& j : s["jobs"]) {
+    fmt::print("job {:<14} {:>9} {:>3}x{:<6} {:>9} I/Os {:>10.0f} IOPS {:>8.1f} MB/s", j["name"].get<std::string>(),
+               j["rw"].get<std::string>(), j["iodepth"].get<unsigned>(), j["bs"].get<uint64_t>(),
+               j["ios"].get<uint64_t>(), j["iops"].get<double>(), j["bandwidth_MBps"].get<double>());
+    if (j["errors"].get<uint64_t>()) fmt::print("  {} ERRORS", j["errors"].get<uint64_t>());
+    fmt::print("\n");
+    for (const char* op : {"read", "write"}) {
+      const auto& l = j["latency_us"][op];
+      if (l["count"].get<uint64_t>() == 0) continue;
+      fmt::print("  {:<5} lat us: mean {:8.2f} p50 {:8.2f} p99 {:8.2f} p99.9 {:8.2f} max {:8.2f}\n", op,
+                 l["mean"].get<double>(), l["p50"].get<double>(), l["p99"].get<double>(), l["p999"].get<double>(),
+                 l["max"].get<double>());
+      std::string b;
+      for (const auto& [stage, v] : j["breakdown_us"][op].items())
+        if (v.get<double>() > 0.0005) b += fmt::format(" {} {:.2f}", stage, v.get<double>());
+      fmt::print("        stages:{}\n", b);
+    }
+  }
+  const auto& d = s["device"];
+  fmt::print("device: flash reads {} programs {} erases {}; PCIe down {} B up {} B\n", d["flash_reads"].get<uint64_t>(),
+             d["flash_programs"].get<uint64_t>(), d["flash_erases"].get<uint64_t>(), d["pcie_bytes_down"].get<uint64_t>(),
+             d["pcie_bytes_up"].get<uint64_t>());
+  if (s.contains("verify"))
+    fmt::print("verify: {} blocks checked, {} mismatches\n", s["verify"]["blocks_checked"].get<uint64_t>(),
+               s["verify"]["mismatches"].get<uint64_t>());
+}
+
+}  // namespace
+
+RunResult run_server(const Config& cfg, const RunOptions& opt) {
+  using clock = std::chrono::steady_clock;
+  auto wall0 = clock::now();
+  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  StatRegistry stats;
+  Waves waves;
+  RequestTracker tracker;
+  std::unique_ptr<RequestLog> reqlog;
+  if (!opt.out_dir.empty()) {
+    fs::create_directories(opt.out_dir);
+    if (opt.vcd) waves.open((fs::path(opt.out_dir) / "waves").string());
+    if (opt.requests) reqlog = std::make_unique<RequestLog>((fs::path(opt.out_dir) / "requests.csv").string());
+  }
+  Services svc{cfg, stats, waves, tracker, static_cast<uint64_t>(cfg.get_int("sim.seed")), reqlog.get()};
+  auto cores = static_cast<unsigned>(cfg.get_int("host.cores"));
+  tracker.resize(cores + 1, static_cast<unsigned>(cfg.get_int("host.nvme.queue_depth")));
+  ServerTop top("top", svc);
+
+  Tick max_time = cfg.get_time("sim.max_time");
+  const Tick chunk = 1 * MS;
+  auto last_print = wall0;
+  RunResult res;
+  auto ios_done = [&] {
+    uint64_t n = 0;
+    for (const auto& r : top.workload.runners()) n += r->result().reads + r->result().writes;
+    return n;
+  };
+  for (;;) {
+    if (sc_core::sc_get_status() == sc_core::SC_STOPPED || top.workload.finished()) break;
+    if (sc_core::sc_time_stamp().value() > 0 && !sc_core::sc_pending_activity()) {
+      res.aborted = "simulation stalled: no event pending while jobs are unfinished";
+      break;
+    }
+    Tick step = chunk;
+    if (max_time) {
+      Tick now = now_ps();
+      if (now >= max_time) {
+        res.aborted = fmt::format("sim.max_time = {} reached before the jobs finished", format_time(max_time));
+        break;
+      }
+      step = std::min(chunk, max_time - now);
+    }
+    sc_core::sc_start(to_sc(step));
+    if (opt.progress) {
+      auto t = clock::now();
+      double since_start = std::chrono::duration<double>(t - wall0).count();
+      if (since_start > 3.0 && std::chrono::duration<double>(t - last_print).count() > 2.0) {
+        uint64_t n = ios_done();
+        fmt::print(stderr, "[vp-server] simulated {:.3f} ms, {} I/Os done, {:.0f} I/Os per wall second\n",
+                   double(now_ps()) / 1e9, n, double(n) / since_start);
+        last_print = t;
+      }
+    }
+  }
+  if (!sim_abort_message().empty()) res.aborted = sim_abort_message();
+  double wall = std::chrono::duration<double>(clock::now() - wall0).count();
+
+  nlohmann::json s;
+  s["platform"] = "server";
+  s["seed"] = cfg.get_int("sim.seed");
+  s["sim_time_s"] = double(now_ps()) / 1e12;
+  s["wall_time_s"] = wall;
+  s["kernel_events"] = top.kernel_events();
+  s["delta_cycles"] = sc_core::sc_delta_count();
+  s["completed"] = res.aborted.empty();
+  if (!res.aborted.empty()) s["aborted"] = res.aborted;
+  s["jobs"] = nlohmann::json::array();
+  uint64_t total = 0;
+  for (const auto& r : top.workload.runners()) {
+    s["jobs"].push_back(job_json(*r));
+    total += r->result().reads + r->result().writes;
+  }
+  s["total_ios"] = total;
+  s["kernel_events_per_io"] = total ? double(top.kernel_events()) / double(total) : 0.0;
+  s["device"] = {{"flash_reads", stats.value("ssd.flash.reads")},
+                 {"flash_programs", stats.value("ssd.flash.programs")},
+                 {"flash_erases", stats.value("ssd.flash.erases")},
+                 {"pcie_bytes_down", stats.value("pcie.bytes_down")},
+                 {"pcie_bytes_up", stats.value("pcie.bytes_up")},
+                 {"nvme_error_completions", stats.value("ssd.nvme.error_completions")},
+                 {"flash_stored_bytes", top.flash.stored_bytes()}};
+  if (const auto* v = top.workload.verify())
+    s["verify"] = {{"blocks_checked", v->blocks_checked()}, {"mismatches", v->mismatches()}};
+  s["counters"] = stats.to_json();
+  res.summary = s;
+
+  if (!opt.out_dir.empty()) {
+    fs::path out(opt.out_dir);
+    std::ofstream(out / "config.yaml") << "# effective configuration; reproduce with --config\n" << cfg.to_yaml();
+    std::ofstream(out / "summary.json") << s.dump(2) << "\n";
+    if (waves.enabled()) {
+      waves.close();
+      waves.write_gtkw((out / "waves.gtkw").string(), fs::absolute(out / "waves.vcd").string());
+    }
+  }
+  if (opt.print_summary) print_summary(s);
+  return res;
+}
+
+}  // namespace vp::platform

@@ -1,0 +1,42 @@
+#pragma once
+// Running the server platform: building the configuration from a preset, a
+// YAML file, --set overrides, fio job files and a seed; elaborating and
+// simulating; writing config.yaml, summary.json, requests.csv and the
+// waveform. Shared by vp-server, the tests and the benchmark.
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "vp/core/Config.hpp"
+#include "vp/core/Param.hpp"
+
+namespace vp::platform {
+
+struct RunOptions {
+  std::string preset;  // empty: the default preset unless a config file is given
+  std::string config_file;
+  std::vector<std::pair<std::string, std::string>> sets;
+  std::vector<std::string> job_files;
+  bool has_seed = false;
+  uint64_t seed = 0;
+  std::string out_dir;  // empty: write nothing
+  bool vcd = false, requests = false;
+  bool progress = false, print_summary = false;
+};
+
+const ParamRegistry& server_params();
+std::vector<std::string> preset_names();
+std::string preset_text(const std::string& name);  // throws ConfigError for an unknown name
+constexpr const char* kDefaultPreset = "zssd";
+
+// Loads, overrides and validates; throws ConfigError naming the problem.
+Config build_config(const RunOptions& opt);
+
+struct RunResult {
+  nlohmann::json summary;
+  std::string aborted;  // why the run stopped early, if it did
+};
+RunResult run_server(const Config& cfg, const RunOptions& opt);
+
+}  // namespace vp::platform

@@ -1,0 +1,67 @@
+#include "platforms/server/ServerTop.hpp"
+
+#include <fmt/format.h>
+
+namespace vp::platform {
+
+void ServerTop::declare_params(ParamRegistry& r) {
+  r.integer("sim.seed", 1, "seed of every random stream of the run (--seed)").range(0, 9.2e18);
+  r.time("sim.max_time", "0ns", "stop the run after this much simulated time (0: run until the jobs end)");
+  host::HostCore::declare_params(r);
+  host::HostDram::declare_params(r);
+  host::NvmeDriver::declare_params(r);
+  host::Workload::declare_params(r);
+  pcie::PcieLink::declare_params(r);
+  ssd::NvmeController::declare_params(r);
+  ssd::Firmware::declare_params(r);
+  ssd::PageMappingFtl::declare_params(r);
+  flash::FlashArray::declare_params(r);
+}
+
+uint64_t ServerTop::capacity_bytes(const Config& cfg) {
+  auto g = flash::FlashArray::geometry_from(cfg);
+  uint64_t bytes = ssd::PageMappingFtl::logical_pages_for(g, cfg.get_real("ssd.ftl.overprovision")) * g.page_size;
+  return bytes / cfg.get_size("ssd.nvme.lba_size") * cfg.get_size("ssd.nvme.lba_size");
+}
+
+ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc)
+    : sc_module(name),
+      dram("dram", svc),
+      intc("intc", svc),
+      bus("bus"),
+      driver("driver", svc, static_cast<unsigned>(svc.cfg.get_int("host.cores")), host::HostBus::kPcieMmioBase),
+      workload(svc, static_cast<unsigned>(svc.cfg.get_int("host.cores"))),
+      link("pcie", svc),
+      nvme("nvme", svc),
+      fw("fw", svc),
+      ftl("ftl", svc),
+      flash("flash", svc) {
+  // Host side: the CPU complex and PCIe upstream are the bus's initiators.
+  driver.bus.bind(bus.in);
+  link.up_out.bind(bus.in);
+  bus.out.bind(dram.socket);
+  bus.map(0, host::HostBus::kDramBase, dram.size(), "dram");
+  bus.out.bind(intc.socket);
+  bus.map(1, host::InterruptController::kBase, host::InterruptController::kSize, "msi");
+  bus.out.bind(link.down_in);
+  bus.map(2, host::HostBus::kPcieMmioBase, nvme::BAR0_SIZE, "nvme bar0");
+  // PCIe to the SSD and back.
+  link.down_out.bind(nvme.bar0);
+  nvme.dma.bind(link.up_in);
+  // Inside the SSD.
+  nvme.fw.bind(fw.target);
+  fw.ftl.bind(ftl.target);
+  ftl.flash.bind(flash.target);
+  for (unsigned c = 0; c < static_cast<unsigned>(svc.cfg.get_int("host.cores")); ++c) {
+    cores_.push_back(std::make_unique<host::HostCore>(fmt::format("core{}", c).c_str(), svc, c, driver, workload));
+    intc.cpu.bind(cores_.back()->irq);
+  }
+}
+
+uint64_t ServerTop::kernel_events() const {
+  uint64_t n = intc.events() + nvme.events() + fw.events() + flash.events();
+  for (const auto& c : cores_) n += c->wakeups();
+  return n;
+}
+
+}  // namespace vp::platform

@@ -1,0 +1,56 @@
+#pragma once
+// The server platform: host cores running fio jobs over the modeled NVMe
+// driver, host DRAM and interrupt controller on the host bus, a PCIe link,
+// and the SSD (NVMe controller -> firmware -> FTL -> flash array).
+//
+//   HostCore* --(irq)-- InterruptController
+//   NvmeDriver -> HostBus -> HostDram | InterruptController | PcieLink.down
+//   PcieLink.down -> NvmeController.bar0      NvmeController.dma -> PcieLink.up -> HostBus
+//   NvmeController -> Firmware -> PageMappingFtl -> FlashArray
+#include <memory>
+#include <systemc>
+#include <vector>
+
+#include "vp/core/Services.hpp"
+#include "vp/flash/FlashArray.hpp"
+#include "vp/host/HostBus.hpp"
+#include "vp/host/HostCore.hpp"
+#include "vp/host/HostDram.hpp"
+#include "vp/host/InterruptController.hpp"
+#include "vp/host/NvmeDriver.hpp"
+#include "vp/host/Workload.hpp"
+#include "vp/pcie/PcieLink.hpp"
+#include "vp/ssd/Firmware.hpp"
+#include "vp/ssd/NvmeController.hpp"
+#include "vp/ssd/PageMappingFtl.hpp"
+
+namespace vp::platform {
+
+class ServerTop : public sc_core::sc_module {
+ public:
+  // Every parameter of every component on this platform, plus the run's own.
+  static void declare_params(ParamRegistry& reg);
+  // Logical capacity the SSD will expose, from the configuration alone.
+  static uint64_t capacity_bytes(const Config& cfg);
+
+  ServerTop(sc_core::sc_module_name name, Services& svc);
+
+  unsigned cores() const { return static_cast<unsigned>(cores_.size()); }
+  uint64_t kernel_events() const;
+
+  host::HostDram dram;
+  host::InterruptController intc;
+  host::HostBus bus;
+  host::NvmeDriver driver;
+  host::Workload workload;
+  pcie::PcieLink link;
+  ssd::NvmeController nvme;
+  ssd::Firmware fw;
+  ssd::PageMappingFtl ftl;
+  flash::FlashArray flash;
+
+ private:
+  std::vector<std::unique_ptr<host::HostCore>> cores_;
+};
+
+}  // namespace vp::platform

@@ -1,0 +1,110 @@
+// vp-server: the server platform binary. Runs the default preset with no
+// arguments; see README.md for the options and the outputs.
+#include <boost/program_options.hpp>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <iostream>
+#include <systemc>
+
+#include "platforms/server/ServerRun.hpp"
+
+namespace po = boost::program_options;
+using namespace vp;
+using namespace vp::platform;
+
+int sc_main(int argc, char** argv) {
+  po::options_description desc("vp-server options");
+  std::vector<std::string> sets, traces;
+  RunOptions opt;
+  desc.add_options()("help,h", "show this help")
+      ("preset", po::value(&opt.preset), "run a built-in preset (see --list-presets)")
+      ("config", po::value(&opt.config_file), "run the configuration in a YAML file")
+      ("set", po::value(&sets), "override one parameter: --set key=value (repeatable)")
+      ("job", po::value(&opt.job_files), "replace the workload with the jobs of a fio job file (repeatable)")
+      ("seed", po::value<uint64_t>(), "seed of the run (sim.seed)")
+      ("out", po::value(&opt.out_dir)->default_value("vp-out"), "output folder")
+      ("trace", po::value(&traces)->multitoken(), "what to trace: vcd, requests (comma separated)")
+      ("list-params", "print every parameter with type, default and description")
+      ("list-presets", "print the built-in presets")
+      ("print-config", "print the effective configuration and exit");
+  po::variables_map vm;
+  try {
+    po::store(po::parse_command_line(argc, argv, desc), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    fmt::print(stderr, "vp-server: {}\n{}", e.what(), (std::ostringstream() << desc).str());
+    return 2;
+  }
+  if (vm.count("help")) {
+    std::cout << desc;
+    return 0;
+  }
+  if (vm.count("list-params")) {
+    std::cout << server_params().list();
+    return 0;
+  }
+  if (vm.count("list-presets")) {
+    for (const auto& n : preset_names()) fmt::print("{}{}\n", n, n == kDefaultPreset ? " (default)" : "");
+    return 0;
+  }
+  for (const auto& s : sets) {
+    auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      fmt::print(stderr, "vp-server: --set '{}': expected key=value\n", s);
+      return 2;
+    }
+    opt.sets.emplace_back(s.substr(0, eq), s.substr(eq + 1));
+  }
+  for (const auto& t : traces) {
+    std::stringstream ss(t);
+    for (std::string w; std::getline(ss, w, ',');) {
+      if (w == "vcd")
+        opt.vcd = true;
+      else if (w == "requests")
+        opt.requests = true;
+      else if (!w.empty()) {
+        fmt::print(stderr, "vp-server: --trace '{}': unknown trace (allowed: vcd, requests)\n", w);
+        return 2;
+      }
+    }
+  }
+  if (vm.count("seed")) {
+    opt.has_seed = true;
+    opt.seed = vm["seed"].as<uint64_t>();
+  }
+  Config cfg(server_params());
+  try {
+    cfg = build_config(opt);
+  } catch (const ConfigError& e) {
+    fmt::print(stderr, "vp-server: configuration error: {}\n", e.what());
+    return 2;
+  }
+  if (vm.count("print-config")) {
+    std::cout << cfg.to_yaml();
+    return 0;
+  }
+  opt.progress = true;
+  opt.print_summary = true;
+  try {
+    RunResult r = run_server(cfg, opt);
+    fmt::print("outputs in {}/\n", opt.out_dir);
+    if (!r.aborted.empty()) {
+      fmt::print(stderr, "vp-server: run stopped early: {}\n", r.aborted);
+      return 3;
+    }
+  } catch (const ConfigError& e) {
+    fmt::print(stderr, "vp-server: configuration error: {}\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "vp-server: error: {}\n", e.what());
+    return 1;
+  }
+  return 0;
+}
+
+// Our own main, ahead of SystemC's, so its banner can be silenced before the
+// kernel starts.
+int main(int argc, char** argv) {
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+  return sc_core::sc_elab_and_sim(argc, argv);
+}

@@ -1,0 +1,57 @@
+#include <catch2/catch.hpp>
+
+#include "vp/core/Config.hpp"
+#include "vp/core/Units.hpp"
+
+using namespace vp;
+
+TEST_CASE("quantities parse with their units", "[core][units]") {
+  CHECK(parse_time("3us") == 3'000'000);
+  CHECK(parse_time("100ns") == 100'000);
+  CHECK(parse_time("1.5ms") == 1'500'000'000);
+  CHECK(parse_time("2s") == 2'000'000'000'000);
+  CHECK(parse_size("4KiB") == 4096);
+  CHECK(parse_size("1.5GiB") == 1610612736);
+  CHECK(parse_size("2KB") == 2000);
+  CHECK(parse_size("512") == 512);
+  CHECK(parse_rate("8GT/s") == 8e9);
+  CHECK(parse_freq("800MHz") == 800e6);
+  CHECK(parse_bandwidth("3.2GB/s") == 3.2e9);
+  CHECK_THROWS_AS(parse_time("3"), UnitError);       // a time needs a unit
+  CHECK_THROWS_AS(parse_time("3 parsecs"), UnitError);
+  CHECK_THROWS_AS(parse_size("1.5B"), UnitError);
+  CHECK_THROWS_AS(parse_size("-4KiB"), UnitError);
+  CHECK(format_time(parse_time("1.25us")) == "1.25us");
+  CHECK(format_size(parse_size("1536KiB")) == "1.5MiB");
+}
+
+TEST_CASE("the configuration names the key, the value and what is allowed", "[core][config]") {
+  ParamRegistry reg;
+  reg.integer("a.count", 4, "a count").range(1, 8);
+  reg.time("a.delay", "3us", "a delay");
+  reg.size("a.page", "2KiB", "a page");
+  reg.size("a.block", "8KiB", "a block");
+  reg.rule([](const Config& c) {
+    if (c.get_size("a.block") % c.get_size("a.page")) c.fail("a.block", "must be a whole number of pages");
+  });
+  Config cfg(reg);
+  CHECK(cfg.get_int("a.count") == 4);
+  CHECK(cfg.get_time("a.delay") == 3'000'000);
+  cfg.load_yaml_text("a:\n  count: 8\n  delay: 1ms\n", "t.yaml");
+  CHECK(cfg.get_int("a.count") == 8);
+  CHECK(cfg.origin("a.delay") == "t.yaml:3");
+  CHECK_THROWS_WITH(cfg.set("a.count", "9"), Catch::Contains("a.count") && Catch::Contains("'9'") &&
+                                                 Catch::Contains("[1, 8]"));
+  CHECK_THROWS_WITH(cfg.set("a.cuont", "2"), Catch::Contains("unknown parameter 'a.cuont'") &&
+                                                 Catch::Contains("count"));
+  CHECK_THROWS_WITH(cfg.load_yaml_text("a:\n  delay: [1, 2]\n", "l.yaml"), Catch::Contains("l.yaml:2"));
+  cfg.set("a.block", "5KiB");
+  CHECK_THROWS_WITH(cfg.validate(), Catch::Contains("a.block") && Catch::Contains("5KiB") &&
+                                        Catch::Contains("whole number of pages"));
+  cfg.set("a.block", "6KiB");
+  CHECK_NOTHROW(cfg.validate());
+  // Written back whole, defaults included, and read back the same.
+  Config again(reg);
+  again.load_yaml_text(cfg.to_yaml(), "again");
+  for (const auto& [k, _] : reg.all()) CHECK(again.get_string(k) == reg.find(k)->canonical(cfg.get_string(k)));
+}

@@ -1,0 +1,131 @@
+// The vp-server binary: configuration errors, reproducibility, outputs.
+#include <catch2/catch.hpp>
+#include <fstream>
+
+#include "tests/TestSupport.hpp"
+
+using namespace vp::test;
+
+namespace {
+const std::string kBin = VP_SERVER_BIN;
+
+Shell server(const std::string& args) { return shell(kBin + " " + args); }
+
+void expect_config_error(const std::string& args, const std::vector<std::string>& mentions) {
+  Shell s = server("--preset quick --out /tmp/flashvp-never-written " + args);
+  INFO("args: " << args << "\noutput: " << s.out);
+  CHECK(s.status == 2);
+  for (const auto& m : mentions) CHECK(s.out.find(m) != std::string::npos);
+}
+
+nlohmann::json summary_without_wall(const std::string& dir) {
+  auto j = nlohmann::json::parse(slurp(dir + "/summary.json"));
+  j.erase("wall_time_s");
+  return j;
+}
+}  // namespace
+
+TEST_CASE("every kind of bad configuration stops before simulating with exit 2 and names the key",
+          "[platform][cli][config]") {
+  expect_config_error("--set ssd.flash.chanels=4", {"ssd.flash.chanels", "unknown parameter", "channels"});
+  expect_config_error("--set ssd.flash.t_read=3", {"ssd.flash.t_read", "'3'", "no unit"});
+  expect_config_error("--set ssd.flash.t_read=3GiB", {"ssd.flash.t_read", "3GiB", "time"});
+  expect_config_error("--set ssd.flash.channels=0", {"ssd.flash.channels", "'0'", "out of range"});
+  expect_config_error("--set ssd.flash.block_size=1025KiB", {"ssd.flash.block_size", "1025KiB", "page"});
+  expect_config_error("--set host.nvme.queue_depth=70000", {"host.nvme.queue_depth", "70000", "65536"});
+  expect_config_error("--set host.nvme.queue_depth=8192 --set ssd.nvme.max_queue_entries=4096",
+                      {"host.nvme.queue_depth", "ssd.nvme.max_queue_entries"});
+  expect_config_error("--set pcie.encoding=8b9b", {"pcie.encoding", "8b9b", "128b130b"});
+  expect_config_error("--set ssd.ftl.precondition=maybe", {"ssd.ftl.precondition", "maybe"});
+  expect_config_error("--set ssd.ftl.overprovision=0.001", {"ssd.ftl.overprovision", "free block"});
+  expect_config_error("--set ssd.nvme.lba_size=512", {"ssd.nvme.lba_size", "512"});
+  expect_config_error("--set host.cores=100", {"host.cores", "max_io_queues"});
+  expect_config_error("--set bogus", {"bogus", "key=value"});
+  expect_config_error("--trace vcd,waves", {"waves", "vcd, requests"});
+
+  std::string dir = scratch("badcfg");
+  std::ofstream(dir + "/typo.yaml") << "ssd:\n  flash:\n    channels: 4\n    t_raed: 3us\n";
+  Shell s = server("--config " + dir + "/typo.yaml");
+  INFO(s.out);
+  CHECK(s.status == 2);
+  CHECK(s.out.find("typo.yaml:4") != std::string::npos);
+  CHECK(s.out.find("ssd.flash.t_raed") != std::string::npos);
+
+  std::ofstream(dir + "/bad.fio") << "[global]\nbs=4k\n\n[job1]\nrw=randread\niodepth=0\n";
+  s = server("--preset quick --job " + dir + "/bad.fio");
+  CHECK(s.status == 2);
+  CHECK(s.out.find("bad.fio:6") != std::string::npos);
+  CHECK(s.out.find("iodepth") != std::string::npos);
+
+  std::ofstream(dir + "/small.fio") << "[tiny]\nrw=randread\nbs=2k\nnumber_ios=10\n";
+  s = server("--preset quick --job " + dir + "/small.fio");
+  CHECK(s.status == 2);
+  CHECK(s.out.find("tiny") != std::string::npos);
+  CHECK(s.out.find("bs") != std::string::npos);
+  CHECK(s.out.find("ssd.nvme.lba_size") != std::string::npos);
+}
+
+TEST_CASE("two runs with the same seed give identical summaries; another seed does not",
+          "[platform][cli][determinism]") {
+  std::string dir = scratch("seed");
+  std::ofstream(dir + "/m.fio") << "[m]\nrw=randrw\nbs=4k\niodepth=16\nnumber_ios=3000\n";
+  const std::string job = "--job " + dir + "/m.fio";
+  REQUIRE(server("--preset quick --seed 7 --out " + dir + "/a " + job).status == 0);
+  REQUIRE(server("--preset quick --seed 7 --out " + dir + "/b " + job).status == 0);
+  REQUIRE(server("--preset quick --seed 8 --out " + dir + "/c " + job).status == 0);
+  auto a = summary_without_wall(dir + "/a"), b = summary_without_wall(dir + "/b"), c = summary_without_wall(dir + "/c");
+  CHECK(a == b);
+  CHECK(a["jobs"][0]["latency_us"] != c["jobs"][0]["latency_us"]);
+}
+
+TEST_CASE("the effective config.yaml reproduces the run", "[platform][cli][config]") {
+  std::string dir = scratch("reproduce");
+  REQUIRE(server("--preset quick --seed 3 --set host.core.isr_cost=1.25us --out " + dir + "/a").status == 0);
+  std::string cfg = slurp(dir + "/a/config.yaml");
+  CHECK(cfg.find("isr_cost: \"1.25us\"") != std::string::npos);
+  REQUIRE(server("--config " + dir + "/a/config.yaml --out " + dir + "/b").status == 0);
+  CHECK(summary_without_wall(dir + "/a") == summary_without_wall(dir + "/b"));
+}
+
+TEST_CASE("traces: requests.csv has a row per I/O, the VCD and its GTKWave save file agree",
+          "[platform][cli][trace]") {
+  std::string dir = scratch("trace");
+  Shell s = server("--preset quick --trace vcd,requests --out " + dir);
+  REQUIRE(s.status == 0);
+  auto sum = nlohmann::json::parse(slurp(dir + "/summary.json"));
+  uint64_t ios = sum["jobs"][0]["ios"].get<uint64_t>();
+  CHECK(ios == 2000);
+  std::string csv = slurp(dir + "/requests.csv");
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == static_cast<long>(ios + 1));
+  CHECK(csv.rfind("job,op,lba,bytes,sqid,cid,status,issue_ps,host_submit_end_ps", 0) == 0);
+  std::string vcd = slurp(dir + "/waves.vcd"), gtkw = slurp(dir + "/waves.gtkw");
+  for (const char* sig : {"nvme_sq1_occupancy", "nvme_doorbell_writes", "nvme_msix_sent", "ssd_fw_core0_busy",
+                          "flash_ch0_bus", "flash_ch0_die0_busy", "host_core0_busy"}) {
+    INFO(sig);
+    CHECK(vcd.find(sig) != std::string::npos);
+    CHECK(gtkw.find(sig) != std::string::npos);
+  }
+  CHECK(gtkw.find("[dumpfile]") != std::string::npos);
+  // Without --trace nothing of the kind is written.
+  REQUIRE(server("--preset quick --out " + dir + "/plain").status == 0);
+  CHECK(slurp(dir + "/plain/waves.vcd").empty());
+  CHECK(slurp(dir + "/plain/requests.csv").empty());
+}
+
+TEST_CASE("summary.json carries the figures the README promises", "[platform][cli]") {
+  std::string dir = scratch("summary");
+  REQUIRE(server("--preset quick --out " + dir).status == 0);
+  auto s = nlohmann::json::parse(slurp(dir + "/summary.json"));
+  for (const char* k : {"sim_time_s", "wall_time_s", "kernel_events", "jobs", "device"}) CHECK(s.contains(k));
+  const auto& j = s["jobs"][0];
+  for (const char* k : {"ios", "reads", "writes", "iops", "bandwidth_MBps", "latency_us", "breakdown_us"})
+    CHECK(j.contains(k));
+  for (const char* k : {"mean", "p50", "p90", "p99", "p999", "max"}) CHECK(j["latency_us"]["read"].contains(k));
+  // 2000 reads of 4 KiB = 4000 flash pages of 2 KiB, 8,192,000 bytes up the link.
+  CHECK(s["device"]["flash_reads"].get<uint64_t>() == 4000);
+  CHECK(s["device"]["pcie_bytes_up"].get<uint64_t>() >= 2000ull * 4096);
+  Shell p = server("--list-params");
+  CHECK(p.status == 0);
+  CHECK(p.out.find("ssd.flash.t_read") != std::string::npos);
+  CHECK(p.out.find("array read time") != std::string::npos);
+}

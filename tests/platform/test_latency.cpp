@@ -1,0 +1,87 @@
+// The latency of one 4 KiB read on an idle device, worked out by hand from the
+// parameters below, stage by stage.
+#include <catch2/catch.hpp>
+
+#include "tests/TestSupport.hpp"
+
+using namespace vp::test;
+
+namespace {
+const Sets kIdle = {
+    {"host.cores", "1"},
+    {"host.core.submit_cost", "1us"},
+    {"host.core.isr_cost", "2us"},
+    {"host.core.complete_cost", "0.5us"},
+    {"host.core.ctx_switch_cost", "3us"},
+    {"host.dram.latency", "60ns"},
+    {"pcie.gen", "3"},
+    {"pcie.lanes", "4"},
+    {"pcie.tlp_overhead", "24B"},
+    {"pcie.max_payload", "256B"},
+    {"pcie.latency", "300ns"},
+    {"ssd.fw.clock", "800MHz"},
+    {"ssd.fw.parse_cycles", "400"},
+    {"ssd.fw.ftl_lookup_cycles", "160"},
+    {"ssd.fw.flash_issue_cycles", "80"},
+    {"ssd.flash.page_size", "2KiB"},
+    {"ssd.flash.t_cmd", "35ns"},
+    {"ssd.flash.t_read", "3us"},
+    {"ssd.flash.bus_rate", "800MT/s"},
+    {"ssd.flash.bus_width", "8"},
+};
+
+// PCIe 3.0 x4 after 128b/130b: 8e9 * 4 * 128/130 / 8 = 3.938461538e9 B/s.
+// Wire time of a TLP carrying n payload bytes plus 24 bytes of overhead:
+constexpr double kLinkBps = 8e9 * 4 * 128.0 / 130.0 / 8.0;
+double wire_ns(double bytes) { return bytes / kLinkBps * 1e9; }
+}  // namespace
+
+TEST_CASE("one 4 KiB read on an idle device takes the sum of its stage costs", "[platform][latency]") {
+  // Ten reads, each alone on the device (think time far above the latency).
+  auto s = run("zssd", kIdle, "[idle]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=10\nthinktime=200\n");
+  const auto& job = s["jobs"][0];
+  REQUIRE(job["reads"] == 10);
+  const auto& b = job["breakdown_us"]["read"];
+
+  double submit = 1.0;                                // host.core.submit_cost
+  double sq_wait = (wire_ns(4 + 24) + 300) / 1e3;     // doorbell: posted 4-byte write + one-way latency
+  double fetch = (wire_ns(24) + 300 + 60 + wire_ns(64 + 24) + 300) / 1e3;  // read request up, DRAM, 64 B back
+  double firmware = (400 + 2 * (160 + 80)) / 800.0;   // 4 KiB = two 2 KiB pages: 880 cycles at 800 MHz
+  double flash = (35 + 3000 + 2048 / 0.8) / 1e3;      // the two pages sit on two channels: in parallel
+  double dma = (wire_ns(4096 + 16 * 24) + 300) / 1e3; // 16 TLPs of 256 B
+  double cq_post = wire_ns(16 + 24) / 1e3;            // queued behind the data on the same link
+  double irq = wire_ns(4 + 24) / 1e3 + 2.0 + 0.5;     // MSI-X behind the CQE, ISR, one completion
+  double wakeup = 3.0;                                 // the thread was blocked: context switch
+
+  const double tol = 0.002;  // 2 ns: ps rounding of each wire time
+  CHECK(b["host_submit"].get<double>() == Approx(submit).margin(tol));
+  CHECK(b["driver_queue"].get<double>() == Approx(0).margin(tol));
+  CHECK(b["sq_wait"].get<double>() == Approx(sq_wait).margin(tol));
+  CHECK(b["fetch"].get<double>() == Approx(fetch).margin(tol));
+  CHECK(b["firmware"].get<double>() == Approx(firmware).margin(tol));
+  CHECK(b["flash"].get<double>() == Approx(flash).margin(tol));
+  CHECK(b["data_dma"].get<double>() == Approx(dma).margin(tol));
+  CHECK(b["cq_post"].get<double>() == Approx(cq_post).margin(tol));
+  CHECK(b["interrupt"].get<double>() == Approx(irq).margin(tol));
+  CHECK(b["wakeup"].get<double>() == Approx(wakeup).margin(tol));
+
+  double total = submit + sq_wait + fetch + firmware + flash + dma + cq_post + irq + wakeup;  // 15.645 us
+  const auto& lat = job["latency_us"]["read"];
+  CHECK(lat["mean"].get<double>() == Approx(total).margin(0.01));
+  CHECK(lat["min"].get<double>() == Approx(total).margin(0.01));
+  CHECK(lat["max"].get<double>() == Approx(total).margin(0.01));
+  CHECK(total == Approx(15.645).margin(0.001));
+}
+
+TEST_CASE("a 4 KiB write on an idle device waits for the program", "[platform][latency]") {
+  auto s = run("zssd", kIdle, "[w]\nrw=randwrite\nbs=4k\niodepth=1\nnumber_ios=4\nthinktime=400\n");
+  const auto& b = s["jobs"][0]["breakdown_us"]["write"];
+  // Data comes first: a 4 KiB read of host memory = 8 request headers? No: one
+  // 512 B-limited request per 512 B (MRRS) = 8 header TLPs up, DRAM, 16 TLPs back.
+  double dma = (8 * wire_ns(24) + 300 + 60 + wire_ns(4096 + 16 * 24) + 300) / 1e3;
+  // Each page is programmed on its own channel: command + 2 KiB in, then tPROG.
+  double flash = (35 + 2048 / 0.8 + 100000) / 1e3;
+  CHECK(b["data_dma"].get<double>() == Approx(dma).margin(0.002));
+  CHECK(b["firmware"].get<double>() == Approx(1.1).margin(0.002));
+  CHECK(b["flash"].get<double>() == Approx(flash).margin(0.002));
+}

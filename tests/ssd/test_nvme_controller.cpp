@@ -1,0 +1,184 @@
+// The NVMe controller as a driver sees it: bring-up through registers and
+// the admin queue, and the status codes of malformed commands.
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <functional>
+
+#include "platforms/server/ServerRun.hpp"
+#include "platforms/server/ServerTop.hpp"
+
+using namespace vp;
+using namespace vp::nvme;
+
+namespace {
+// Elaborates the quick preset with no workload and runs `body` in a SystemC
+// thread once the driver has brought the controller up.
+void with_controller(const std::function<void(platform::ServerTop&)>& body) {
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+  Config cfg(platform::server_params());
+  cfg.load_yaml_text(platform::preset_text("quick"), "preset quick");
+  cfg.set("workload.fio", "[global]\n");
+  cfg.validate();
+  StatRegistry stats;
+  Waves waves;
+  RequestTracker tracker;
+  Services svc{cfg, stats, waves, tracker, 1};
+  platform::ServerTop top("top", svc);
+  bool ran = false;
+  sc_core::sc_spawn([&] {
+    if (!top.driver.ready()) sc_core::wait(top.driver.ready_event());
+    body(top);
+    ran = true;
+    sc_core::sc_stop();
+  });
+  sc_core::sc_start(sc_core::sc_time(1, sc_core::SC_SEC));
+  REQUIRE(ran);
+}
+
+uint8_t sc(const Cqe& c) { return status_sc(c.status()); }
+uint8_t sct(const Cqe& c) { return status_sct(c.status()); }
+}  // namespace
+
+TEST_CASE("bring-up leaves CSTS.RDY set, the namespace identified and I/O queues working", "[ssd][nvme]") {
+  with_controller([](platform::ServerTop& top) {
+    auto& d = top.driver;
+    CHECK((d.mmio_read(CSTS, 4) & CSTS_RDY) == CSTS_RDY);
+    CHECK((d.mmio_read(CC, 4) & CC_EN) == CC_EN);
+    CHECK(d.mmio_read(VS, 4) == 0x00010400);
+    // quick preset: 16 planes of 64 blocks x 64 pages of 2 KiB; 27% hidden
+    // leaves floor(4096 * 0.73) = 2990 pages per plane: 47,840 pages = 23,920 LBAs of 4 KiB.
+    CHECK(d.info().ns_lbas == 23920);
+    CHECK(d.info().lba_size == 4096);
+    CHECK(d.info().io_queues == 2);
+    CHECK(d.info().max_transfer == 4096u << 5);
+    CHECK(d.info().model == "FlashVP ULL Z-SSD");
+    // Each core's queue pair answers a read.
+    uint64_t buf = d.alloc(4096);
+    for (unsigned core = 0; core < 2; ++core) {
+      Sqe c = Sqe::make(IO_READ, 0);
+      c.nsid = 1;
+      c.prp1 = buf;
+      c.cdw10 = 7;
+      Cqe e = d.io_raw(core, c);
+      CHECK(e.status() == 0);
+      CHECK(e.sq_id == core + 1);
+    }
+  });
+}
+
+TEST_CASE("malformed I/O commands complete with the NVMe generic status codes", "[ssd][nvme]") {
+  with_controller([](platform::ServerTop& top) {
+    auto& d = top.driver;
+    uint64_t buf = d.alloc(8192);
+    auto read = [&](uint64_t slba, uint32_t nlb) {
+      Sqe c = Sqe::make(IO_READ, 0);
+      c.nsid = 1;
+      c.prp1 = buf;
+      c.prp2 = buf + 4096;
+      c.cdw10 = static_cast<uint32_t>(slba);
+      c.cdw11 = static_cast<uint32_t>(slba >> 32);
+      c.cdw12 = nlb - 1;
+      return c;
+    };
+    uint64_t n = d.info().ns_lbas;
+    {  // invalid opcode
+      Sqe c = read(0, 1);
+      c.cdw0 = (c.cdw0 & ~0xFFu) | 0x7F;
+      Cqe e = d.io_raw(0, c);
+      CHECK(sct(e) == SCT_GENERIC);
+      CHECK(sc(e) == SC_INVALID_OPCODE);
+      CHECK((e.status() & (1u << 14)) != 0);  // do not retry
+    }
+    {  // LBA range past the end of the namespace
+      CHECK(sc(d.io_raw(0, read(n, 1))) == SC_LBA_OUT_OF_RANGE);
+      CHECK(sc(d.io_raw(0, read(n - 1, 2))) == SC_LBA_OUT_OF_RANGE);
+      CHECK(d.io_raw(0, read(n - 2, 2)).status() == 0);
+    }
+    {  // namespace that does not exist
+      Sqe c = read(0, 1);
+      c.nsid = 2;
+      CHECK(sc(d.io_raw(0, c)) == SC_INVALID_NAMESPACE);
+    }
+    {  // PRP1 not dword aligned
+      Sqe c = read(0, 1);
+      c.prp1 = buf + 2;
+      CHECK(sc(d.io_raw(0, c)) == SC_PRP_OFFSET_INVALID);
+    }
+    {  // transfer above MDTS
+      CHECK(sc(d.io_raw(0, read(0, 33))) == SC_INVALID_FIELD);  // 33 x 4 KiB > 128 KiB
+    }
+    {  // SGL requested
+      Sqe c = read(0, 1);
+      c.cdw0 |= 1u << 14;
+      CHECK(sc(d.io_raw(0, c)) == SC_INVALID_FIELD);
+    }
+    {  // buffer outside host memory
+      Sqe c = read(0, 1);
+      c.prp1 = 0x7000000000ull;
+      CHECK(sc(d.io_raw(0, c)) == SC_DATA_TRANSFER_ERROR);
+    }
+  });
+}
+
+TEST_CASE("malformed admin commands complete with the right status codes", "[ssd][nvme]") {
+  with_controller([](platform::ServerTop& top) {
+    auto& d = top.driver;
+    uint64_t page = d.alloc(4096);
+    Sqe c = Sqe::make(0xC1, 0);  // vendor specific, not implemented
+    CHECK(sc(d.admin(c)) == SC_INVALID_OPCODE);
+    c = Sqe::make(ADMIN_IDENTIFY, 0);
+    c.prp1 = page;
+    c.cdw10 = 0x55;  // unknown CNS
+    CHECK(sc(d.admin(c)) == SC_INVALID_FIELD);
+    c = Sqe::make(ADMIN_CREATE_SQ, 0);  // queue 1 already exists
+    c.prp1 = page;
+    c.cdw10 = 1 | (15u << 16);
+    c.cdw11 = 1 | (1u << 16);
+    Cqe e = d.admin(c);
+    CHECK(sct(e) == SCT_COMMAND_SPECIFIC);
+    CHECK(sc(e) == SC_INVALID_QID);
+    c = Sqe::make(ADMIN_CREATE_SQ, 0);  // its CQ does not exist
+    c.prp1 = page;
+    c.cdw10 = 2 | (15u << 16);
+    c.cdw11 = 1 | (9u << 16);
+    e = d.admin(c);
+    CHECK(sct(e) == SCT_COMMAND_SPECIFIC);
+    CHECK(sc(e) == SC_CQ_INVALID);
+    c = Sqe::make(ADMIN_CREATE_CQ, 0);  // larger than CAP.MQES allows
+    c.prp1 = page;
+    c.cdw10 = 2 | (0xFFFFu << 16);
+    c.cdw11 = 1;
+    e = d.admin(c);
+    CHECK(sct(e) == SCT_COMMAND_SPECIFIC);
+    CHECK(sc(e) == SC_INVALID_QSIZE);
+    c = Sqe::make(ADMIN_DELETE_CQ, 0);  // SQ 1 still uses CQ 1
+    c.cdw10 = 1;
+    e = d.admin(c);
+    CHECK(sc(e) == SC_INVALID_QUEUE_DELETION);
+  });
+}
+
+TEST_CASE("a write through a PRP list reads back through another queue", "[ssd][nvme]") {
+  with_controller([](platform::ServerTop& top) {
+    auto& d = top.driver;
+    const uint32_t pages = 5;  // PRP1 + a list of four entries
+    uint64_t wbuf = d.alloc(pages * 4096), rbuf = d.alloc(pages * 4096);
+    uint8_t* w = d.host_ptr(wbuf);
+    for (uint32_t i = 0; i < pages * 4096; ++i) w[i] = static_cast<uint8_t>(i * 7 + i / 4096);
+    auto cmd = [&](uint8_t op, uint64_t buf) {
+      uint64_t list = d.alloc(4096);
+      auto* e = reinterpret_cast<uint64_t*>(d.host_ptr(list));
+      for (uint32_t i = 1; i < pages; ++i) e[i - 1] = buf + i * 4096ull;
+      Sqe c = Sqe::make(op, 0);
+      c.nsid = 1;
+      c.prp1 = buf;
+      c.prp2 = list;
+      c.cdw10 = 1000;
+      c.cdw12 = pages - 1;
+      return c;
+    };
+    REQUIRE(d.io_raw(0, cmd(IO_WRITE, wbuf)).status() == 0);
+    REQUIRE(d.io_raw(1, cmd(IO_READ, rbuf)).status() == 0);
+    CHECK(std::memcmp(d.host_ptr(rbuf), w, pages * 4096) == 0);
+  });
+}

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the Debian packages FlashVP builds and tests with, if missing.
+set -euo pipefail
+pkgs=(g++ make cmake ninja-build pkg-config libsystemc-dev libboost-program-options-dev
+      libyaml-cpp-dev nlohmann-json3-dev libfmt-dev catch2)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "installing: ${missing[*]}"
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

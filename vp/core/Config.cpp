@@ -1,0 +1,152 @@
+#include "vp/core/Config.hpp"
+
+#include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+#include <yaml-cpp/yaml.h>
+
+namespace vp {
+
+namespace {
+void flatten(const YAML::Node& n, const std::string& prefix, const std::string& origin,
+             std::vector<std::tuple<std::string, std::string, std::string>>& out) {
+  std::string where = fmt::format("{}:{}", origin, n.Mark().line + 1);
+  if (n.IsMap()) {
+    for (const auto& kv : n) {
+      std::string k = kv.first.as<std::string>();
+      flatten(kv.second, prefix.empty() ? k : prefix + "." + k, origin, out);
+    }
+  } else if (n.IsScalar()) {
+    out.emplace_back(prefix, n.Scalar(), where);
+  } else if (n.IsNull()) {
+    throw ConfigError(fmt::format("{}: key '{}' has no value", where, prefix));
+  } else {
+    throw ConfigError(fmt::format("{}: key '{}' must be a single value, not a list", where, prefix));
+  }
+}
+}  // namespace
+
+void Config::load_yaml_text(const std::string& text, const std::string& origin) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(fmt::format("{}:{}: YAML syntax error: {}", origin, e.mark.line + 1, e.msg));
+  }
+  if (root.IsNull()) return;
+  if (!root.IsMap()) throw ConfigError(origin + ": the configuration must be a YAML mapping");
+  std::vector<std::tuple<std::string, std::string, std::string>> kv;
+  flatten(root, "", origin, kv);
+  for (auto& [k, v, where] : kv) set(k, v, where);
+}
+
+void Config::load_yaml_file(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) throw ConfigError(fmt::format("cannot read configuration file '{}'", path));
+  std::stringstream ss;
+  ss << f.rdbuf();
+  load_yaml_text(ss.str(), path);
+}
+
+void Config::set(const std::string& key, const std::string& value, const std::string& origin) {
+  const ParamSpec* s = reg_->find(key);
+  if (!s) {
+    // Name the nearest known parameters so a typo is easy to fix.
+    std::string hint;
+    auto dot = key.rfind('.');
+    std::string parent = dot == std::string::npos ? "" : key.substr(0, dot + 1);
+    for (const auto& [k, _] : reg_->all())
+      if (!parent.empty() && k.rfind(parent, 0) == 0 && k.find('.', parent.size()) == std::string::npos)
+        hint += (hint.empty() ? "" : ", ") + k.substr(parent.size());
+    throw ConfigError(fmt::format("{}: unknown parameter '{}'{}", origin, key,
+                                  hint.empty() ? " (see --list-params)" : " (known under '" + parent + "': " + hint + ")"));
+  }
+  s->parse(value);  // fail early with the origin attached below
+  values_[key] = {value, origin};
+}
+
+void Config::validate() const {
+  for (const auto& [k, v] : values_) {
+    try {
+      spec(k).parse(v.text);
+    } catch (const ConfigError& e) {
+      throw ConfigError(fmt::format("{}: {}", v.origin, e.what()));
+    }
+  }
+  for (const auto& r : reg_->rules()) r(*this);
+}
+
+const ParamSpec& Config::spec(const std::string& key) const {
+  const ParamSpec* s = reg_->find(key);
+  if (!s) throw std::logic_error("parameter read but never declared: " + key);
+  return *s;
+}
+
+std::string Config::text(const std::string& key) const {
+  auto it = values_.find(key);
+  return it != values_.end() ? it->second.text : spec(key).def;
+}
+
+std::string Config::origin(const std::string& key) const {
+  auto it = values_.find(key);
+  return it != values_.end() ? it->second.origin : "default";
+}
+
+void Config::fail(const std::string& key, const std::string& why) const {
+  throw ConfigError(fmt::format("{}: {} = '{}': {}", origin(key), key, text(key), why));
+}
+
+double Config::number(const std::string& key) const {
+  try {
+    return spec(key).parse(text(key));
+  } catch (const ConfigError& e) {
+    throw ConfigError(fmt::format("{}: {}", origin(key), e.what()));
+  }
+}
+
+int64_t Config::get_int(const std::string& k) const { return static_cast<int64_t>(number(k)); }
+double Config::get_real(const std::string& k) const { return number(k); }
+bool Config::get_bool(const std::string& k) const { return number(k) != 0; }
+std::string Config::get_string(const std::string& k) const { return text(k); }
+Tick Config::get_time(const std::string& k) const { return static_cast<Tick>(number(k)); }
+uint64_t Config::get_size(const std::string& k) const { return static_cast<uint64_t>(number(k)); }
+double Config::get_freq(const std::string& k) const { return number(k); }
+double Config::get_rate(const std::string& k) const { return number(k); }
+double Config::get_bandwidth(const std::string& k) const { return number(k); }
+
+std::string Config::to_yaml() const {
+  // Rebuild the nesting from the dotted keys; the map keeps keys sorted so
+  // siblings are contiguous.
+  YAML::Emitter out;
+  out << YAML::BeginMap;
+  std::vector<std::string> open;
+  for (const auto& [key, spec] : reg_->all()) {
+    std::vector<std::string> parts;
+    std::stringstream ss(key);
+    for (std::string p; std::getline(ss, p, '.');) parts.push_back(p);
+    size_t common = 0;
+    while (common < open.size() && common + 1 < parts.size() && open[common] == parts[common]) ++common;
+    while (open.size() > common) {
+      out << YAML::EndMap;
+      open.pop_back();
+    }
+    for (size_t i = common; i + 1 < parts.size(); ++i) {
+      out << YAML::Key << parts[i] << YAML::Value << YAML::BeginMap;
+      open.push_back(parts[i]);
+    }
+    std::string v = spec.canonical(text(key));
+    out << YAML::Key << parts.back() << YAML::Value;
+    if (v.find('\n') != std::string::npos)
+      out << YAML::Literal << v;
+    else
+      out << YAML::DoubleQuoted << v;
+  }
+  while (!open.empty()) {
+    out << YAML::EndMap;
+    open.pop_back();
+  }
+  out << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
+
+}  // namespace vp

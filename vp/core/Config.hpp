@@ -1,0 +1,51 @@
+#pragma once
+// One configuration tree per run: defaults from the ParamRegistry, overlaid by
+// a preset or YAML file, then by --set key=value. Values are kept as text with
+// their origin (file:line or --set) so every error names where it came from.
+#include <map>
+#include <string>
+
+#include "vp/core/Param.hpp"
+
+namespace vp {
+
+class Config {
+ public:
+  explicit Config(const ParamRegistry& reg) : reg_(&reg) {}
+
+  void load_yaml_text(const std::string& text, const std::string& origin);
+  void load_yaml_file(const std::string& path);
+  void set(const std::string& key, const std::string& value, const std::string& origin = "--set");
+  // Parses every value, checks ranges, then the registry's cross-parameter rules.
+  void validate() const;
+
+  int64_t get_int(const std::string& key) const;
+  double get_real(const std::string& key) const;
+  bool get_bool(const std::string& key) const;
+  std::string get_string(const std::string& key) const;
+  Tick get_time(const std::string& key) const;
+  uint64_t get_size(const std::string& key) const;
+  double get_freq(const std::string& key) const;
+  double get_rate(const std::string& key) const;
+  double get_bandwidth(const std::string& key) const;
+
+  bool is_set(const std::string& key) const { return values_.count(key) != 0; }
+  std::string origin(const std::string& key) const;
+  // Throws a ConfigError that names key, value and origin.
+  [[noreturn]] void fail(const std::string& key, const std::string& why) const;
+
+  // Whole tree, defaults included, nested by dots; feeding it back reproduces the run.
+  std::string to_yaml() const;
+
+ private:
+  struct Value {
+    std::string text, origin;
+  };
+  const ParamSpec& spec(const std::string& key) const;
+  std::string text(const std::string& key) const;
+  double number(const std::string& key) const;
+  const ParamRegistry* reg_;
+  std::map<std::string, Value> values_;
+};
+
+}  // namespace vp

@@ -1,0 +1,32 @@
+#include "vp/core/RequestLog.hpp"
+
+#include <fmt/format.h>
+#include <stdexcept>
+
+namespace vp {
+
+RequestLog::RequestLog(const std::string& path) : f_(std::fopen(path.c_str(), "w")) {
+  if (!f_) throw std::runtime_error("cannot write " + path);
+  std::string head = "job,op,lba,bytes,sqid,cid,status,issue_ps";
+  for (size_t i = 0; i < kStages; ++i) head += fmt::format(",{}_end_ps", stage_name(static_cast<Stage>(i)));
+  head += ",latency_ns\n";
+  std::fputs(head.c_str(), f_);
+}
+
+RequestLog::~RequestLog() { std::fclose(f_); }
+
+void RequestLog::write(const Row& r) {
+  fmt::memory_buffer b;
+  fmt::format_to(std::back_inserter(b), "{},{},{},{},{},{},{},{}", r.job, r.write ? "write" : "read", r.lba, r.bytes,
+                 r.sqid, r.cid, r.status, r.issued);
+  for (size_t i = 0; i < kStages; ++i) {
+    if (r.clock.ended[i])
+      fmt::format_to(std::back_inserter(b), ",{}", r.clock.ended[i]);
+    else
+      b.push_back(',');
+  }
+  fmt::format_to(std::back_inserter(b), ",{:.3f}\n", double(r.done - r.issued) / 1000.0);
+  std::fwrite(b.data(), 1, b.size(), f_);
+}
+
+}  // namespace vp

@@ -1,0 +1,30 @@
+#pragma once
+// requests.csv: one row per completed I/O with the time each stage ended
+// (picoseconds of simulated time; empty when a stage did not occur).
+#include <cstdio>
+#include <string>
+
+#include "vp/core/RequestRecord.hpp"
+
+namespace vp {
+
+class RequestLog {
+ public:
+  explicit RequestLog(const std::string& path);
+  ~RequestLog();
+  struct Row {
+    const std::string& job;
+    bool write;
+    uint64_t lba;
+    uint32_t bytes;
+    uint16_t sqid, cid, status;
+    Tick issued, done;
+    const StageClock& clock;
+  };
+  void write(const Row& r);
+
+ private:
+  std::FILE* f_;
+};
+
+}  // namespace vp

@@ -1,0 +1,91 @@
+#pragma once
+// The record every I/O carries end to end. Each layer marks the end of the
+// stage it just finished; the time since the previous mark is charged to that
+// stage, so the stages of a request always add up to its latency. The host
+// half and the device half are joined by (SQ id, command id).
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "vp/core/Units.hpp"
+
+namespace vp {
+
+enum class Stage : uint8_t {
+  HostSubmit,    // application issue -> driver has the request (syscall, blk-mq)
+  DriverQueue,   // waiting in the driver for a free SQ slot / tag
+  SqWait,        // command in SQ (doorbell rung) -> controller starts fetching it
+  Fetch,         // 64-byte command DMA
+  Firmware,      // firmware tasks, including waiting for an embedded core
+  DataDma,       // data between host memory and the SSD
+  Flash,         // flash transactions (scheduling, bus, array)
+  CqPost,        // completion entry written to host memory
+  Interrupt,     // MSI-X delivery, waiting for the core, ISR
+  Wakeup,        // context switch back to the waiting thread
+  Count
+};
+constexpr size_t kStages = static_cast<size_t>(Stage::Count);
+const char* stage_name(Stage s);
+
+struct StageClock {
+  Tick origin = 0, last = 0;
+  std::array<Tick, kStages> spent{};  // time charged to each stage
+  std::array<Tick, kStages> ended{};  // when the stage last ended (0: never)
+
+  void start(Tick t) {
+    origin = last = t;
+    spent.fill(0);
+    ended.fill(0);
+  }
+  void mark(Stage s, Tick t) {
+    auto i = static_cast<size_t>(s);
+    spent[i] += t - last;
+    ended[i] = t;
+    last = t;
+  }
+  Tick total() const { return last - origin; }
+  // Splices in a part of the path recorded elsewhere (the device's half):
+  // the time from here to its start is charged to `gap`.
+  void join(const StageClock& part, Stage gap) {
+    mark(gap, part.origin);
+    for (size_t i = 0; i < kStages; ++i)
+      if (part.ended[i]) {
+        spent[i] += part.spent[i];
+        ended[i] = part.ended[i];
+      }
+    last = part.last;
+  }
+};
+
+// The device's half, filled by the controller for (sqid, cid).
+struct DeviceHalf {
+  StageClock clock;      // starts when the fetch starts
+  uint32_t flash_ops = 0;
+  bool valid = false;
+};
+
+// Owned by the platform; the controller fills device halves, the host joins them.
+class RequestTracker {
+ public:
+  void resize(unsigned queues, unsigned depth) {
+    depth_ = depth;
+    halves_.assign(static_cast<size_t>(queues) * depth, DeviceHalf{});
+  }
+  DeviceHalf* device(unsigned sqid, unsigned cid) {
+    size_t i = static_cast<size_t>(sqid) * depth_ + (cid % (depth_ ? depth_ : 1));
+    return i < halves_.size() ? &halves_[i] : nullptr;
+  }
+  bool enabled() const { return !halves_.empty(); }
+
+ private:
+  unsigned depth_ = 0;
+  std::vector<DeviceHalf> halves_;
+};
+
+inline const char* stage_name(Stage s) {
+  static const char* names[] = {"host_submit", "driver_queue", "sq_wait",   "fetch",     "firmware",
+                                "data_dma",    "flash",        "cq_post",   "interrupt", "wakeup"};
+  return names[static_cast<size_t>(s)];
+}
+
+}  // namespace vp

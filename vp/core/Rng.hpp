@@ -1,0 +1,30 @@
+#pragma once
+// Deterministic random numbers: the same seed gives the same stream on every
+// machine (std distributions are implementation-defined, so bounding is done
+// here with Lemire's multiply-shift).
+#include <cstdint>
+#include <random>
+
+namespace vp {
+
+class Rng {
+ public:
+  explicit Rng(uint64_t seed = 1) : gen_(seed) {}
+  uint64_t next() { return gen_(); }
+  uint64_t below(uint64_t n) {  // uniform in [0, n)
+    return static_cast<uint64_t>((static_cast<unsigned __int128>(gen_()) * n) >> 64);
+  }
+  double unit() { return static_cast<double>(gen_() >> 11) * 0x1.0p-53; }  // [0, 1)
+  // Independent stream for a sub-component, derived from a base seed and an id.
+  static uint64_t derive(uint64_t seed, uint64_t id) {
+    uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (id + 1);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+
+ private:
+  std::mt19937_64 gen_;
+};
+
+}  // namespace vp

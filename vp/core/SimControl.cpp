@@ -1,0 +1,18 @@
+#include "vp/core/SimControl.hpp"
+
+#include <systemc>
+
+namespace vp {
+namespace {
+std::string& message() {
+  static std::string m;
+  return m;
+}
+}  // namespace
+
+void sim_abort(const std::string& msg) {
+  if (message().empty()) message() = msg;
+  sc_core::sc_stop();
+}
+const std::string& sim_abort_message() { return message(); }
+}  // namespace vp

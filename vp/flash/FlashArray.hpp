@@ -1,0 +1,41 @@
+#pragma once
+// The flash media behind the SSD controller: channels of dies, the page data
+// store and the timing of the configured cell. Exported to the FTL as IFlash.
+#include <memory>
+#include <systemc>
+#include <vector>
+
+#include "vp/core/EventQueue.hpp"
+#include "vp/core/Services.hpp"
+#include "vp/flash/FlashChannel.hpp"
+#include "vp/flash/FlashDataStore.hpp"
+#include "vp/flash/FlashTypes.hpp"
+
+namespace vp::flash {
+
+class FlashArray : public sc_core::sc_module, public IFlash {
+ public:
+  sc_core::sc_export<IFlash> target;
+
+  static void declare_params(ParamRegistry& reg);
+  static FlashGeometry geometry_from(const Config& cfg);
+  static FlashTiming timing_from(const Config& cfg);
+
+  FlashArray(sc_core::sc_module_name name, Services& svc);
+
+  void submit(FlashTransaction& t) override { channels_[t.addr.channel]->submit(t); }
+  const FlashGeometry& geometry() const override { return geo_; }
+  const FlashTiming& timing() const { return tim_; }
+  uint64_t stored_bytes() const { return store_.stored_bytes(); }
+  uint64_t events() const { return eq_.fired(); }
+
+ private:
+  FlashGeometry geo_;
+  FlashTiming tim_;
+  EventQueue eq_;
+  FlashDataStore store_;
+  FlashCounters ctr_;
+  std::vector<std::unique_ptr<FlashChannel>> channels_;
+};
+
+}  // namespace vp::flash

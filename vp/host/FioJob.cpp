@@ -1,0 +1,330 @@
+#include "vp/host/FioJob.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <tuple>
+#include <utility>
+
+namespace vp::host {
+
+namespace {
+
+constexpr uint64_t kPsPerUs = 1000000, kPsPerS = 1000000000000;
+constexpr unsigned kMaxCpu = 1023;  // fio's CPU mask size; also bounds list expansion
+
+const std::pair<const char*, RwMode> kRwNames[] = {
+    {"read", RwMode::Read},       {"write", RwMode::Write}, {"randread", RwMode::RandRead},
+    {"randwrite", RwMode::RandWrite}, {"randrw", RwMode::RandRW}, {"rw", RwMode::SeqRW},
+    {"readwrite", RwMode::SeqRW}};
+
+// Ordered largest first so to_fio picks the coarsest exact unit. "ps" is a VP
+// extension that only to_fio needs, for times not set by parsing.
+const std::pair<const char*, uint64_t> kTimeUnits[] = {
+    {"d", 86400 * kPsPerS}, {"h", 3600 * kPsPerS}, {"m", 60 * kPsPerS}, {"s", kPsPerS},
+    {"ms", 1000000000},     {"us", kPsPerUs},      {"ns", 1000},        {"ps", 1}};
+
+std::string trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r\n"), e = s.find_last_not_of(" \t\r\n");
+  return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::optional<uint64_t> to_u64(const std::string& s) {
+  uint64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+// One option occurrence: everything an error message must name.
+struct Opt {
+  const std::string& origin;
+  size_t line;
+  std::string key;
+  std::optional<std::string> val;  // nullopt for a bare `key`
+
+  [[noreturn]] void fail(const std::string& why) const {
+    throw FioError(fmt::format("{}:{}: option '{}': value '{}' {}", origin, line, key, val.value_or(""), why));
+  }
+  const std::string& value() const {
+    if (!val) throw FioError(fmt::format("{}:{}: option '{}' needs a value", origin, line, key));
+    return *val;
+  }
+  uint64_t ranged(uint64_t lo, uint64_t hi) const {
+    auto v = to_u64(value());
+    if (!v) fail("is not a whole number");
+    if (*v < lo || *v > hi) fail(fmt::format("out of range ({}..{})", lo, hi));
+    return *v;
+  }
+  bool flag() const {
+    if (!val || *val == "1") return true;
+    if (*val == "0") return false;
+    fail("is not a flag (bare, 0 or 1)");
+  }
+  // Digits followed by a unit suffix; `mult` returns the unit's factor or 0.
+  template <class F>
+  uint64_t with_unit(F mult, const char* allowed) const {
+    const std::string& s = value();
+    size_t n = s.find_first_not_of("0123456789");
+    auto num = to_u64(s.substr(0, n));
+    if (!num) fail(fmt::format("is not a number with an optional unit ({})", allowed));
+    uint64_t m = mult(n == std::string::npos ? std::string() : lower(trim(s.substr(n))));
+    if (!m) fail(fmt::format("has an unknown unit (allowed: {})", allowed));
+    if (*num > UINT64_MAX / m) fail("is too large");
+    return *num * m;
+  }
+  uint64_t bytes() const {
+    return with_unit(
+        [](const std::string& u) -> uint64_t {
+          if (u.empty() || u == "b") return 1;
+          size_t p = std::string("kmgt").find(u[0]);
+          if (p == std::string::npos || !(u.size() == 1 || u.substr(1) == "b" || u.substr(1) == "ib")) return 0;
+          return uint64_t(1) << (10 * (p + 1));  // fio's default kb_base=1024: 4k == 4kb == 4KiB
+        },
+        "none, k/KiB/kb, m/MiB, g/GiB, t/TiB");
+  }
+  uint64_t time(uint64_t default_unit_ps) const {
+    return with_unit(
+        [&](const std::string& u) -> uint64_t {
+          if (u.empty()) return default_unit_ps;
+          for (const auto& [name, ps] : kTimeUnits)
+            if (u == name) return ps;
+          return 0;
+        },
+        "ns, us, ms, s, m, h, d");
+  }
+  // "N%" => percent in [lo, hi]; otherwise nullopt (caller parses bytes).
+  std::optional<double> percent(double lo, double hi) const {
+    const std::string& s = value();
+    if (s.empty() || s.back() != '%') return std::nullopt;
+    std::string num = trim(s.substr(0, s.size() - 1));
+    char* end = nullptr;
+    double p = std::strtod(num.c_str(), &end);
+    if (num.empty() || !std::isdigit(static_cast<unsigned char>(num[0])) || *end) fail("is not a valid percentage");
+    if (!(p >= lo && p <= hi)) fail(fmt::format("out of range ({}%..{}%)", lo, hi));
+    return p;
+  }
+  std::vector<unsigned> cpu_list() const {
+    std::vector<unsigned> out;
+    std::stringstream ss(value());
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+      item = trim(item);
+      size_t dash = item.find('-');
+      auto a = to_u64(trim(item.substr(0, dash)));
+      auto b = dash == std::string::npos ? a : to_u64(trim(item.substr(dash + 1)));
+      if (!a || !b || *a > *b || *b > kMaxCpu)
+        fail(fmt::format("is not a CPU list like 0,2,5-7 (CPUs 0..{}, ranges ascending)", kMaxCpu));
+      for (uint64_t c = *a; c <= *b; ++c) out.push_back(static_cast<unsigned>(c));
+    }
+    if (out.empty() || value().back() == ',') fail("is not a CPU list like 0,2,5-7");
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+};
+
+void apply(FioJob& j, const Opt& o) {
+  const std::string& k = o.key;
+  if (k == "rw" || k == "readwrite") {
+    for (const auto& [name, mode] : kRwNames)
+      if (o.value() == name) return void(j.rw = mode);
+    o.fail("is not one of read, write, randread, randwrite, randrw, rw, readwrite");
+  } else if (k == "rwmixread") {
+    j.rwmixread = static_cast<unsigned>(o.ranged(0, 100));
+  } else if (k == "rwmixwrite") {
+    j.rwmixread = 100 - static_cast<unsigned>(o.ranged(0, 100));
+  } else if (k == "bs" || k == "blocksize") {
+    uint64_t v = o.bytes();
+    if (v == 0 || v % 512) o.fail("must be a positive multiple of 512 bytes");
+    j.bs = v;
+  } else if (k == "iodepth") {
+    j.iodepth = static_cast<unsigned>(o.ranged(1, 65536));
+  } else if (k == "size") {
+    // Setting one form resets the other so equal jobs compare equal.
+    if (auto p = o.percent(0, 100)) {
+      if (*p == 0) o.fail("must be positive (bytes, or a percentage above 0% up to 100%)");
+      j.size = 0, j.size_percent = *p;
+    } else {
+      uint64_t v = o.bytes();
+      if (v == 0) o.fail("must be positive (bytes, or a percentage above 0% up to 100%)");
+      j.size = v, j.size_percent = 100.0;
+    }
+  } else if (k == "offset") {
+    if (auto p = o.percent(0, 100)) {
+      j.offset = 0, j.offset_percent = *p;
+    } else {
+      j.offset = o.bytes(), j.offset_percent = 0.0;
+    }
+  } else if (k == "number_ios") {
+    j.number_ios = o.ranged(0, UINT64_MAX);
+  } else if (k == "runtime") {
+    j.runtime_ps = o.time(kPsPerS);
+  } else if (k == "time_based") {
+    j.time_based = o.flag();
+  } else if (k == "numjobs") {
+    j.numjobs = static_cast<unsigned>(o.ranged(1, UINT32_MAX));
+  } else if (k == "cpus_allowed") {
+    j.cpus_allowed = o.cpu_list();
+  } else if (k == "thinktime") {
+    j.thinktime_ps = o.time(kPsPerUs);  // fio: plain thinktime is microseconds
+  } else if (k == "rate_iops") {
+    j.rate_iops = o.ranged(0, UINT64_MAX);
+  } else if (k == "randseed") {
+    j.randseed = o.ranged(0, UINT64_MAX);
+  } else if (k == "direct") {
+    j.direct = o.ranged(0, 1) != 0;
+  } else if (k == "ioengine") {
+    if (o.value().empty()) o.fail("must not be empty");
+    j.ioengine = o.value();
+  } else if (k == "name") {
+    if (o.value().empty()) o.fail("must not be empty");
+    j.name = o.value();
+  } else if (k == "verify") {
+    const std::string& v = o.value();
+    if (v == "0" || v == "none") j.verify = false;
+    else if (v == "1" || v == "meta") j.verify = true;
+    else o.fail("is not one of 0, none, 1, meta");
+  } else if (k == "stonewall" || k == "wait_for_previous") {
+    j.stonewall = o.flag();
+  } else if (k == "startdelay") {
+    j.startdelay_ps = o.time(kPsPerS);
+  } else if (k == "filename") {
+    j.filename = o.value();
+  } else if (k == "description") {
+    o.value();  // accepted, not modelled
+  } else if (k == "group_reporting") {
+    o.flag();  // accepted, the VP always reports per job
+  } else {
+    throw FioError(fmt::format("{}:{}: unknown option '{}'", o.origin, o.line, k));
+  }
+}
+
+// fio only has whole-line comments, but a trailing " ; note" is a common
+// habit; a ';'/'#' counts only after whitespace so values like paths survive.
+std::string strip_comment(const std::string& line) {
+  for (size_t i = 0; i < line.size(); ++i)
+    if ((line[i] == ';' || line[i] == '#') && (i == 0 || std::isspace(static_cast<unsigned char>(line[i - 1]))))
+      return line.substr(0, i);
+  return line;
+}
+
+std::string fmt_time(uint64_t ps) {
+  if (ps == 0) return "0";
+  for (const auto& [name, unit] : kTimeUnits)
+    if (ps % unit == 0) return fmt::format("{}{}", ps / unit, name);
+  return {};  // unreachable: "ps" divides everything
+}
+
+std::string fmt_cpus(const std::vector<unsigned>& cpus) {
+  std::string out;
+  for (size_t i = 0; i < cpus.size();) {
+    size_t e = i;
+    while (e + 1 < cpus.size() && cpus[e + 1] == cpus[e] + 1) ++e;
+    out += fmt::format("{}{}", out.empty() ? "" : ",", cpus[i]);
+    if (e > i) out += fmt::format("-{}", cpus[e]);
+    i = e + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+bool FioJob::is_random() const { return rw == RwMode::RandRead || rw == RwMode::RandWrite || rw == RwMode::RandRW; }
+
+bool FioJob::has_reads() const {
+  bool mixed = rw == RwMode::RandRW || rw == RwMode::SeqRW;
+  return rw == RwMode::Read || rw == RwMode::RandRead || (mixed && rwmixread > 0);
+}
+
+bool FioJob::has_writes() const {
+  bool mixed = rw == RwMode::RandRW || rw == RwMode::SeqRW;
+  return rw == RwMode::Write || rw == RwMode::RandWrite || (mixed && rwmixread < 100);
+}
+
+std::string FioJob::rw_name() const {
+  for (const auto& [n, mode] : kRwNames)
+    if (mode == rw) return n;
+  return "read";
+}
+
+std::string FioJob::to_fio() const {
+  // Every value is written, so a [global] placed before the section cannot
+  // change the job; only empty strings/lists (which fio cannot spell) are left out.
+  std::string o = fmt::format("[{}]\nrw={}\nrwmixread={}\nbs={}\niodepth={}\n", name, rw_name(), rwmixread, bs, iodepth);
+  o += size ? fmt::format("size={}\n", size) : fmt::format("size={}%\n", size_percent);
+  o += offset || offset_percent == 0 ? fmt::format("offset={}\n", offset) : fmt::format("offset={}%\n", offset_percent);
+  o += fmt::format("number_ios={}\nruntime={}\ntime_based={}\nnumjobs={}\n", number_ios, fmt_time(runtime_ps),
+                   int(time_based), numjobs);
+  if (!cpus_allowed.empty()) o += fmt::format("cpus_allowed={}\n", fmt_cpus(cpus_allowed));
+  o += fmt::format("thinktime={}\nrate_iops={}\nrandseed={}\ndirect={}\nioengine={}\nverify={}\n", fmt_time(thinktime_ps),
+                   rate_iops, randseed, int(direct), ioengine, verify ? "meta" : "0");
+  o += fmt::format("stonewall={}\nstartdelay={}\n", int(stonewall), fmt_time(startdelay_ps));
+  if (!filename.empty()) o += fmt::format("filename={}\n", filename);
+  return o;
+}
+
+bool FioJob::operator==(const FioJob& o) const {
+  auto tie = [](const FioJob& j) {
+    return std::tie(j.name, j.rw, j.rwmixread, j.bs, j.iodepth, j.size, j.size_percent, j.offset, j.offset_percent,
+                    j.number_ios, j.runtime_ps, j.time_based, j.numjobs, j.cpus_allowed, j.thinktime_ps, j.rate_iops,
+                    j.randseed, j.direct, j.ioengine, j.verify, j.stonewall, j.startdelay_ps, j.filename);
+  };
+  return tie(*this) == tie(o);
+}
+
+std::vector<FioJob> parse_fio(const std::string& text, const std::string& origin) {
+  std::vector<FioJob> jobs;
+  FioJob global;  // template for the jobs that follow; later [global]s keep adding to it
+  enum { None, Global, Job } section = None;
+  std::istringstream in(text);
+  std::string raw;
+  for (size_t line = 1; std::getline(in, raw); ++line) {
+    std::string s = trim(strip_comment(raw));
+    if (s.empty()) continue;
+    if (s[0] == '[') {
+      if (s.back() != ']') throw FioError(fmt::format("{}:{}: malformed section header '{}'", origin, line, s));
+      std::string name = trim(s.substr(1, s.size() - 2));
+      if (name.empty()) throw FioError(fmt::format("{}:{}: empty section name '[]'", origin, line));
+      if (name == "global") {
+        section = Global;
+      } else {
+        jobs.push_back(global);
+        jobs.back().name = name;
+        section = Job;
+      }
+      continue;
+    }
+    size_t eq = s.find('=');
+    Opt o{origin, line, trim(s.substr(0, eq)), std::nullopt};
+    if (eq != std::string::npos) o.val = trim(s.substr(eq + 1));
+    if (o.key.empty()) throw FioError(fmt::format("{}:{}: missing option name in '{}'", origin, line, s));
+    if (section == None)
+      throw FioError(fmt::format("{}:{}: option '{}' appears before any [section] header", origin, line, o.key));
+    apply(section == Global ? global : jobs.back(), o);
+  }
+  return jobs;
+}
+
+std::vector<FioJob> parse_fio_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw FioError(fmt::format("{}: cannot read fio job file", path));
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  if (f.bad()) throw FioError(fmt::format("{}: error reading fio job file", path));
+  return parse_fio(ss.str(), path);
+}
+
+}  // namespace vp::host

@@ -1,0 +1,57 @@
+#pragma once
+// Workload jobs written in fio's job-file syntax (the subset the host model
+// implements). Parsing only: numjobs expansion, device-relative sizes and
+// checks against the platform are the caller's business.
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace vp::host {
+
+enum class RwMode { Read, Write, RandRead, RandWrite, RandRW, SeqRW };
+
+struct FioJob {
+  std::string name;
+  RwMode rw = RwMode::Read;
+  unsigned rwmixread = 50;  // percent reads for RandRW / SeqRW
+  uint64_t bs = 4096;
+  unsigned iodepth = 1;
+  uint64_t size = 0;
+  double size_percent = 100.0;  // size==0 => use size_percent of the device
+  uint64_t offset = 0;
+  double offset_percent = 0.0;  // offset==0 && offset_percent>0 => percent
+  uint64_t number_ios = 0;      // 0 = unlimited
+  uint64_t runtime_ps = 0;      // 0 = none
+  bool time_based = false;
+  unsigned numjobs = 1;
+  std::vector<unsigned> cpus_allowed;  // sorted, unique; empty = any
+  uint64_t thinktime_ps = 0;
+  uint64_t rate_iops = 0;  // 0 = unthrottled
+  uint64_t randseed = 0;   // 0 = derive from the run seed
+  bool direct = true;
+  std::string ioengine = "libaio";
+  bool verify = false;  // host checks read data against what it wrote
+  bool stonewall = false;
+  uint64_t startdelay_ps = 0;
+  std::string filename;
+
+  bool is_random() const;
+  // Mixed modes count only if their rwmixread lets that direction through.
+  bool has_reads() const;
+  bool has_writes() const;
+  std::string rw_name() const;  // back to fio spelling
+  std::string to_fio() const;   // one [name] section that parses back to an equal job
+  bool operator==(const FioJob& o) const;
+  bool operator!=(const FioJob& o) const { return !(*this == o); }
+};
+
+struct FioError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// `origin` is used in error messages ("jobs.fio:12: unknown option 'foo'").
+std::vector<FioJob> parse_fio(const std::string& text, const std::string& origin);
+std::vector<FioJob> parse_fio_file(const std::string& path);  // error if unreadable, names the path
+
+}  // namespace vp::host

@@ -1,0 +1,131 @@
+#include "vp/host/FioJobRunner.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "vp/host/NvmeDriver.hpp"
+#include "vp/host/VerifyTracker.hpp"
+
+namespace vp::host {
+
+FioJobRunner::FioJobRunner(const FioJob& spec, std::string name, unsigned core, uint64_t seed)
+    : spec_(spec), core_(core), rng_(seed) {
+  res_.name = std::move(name);
+  res_.core = core;
+}
+
+void FioJobRunner::start(Tick now, NvmeDriver& drv, VerifyTracker* verify) {
+  verify_ = spec_.verify ? verify : nullptr;
+  const ControllerInfo& dev = drv.info();
+  lba_size_ = dev.lba_size;
+  uint64_t dev_bytes = dev.ns_lbas * uint64_t(dev.lba_size);
+  uint64_t off = spec_.offset ? spec_.offset : static_cast<uint64_t>(double(dev_bytes) * spec_.offset_percent / 100.0);
+  uint64_t size = spec_.size ? spec_.size : static_cast<uint64_t>(double(dev_bytes) * spec_.size_percent / 100.0);
+  off = off / spec_.bs * spec_.bs;
+  if (off >= dev_bytes) off = 0;  // checked before the run; kept safe here
+  size = std::min(size, dev_bytes - off);
+  region_start_ = off / lba_size_;
+  region_blocks_ = std::max<uint64_t>(1, size / spec_.bs);
+  slots_.resize(spec_.iodepth);
+  for (uint32_t i = 0; i < spec_.iodepth; ++i) {
+    IoRequest& r = slots_[i];
+    r.job = this;
+    r.slot = i;
+    r.bytes = static_cast<uint32_t>(spec_.bs);
+    r.nlb = static_cast<uint32_t>(spec_.bs / lba_size_);
+    r.buf_addr = drv.alloc(spec_.bs);
+    r.buf = drv.host_ptr(r.buf_addr);
+    free_slots_.push_back(spec_.iodepth - 1 - i);
+  }
+  start_time_ = now + spec_.startdelay_ps;
+  next_issue_ = start_time_;
+  interval_ = spec_.rate_iops ? static_cast<Tick>(1e12 / double(spec_.rate_iops)) : 0;
+  res_.started = start_time_;
+  started_ = true;
+}
+
+bool FioJobRunner::out_of_work(Tick now) const {
+  if (spec_.number_ios && issued_ >= spec_.number_ios) return true;
+  if (spec_.runtime_ps && now >= start_time_ + spec_.runtime_ps) return true;
+  if (!spec_.time_based && !spec_.number_ios && issued_bytes_ >= region_blocks_ * spec_.bs) return true;
+  return false;
+}
+
+bool FioJobRunner::can_issue(Tick now) const {
+  if (!started_ || stopped_ || free_slots_.empty() || now < next_issue_) return false;
+  if (out_of_work(now)) {
+    const_cast<FioJobRunner*>(this)->stopped_ = true;
+    return false;
+  }
+  return true;
+}
+
+Tick FioJobRunner::next_issue_time(Tick now) const {
+  if (!started_ || stopped_ || free_slots_.empty()) return kNever;
+  return std::max(now, next_issue_);
+}
+
+IoRequest& FioJobRunner::issue(Tick now) {
+  uint32_t s = free_slots_.back();
+  free_slots_.pop_back();
+  IoRequest& r = slots_[s];
+  bool rd;
+  switch (spec_.rw) {
+    case RwMode::Read: case RwMode::RandRead: rd = true; break;
+    case RwMode::Write: case RwMode::RandWrite: rd = false; break;
+    default: rd = rng_.below(100) < spec_.rwmixread; break;
+  }
+  uint64_t blk;
+  if (spec_.is_random()) {
+    blk = rng_.below(region_blocks_);
+  } else {
+    blk = seq_next_;
+    seq_next_ = (seq_next_ + 1) % region_blocks_;
+  }
+  r.write = !rd;
+  r.lba = region_start_ + blk * (spec_.bs / lba_size_);
+  r.status = 0;
+  r.issued = now;
+  r.clock.start(now);
+  ++issued_;
+  issued_bytes_ += spec_.bs;
+  ++inflight_;
+  // Rate limit spaces issues evenly; think time follows each issue.
+  Tick gap = std::max(interval_, spec_.thinktime_ps);
+  if (gap) next_issue_ = std::max(next_issue_ + interval_, now + spec_.thinktime_ps);
+  if (verify_) {
+    if (r.write)
+      verify_->write_issued(r);
+    else
+      verify_->read_issued(r);
+  }
+  return r;
+}
+
+void FioJobRunner::complete(IoRequest& r, Tick now) {
+  --inflight_;
+  free_slots_.push_back(r.slot);
+  if (verify_) {
+    if (r.write)
+      verify_->write_completed(r);
+    else
+      verify_->read_completed(r);
+  }
+  if (r.status != 0) ++res_.errors;
+  Tick lat = now - r.issued;
+  auto& stages = r.write ? res_.write_stage : res_.read_stage;
+  for (size_t i = 0; i < kStages; ++i) stages[i] += r.clock.spent[i];
+  if (r.write) {
+    ++res_.writes;
+    res_.write_bytes += r.bytes;
+    res_.write_lat.push_back(lat);
+  } else {
+    ++res_.reads;
+    res_.read_bytes += r.bytes;
+    res_.read_lat.push_back(lat);
+  }
+  res_.ended = now;
+  if (out_of_work(now)) stopped_ = true;
+}
+
+}  // namespace vp::host

@@ -1,0 +1,65 @@
+#pragma once
+// One fio job (one of its numjobs clones) running on a host core: it decides
+// what to issue and when (rw mix, block size, offsets, iodepth, rate and
+// think time, stop conditions) and records the latency and stage breakdown of
+// every I/O it completes. Direct asynchronous I/O semantics (libaio).
+#include <array>
+#include <string>
+#include <vector>
+
+#include "vp/core/Rng.hpp"
+#include "vp/host/FioJob.hpp"
+#include "vp/host/IoRequest.hpp"
+
+namespace vp::host {
+
+class NvmeDriver;
+class VerifyTracker;
+
+constexpr Tick kNever = ~Tick(0);
+
+struct JobResult {
+  std::string name;
+  unsigned core = 0;
+  uint64_t reads = 0, writes = 0, read_bytes = 0, write_bytes = 0, errors = 0;
+  Tick started = 0, ended = 0;
+  std::vector<Tick> read_lat, write_lat;  // per I/O, ps
+  std::array<Tick, kStages> read_stage{}, write_stage{};  // summed over I/Os
+};
+
+class FioJobRunner {
+ public:
+  FioJobRunner(const FioJob& spec, std::string name, unsigned core, uint64_t seed);
+
+  // Called when the job's group starts, once the device is known.
+  void start(Tick now, NvmeDriver& drv, VerifyTracker* verify);
+  bool started() const { return started_; }
+  // Ready to issue at `now`?
+  bool can_issue(Tick now) const;
+  // When it may issue next if only time holds it back; kNever otherwise.
+  Tick next_issue_time(Tick now) const;
+  IoRequest& issue(Tick now);
+  void complete(IoRequest& r, Tick now);
+  bool done() const { return started_ && stopped_ && inflight_ == 0; }
+  const JobResult& result() const { return res_; }
+  const FioJob& spec() const { return spec_; }
+  unsigned core() const { return core_; }
+
+ private:
+  bool out_of_work(Tick now) const;
+  FioJob spec_;
+  unsigned core_;
+  Rng rng_;
+  VerifyTracker* verify_ = nullptr;
+  uint32_t lba_size_ = 4096;
+  uint64_t region_start_ = 0, region_blocks_ = 0, seq_next_ = 0;
+  uint64_t issued_ = 0, issued_bytes_ = 0;
+  uint32_t inflight_ = 0;
+  Tick start_time_ = 0, next_issue_ = 0, interval_ = 0;
+  bool started_ = false, stopped_ = false;
+  std::vector<IoRequest> slots_;
+  std::vector<uint32_t> free_slots_;
+  JobResult res_;
+};
+
+}  // namespace vp::host

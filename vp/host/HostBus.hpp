@@ -1,0 +1,38 @@
+#pragma once
+// The host's memory interconnect: routes accesses from the CPU complex and
+// from PCIe (device DMA, MSI) to DRAM, the interrupt controller or the PCIe
+// MMIO window, by address. Targets see addresses relative to their base.
+#include <string>
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/multi_passthrough_initiator_socket.h>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+#include <vector>
+
+namespace vp::host {
+
+class HostBus : public sc_core::sc_module {
+ public:
+  tlm_utils::multi_passthrough_target_socket<HostBus> in;
+  tlm_utils::multi_passthrough_initiator_socket<HostBus> out;
+
+  // Address map of the modeled host.
+  static constexpr uint64_t kDramBase = 0, kPcieMmioBase = 0xE0000000ull;
+
+  explicit HostBus(sc_core::sc_module_name name);
+  // Output `port` (in binding order) serves [base, base + size).
+  void map(unsigned port, uint64_t base, uint64_t size, const std::string& what);
+
+ private:
+  struct Range {
+    uint64_t base, size;
+    unsigned port;
+    std::string what;
+  };
+  const Range* decode(uint64_t addr) const;
+  void b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  bool get_dmi(int id, tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi);
+  std::vector<Range> ranges_;
+};
+
+}  // namespace vp::host

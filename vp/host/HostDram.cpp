@@ -1,0 +1,54 @@
+#include "vp/host/HostDram.hpp"
+
+#include <cstring>
+#include <sys/mman.h>
+
+namespace vp::host {
+
+void HostDram::declare_params(ParamRegistry& r) {
+  r.size("host.dram.size", "2GiB", "host main memory (FlashShare Table 2: 2 GB)").range(1 << 20, 1ull << 40);
+  r.time("host.dram.latency", "60ns", "latency of a device read of host memory (posted writes are not waited for)");
+}
+
+HostDram::HostDram(sc_core::sc_module_name name, Services& svc)
+    : sc_module(name),
+      socket("socket"),
+      size_(svc.cfg.get_size("host.dram.size")),
+      latency_(svc.cfg.get_time("host.dram.latency")) {
+  void* p = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) throw std::runtime_error("host DRAM: cannot reserve host.dram.size bytes");
+  mem_ = static_cast<uint8_t*>(p);
+  socket.register_b_transport(this, &HostDram::b_transport);
+  socket.register_get_direct_mem_ptr(this, &HostDram::get_dmi);
+}
+
+HostDram::~HostDram() { munmap(mem_, size_); }
+
+void HostDram::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+  uint64_t a = gp.get_address();
+  uint32_t len = gp.get_data_length();
+  if (a + len > size_ || a + len < a) {
+    gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
+  if (gp.is_write()) {
+    std::memcpy(mem_ + a, gp.get_data_ptr(), len);  // posted: nobody waits for it
+  } else {
+    std::memcpy(gp.get_data_ptr(), mem_ + a, len);
+    delay += to_sc(latency_);
+  }
+  gp.set_dmi_allowed(true);
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+bool HostDram::get_dmi(tlm::tlm_generic_payload&, tlm::tlm_dmi& dmi) {
+  dmi.set_dmi_ptr(mem_);
+  dmi.set_start_address(0);
+  dmi.set_end_address(size_ - 1);
+  dmi.allow_read_write();
+  dmi.set_read_latency(to_sc(latency_));
+  dmi.set_write_latency(to_sc(latency_));
+  return true;
+}
+
+}  // namespace vp::host

@@ -1,0 +1,35 @@
+#pragma once
+// The host's interrupt controller as a memory-mapped MSI target: a 4-byte
+// write to base + (cpu << 12) with the vector as data (the x86 MSI address
+// format) interrupts that core when the write arrives.
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "vp/core/EventQueue.hpp"
+#include "vp/core/Services.hpp"
+
+namespace vp::host {
+
+struct IrqSink : virtual sc_core::sc_interface {
+  virtual void interrupt(uint32_t vector) = 0;
+};
+
+class InterruptController : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<InterruptController> socket;
+  sc_core::sc_port<IrqSink, 0> cpu;  // one binding per core, in core order
+
+  static constexpr uint64_t kBase = 0xFEE00000ull, kSize = 0x100000;
+  static uint64_t msi_address(unsigned cpu) { return kBase + (uint64_t(cpu) << 12); }
+
+  InterruptController(sc_core::sc_module_name name, Services& svc);
+  uint64_t events() const { return eq_.fired(); }
+
+ private:
+  void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  EventQueue eq_;
+  Counter& delivered_;
+};
+
+}  // namespace vp::host

@@ -1,0 +1,33 @@
+#pragma once
+// A block I/O as the host stack sees it, from the application's issue to the
+// thread waking up with its completion.
+#include <cstdint>
+
+#include "vp/core/RequestRecord.hpp"
+#include "vp/ssd/NvmeSpec.hpp"
+
+namespace vp::host {
+
+class FioJobRunner;
+
+struct IoRequest {
+  bool write = false;
+  bool flush = false;
+  uint64_t lba = 0;
+  uint32_t nlb = 0;
+  uint32_t bytes = 0;
+  uint64_t buf_addr = 0;   // host physical address of the data buffer
+  uint8_t* buf = nullptr;  // the same buffer through DMI
+  FioJobRunner* job = nullptr;
+  uint32_t slot = 0;       // the job's in-flight slot
+  uint16_t status = 0;     // NVMe status field of the completion
+  uint16_t sqid = 0, cid = 0;
+  Tick issued = 0;
+  StageClock clock;
+  // A command built by hand (tests, tools) instead of from the fields above.
+  const nvme::Sqe* raw = nullptr;
+  nvme::Cqe raw_cqe{};
+  bool raw_done = false;
+};
+
+}  // namespace vp::host

@@ -1,0 +1,338 @@
+#include "vp/host/NvmeDriver.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <fmt/format.h>
+
+#include "vp/core/SimControl.hpp"
+#include "vp/host/InterruptController.hpp"
+
+namespace vp::host {
+
+using namespace vp::nvme;
+
+namespace {
+constexpr uint32_t kPage = 4096;
+}
+
+void NvmeDriver::declare_params(ParamRegistry& r) {
+  r.integer("host.nvme.queue_depth", 1024, "entries of each I/O submission and completion queue").range(2, 65536);
+  r.integer("host.nvme.admin_queue_depth", 32, "entries of the admin submission and completion queues")
+      .range(2, 4096);
+  r.time("host.nvme.poll_interval", "1us", "interval at which the driver polls CSTS.RDY during bring-up");
+  r.rule([](const Config& c) {
+    int64_t qd = c.get_int("host.nvme.queue_depth"), mq = c.get_int("ssd.nvme.max_queue_entries");
+    if (qd > mq)
+      c.fail("host.nvme.queue_depth",
+             fmt::format("exceeds what the controller accepts (ssd.nvme.max_queue_entries = {})", mq));
+    if (c.get_int("host.nvme.admin_queue_depth") > std::min<int64_t>(mq, 4096))
+      c.fail("host.nvme.admin_queue_depth",
+             fmt::format("exceeds what the controller accepts (ssd.nvme.max_queue_entries = {})", mq));
+    if (c.get_int("host.cores") > c.get_int("ssd.nvme.max_io_queues"))
+      c.fail("host.cores", fmt::format("one I/O queue pair per core needs ssd.nvme.max_io_queues >= host.cores "
+                                       "(ssd.nvme.max_io_queues = {})",
+                                       c.get_int("ssd.nvme.max_io_queues")));
+  });
+}
+
+NvmeDriver::NvmeDriver(sc_core::sc_module_name name, Services& svc, unsigned cores, uint64_t bar0)
+    : sc_module(name),
+      bus("bus"),
+      svc_(svc),
+      cores_(cores),
+      bar0_(bar0),
+      io_depth_(static_cast<uint32_t>(svc.cfg.get_int("host.nvme.queue_depth"))),
+      admin_depth_(static_cast<uint32_t>(svc.cfg.get_int("host.nvme.admin_queue_depth"))),
+      poll_(svc.cfg.get_time("host.nvme.poll_interval")),
+      io_(cores),
+      doorbells_(svc.stats.counter("host.nvme.doorbell_writes", "writes", "doorbell writes by the driver")),
+      commands_(svc.stats.counter("host.nvme.io_submitted", "commands", "I/O commands put in SQs")) {
+  SC_HAS_PROCESS(NvmeDriver);
+  SC_THREAD(bring_up);
+}
+
+void NvmeDriver::start_of_simulation() {
+  tlm::tlm_generic_payload gp;
+  tlm::tlm_dmi dmi;
+  gp.set_address(0);
+  gp.set_command(tlm::TLM_READ_COMMAND);
+  if (!bus->get_direct_mem_ptr(gp, dmi) || dmi.get_start_address() != 0)
+    throw std::logic_error("NvmeDriver: host DRAM must be reachable by DMI at address 0");
+  dram_ = dmi.get_dmi_ptr();
+  dram_size_ = dmi.get_end_address() + 1;
+}
+
+uint64_t NvmeDriver::alloc(uint64_t bytes, uint64_t align) {
+  if (dram_size_ == 0) dram_size_ = svc_.cfg.get_size("host.dram.size");
+  uint64_t a = (brk_ + align - 1) / align * align;
+  if (a + bytes > dram_size_)
+    throw ConfigError(fmt::format("host.dram.size = {} is too small for the queues and I/O buffers of this run "
+                                  "(needs more than {})",
+                                  format_size(dram_size_), format_size(a + bytes)));
+  brk_ = a + bytes;
+  return a;
+}
+
+void NvmeDriver::fail(const std::string& what) {
+  sim_abort("NVMe driver: " + what);
+  sc_core::wait();  // the run is stopping
+  throw std::logic_error("unreachable");
+}
+
+// ---------------------------------------------------------------- MMIO
+
+void NvmeDriver::transport(tlm::tlm_command cmd, uint64_t addr, uint8_t* p, unsigned len, bool wait_for_it) {
+  gp_.set_command(cmd);
+  gp_.set_address(addr);
+  gp_.set_data_ptr(p);
+  gp_.set_data_length(len);
+  gp_.set_streaming_width(len);
+  gp_.set_byte_enable_ptr(nullptr);
+  gp_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+  bus->b_transport(gp_, d);
+  if (!gp_.is_response_ok()) sim_abort(fmt::format("NVMe driver: bus error at address {:#x}", addr));
+  if (wait_for_it) sc_core::wait(d);  // a non-posted read stalls the CPU; posted writes do not
+}
+
+uint64_t NvmeDriver::mmio_read(uint32_t off, unsigned len) {
+  uint64_t v = 0;
+  transport(tlm::TLM_READ_COMMAND, bar0_ + off, reinterpret_cast<uint8_t*>(&v), len, true);
+  return v;
+}
+
+void NvmeDriver::mmio_write(uint32_t off, uint64_t v, unsigned len) {
+  transport(tlm::TLM_WRITE_COMMAND, bar0_ + off, reinterpret_cast<uint8_t*>(&v), len, false);
+}
+
+// ---------------------------------------------------------------- admin
+
+Cqe NvmeDriver::admin(Sqe cmd) {
+  uint16_t cid = admin_cid_++;
+  cmd.cdw0 = (cmd.cdw0 & 0xFFFF) | (uint32_t(cid) << 16);
+  std::memcpy(dram_ + admin_.sq + uint64_t(admin_.sq_tail) * sizeof(Sqe), &cmd, sizeof cmd);
+  admin_.sq_tail = (admin_.sq_tail + 1) % admin_.size;
+  admin_done_ = false;
+  mmio_write(sq_tail_doorbell(0, dstrd_), admin_.sq_tail, 4);
+  ++doorbells_;
+  while (!admin_done_) sc_core::wait(admin_ev_);
+  return admin_cqe_;
+}
+
+void NvmeDriver::bring_up() {
+  info_.cap = mmio_read(CAP, 8);
+  info_.version = static_cast<uint32_t>(mmio_read(VS, 4));
+  dstrd_ = static_cast<uint32_t>((info_.cap >> 32) & 0xF);
+  uint32_t mqes = static_cast<uint32_t>(info_.cap & 0xFFFF) + 1;
+  if (io_depth_ > mqes) fail(fmt::format("host.nvme.queue_depth {} exceeds CAP.MQES+1 = {}", io_depth_, mqes));
+  // Disable and wait for the controller to drop RDY.
+  mmio_write(CC, 0, 4);
+  while (mmio_read(CSTS, 4) & CSTS_RDY) sc_core::wait(to_sc(poll_));
+  // Admin queues.
+  admin_.size = admin_depth_;
+  admin_.sq = alloc(uint64_t(admin_depth_) * sizeof(Sqe));
+  admin_.cq = alloc(uint64_t(admin_depth_) * sizeof(Cqe));
+  std::memset(dram_ + admin_.cq, 0, uint64_t(admin_depth_) * sizeof(Cqe));
+  mmio_write(AQA, ((admin_depth_ - 1) << 16) | (admin_depth_ - 1), 4);
+  mmio_write(ASQ, admin_.sq, 8);
+  mmio_write(ACQ, admin_.cq, 8);
+  // MSI-X vector 0 (admin) goes to core 0.
+  mmio_write(MSIX_TABLE + 0, InterruptController::msi_address(0), 8);
+  mmio_write(MSIX_TABLE + 8, 0, 4);
+  mmio_write(MSIX_TABLE + 12, 0, 4);
+  // Enable: NVM command set, 4 KiB pages, round robin, 64/16-byte entries.
+  mmio_write(CC, CC_EN | (6u << 16) | (4u << 20), 4);
+  for (;;) {
+    uint32_t csts = static_cast<uint32_t>(mmio_read(CSTS, 4));
+    if (csts & CSTS_CFS) fail("controller reported fatal status (CSTS.CFS) while enabling");
+    if (csts & CSTS_RDY) break;
+    sc_core::wait(to_sc(poll_));
+  }
+  uint64_t id_buf = alloc(IDENTIFY_SIZE);
+  auto check = [&](const Cqe& c, const char* what) {
+    if (c.status() != 0)
+      fail(fmt::format("{} failed with status SCT {} SC {:#04x}", what, status_sct(c.status()), status_sc(c.status())));
+  };
+  // Identify controller.
+  Sqe c = Sqe::make(ADMIN_IDENTIFY, 0);
+  c.prp1 = id_buf;
+  c.cdw10 = CNS_CONTROLLER;
+  check(admin(c), "Identify controller");
+  const uint8_t* id = dram_ + id_buf;
+  info_.serial.assign(reinterpret_cast<const char*>(id + idctl::SN), 20);
+  info_.model.assign(reinterpret_cast<const char*>(id + idctl::MN), 40);
+  info_.serial.erase(info_.serial.find_last_not_of(' ') + 1);
+  info_.model.erase(info_.model.find_last_not_of(' ') + 1);
+  uint8_t mdts = id[idctl::MDTS];
+  info_.max_transfer = mdts ? kPage << mdts : 0;
+  // Number of queues: one pair per core.
+  c = Sqe::make(ADMIN_SET_FEATURES, 0);
+  c.cdw10 = FEAT_NUM_QUEUES;
+  c.cdw11 = (cores_ - 1) | ((cores_ - 1) << 16);
+  Cqe r = admin(c);
+  check(r, "Set Features (number of queues)");
+  info_.io_queues = std::min((r.dw0 & 0xFFFF) + 1, (r.dw0 >> 16) + 1);
+  if (info_.io_queues < cores_) fail(fmt::format("controller granted {} I/O queues for {} cores", info_.io_queues, cores_));
+  // Namespaces.
+  c = Sqe::make(ADMIN_IDENTIFY, 0);
+  c.prp1 = id_buf;
+  c.cdw10 = CNS_ACTIVE_NS_LIST;
+  check(admin(c), "Identify active namespace list");
+  uint32_t nsid;
+  std::memcpy(&nsid, dram_ + id_buf, 4);
+  if (nsid != 1) fail("namespace 1 is not active");
+  c = Sqe::make(ADMIN_IDENTIFY, 0);
+  c.prp1 = id_buf;
+  c.nsid = 1;
+  c.cdw10 = CNS_NAMESPACE;
+  check(admin(c), "Identify namespace");
+  std::memcpy(&info_.ns_lbas, dram_ + id_buf + idns::NSZE, 8);
+  uint32_t lbaf;
+  std::memcpy(&lbaf, dram_ + id_buf + idns::LBAF0 + 4 * (dram_[id_buf + idns::FLBAS] & 0xF), 4);
+  info_.lba_size = 1u << ((lbaf >> 16) & 0xFF);
+  // One I/O queue pair per core, its vector routed to that core.
+  for (unsigned k = 0; k < cores_; ++k) {
+    QueuePair& q = io_[k];
+    q.qid = static_cast<uint16_t>(k + 1);
+    q.size = io_depth_;
+    q.sq = alloc(uint64_t(io_depth_) * sizeof(Sqe));
+    q.cq = alloc(uint64_t(io_depth_) * sizeof(Cqe));
+    std::memset(dram_ + q.cq, 0, uint64_t(io_depth_) * sizeof(Cqe));
+    q.by_cid.assign(io_depth_, nullptr);
+    for (uint32_t i = io_depth_ - 1; i-- > 0;) q.free_cids.push_back(static_cast<uint16_t>(i));  // SQ holds size-1
+    uint32_t v = k + 1;
+    mmio_write(MSIX_TABLE + v * MSIX_ENTRY_SIZE, InterruptController::msi_address(k), 8);
+    mmio_write(MSIX_TABLE + v * MSIX_ENTRY_SIZE + 8, v, 4);
+    mmio_write(MSIX_TABLE + v * MSIX_ENTRY_SIZE + 12, 0, 4);
+    c = Sqe::make(ADMIN_CREATE_CQ, 0);
+    c.prp1 = q.cq;
+    c.cdw10 = q.qid | ((io_depth_ - 1) << 16);
+    c.cdw11 = 1 | 2 | (v << 16);  // physically contiguous, interrupts enabled, vector v
+    check(admin(c), "Create I/O Completion Queue");
+    c = Sqe::make(ADMIN_CREATE_SQ, 0);
+    c.prp1 = q.sq;
+    c.cdw10 = q.qid | ((io_depth_ - 1) << 16);
+    c.cdw11 = 1 | (uint32_t(q.qid) << 16);  // physically contiguous, CQ qid
+    check(admin(c), "Create I/O Submission Queue");
+  }
+  ready_ = true;
+  ready_ev_.notify();
+}
+
+// ---------------------------------------------------------------- I/O
+
+uint64_t NvmeDriver::build_prps(QueuePair& q, uint16_t cid, uint64_t buf, uint32_t bytes) {
+  uint32_t first = std::min<uint32_t>(bytes, kPage - static_cast<uint32_t>(buf % kPage));
+  uint32_t left = bytes - first;
+  if (left == 0) return 0;
+  uint64_t next = buf + first;
+  if (left <= kPage) return next;
+  // A list: 512 entries per page, the last one chaining when more follow.
+  if (q.prp_lists.empty()) q.prp_lists.assign(q.size, 0);
+  if (q.prp_lists[cid] == 0) q.prp_lists[cid] = alloc(2 * kPage);
+  uint64_t list = q.prp_lists[cid];
+  uint32_t n = (left + kPage - 1) / kPage;
+  auto* e = reinterpret_cast<uint64_t*>(dram_ + list);
+  uint32_t slot = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (slot == 511 && n - i > 1) {
+      e[slot] = list + kPage;
+      e = reinterpret_cast<uint64_t*>(dram_ + list + kPage);
+      slot = 0;
+    }
+    e[slot++] = next + uint64_t(i) * kPage;
+  }
+  return list;
+}
+
+Cqe NvmeDriver::io_raw(unsigned core, const Sqe& cmd) {
+  IoRequest r;
+  r.raw = &cmd;
+  r.clock.start(now_ps());
+  submit(r, core);
+  while (!r.raw_done) sc_core::wait(raw_ev_);
+  return r.raw_cqe;
+}
+
+void NvmeDriver::write_sqe(QueuePair& q, IoRequest& r, uint16_t cid) {
+  Sqe c = Sqe::make(r.flush ? IO_FLUSH : r.write ? IO_WRITE : IO_READ, cid);
+  c.nsid = 1;
+  if (r.raw) {
+    c = *r.raw;
+    c.cdw0 = (c.cdw0 & 0xFFFF) | (uint32_t(cid) << 16);
+  } else if (!r.flush) {
+    c.prp1 = r.buf_addr;
+    c.prp2 = build_prps(q, cid, r.buf_addr, r.bytes);
+    c.cdw10 = static_cast<uint32_t>(r.lba);
+    c.cdw11 = static_cast<uint32_t>(r.lba >> 32);
+    c.cdw12 = (r.nlb - 1) & 0xFFFF;
+  }
+  std::memcpy(dram_ + q.sq + uint64_t(q.sq_tail) * sizeof(Sqe), &c, sizeof c);
+  q.sq_tail = (q.sq_tail + 1) % q.size;
+  q.by_cid[cid] = &r;
+  r.sqid = q.qid;
+  r.cid = cid;
+  r.clock.mark(Stage::DriverQueue, now_ps());
+  ++commands_;
+  mmio_write(sq_tail_doorbell(q.qid, dstrd_), q.sq_tail, 4);
+  ++doorbells_;
+}
+
+void NvmeDriver::submit(IoRequest& r, unsigned core) {
+  QueuePair& q = io_[core];
+  if (q.free_cids.empty() || !q.held.empty()) {
+    q.held.push_back(&r);
+    return;
+  }
+  uint16_t cid = q.free_cids.back();
+  q.free_cids.pop_back();
+  write_sqe(q, r, cid);
+}
+
+void NvmeDriver::handle_irq(uint32_t vector, std::vector<IoRequest*>& done) {
+  QueuePair& q = vector == 0 ? admin_ : io_[vector - 1];
+  bool any = false;
+  for (;;) {
+    Cqe e;
+    std::memcpy(&e, dram_ + q.cq + uint64_t(q.cq_head) * sizeof(Cqe), sizeof e);
+    if (e.phase() != q.phase) break;
+    any = true;
+    if (++q.cq_head == q.size) {
+      q.cq_head = 0;
+      q.phase = !q.phase;
+    }
+    if (vector == 0) {
+      admin_cqe_ = e;
+      admin_done_ = true;
+      admin_ev_.notify();
+      continue;
+    }
+    IoRequest* r = e.cid < q.by_cid.size() ? q.by_cid[e.cid] : nullptr;
+    if (!r) {
+      sim_abort(fmt::format("NVMe driver: completion for unknown command id {} on queue {}", e.cid, q.qid));
+      return;
+    }
+    q.by_cid[e.cid] = nullptr;
+    q.free_cids.push_back(e.cid);
+    r->status = e.status();
+    if (r->raw) {
+      r->raw_cqe = e;
+      r->raw_done = true;
+      raw_ev_.notify();
+      continue;
+    }
+    done.push_back(r);
+  }
+  if (!any) return;
+  mmio_write(cq_head_doorbell(q.qid, dstrd_), q.cq_head, 4);
+  ++doorbells_;
+  while (!q.held.empty() && !q.free_cids.empty()) {
+    IoRequest* r = q.held.front();
+    q.held.pop_front();
+    uint16_t cid = q.free_cids.back();
+    q.free_cids.pop_back();
+    write_sqe(q, *r, cid);
+  }
+}
+
+}  // namespace vp::host

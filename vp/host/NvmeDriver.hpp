@@ -1,0 +1,100 @@
+#pragma once
+// The host's NVMe driver. It brings the controller up through its registers
+// and admin queue in the order Linux's nvme driver does (disable, admin queue
+// registers, enable, wait for CSTS.RDY, Identify controller, Set Features
+// number of queues, Identify namespaces, then per core: MSI-X vector, Create
+// I/O CQ, Create I/O SQ), then gives every core one I/O queue pair. Commands
+// use PRP1/PRP2 and PRP lists above two pages; completions are reaped in the
+// interrupt handler of the queue's vector.
+#include <deque>
+#include <string>
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <vector>
+
+#include "vp/core/Services.hpp"
+#include "vp/host/IoRequest.hpp"
+#include "vp/ssd/NvmeSpec.hpp"
+
+namespace vp::host {
+
+struct ControllerInfo {
+  std::string model, serial;
+  uint64_t ns_lbas = 0;
+  uint32_t lba_size = 0;
+  uint32_t max_transfer = 0;  // bytes (MDTS)
+  uint32_t io_queues = 0;
+  uint64_t cap = 0;
+  uint32_t version = 0;
+};
+
+class NvmeDriver : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_initiator_socket<NvmeDriver> bus;  // the CPU complex's port to the host bus
+
+  static void declare_params(ParamRegistry& reg);
+  NvmeDriver(sc_core::sc_module_name name, Services& svc, unsigned cores, uint64_t bar0);
+
+  // DMA-able host memory (a bump allocator over host DRAM).
+  uint64_t alloc(uint64_t bytes, uint64_t align = 4096);
+  uint8_t* host_ptr(uint64_t addr) { return dram_ + addr; }
+
+  bool ready() const { return ready_; }
+  const sc_core::sc_event& ready_event() const { return ready_ev_; }
+  const ControllerInfo& info() const { return info_; }
+
+  // Puts `r` in core `core`'s SQ and rings the doorbell, or holds it until a
+  // command id frees up. The request's DriverQueue stage ends when it is in the SQ.
+  void submit(IoRequest& r, unsigned core);
+  // Interrupt handler body for `vector`: reaps the CQ, rings its head
+  // doorbell, refills the SQ from held requests. Completed I/O requests are
+  // appended to `done`.
+  void handle_irq(uint32_t vector, std::vector<IoRequest*>& done);
+
+  // Commands built by hand, for tests and tools (call from a SystemC
+  // thread; they wait for the completion). The command id is filled in.
+  nvme::Cqe admin(nvme::Sqe cmd);
+  nvme::Cqe io_raw(unsigned core, const nvme::Sqe& cmd);
+  uint64_t mmio_read(uint32_t off, unsigned len);
+  void mmio_write(uint32_t off, uint64_t v, unsigned len);
+
+ private:
+  struct QueuePair {
+    uint16_t qid = 0;
+    uint64_t sq = 0, cq = 0;
+    uint32_t size = 0, sq_tail = 0, cq_head = 0;
+    bool phase = true;
+    std::vector<uint16_t> free_cids;
+    std::vector<IoRequest*> by_cid;
+    std::vector<uint64_t> prp_lists;  // two pages per command id
+    std::deque<IoRequest*> held;
+  };
+  void bring_up();
+  void start_of_simulation() override;
+  void write_sqe(QueuePair& q, IoRequest& r, uint16_t cid);
+  uint64_t build_prps(QueuePair& q, uint16_t cid, uint64_t buf, uint32_t bytes);
+  void transport(tlm::tlm_command cmd, uint64_t addr, uint8_t* p, unsigned len, bool wait_for_it);
+  [[noreturn]] void fail(const std::string& what);
+
+  Services& svc_;
+  unsigned cores_;
+  uint64_t bar0_;
+  uint32_t io_depth_, admin_depth_;
+  Tick poll_;
+  uint32_t dstrd_ = 0;
+  uint8_t* dram_ = nullptr;
+  uint64_t dram_size_ = 0, brk_ = 1 << 20;
+  bool ready_ = false;
+  sc_core::sc_event ready_ev_, admin_ev_, raw_ev_;
+  uint16_t admin_cid_ = 0;
+  ControllerInfo info_;
+  QueuePair admin_;
+  std::vector<QueuePair> io_;  // io_[core]
+  nvme::Cqe admin_cqe_{};
+  bool admin_done_ = false;
+  tlm::tlm_generic_payload gp_;
+  Counter &doorbells_, &commands_;
+};
+
+}  // namespace vp::host

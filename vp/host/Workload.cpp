@@ -1,0 +1,105 @@
+#include "vp/host/Workload.hpp"
+
+#include <fmt/format.h>
+
+#include "vp/core/Rng.hpp"
+#include "vp/host/NvmeDriver.hpp"
+
+namespace vp::host {
+
+void Workload::declare_params(ParamRegistry& r) {
+  r.string("workload.fio",
+           "[global]\nioengine=libaio\ndirect=1\n",
+           "the workload as a fio job file (replaced by --job FILE)");
+}
+
+std::vector<FioJob> Workload::jobs_from(const Config& cfg) {
+  try {
+    return parse_fio(cfg.get_string("workload.fio"), "workload.fio (" + cfg.origin("workload.fio") + ")");
+  } catch (const FioError& e) {
+    throw ConfigError(e.what());
+  }
+}
+
+void Workload::check(const std::vector<FioJob>& jobs, const Config& cfg, uint64_t capacity) {
+  uint64_t lba = cfg.get_size("ssd.nvme.lba_size");
+  uint64_t mdts = uint64_t(4096) << cfg.get_int("ssd.nvme.mdts");
+  int64_t cores = cfg.get_int("host.cores");
+  if (jobs.empty()) throw ConfigError("workload.fio: no job defined (add a [job] section or pass --job FILE)");
+  for (const auto& j : jobs) {
+    auto bad = [&](const std::string& opt, const std::string& why) {
+      return ConfigError(fmt::format("workload job '{}': option '{}': {}", j.name, opt, why));
+    };
+    if (j.bs % lba)
+      throw bad("bs", fmt::format("{} is not a multiple of the LBA size (ssd.nvme.lba_size = {})", j.bs, lba));
+    if (j.bs > mdts)
+      throw bad("bs", fmt::format("{} exceeds the controller's maximum transfer of {} bytes (ssd.nvme.mdts)", j.bs,
+                                  mdts));
+    uint64_t off = j.offset ? j.offset : static_cast<uint64_t>(double(capacity) * j.offset_percent / 100.0);
+    uint64_t size = j.size ? j.size : static_cast<uint64_t>(double(capacity) * j.size_percent / 100.0);
+    if (off + j.bs > capacity) throw bad("offset", fmt::format("{} is beyond the device's {} bytes", off, capacity));
+    if (off + size > capacity)
+      throw bad("size", fmt::format("offset {} + size {} exceeds the device's {} bytes", off, size, capacity));
+    for (unsigned c : j.cpus_allowed)
+      if (c >= cores) throw bad("cpus_allowed", fmt::format("cpu {} does not exist (host.cores = {})", c, cores));
+    if (!j.number_ios && !j.runtime_ps && j.time_based)
+      throw bad("time_based", "needs runtime or number_ios to end");
+  }
+}
+
+Workload::Workload(Services& svc, unsigned cores) : per_core_(cores) {
+  std::vector<FioJob> jobs = jobs_from(svc.cfg);
+  std::vector<unsigned> load(cores, 0);
+  uint64_t index = 0;
+  for (const auto& j : jobs) {
+    if (j.stonewall && !groups_.empty() && !groups_.back().empty()) groups_.emplace_back();
+    if (groups_.empty()) groups_.emplace_back();
+    for (unsigned k = 0; k < j.numjobs; ++k, ++index) {
+      // Least loaded allowed core, lowest index first: deterministic placement.
+      unsigned core = 0, best = ~0u;
+      for (unsigned c = 0; c < cores; ++c) {
+        bool allowed = j.cpus_allowed.empty() ||
+                       std::find(j.cpus_allowed.begin(), j.cpus_allowed.end(), c) != j.cpus_allowed.end();
+        if (allowed && load[c] < best) {
+          best = load[c];
+          core = c;
+        }
+      }
+      ++load[core];
+      uint64_t seed = j.randseed ? j.randseed + k : Rng::derive(svc.seed, index);
+      std::string name = j.numjobs > 1 ? fmt::format("{}.{}", j.name, k) : j.name;
+      runners_.push_back(std::make_unique<FioJobRunner>(j, name, core, seed));
+      groups_.back().push_back(runners_.back().get());
+      per_core_[core].push_back(runners_.back().get());
+    }
+  }
+  for (const auto& j : jobs)
+    if (j.verify) verify_ = std::make_unique<VerifyTracker>(static_cast<uint32_t>(svc.cfg.get_size("ssd.nvme.lba_size")));
+}
+
+void Workload::start_group(size_t g, NvmeDriver& drv) {
+  group_ = g;
+  for (FioJobRunner* r : groups_[g]) r->start(now_ps(), drv, verify_.get());
+  group_ev_.notify();
+}
+
+void Workload::begin(NvmeDriver& drv) {
+  if (groups_.empty())
+    finished_ = true;  // nothing to run (a test driving the device itself)
+  else
+    start_group(0, drv);
+}
+
+void Workload::job_progress(NvmeDriver& drv) {
+  if (finished_ || groups_.empty()) return;
+  for (FioJobRunner* r : groups_[group_])
+    if (!r->done()) return;
+  if (group_ + 1 < groups_.size()) {
+    start_group(group_ + 1, drv);
+    return;
+  }
+  finished_ = true;
+  sc_core::sc_stop();
+}
+
+}  // namespace vp::host

@@ -1,0 +1,121 @@
+#pragma once
+// NVMe controller: BAR0 registers and doorbells behind a PCIe target socket,
+// a DMA initiator socket towards host memory, the admin command set needed to
+// bring a controller up, and I/O Read/Write/Flush handed to firmware.
+// Submission queues are served round robin; each completion is written to
+// host memory with its phase tag and signalled by MSI-X. Malformed commands
+// complete with the status a real controller returns.
+#include <deque>
+#include <string>
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+#include <vector>
+
+#include "vp/core/EventQueue.hpp"
+#include "vp/core/Services.hpp"
+#include "vp/ssd/NvmeSpec.hpp"
+#include "vp/ssd/SsdInterfaces.hpp"
+
+namespace vp::ssd {
+
+class NvmeController : public sc_core::sc_module, public FirmwareClient {
+ public:
+  tlm_utils::simple_target_socket<NvmeController> bar0;    // MMIO from the host
+  tlm_utils::simple_initiator_socket<NvmeController> dma;  // to host memory and the interrupt controller
+  sc_core::sc_port<IFirmware> fw;
+
+  static void declare_params(ParamRegistry& reg);
+  NvmeController(sc_core::sc_module_name name, Services& svc);
+
+  void firmware_issued(HostCommand& c) override;
+  void firmware_done(HostCommand& c) override;
+  uint64_t events() const { return eq_.fired(); }
+  uint64_t namespace_lbas() const;
+
+ private:
+  struct SubQueue {
+    bool valid = false;
+    uint64_t base = 0;
+    uint32_t size = 0, head = 0, tail = 0;
+    uint16_t cqid = 0;
+  };
+  struct CompQueue {
+    bool valid = false;
+    uint64_t base = 0;
+    uint32_t size = 0, head = 0, tail = 0;
+    bool phase = true, ien = false;
+    uint16_t vector = 0;
+    std::deque<uint32_t> waiting;  // slots whose completion finds the CQ full
+  };
+  struct Segment {
+    uint64_t addr;
+    uint32_t len;
+  };
+  struct Slot {
+    HostCommand hc;
+    nvme::Sqe sqe{};
+    uint16_t sqid = 0;
+    uint16_t status = 0;
+    uint32_t dw0 = 0;
+    uint64_t generation = 0;
+    std::vector<uint8_t> buf;
+    std::vector<Segment> segs;
+    DeviceHalf* rec = nullptr;
+  };
+
+  void bar_access(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  uint64_t reg_read(uint32_t off, unsigned len);
+  void reg_write(uint32_t off, uint64_t v, unsigned len);
+  void doorbell(uint32_t off, uint32_t v);
+  void set_enable(bool en);
+  void reset_queues();
+
+  void fetch();
+  void on_fetched(uint32_t s);
+  void execute_io(uint32_t s);
+  void execute_admin(uint32_t s);
+  uint16_t admin_identify(Slot& sl, Tick& delay);
+  uint16_t admin_create_cq(const nvme::Sqe& c);
+  uint16_t admin_create_sq(const nvme::Sqe& c);
+  uint16_t admin_delete_sq(const nvme::Sqe& c);
+  uint16_t admin_delete_cq(const nvme::Sqe& c);
+  uint16_t admin_features(Slot& sl);
+
+  // Builds the slot's segment list from PRP1/PRP2 (reading PRP lists by DMA,
+  // whose time is added to `delay`); returns an NVMe status.
+  uint16_t walk_prps(Slot& sl, uint32_t bytes, Tick& delay);
+  // Moves the slot's buffer to or from host memory; false on a bus error.
+  bool move_data(Slot& sl, bool to_host, uint32_t bytes, Tick& delay);
+  bool dma_access(tlm::tlm_command cmd, uint64_t addr, uint8_t* p, uint32_t len, Tick& delay);
+  void complete(uint32_t s, uint16_t status, Tick delay = 0);
+  void post(uint32_t s, Tick delay);
+  void release(uint32_t s);
+
+  Services& svc_;
+  EventQueue eq_;
+  // Parameters.
+  uint32_t max_queues_, max_entries_, dstrd_, mdts_, lba_size_;
+  Tick ready_time_, admin_time_;
+  std::string model_, serial_;
+  // Registers.
+  uint32_t cc_ = 0, csts_ = 0, aqa_ = 0, intms_ = 0;
+  uint64_t asq_ = 0, acq_ = 0;
+  std::vector<uint8_t> msix_;  // the MSI-X table, as the host programmed it
+  uint16_t nsq_alloc_ = 0, ncq_alloc_ = 0;
+  uint64_t generation_ = 0;
+  // Queues and commands in flight.
+  std::vector<SubQueue> sqs_;
+  std::vector<CompQueue> cqs_;
+  std::vector<Slot> slots_;
+  std::vector<uint32_t> free_slots_;
+  uint32_t rr_next_ = 0;
+  tlm::tlm_generic_payload gp_;
+  // Observation.
+  std::vector<uint64_t> sq_occupancy_;  // traced
+  uint64_t doorbell_writes_ = 0, interrupts_sent_ = 0;  // traced
+  Counter &io_cmds_, &admin_cmds_, &errors_, &doorbells_, &irqs_, &bytes_read_, &bytes_written_;
+};
+
+}  // namespace vp::ssd

@@ -1,0 +1,105 @@
+#pragma once
+// NVM Express base specification (1.4) definitions shared by whoever speaks
+// NVMe: the controller model and the modeled host driver, as both a device
+// and Linux's driver include the same protocol header.
+#include <cstdint>
+#include <cstring>
+
+namespace vp::nvme {
+
+// Controller registers (BAR0 offsets).
+enum Reg : uint32_t {
+  CAP = 0x00, VS = 0x08, INTMS = 0x0C, INTMC = 0x10, CC = 0x14, CSTS = 0x1C, NSSR = 0x20,
+  AQA = 0x24, ASQ = 0x28, ACQ = 0x30, DOORBELL_BASE = 0x1000,
+};
+// Where this device's MSI-X table and PBA live inside BAR0 (what its MSI-X
+// capability would advertise), and the size of BAR0.
+constexpr uint32_t MSIX_TABLE = 0xC000, MSIX_PBA = 0xE000, BAR0_SIZE = 0x10000;
+constexpr uint32_t MSIX_ENTRY_SIZE = 16, MSIX_MAX_VECTORS = 1024;
+
+constexpr uint32_t CC_EN = 1u << 0;
+constexpr uint32_t CSTS_RDY = 1u << 0, CSTS_CFS = 1u << 1;
+inline uint32_t cc_css(uint32_t cc) { return (cc >> 4) & 7; }
+inline uint32_t cc_mps(uint32_t cc) { return (cc >> 7) & 0xF; }
+inline uint32_t cc_ams(uint32_t cc) { return (cc >> 11) & 7; }
+inline uint32_t cc_shn(uint32_t cc) { return (cc >> 14) & 3; }
+inline uint32_t cc_iosqes(uint32_t cc) { return (cc >> 16) & 0xF; }
+inline uint32_t cc_iocqes(uint32_t cc) { return (cc >> 20) & 0xF; }
+
+inline uint32_t sq_tail_doorbell(uint16_t qid, uint32_t dstrd) { return DOORBELL_BASE + (2u * qid) * (4u << dstrd); }
+inline uint32_t cq_head_doorbell(uint16_t qid, uint32_t dstrd) {
+  return DOORBELL_BASE + (2u * qid + 1) * (4u << dstrd);
+}
+
+enum AdminOpcode : uint8_t {
+  ADMIN_DELETE_SQ = 0x00, ADMIN_CREATE_SQ = 0x01, ADMIN_GET_LOG_PAGE = 0x02, ADMIN_DELETE_CQ = 0x04,
+  ADMIN_CREATE_CQ = 0x05, ADMIN_IDENTIFY = 0x06, ADMIN_ABORT = 0x08, ADMIN_SET_FEATURES = 0x09,
+  ADMIN_GET_FEATURES = 0x0A, ADMIN_ASYNC_EVENT = 0x0C,
+};
+enum IoOpcode : uint8_t { IO_FLUSH = 0x00, IO_WRITE = 0x01, IO_READ = 0x02 };
+enum FeatureId : uint8_t { FEAT_ARBITRATION = 0x01, FEAT_NUM_QUEUES = 0x07, FEAT_IRQ_COALESCE = 0x08 };
+enum IdentifyCns : uint8_t { CNS_NAMESPACE = 0x00, CNS_CONTROLLER = 0x01, CNS_ACTIVE_NS_LIST = 0x02 };
+
+// Status: status code type (SCT) and status code (SC).
+enum Sct : uint8_t { SCT_GENERIC = 0, SCT_COMMAND_SPECIFIC = 1, SCT_MEDIA = 2 };
+enum GenericStatus : uint8_t {
+  SC_SUCCESS = 0x00, SC_INVALID_OPCODE = 0x01, SC_INVALID_FIELD = 0x02, SC_CID_CONFLICT = 0x03,
+  SC_DATA_TRANSFER_ERROR = 0x04, SC_INTERNAL = 0x06, SC_INVALID_NAMESPACE = 0x0B,
+  SC_PRP_OFFSET_INVALID = 0x13, SC_LBA_OUT_OF_RANGE = 0x80, SC_CAPACITY_EXCEEDED = 0x81,
+};
+enum CommandSpecificStatus : uint8_t {
+  SC_CQ_INVALID = 0x00, SC_INVALID_QID = 0x01, SC_INVALID_QSIZE = 0x02, SC_INVALID_VECTOR = 0x08,
+  SC_INVALID_QUEUE_DELETION = 0x0C,
+};
+inline uint16_t status(uint8_t sct, uint8_t sc, bool dnr = false) {
+  return static_cast<uint16_t>(sc | (sct << 8) | (dnr ? 1u << 14 : 0));
+}
+inline uint8_t status_sc(uint16_t st) { return st & 0xFF; }
+inline uint8_t status_sct(uint16_t st) { return (st >> 8) & 7; }
+
+// 64-byte submission queue entry.
+struct Sqe {
+  uint32_t cdw0;   // opcode 7:0, fuse 9:8, psdt 15:14, cid 31:16
+  uint32_t nsid;
+  uint32_t cdw2, cdw3;
+  uint64_t mptr;
+  uint64_t prp1, prp2;
+  uint32_t cdw10, cdw11, cdw12, cdw13, cdw14, cdw15;
+
+  uint8_t opcode() const { return cdw0 & 0xFF; }
+  uint16_t cid() const { return static_cast<uint16_t>(cdw0 >> 16); }
+  uint8_t psdt() const { return (cdw0 >> 14) & 3; }
+  uint64_t slba() const { return cdw10 | (uint64_t(cdw11) << 32); }
+  uint32_t nlb() const { return (cdw12 & 0xFFFF) + 1; }  // the field is 0-based
+  static Sqe make(uint8_t opcode, uint16_t cid) {
+    Sqe s;
+    std::memset(&s, 0, sizeof s);
+    s.cdw0 = opcode | (uint32_t(cid) << 16);
+    return s;
+  }
+};
+static_assert(sizeof(Sqe) == 64, "SQE is 64 bytes");
+
+// 16-byte completion queue entry.
+struct Cqe {
+  uint32_t dw0, dw1;
+  uint16_t sq_head, sq_id;
+  uint16_t cid;
+  uint16_t status_phase;  // bit 0: phase tag; 15:1: status field
+
+  bool phase() const { return status_phase & 1; }
+  uint16_t status() const { return status_phase >> 1; }
+};
+static_assert(sizeof(Cqe) == 16, "CQE is 16 bytes");
+
+constexpr uint32_t IDENTIFY_SIZE = 4096;
+// Offsets into the Identify Controller and Identify Namespace data structures.
+namespace idctl {
+constexpr uint32_t VID = 0, SSVID = 2, SN = 4, MN = 24, FR = 64, MDTS = 77, CNTLID = 78, VER = 80,
+                   OACS = 256, SQES = 512, CQES = 513, NN = 516, ONCS = 520, VWC = 525;
+}
+namespace idns {
+constexpr uint32_t NSZE = 0, NCAP = 8, NUSE = 16, NLBAF = 25, FLBAS = 26, LBAF0 = 128;
+}
+
+}  // namespace vp::nvme

@@ -1,0 +1,66 @@
+#pragma once
+// The interfaces between the layers inside the SSD, bound through
+// sc_port/sc_export: controller -> firmware -> FTL -> flash. Requests travel
+// by reference; completion comes back through a client callback.
+#include <cstdint>
+#include <systemc>
+#include <vector>
+
+#include "vp/core/Units.hpp"
+#include "vp/flash/FlashTypes.hpp"
+
+namespace vp::ssd {
+
+enum class IoOp : uint8_t { Read, Write, Flush };
+
+struct FtlRequest;
+struct FtlClient {
+  virtual void ftl_done(FtlRequest& r) = 0;
+  virtual ~FtlClient() = default;
+};
+
+// A run of logical pages (the FTL's mapping unit is one flash page).
+struct FtlRequest {
+  IoOp op = IoOp::Read;
+  uint64_t lpn = 0;
+  uint32_t pages = 0;
+  uint8_t* data = nullptr;  // pages * page_size bytes
+  FtlClient* client = nullptr;
+  void* owner = nullptr;    // the client's own reference
+  // Owned by the FTL while the request is in flight.
+  std::vector<flash::FlashTransaction> txns;
+  uint32_t outstanding = 0;
+};
+
+struct IFtl : virtual sc_core::sc_interface {
+  virtual void submit(FtlRequest& r) = 0;
+  virtual uint64_t logical_pages() const = 0;
+  virtual uint32_t page_size() const = 0;
+};
+
+// A host command as the controller hands it to firmware, after the NVMe
+// fields were checked and, for writes, the data was fetched.
+struct HostCommand;
+struct FirmwareClient {
+  virtual void firmware_issued(HostCommand& c) = 0;  // firmware finished its tasks, media work starts
+  virtual void firmware_done(HostCommand& c) = 0;    // data ready (read) or stored (write)
+  virtual ~FirmwareClient() = default;
+};
+
+struct HostCommand {
+  IoOp op = IoOp::Read;
+  uint64_t byte_offset = 0;
+  uint32_t bytes = 0;
+  uint8_t* data = nullptr;
+  FirmwareClient* client = nullptr;
+  uint32_t slot = 0;
+  FtlRequest ftl;
+};
+
+struct IFirmware : virtual sc_core::sc_interface {
+  virtual void submit(HostCommand& c) = 0;
+  virtual uint64_t capacity_bytes() const = 0;
+  virtual uint32_t mapping_unit() const = 0;  // transfers must be multiples of this
+};
+
+}  // namespace vp::ssd

@@ -137,6 +137,16 @@ TEST_CASE("malformed admin commands complete with the right status codes", "[ssd
     Cqe e = d.admin(c);
     CHECK(sct(e) == SCT_COMMAND_SPECIFIC);
     CHECK(sc(e) == SC_INVALID_QID);
+    // Free queue pair 2 (core 1's), then try to re-create it wrongly.
+    c = Sqe::make(ADMIN_DELETE_SQ, 0);
+    c.cdw10 = 2;
+    REQUIRE(d.admin(c).status() == 0);
+    c = Sqe::make(ADMIN_DELETE_CQ, 0);
+    c.cdw10 = 2;
+    REQUIRE(d.admin(c).status() == 0);
+    c = Sqe::make(ADMIN_DELETE_SQ, 0);  // already gone
+    c.cdw10 = 2;
+    CHECK(sc(d.admin(c)) == SC_INVALID_QID);
     c = Sqe::make(ADMIN_CREATE_SQ, 0);  // its CQ does not exist
     c.prp1 = page;
     c.cdw10 = 2 | (15u << 16);
@@ -144,13 +154,23 @@ TEST_CASE("malformed admin commands complete with the right status codes", "[ssd
     e = d.admin(c);
     CHECK(sct(e) == SCT_COMMAND_SPECIFIC);
     CHECK(sc(e) == SC_CQ_INVALID);
-    c = Sqe::make(ADMIN_CREATE_CQ, 0);  // larger than CAP.MQES allows
+    c = Sqe::make(ADMIN_CREATE_CQ, 0);  // larger than CAP.MQES allows (4096 entries)
     c.prp1 = page;
-    c.cdw10 = 2 | (0xFFFFu << 16);
+    c.cdw10 = 2 | (4096u << 16);
     c.cdw11 = 1;
     e = d.admin(c);
     CHECK(sct(e) == SCT_COMMAND_SPECIFIC);
     CHECK(sc(e) == SC_INVALID_QSIZE);
+    c = Sqe::make(ADMIN_CREATE_CQ, 0);  // an interrupt vector the controller does not have
+    c.prp1 = page;
+    c.cdw10 = 2 | (15u << 16);
+    c.cdw11 = 1 | 2 | (4000u << 16);
+    CHECK(sc(d.admin(c)) == SC_INVALID_VECTOR);
+    c = Sqe::make(ADMIN_CREATE_CQ, 0);  // not physically contiguous, but CAP.CQR is set
+    c.prp1 = page;
+    c.cdw10 = 2 | (15u << 16);
+    c.cdw11 = 0;
+    CHECK(sc(d.admin(c)) == SC_INVALID_FIELD);
     c = Sqe::make(ADMIN_DELETE_CQ, 0);  // SQ 1 still uses CQ 1
     c.cdw10 = 1;
     e = d.admin(c);

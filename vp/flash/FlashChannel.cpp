@@ -25,38 +25,63 @@ void FlashChannel::submit(FlashTransaction& t) {
 void FlashChannel::start(Die& d, FlashTransaction& t) {
   d.active = &t;
   d.busy = 1;
-  Tick now = now_ps();
-  switch (t.op) {
-    case FlashOp::Read: {
-      Tick cmd_end = bus_.book(now, tim_.t_cmd);
-      bus_signal_.interval(eq_, cmd_end - tim_.t_cmd, cmd_end);
-      eq_.at(cmd_end + tim_.t_read, [this, &d, &t] { read_array_done(d, t); });
-      break;
-    }
-    case FlashOp::Program: {
-      Tick busy = tim_.t_cmd + tim_.transfer(geo_.page_size);
-      Tick in_end = bus_.book(now, busy);
-      bus_signal_.interval(eq_, in_end - busy, in_end);
-      ctr_.bus_bytes += geo_.page_size;
-      eq_.at(in_end + tim_.t_prog, [this, &d, &t] { finish(d, t); });
-      break;
-    }
-    case FlashOp::Erase: {
-      Tick cmd_end = bus_.book(now, tim_.t_cmd);
-      bus_signal_.interval(eq_, cmd_end - tim_.t_cmd, cmd_end);
-      eq_.at(cmd_end + tim_.t_erase, [this, &d, &t] { finish(d, t); });
-      break;
-    }
+  // A program sends its command and data in one bus tenure.
+  request_bus({&d, &t, t.op == FlashOp::Program ? BusUse::DataIn : BusUse::Command});
+}
+
+void FlashChannel::request_bus(const BusOp& op) {
+  (op.use == BusUse::Command ? commands_ : transfers_).push_back(op);
+  if (grant_scheduled_) return;
+  if (now_ps() >= bus_free_at_) {
+    grant();
+  } else {
+    grant_scheduled_ = true;
+    eq_.at(bus_free_at_, [this] {
+      grant_scheduled_ = false;
+      grant();
+    });
   }
 }
 
-void FlashChannel::read_array_done(Die& d, FlashTransaction& t) {
-  // The page register holds the data until it is clocked out over the bus.
-  Tick xfer = tim_.transfer(geo_.page_size);
-  Tick out_end = bus_.book(now_ps(), xfer);
-  bus_signal_.interval(eq_, out_end - xfer, out_end);
-  ctr_.bus_bytes += geo_.page_size;
-  eq_.at(out_end, [this, &d, &t] { finish(d, t); });
+void FlashChannel::grant() {
+  auto& q = !commands_.empty() ? commands_ : transfers_;
+  if (q.empty()) return;
+  BusOp op = q.front();
+  q.pop_front();
+  Tick busy = op.use == BusUse::Command ? tim_.t_cmd
+              : op.use == BusUse::DataIn ? tim_.t_cmd + tim_.transfer(geo_.page_size)
+                                         : tim_.transfer(geo_.page_size);
+  Tick now = now_ps(), end = now + busy;
+  bus_free_at_ = end;
+  bus_busy_total_ += busy;
+  bus_signal_.interval(eq_, now, end);
+  if (op.use != BusUse::Command) ctr_.bus_bytes += geo_.page_size;
+  bus_done(op, end);
+  if (!commands_.empty() || !transfers_.empty()) {
+    grant_scheduled_ = true;
+    eq_.at(end, [this] {
+      grant_scheduled_ = false;
+      grant();
+    });
+  }
+}
+
+// Schedules what follows the bus tenure that ends at `end`.
+void FlashChannel::bus_done(const BusOp& op, Tick end) {
+  Die& d = *op.die;
+  FlashTransaction& t = *op.t;
+  switch (op.use) {
+    case BusUse::DataOut: eq_.at(end, [this, &d, &t] { finish(d, t); }); break;
+    case BusUse::DataIn: eq_.at(end + tim_.t_prog, [this, &d, &t] { finish(d, t); }); break;
+    case BusUse::Command:
+      if (t.op == FlashOp::Erase) {
+        eq_.at(end + tim_.t_erase, [this, &d, &t] { finish(d, t); });
+      } else {
+        // The page register holds the data until it is clocked out.
+        eq_.at(end + tim_.t_read, [this, &d, &t] { request_bus({&d, &t, BusUse::DataOut}); });
+      }
+      break;
+  }
 }
 
 void FlashChannel::finish(Die& d, FlashTransaction& t) {

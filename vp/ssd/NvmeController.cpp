@@ -356,7 +356,8 @@ void NvmeController::firmware_done(HostCommand& hc) {
     if (sl.rec) sl.rec->clock.mark(Stage::DataDma, now_ps() + delay);
     if (!ok) return complete(s, status(SCT_GENERIC, SC_DATA_TRANSFER_ERROR), delay);
   }
-  complete(s, 0, delay);
+  // The entry is posted right behind the data; the link keeps them in order.
+  complete(s, 0);
 }
 
 // ---------------------------------------------------------------- PRPs and DMA
@@ -436,6 +437,8 @@ bool NvmeController::dma_access(tlm::tlm_command cmd, uint64_t addr, uint8_t* p,
 
 // ---------------------------------------------------------------- completion
 
+// `delay`: how far in the future the controller issues the entry (after a PRP
+// list read, say); writes issued earlier on the link still arrive first.
 void NvmeController::complete(uint32_t s, uint16_t st, Tick delay) {
   Slot& sl = slots_[s];
   sl.status = st;
@@ -476,7 +479,7 @@ void NvmeController::post(uint32_t s, Tick delay) {
     std::memcpy(&data, ent + 8, 4);
     std::memcpy(&ctrl, ent + 12, 4);
     if (!(ctrl & 1)) {
-      Tick md = d;
+      Tick md = delay;  // sent right behind the entry
       dma_access(tlm::TLM_WRITE_COMMAND, addr, reinterpret_cast<uint8_t*>(&data), 4, md);
       ++irqs_;
       ++interrupts_sent_;

@@ -53,9 +53,4 @@ int sc_main(int argc, char** argv) {
   return 0;
 }
 
-// Our own main, ahead of SystemC's, so its banner can be silenced before the
-// kernel starts.
-int main(int argc, char** argv) {
-  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
-  return sc_core::sc_elab_and_sim(argc, argv);
-}
+int main(int argc, char** argv) { return vp::platform::systemc_main(argc, argv); }

@@ -246,12 +246,21 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
     std::ofstream(out / "config.yaml") << "# effective configuration; reproduce with --config\n" << cfg.to_yaml();
     std::ofstream(out / "summary.json") << s.dump(2) << "\n";
     if (waves.enabled()) {
+      Tick first = 0;
+      for (const auto& r : top.workload.runners())
+        if (r->result().started && (!first || r->result().started < first)) first = r->result().started;
+      waves.set_view_start(first / 1000);
       waves.close();
       waves.write_gtkw((out / "waves.gtkw").string(), fs::absolute(out / "waves.vcd").string());
     }
   }
   if (opt.print_summary) print_summary(s);
   return res;
+}
+
+int systemc_main(int argc, char** argv) {
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+  return sc_core::sc_elab_and_sim(argc, argv);
 }
 
 }  // namespace vp::platform

@@ -39,4 +39,8 @@ struct RunResult {
 };
 RunResult run_server(const Config& cfg, const RunOptions& opt);
 
+// A binary's main(): silences SystemC's banner (printed while the kernel
+// starts, before sc_main runs) and hands over to sc_main.
+int systemc_main(int argc, char** argv);
+
 }  // namespace vp::platform

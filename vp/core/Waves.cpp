@@ -16,7 +16,13 @@ void Waves::open(const std::string& vcd_base) {
 void Waves::trace(const uint64_t& var, const std::string& name, const std::string& group) {
   if (!tf_) return;
   sc_core::sc_trace(tf_, var, name);
-  sigs_.push_back({name, group});
+  sigs_.push_back({name, group, false});
+}
+
+void Waves::trace(const bool& var, const std::string& name, const std::string& group) {
+  if (!tf_) return;
+  sc_core::sc_trace(tf_, var, name);
+  sigs_.push_back({name, group, true});
 }
 
 void Waves::close() {
@@ -28,19 +34,25 @@ void Waves::write_gtkw(const std::string& gtkw_path, const std::string& vcd_path
   std::ofstream f(gtkw_path);
   f << "[*] FlashVP waveform view\n";
   f << "[dumpfile] \"" << vcd_path << "\"\n";
-  f << "[timestart] 0\n[size] 1400 900\n[pos] -1 -1\n[sst_width] 260\n[signals_width] 300\n";
+  // Open on about 150 us of activity from when I/O began (zoom -15, found by
+  // trying: -10 shows about 4 us across the default window).
+  f << "[timestart] " << view_start_ns_ << "\n[size] 1400 900\n[pos] -1 -1\n";
+  f << "*-15.000000 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1\n";
+  f << "[sst_width] 260\n[signals_width] 300\n";
   f << "[sst_expanded] 1\n";
   // Keep groups in first-seen order.
   std::vector<std::string> order;
-  std::map<std::string, std::vector<std::string>> by_group;
+  std::map<std::string, std::vector<const Sig*>> by_group;
   for (const auto& s : sigs_) {
     if (!by_group.count(s.group)) order.push_back(s.group);
-    by_group[s.group].push_back(s.name);
+    by_group[s.group].push_back(&s);
   }
+  // Trace flags: 0x800200 opens a group, 0x1000200 closes it; 0x24 shows a
+  // vector right-justified in decimal, 0x28 a bit in binary.
   for (const auto& g : order) {
-    // 0xc00200: group start (blank|grp_begin|closed off); closing with 0x1000200.
     f << "@800200\n-" << g << "\n";
-    for (const auto& n : by_group[g]) f << "@24\nSystemC." << n << "[63:0]\n";
+    for (const Sig* s : by_group[g])
+      f << (s->flag ? "@28\nSystemC." + s->name + "\n" : "@24\nSystemC." + s->name + "[63:0]\n");
     f << "@1000200\n-" << g << "\n";
   }
 }

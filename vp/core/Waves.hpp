@@ -17,23 +17,31 @@ class Waves {
   ~Waves();
   void open(const std::string& vcd_base);  // writes vcd_base + ".vcd"
   bool enabled() const { return tf_ != nullptr; }
-  // `group` is the GTKWave group the signal is shown in.
+  // `group` is the GTKWave group the signal is shown in. Counts are shown
+  // in decimal, flags as one-bit waves.
   void trace(const uint64_t& var, const std::string& name, const std::string& group);
+  void trace(const bool& var, const std::string& name, const std::string& group);
+  // The save file opens the view at `view_start_ns` (e.g. when I/O began).
   void write_gtkw(const std::string& gtkw_path, const std::string& vcd_path) const;
+  void set_view_start(uint64_t ns) { view_start_ns_ = ns; }
   void close();
 
  private:
   sc_core::sc_trace_file* tf_ = nullptr;
+  uint64_t view_start_ns_ = 0;
   struct Sig {
     std::string name, group;
+    bool flag;
   };
   std::vector<Sig> sigs_;
 };
 
-// A busy level driven by booked intervals [start, end): when traced, the
-// transitions are scheduled on the owner's event queue; when not, nothing is.
+// A busy flag driven by booked intervals [start, end) that never overlap:
+// when traced, the transitions are scheduled on the owner's event queue; when
+// not, nothing is. Back-to-back intervals keep the flag up (the end of one
+// and the start of the next fall in the same instant, in booking order).
 struct BusySignal {
-  uint64_t level = 0;
+  bool level = false;
   bool on = false;
   void attach(Waves& w, const std::string& name, const std::string& group) {
     on = w.enabled();
@@ -41,8 +49,8 @@ struct BusySignal {
   }
   void interval(EventQueue& eq, Tick start, Tick end) {
     if (!on || end <= start) return;
-    eq.at(start, [this] { ++level; });
-    eq.at(end, [this] { --level; });
+    eq.at(start, [this] { level = true; });
+    eq.at(end, [this] { level = false; });
   }
 };
 

@@ -24,7 +24,7 @@ void FlashChannel::submit(FlashTransaction& t) {
 
 void FlashChannel::start(Die& d, FlashTransaction& t) {
   d.active = &t;
-  d.busy = 1;
+  d.busy = true;
   // A program sends its command and data in one bus tenure.
   request_bus({&d, &t, t.op == FlashOp::Program ? BusUse::DataIn : BusUse::Command});
 }
@@ -104,7 +104,7 @@ void FlashChannel::finish(Die& d, FlashTransaction& t) {
   }
   t.finished = now_ps();
   d.active = nullptr;
-  d.busy = 0;
+  d.busy = false;
   if (!d.waiting.empty()) {
     FlashTransaction* next = d.waiting.front();
     d.waiting.pop_front();

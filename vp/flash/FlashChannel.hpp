@@ -32,7 +32,7 @@ class FlashChannel {
   struct Die {
     std::deque<FlashTransaction*> waiting;
     FlashTransaction* active = nullptr;
-    uint64_t busy = 0;  // traced
+    bool busy = false;  // traced
   };
   enum class BusUse : uint8_t { Command, DataIn, DataOut };
   struct BusOp {

@@ -48,9 +48,9 @@ void HostCore::interrupt(uint32_t vector) {
 void HostCore::busy(Tick t) {
   if (t == 0) return;
   busy_ps_ += t;
-  busy_trace_ = 1;
+  busy_trace_ = true;
   sc_core::wait(to_sc(t));
-  busy_trace_ = 0;
+  busy_trace_ = false;
 }
 
 FioJobRunner* HostCore::pick(Tick now) {

@@ -49,7 +49,7 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   sc_core::sc_event wake_;
   size_t rr_ = 0;
   uint64_t wakeups_ = 0;
-  uint64_t busy_trace_ = 0;
+  bool busy_trace_ = false;
   std::vector<IoRequest*> done_;
   Counter &busy_ps_, &isrs_, &ctx_switches_;
 };

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <fmt/format.h>
 
+#include "vp/core/Payload.hpp"
 #include "vp/core/SimControl.hpp"
 #include "vp/host/InterruptController.hpp"
 
@@ -82,13 +83,7 @@ void NvmeDriver::fail(const std::string& what) {
 // ---------------------------------------------------------------- MMIO
 
 void NvmeDriver::transport(tlm::tlm_command cmd, uint64_t addr, uint8_t* p, unsigned len, bool wait_for_it) {
-  gp_.set_command(cmd);
-  gp_.set_address(addr);
-  gp_.set_data_ptr(p);
-  gp_.set_data_length(len);
-  gp_.set_streaming_width(len);
-  gp_.set_byte_enable_ptr(nullptr);
-  gp_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  prepare(gp_, cmd, addr, p, len);
   sc_core::sc_time d = sc_core::SC_ZERO_TIME;
   bus->b_transport(gp_, d);
   if (!gp_.is_response_ok()) sim_abort(fmt::format("NVMe driver: bus error at address {:#x}", addr));

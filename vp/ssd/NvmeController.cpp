@@ -4,6 +4,8 @@
 #include <cstring>
 #include <fmt/format.h>
 
+#include "vp/core/Payload.hpp"
+
 namespace vp::ssd {
 
 using namespace vp::nvme;
@@ -84,7 +86,7 @@ NvmeController::NvmeController(sc_core::sc_module_name name, Services& svc)
     free_slots_.push_back(static_cast<uint32_t>(slots_.size()) - 1 - i);
   }
   if (svc.waves.enabled()) {
-    for (uint32_t q = 0; q <= std::min<uint32_t>(max_queues_, 16); ++q)
+    for (uint32_t q = 0; q <= std::min<uint32_t>(max_queues_, 8); ++q)
       svc.waves.trace(sq_occupancy_[q], fmt::format("nvme_sq{}_occupancy", q), "nvme queues");
     svc.waves.trace(doorbell_writes_, "nvme_doorbell_writes", "nvme queues");
     svc.waves.trace(interrupts_sent_, "nvme_msix_sent", "nvme queues");
@@ -421,14 +423,7 @@ bool NvmeController::move_data(Slot& sl, bool to_host, uint32_t bytes, Tick& del
 }
 
 bool NvmeController::dma_access(tlm::tlm_command cmd, uint64_t addr, uint8_t* p, uint32_t len, Tick& delay) {
-  gp_.set_command(cmd);
-  gp_.set_address(addr);
-  gp_.set_data_ptr(p);
-  gp_.set_data_length(len);
-  gp_.set_streaming_width(len);
-  gp_.set_byte_enable_ptr(nullptr);
-  gp_.set_dmi_allowed(false);
-  gp_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  prepare(gp_, cmd, addr, p, len);
   sc_core::sc_time d = to_sc(delay);
   dma->b_transport(gp_, d);
   delay = d.value();

@@ -1,0 +1,55 @@
+// fio job options as the modeled host carries them out.
+#include <catch2/catch.hpp>
+
+#include "tests/TestSupport.hpp"
+
+using namespace vp::test;
+
+TEST_CASE("rate_iops paces a job below what the device could do", "[host][fio]") {
+  auto s = run("quick", {}, "[paced]\nrw=randread\nbs=4k\niodepth=4\nrate_iops=20000\nnumber_ios=2000\n");
+  // 2000 I/Os issued 50 us apart: the last one at 99.95 ms, done a latency later.
+  CHECK(s["jobs"][0]["iops"].get<double>() == Approx(20000).epsilon(0.01));
+}
+
+TEST_CASE("runtime with time_based ends the job after that much simulated time", "[host][fio]") {
+  auto s = run("quick", {}, "[timed]\nrw=randread\nbs=4k\niodepth=2\nruntime=5ms\ntime_based\n");
+  double rt = s["jobs"][0]["runtime_s"].get<double>();
+  CHECK(rt >= 0.005);
+  CHECK(rt < 0.0051);  // nothing is issued after 5 ms; only what is in flight finishes
+  CHECK(s["jobs"][0]["ios"].get<uint64_t>() > 100);
+}
+
+TEST_CASE("thinktime spaces the I/Os of a queue-depth-1 job", "[host][fio]") {
+  auto s = run("quick", {}, "[think]\nrw=randread\nbs=4k\niodepth=1\nthinktime=50\nnumber_ios=100\n");
+  // One I/O every 50 us (the latency is shorter than the think time).
+  CHECK(s["jobs"][0]["iops"].get<double>() == Approx(100.0 / (99 * 50e-6 + 20e-6)).epsilon(0.02));
+}
+
+TEST_CASE("numjobs clones a job over the cores cpus_allowed names", "[host][fio]") {
+  auto s = run("quick", {{"host.cores", "4"}},
+               "[a]\nrw=randread\nbs=4k\nnumjobs=3\ncpus_allowed=1-2\nnumber_ios=300\n");
+  REQUIRE(s["jobs"].size() == 3);
+  CHECK(s["jobs"][0]["name"] == "a.0");
+  CHECK(s["jobs"][0]["core"] == 1);
+  CHECK(s["jobs"][1]["core"] == 2);
+  CHECK(s["jobs"][2]["core"] == 1);
+  for (const auto& j : s["jobs"]) CHECK(j["ios"] == 300);
+}
+
+TEST_CASE("sequential reads walk the region in order and wrap", "[host][fio]") {
+  auto s = run("quick", {}, "[seq]\nrw=read\nbs=8k\nsize=64k\nnumber_ios=20\n");
+  // 64 KiB / 8 KiB = 8 blocks, read 2.5 times: every read is 8 KiB = 4 pages.
+  CHECK(s["jobs"][0]["reads"] == 20);
+  CHECK(s["device"]["flash_reads"] == 80);
+}
+
+TEST_CASE("a run that would need garbage collection stops with a clear message", "[ssd][ftl]") {
+  std::string dir = scratch("nogc");
+  std::ofstream(dir + "/fill.fio") << "[fill]\nrw=write\nbs=128k\nsize=60m\niodepth=8\n";
+  Shell s = shell(std::string(VP_SERVER_BIN) + " --preset quick --job " + dir + "/fill.fio --out " + dir);
+  INFO(s.out);
+  CHECK(s.status == 3);
+  CHECK(s.out.find("no free block") != std::string::npos);
+  CHECK(s.out.find("garbage collection") != std::string::npos);
+  CHECK(s.out.find("ssd.ftl.overprovision") != std::string::npos);
+}

@@ -59,8 +59,7 @@ struct StageClock {
 
 // The device's half, filled by the controller for (sqid, cid).
 struct DeviceHalf {
-  StageClock clock;      // starts when the fetch starts
-  uint32_t flash_ops = 0;
+  StageClock clock;  // starts when the fetch starts
   bool valid = false;
 };
 

@@ -78,9 +78,7 @@ NvmeController::NvmeController(sc_core::sc_module_name name, Services& svc)
   bar0.register_b_transport(this, &NvmeController::bar_access);
   // Vector control bit 0 = masked until the host programs the entry.
   for (uint32_t v = 0; v <= max_queues_; ++v) msix_[v * MSIX_ENTRY_SIZE + 12] = 1;
-  uint32_t max_bytes = kHostPage << mdts_;
   for (uint32_t i = 0; i < slots_.size(); ++i) {
-    slots_[i].buf.resize(std::max(max_bytes, IDENTIFY_SIZE));
     slots_[i].hc.slot = i;
     slots_[i].hc.client = this;
     free_slots_.push_back(static_cast<uint32_t>(slots_.size()) - 1 - i);
@@ -308,7 +306,7 @@ void NvmeController::execute_io(uint32_t s) {
     hc.op = IoOp::Flush;
     hc.bytes = 0;
     hc.byte_offset = 0;
-    hc.data = sl.buf.data();
+    hc.data = nullptr;
     fw->submit(hc);
     return;
   }
@@ -320,6 +318,7 @@ void NvmeController::execute_io(uint32_t s) {
   Tick delay = 0;
   uint16_t st = walk_prps(sl, static_cast<uint32_t>(bytes), delay);
   if (st != 0) return complete(s, st, delay);
+  if (sl.buf.size() < bytes) sl.buf.resize(bytes);  // buffers grow to the largest transfer seen
   hc.op = op == IO_READ ? IoOp::Read : IoOp::Write;
   hc.byte_offset = slba * lba_size_;
   hc.bytes = static_cast<uint32_t>(bytes);
@@ -516,6 +515,7 @@ void NvmeController::execute_admin(uint32_t s) {
 uint16_t NvmeController::admin_identify(Slot& sl, Tick& delay) {
   const Sqe& c = sl.sqe;
   uint8_t cns = c.cdw10 & 0xFF;
+  if (sl.buf.size() < IDENTIFY_SIZE) sl.buf.resize(IDENTIFY_SIZE);
   uint8_t* d = sl.buf.data();
   std::memset(d, 0, IDENTIFY_SIZE);
   switch (cns) {

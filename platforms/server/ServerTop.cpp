@@ -5,7 +5,7 @@
 namespace vp::platform {
 
 void ServerTop::declare_params(ParamRegistry& r) {
-  r.integer("sim.seed", 1, "seed of every random stream of the run (--seed)").range(0, 9.2e18);
+  r.integer("sim.seed", 1, "seed of every random stream of the run (--seed)").at_least(0);
   r.time("sim.max_time", "0ns", "stop the run after this much simulated time (0: run until the jobs end)");
   host::HostCore::declare_params(r);
   host::HostDram::declare_params(r);

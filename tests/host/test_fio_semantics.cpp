@@ -36,6 +36,14 @@ TEST_CASE("numjobs clones a job over the cores cpus_allowed names", "[host][fio]
   for (const auto& j : s["jobs"]) CHECK(j["ios"] == 300);
 }
 
+TEST_CASE("a job deeper than the NVMe queue waits in the driver for command ids", "[host][fio]") {
+  // A 4-entry SQ holds 3 commands; the other 5 of the job's 8 wait in the driver.
+  auto s = run("quick", {{"host.nvme.queue_depth", "4"}}, "[deep]\nrw=randread\nbs=4k\niodepth=8\nnumber_ios=800\n");
+  CHECK(s["jobs"][0]["ios"] == 800);
+  CHECK(s["jobs"][0]["breakdown_us"]["read"]["driver_queue"].get<double>() > 0.5);  // 0 when ids suffice
+  CHECK(s["counters"]["host.nvme.io_submitted"] == 800);
+}
+
 TEST_CASE("sequential reads walk the region in order and wrap", "[host][fio]") {
   auto s = run("quick", {}, "[seq]\nrw=read\nbs=8k\nsize=64k\nnumber_ios=20\n");
   // 64 KiB / 8 KiB = 8 blocks, read 2.5 times: every read is 8 KiB = 4 pages.

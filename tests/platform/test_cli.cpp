@@ -40,6 +40,8 @@ TEST_CASE("every kind of bad configuration stops before simulating with exit 2 a
   expect_config_error("--set ssd.ftl.overprovision=0.001", {"ssd.ftl.overprovision", "free block"});
   expect_config_error("--set ssd.nvme.lba_size=512", {"ssd.nvme.lba_size", "512"});
   expect_config_error("--set host.cores=100", {"host.cores", "max_io_queues"});
+  expect_config_error("--set host.dram.size=1MiB", {"host.dram.size", "too small"});
+  expect_config_error("--set sim.seed=1.5", {"sim.seed", "not an integer"});
   expect_config_error("--set bogus", {"bogus", "key=value"});
   expect_config_error("--trace vcd,waves", {"waves", "vcd, requests"});
 

@@ -104,7 +104,10 @@ double Config::number(const std::string& key) const {
   }
 }
 
-int64_t Config::get_int(const std::string& k) const { return static_cast<int64_t>(number(k)); }
+int64_t Config::get_int(const std::string& k) const {
+  number(k);  // validates
+  return std::stoll(text(k));  // exact, where a double would round large values (seeds)
+}
 double Config::get_real(const std::string& k) const { return number(k); }
 bool Config::get_bool(const std::string& k) const { return number(k) != 0; }
 std::string Config::get_string(const std::string& k) const { return text(k); }

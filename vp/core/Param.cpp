@@ -74,10 +74,16 @@ double ParamSpec::parse(const std::string& text) const {
         for (size_t i = 0; i < choices.size(); ++i)
           if (choices[i] == text) return static_cast<double>(i);
         throw bad("not a known choice");
-      case ParamType::Int:
-        v = parse_number(text);
-        if (v != std::floor(v)) throw bad("not an integer");
+      case ParamType::Int: {
+        size_t used = 0;
+        try {
+          v = static_cast<double>(std::stoll(text, &used));
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used == 0 || used != text.size()) throw bad("not an integer");
         break;
+      }
       case ParamType::Double: v = parse_number(text); break;
       case ParamType::Time: v = static_cast<double>(parse_time(text)); break;
       case ParamType::Size: v = static_cast<double>(parse_size(text)); break;

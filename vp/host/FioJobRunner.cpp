@@ -51,10 +51,10 @@ bool FioJobRunner::out_of_work(Tick now) const {
   return false;
 }
 
-bool FioJobRunner::can_issue(Tick now) const {
+bool FioJobRunner::can_issue(Tick now) {
   if (!started_ || stopped_ || free_slots_.empty() || now < next_issue_) return false;
   if (out_of_work(now)) {
-    const_cast<FioJobRunner*>(this)->stopped_ = true;
+    stopped_ = true;
     return false;
   }
   return true;

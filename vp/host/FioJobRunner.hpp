@@ -34,8 +34,9 @@ class FioJobRunner {
   // Called when the job's group starts, once the device is known.
   void start(Tick now, NvmeDriver& drv, VerifyTracker* verify);
   bool started() const { return started_; }
-  // Ready to issue at `now`?
-  bool can_issue(Tick now) const;
+  // Ready to issue at `now`? (Notices, and remembers, when the job has run
+  // out of work.)
+  bool can_issue(Tick now);
   // When it may issue next if only time holds it back; kNever otherwise.
   Tick next_issue_time(Tick now) const;
   IoRequest& issue(Tick now);

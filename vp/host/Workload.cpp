@@ -26,6 +26,14 @@ void Workload::check(const std::vector<FioJob>& jobs, const Config& cfg, uint64_
   uint64_t mdts = uint64_t(4096) << cfg.get_int("ssd.nvme.mdts");
   int64_t cores = cfg.get_int("host.cores");
   if (jobs.empty()) throw ConfigError("workload.fio: no job defined (add a [job] section or pass --job FILE)");
+  // Host memory the driver will allocate: queues and PRP-list pages per
+  // command id for every core, one buffer per in-flight I/O of every job.
+  uint64_t qd = cfg.get_int("host.nvme.queue_depth"), aqd = cfg.get_int("host.nvme.admin_queue_depth");
+  uint64_t need = (1 << 20) + 2 * 4096 + aqd * 80 + uint64_t(cores) * (qd * 80 + 4096 + qd * 8192);
+  for (const auto& j : jobs) need += uint64_t(j.numjobs) * j.iodepth * (j.bs + 4096);
+  if (need > cfg.get_size("host.dram.size"))
+    cfg.fail("host.dram.size", fmt::format("too small for the queues and I/O buffers of this run (needs about {})",
+                                           format_size(need)));
   for (const auto& j : jobs) {
     auto bad = [&](const std::string& opt, const std::string& why) {
       return ConfigError(fmt::format("workload job '{}': option '{}': {}", j.name, opt, why));

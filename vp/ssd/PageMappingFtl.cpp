@@ -41,7 +41,6 @@ PageMappingFtl::PageMappingFtl(sc_core::sc_module_name name, Services& svc)
     : sc_module(name),
       target("target"),
       flash("flash"),
-      svc_(svc),
       geo_(flash::FlashArray::geometry_from(svc.cfg)),
       overprovision_(svc.cfg.get_real("ssd.ftl.overprovision")),
       precondition_(svc.cfg.get_bool("ssd.ftl.precondition")),

@@ -44,8 +44,6 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
   bool allocate(uint64_t& ppn);
   void invalidate(uint64_t ppn);
 
-  Services& svc_;
-  const flash::FlashGeometry& geo() const { return geo_; }
   flash::FlashGeometry geo_;
   double overprovision_;
   bool precondition_;

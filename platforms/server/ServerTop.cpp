@@ -59,7 +59,7 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc)
 }
 
 uint64_t ServerTop::kernel_events() const {
-  uint64_t n = intc.events() + nvme.events() + fw.events() + flash.events();
+  uint64_t n = dram.events() + intc.events() + nvme.events() + fw.events() + flash.events();
   for (const auto& c : cores_) n += c->wakeups();
   return n;
 }

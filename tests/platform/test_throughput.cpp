@@ -74,3 +74,12 @@ TEST_CASE("queue depth 1 obeys Little's law: IOPS = 1 / latency", "[platform][th
 TEST_CASE("queue depth 32 obeys Little's law: IOPS = 32 / latency", "[platform][throughput]") {
   check_little(32, 40000, 0.05);
 }
+
+TEST_CASE("the PCIe link limits large reads to its payload bandwidth", "[platform][throughput][pcie]") {
+  // 128 KiB reads from 16 channels (12.8 GB/s of flash bus) through PCIe 3.0
+  // x4: 3.938 GB/s on the wire, of which 256 of every 280 bytes are payload.
+  auto s = run("zssd", {{"host.cores", "1"}}, "[big]\nrw=randread\nbs=128k\niodepth=16\nnumber_ios=4000\n");
+  double payload_limit = 8e9 * 4 * 128.0 / 130.0 / 8.0 * 256.0 / 280.0 / 1e6;  // 3600.7 MB/s
+  CHECK(s["jobs"][0]["bandwidth_MBps"].get<double>() == Approx(payload_limit).epsilon(0.02));
+  CHECK(s["jobs"][0]["bandwidth_MBps"].get<double>() <= payload_limit * 1.0001);
+}

@@ -72,6 +72,11 @@ class FcfsResource {
     busy_total_ += busy;
     return free_at_;
   }
+  // Something else used the resource for `busy` while work was queued on
+  // it: that work finishes later by as much.
+  void steal(Tick now, Tick busy) {
+    if (free_at_ > now) free_at_ += busy;
+  }
   Tick free_at() const { return free_at_; }
   Tick busy_total() const { return busy_total_; }
 

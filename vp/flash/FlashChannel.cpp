@@ -68,17 +68,17 @@ void FlashChannel::grant() {
 
 // Schedules what follows the bus tenure that ends at `end`.
 void FlashChannel::bus_done(const BusOp& op, Tick end) {
-  Die& d = *op.die;
-  FlashTransaction& t = *op.t;
+  // Callbacks capture no more than two words so std::function needs no heap.
+  FlashTransaction* t = op.t;
   switch (op.use) {
-    case BusUse::DataOut: eq_.at(end, [this, &d, &t] { finish(d, t); }); break;
-    case BusUse::DataIn: eq_.at(end + tim_.t_prog, [this, &d, &t] { finish(d, t); }); break;
+    case BusUse::DataOut: eq_.at(end, [this, t] { finish(dies_[t->addr.die], *t); }); break;
+    case BusUse::DataIn: eq_.at(end + tim_.t_prog, [this, t] { finish(dies_[t->addr.die], *t); }); break;
     case BusUse::Command:
-      if (t.op == FlashOp::Erase) {
-        eq_.at(end + tim_.t_erase, [this, &d, &t] { finish(d, t); });
+      if (t->op == FlashOp::Erase) {
+        eq_.at(end + tim_.t_erase, [this, t] { finish(dies_[t->addr.die], *t); });
       } else {
         // The page register holds the data until it is clocked out.
-        eq_.at(end + tim_.t_read, [this, &d, &t] { request_bus({&d, &t, BusUse::DataOut}); });
+        eq_.at(end + tim_.t_read, [this, t] { request_bus({&dies_[t->addr.die], t, BusUse::DataOut}); });
       }
       break;
   }

@@ -14,7 +14,8 @@ HostDram::HostDram(sc_core::sc_module_name name, Services& svc)
     : sc_module(name),
       socket("socket"),
       size_(svc.cfg.get_size("host.dram.size")),
-      latency_(svc.cfg.get_time("host.dram.latency")) {
+      latency_(svc.cfg.get_time("host.dram.latency")),
+      eq_("eq") {
   void* p = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) throw std::runtime_error("host DRAM: cannot reserve host.dram.size bytes");
   mem_ = static_cast<uint8_t*>(p);
@@ -31,14 +32,34 @@ void HostDram::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay
     gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
     return;
   }
-  if (gp.is_write()) {
-    std::memcpy(mem_ + a, gp.get_data_ptr(), len);  // posted: nobody waits for it
+  if (gp.is_write()) {  // posted: nobody waits for it
+    if (delay == sc_core::SC_ZERO_TIME) {
+      std::memcpy(mem_ + a, gp.get_data_ptr(), len);
+    } else {
+      uint32_t slot;
+      if (free_.empty()) {
+        slot = static_cast<uint32_t>(in_flight_.size());
+        in_flight_.emplace_back();
+      } else {
+        slot = free_.back();
+        free_.pop_back();
+      }
+      in_flight_[slot].addr = a;
+      in_flight_[slot].bytes.assign(gp.get_data_ptr(), gp.get_data_ptr() + len);
+      eq_.after(delay.value(), [this, slot] { land(slot); });
+    }
   } else {
     std::memcpy(gp.get_data_ptr(), mem_ + a, len);
     delay += to_sc(latency_);
   }
   gp.set_dmi_allowed(true);
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void HostDram::land(uint32_t slot) {
+  const Landing& l = in_flight_[slot];
+  std::memcpy(mem_ + l.addr, l.bytes.data(), l.bytes.size());
+  free_.push_back(slot);
 }
 
 bool HostDram::get_dmi(tlm::tlm_generic_payload&, tlm::tlm_dmi& dmi) {

@@ -60,29 +60,34 @@ PcieLink::PcieLink(sc_core::sc_module_name name, Services& svc)
   up_in.register_b_transport(this, &PcieLink::b_up);
 }
 
-Tick PcieLink::cross(Direction& d, Tick ready, uint64_t payload, uint32_t chunk) {
+Tick PcieLink::cross(Direction& d, Tick ready, uint64_t payload, uint32_t chunk, bool may_pass) {
   *d.bytes += payload;
-  return d.wire.book(ready, t_.serialize(payload, chunk)) + t_.latency;
+  Tick wire = t_.serialize(payload, chunk);
+  if (!may_pass) return d.ordered.book(ready, wire) + t_.latency;
+  d.ordered.steal(ready, wire);
+  return d.small.book(ready, wire) + t_.latency;
 }
 
 void PcieLink::transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay, Direction& fwd, Direction& back,
-                         tlm_utils::simple_initiator_socket<PcieLink>& out) {
+                         tlm_utils::simple_initiator_socket<PcieLink>& out, bool writes_ordered) {
   Tick now = now_ps();
   Tick ready = now + delay.value();
   uint32_t len = gp.get_data_length();
   if (gp.is_write()) {
-    Tick arrive = cross(fwd, ready, len, t_.max_payload);
+    Tick arrive = cross(fwd, ready, len, t_.max_payload, !writes_ordered && len <= 64);
     delay = to_sc(arrive - now);
     out->b_transport(gp, delay);
     return;
   }
   // Read: header-only requests of at most MRRS each, then completions with data.
   uint64_t requests = (len + t_.max_read_request - 1) / t_.max_read_request;
-  Tick arrive = fwd.wire.book(ready, requests * t_.serialize(0, 1)) + t_.latency;
+  Tick arrive = cross(fwd, ready, 0, 1, true);
+  for (uint64_t i = 1; i < requests; ++i) arrive = cross(fwd, ready, 0, 1, true);
   delay = to_sc(arrive - now);
   out->b_transport(gp, delay);
+  if (!gp.is_response_ok()) return;
   Tick back_ready = now + delay.value();
-  delay = to_sc(cross(back, back_ready, len, t_.max_payload) - now);
+  delay = to_sc(cross(back, back_ready, len, t_.max_payload, len <= 64) - now);
 }
 
 }  // namespace vp::pcie

@@ -1,10 +1,15 @@
 #pragma once
 // A PCIe link between the root complex and one endpoint. Each direction is a
 // serial pipe of the configured generation and width: a transfer is cut into
-// TLPs of at most max_payload bytes, each paying the per-TLP overhead, and
-// transfers in one direction share the bandwidth first come first served.
-// A write (posted) crosses once; a read sends a request one way and the
-// completion with data back the other way.
+// TLPs of at most max_payload bytes, each paying the per-TLP overhead.
+// A write (posted) crosses once; a read sends request headers one way and
+// the completion with data back the other way.
+// Sharing a direction: bulk transfers and the device's posted writes keep
+// their order (first come first served; PCIe keeps posted writes in order, so
+// a completion entry follows its data). Read requests, completions of at most
+// 64 bytes (command fetches, PRP entries) and small MMIO writes slip between
+// the TLPs of bulk transfers, as a DMA engine interleaves them, and delay the
+// bulk traffic queued behind by their own wire time.
 //   down_in  -> down_out : MMIO from the host to the endpoint's BARs
 //   up_in    -> up_out   : DMA and MSI-X from the endpoint to host memory
 #include <systemc>
@@ -37,14 +42,18 @@ class PcieLink : public sc_core::sc_module {
 
  private:
   struct Direction {
-    FcfsResource wire;
+    FcfsResource ordered, small;
     Counter* bytes;
   };
+  // `writes_ordered`: small posted writes keep their place behind bulk ones
+  // (a completion entry must not overtake the data it reports).
   void transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay, Direction& fwd, Direction& back,
-                 tlm_utils::simple_initiator_socket<PcieLink>& out);
-  void b_down(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) { transport(gp, delay, down_, up_, down_out); }
-  void b_up(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) { transport(gp, delay, up_, down_, up_out); }
-  Tick cross(Direction& d, Tick ready, uint64_t payload, uint32_t chunk);
+                 tlm_utils::simple_initiator_socket<PcieLink>& out, bool writes_ordered);
+  void b_down(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+    transport(gp, delay, down_, up_, down_out, false);
+  }
+  void b_up(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) { transport(gp, delay, up_, down_, up_out, true); }
+  Tick cross(Direction& d, Tick ready, uint64_t payload, uint32_t chunk, bool may_pass);
 
   LinkTiming t_;
   Direction down_, up_;

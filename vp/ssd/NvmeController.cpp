@@ -106,9 +106,16 @@ void NvmeController::bar_access(tlm::tlm_generic_payload& gp, sc_core::sc_time& 
   if (gp.is_write()) {
     uint64_t v = 0;
     std::memcpy(&v, p, len);
-    // The write takes effect when it arrives, at the end of the annotated delay.
+    // The write takes effect when it arrives, at the end of the annotated
+    // delay. A 4-byte write (doorbells) packs into one word so the callback
+    // needs no heap.
     uint32_t o = static_cast<uint32_t>(off);
-    eq_.after(delay.value(), [this, o, v, len] { reg_write(o, v, len); });
+    if (len == 4) {
+      uint64_t packed = (v & 0xFFFFFFFFull) | (uint64_t(o) << 32);
+      eq_.after(delay.value(), [this, packed] { reg_write(static_cast<uint32_t>(packed >> 32), packed & 0xFFFFFFFFull, 4); });
+    } else {
+      eq_.after(delay.value(), [this, o, v] { reg_write(o, v, 8); });
+    }
   } else {
     uint64_t v = reg_read(static_cast<uint32_t>(off), len);
     std::memcpy(p, &v, len);
@@ -204,6 +211,8 @@ void NvmeController::reset_queues() {
   for (auto& q : sqs_) q = SubQueue{};
   for (auto& q : cqs_) q = CompQueue{};
   std::fill(sq_occupancy_.begin(), sq_occupancy_.end(), 0);
+  waiting_ = 0;
+  top_sq_ = 0;
   nsq_alloc_ = ncq_alloc_ = 0;
   csts_ &= ~(CSTS_CFS | 0xCu);
 }
@@ -218,7 +227,9 @@ void NvmeController::doorbell(uint32_t off, uint32_t v) {
     SubQueue& q = sqs_[qid];
     if (!q.valid || v >= q.size) return;  // invalid doorbell write: ignored (a real device raises an AER)
     q.tail = v;
+    waiting_ -= sq_occupancy_[qid];
     sq_occupancy_[qid] = (q.tail + q.size - q.head) % q.size;
+    waiting_ += sq_occupancy_[qid];
     fetch();
   } else {
     CompQueue& q = cqs_[qid];
@@ -236,8 +247,8 @@ void NvmeController::doorbell(uint32_t off, uint32_t v) {
 
 void NvmeController::fetch() {
   // Round robin over submission queues with entries, one command per visit.
-  uint32_t nq = max_queues_ + 1;
-  while (!free_slots_.empty() && !(csts_ & CSTS_CFS)) {
+  uint32_t nq = top_sq_ + 1;
+  while (waiting_ > 0 && !free_slots_.empty() && !(csts_ & CSTS_CFS)) {
     uint32_t q = 0;
     bool found = false;
     for (uint32_t i = 0; i < nq; ++i) {
@@ -263,6 +274,7 @@ void NvmeController::fetch() {
                          reinterpret_cast<uint8_t*>(&sl.sqe), sizeof(Sqe), delay);
     sq.head = (sq.head + 1) % sq.size;
     sq_occupancy_[q] = (sq.tail + sq.size - sq.head) % sq.size;
+    --waiting_;
     sl.rec = svc_.tracker.device(q, sl.sqe.cid());
     if (sl.rec) {
       sl.rec->clock.start(start);
@@ -610,6 +622,7 @@ uint16_t NvmeController::admin_create_sq(const Sqe& c) {
   if (cqid == 0 || cqid > max_queues_ || !cqs_[cqid].valid) return status(SCT_COMMAND_SPECIFIC, SC_CQ_INVALID, true);
   if (!pc || c.prp1 == 0 || c.prp1 % kHostPage) return status(SCT_GENERIC, SC_INVALID_FIELD, true);
   sqs_[qid] = SubQueue{true, c.prp1, size, 0, 0, static_cast<uint16_t>(cqid)};
+  top_sq_ = std::max(top_sq_, qid);
   return 0;
 }
 
@@ -617,6 +630,7 @@ uint16_t NvmeController::admin_delete_sq(const Sqe& c) {
   uint32_t qid = c.cdw10 & 0xFFFF;
   if (qid == 0 || qid > max_queues_ || !sqs_[qid].valid) return status(SCT_COMMAND_SPECIFIC, SC_INVALID_QID, true);
   sqs_[qid] = SubQueue{};
+  waiting_ -= sq_occupancy_[qid];
   sq_occupancy_[qid] = 0;
   return 0;
 }

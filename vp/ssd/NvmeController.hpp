@@ -110,7 +110,8 @@ class NvmeController : public sc_core::sc_module, public FirmwareClient {
   std::vector<CompQueue> cqs_;
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_slots_;
-  uint32_t rr_next_ = 0;
+  uint32_t rr_next_ = 0, top_sq_ = 0;  // round robin position, highest SQ id created
+  uint64_t waiting_ = 0;  // entries in all SQs not fetched yet
   tlm::tlm_generic_payload gp_;
   // Observation.
   std::vector<uint64_t> sq_occupancy_;  // traced

@@ -228,6 +228,7 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
     total += r->result().reads + r->result().writes;
   }
   s["total_ios"] = total;
+  s["stage_order_violations"] = stage_order_violations();
   s["kernel_events_per_io"] = total ? double(top.kernel_events()) / double(total) : 0.0;
   s["device"] = {{"flash_reads", stats.value("ssd.flash.reads")},
                  {"flash_programs", stats.value("ssd.flash.programs")},

@@ -1,6 +1,7 @@
 // The waveform opens in GTKWave with its signals drawn: GTKWave runs under
 // Xvfb, a screenshot is taken, and the wave area must hold the green of
-// drawn traces with the save file and be empty without it.
+// drawn traces with the save file and be empty without it. ImageMagick is
+// called by its versioned names: a plain `convert` may be something else.
 #include <catch2/catch.hpp>
 #include <cstdio>
 
@@ -11,7 +12,7 @@ using namespace vp::test;
 namespace {
 // Green pixels in the wave pane (right of the signal names) of a screenshot.
 long green_pixels(const std::string& png) {
-  Shell s = shell("convert " + png + " -crop 700x650+640+150 +repage -depth 8 rgb:- | od -An -v -tu1 -w3");
+  Shell s = shell("convert-im6.q16 " + png + " -crop 700x650+640+150 +repage -depth 8 rgb:- | od -An -v -tu1 -w3");
   long n = 0;
   std::istringstream in(s.out);
   int r, g, b;

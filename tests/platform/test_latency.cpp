@@ -85,3 +85,34 @@ TEST_CASE("a 4 KiB write on an idle device waits for the program", "[platform][l
   CHECK(b["firmware"].get<double>() == Approx(1.1).margin(0.002));
   CHECK(b["flash"].get<double>() == Approx(flash).margin(0.002));
 }
+
+namespace {
+// Under load every stage is non-negative, in order, and the stages of each
+// I/O add up to its latency, so the means add up to the mean latency.
+void check_stages_add_up(const nlohmann::json& s) {
+  CHECK(s["stage_order_violations"].get<uint64_t>() == 0);
+  for (const auto& j : s["jobs"])
+    for (const char* op : {"read", "write"}) {
+      const auto& lat = j["latency_us"][op];
+      if (lat["count"].get<uint64_t>() == 0) continue;
+      double sum = 0;
+      for (const auto& [stage, v] : j["breakdown_us"][op].items()) {
+        INFO(op << " " << stage);
+        CHECK(v.get<double>() >= 0.0);
+        CHECK(v.get<double>() <= lat["max"].get<double>());
+        sum += v.get<double>();
+      }
+      CHECK(sum == Approx(lat["mean"].get<double>()).epsilon(1e-9));
+    }
+}
+}  // namespace
+
+TEST_CASE("stages add up to the latency under a mixed load", "[platform][latency]") {
+  check_stages_add_up(run("zssd", {},
+                          "[m]\nrw=randrw\nrwmixread=60\nbs=4k\niodepth=64\nnumber_ios=30000\nnumjobs=3\n"));
+}
+
+TEST_CASE("stages add up to the latency when PCIe is saturated by large transfers", "[platform][latency]") {
+  check_stages_add_up(run("zssd", {{"host.cores", "2"}},
+                          "[big]\nrw=randrw\nbs=128k\niodepth=16\nnumber_ios=2000\nnumjobs=2\n"));
+}

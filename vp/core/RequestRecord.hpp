@@ -27,6 +27,13 @@ enum class Stage : uint8_t {
 constexpr size_t kStages = static_cast<size_t>(Stage::Count);
 const char* stage_name(Stage s);
 
+// Marks that arrived earlier than the previous mark of the same request (a
+// model reporting a stage out of order); counted so tests can insist on none.
+inline uint64_t& stage_order_violations() {
+  static uint64_t n = 0;
+  return n;
+}
+
 struct StageClock {
   Tick origin = 0, last = 0;
   std::array<Tick, kStages> spent{};  // time charged to each stage
@@ -38,6 +45,10 @@ struct StageClock {
     ended.fill(0);
   }
   void mark(Stage s, Tick t) {
+    if (t < last) {
+      ++stage_order_violations();
+      t = last;
+    }
     auto i = static_cast<size_t>(s);
     spent[i] += t - last;
     ended[i] = t;
@@ -48,6 +59,7 @@ struct StageClock {
   // the time from here to its start is charged to `gap`.
   void join(const StageClock& part, Stage gap) {
     mark(gap, part.origin);
+    if (part.last < last) ++stage_order_violations();
     for (size_t i = 0; i < kStages; ++i)
       if (part.ended[i]) {
         spent[i] += part.spent[i];

@@ -67,7 +67,7 @@ TEST_CASE("every kind of bad configuration stops before simulating with exit 2 a
   CHECK(s.out.find("ssd.nvme.lba_size") != std::string::npos);
 }
 
-TEST_CASE("two runs with the same seed give identical summaries; another seed does not",
+TEST_CASE("two runs with the same seed give identical summaries and another seed does not",
           "[platform][cli][determinism]") {
   std::string dir = scratch("seed");
   std::ofstream(dir + "/m.fio") << "[m]\nrw=randrw\nbs=4k\niodepth=16\nnumber_ios=3000\n";

@@ -202,3 +202,19 @@ TEST_CASE("a write through a PRP list reads back through another queue", "[ssd][
     CHECK(std::memcmp(d.host_ptr(rbuf), w, pages * 4096) == 0);
   });
 }
+
+TEST_CASE("disabling the controller drops RDY and enabling without admin queues reports fatal status",
+          "[ssd][nvme]") {
+  with_controller([](platform::ServerTop& top) {
+    auto& d = top.driver;
+    d.mmio_write(CC, 0, 4);
+    sc_core::wait(sc_core::sc_time(20, sc_core::SC_US));  // ssd.nvme.ready_time is 10 us
+    CHECK((d.mmio_read(CSTS, 4) & CSTS_RDY) == 0);
+    d.mmio_write(ASQ, 0, 8);  // no admin submission queue
+    d.mmio_write(CC, CC_EN | (6u << 16) | (4u << 20), 4);
+    sc_core::wait(sc_core::sc_time(20, sc_core::SC_US));
+    uint32_t csts = static_cast<uint32_t>(d.mmio_read(CSTS, 4));
+    CHECK((csts & CSTS_RDY) == 0);
+    CHECK((csts & CSTS_CFS) == CSTS_CFS);
+  });
+}

@@ -138,9 +138,12 @@ void print_summary(const nlohmann::json& s) {
       fmt::print("  {:<5} lat us: mean {:8.2f} p50 {:8.2f} p99 {:8.2f} p99.9 {:8.2f} max {:8.2f}\n", op,
                  l["mean"].get<double>(), l["p50"].get<double>(), l["p99"].get<double>(), l["p999"].get<double>(),
                  l["max"].get<double>());
-      std::string b;
-      for (const auto& [stage, v] : j["breakdown_us"][op].items())
-        if (v.get<double>() > 0.0005) b += fmt::format(" {} {:.2f}", stage, v.get<double>());
+      std::string b;  // in path order
+      for (size_t i = 0; i < kStages; ++i) {
+        const char* stage = stage_name(static_cast<Stage>(i));
+        double v = j["breakdown_us"][op][stage].get<double>();
+        if (v > 0.0005) b += fmt::format(" {} {:.2f}", stage, v);
+      }
       fmt::print("        stages:{}\n", b);
     }
   }

@@ -218,3 +218,25 @@ TEST_CASE("disabling the controller drops RDY and enabling without admin queues 
     CHECK((csts & CSTS_CFS) == CSTS_CFS);
   });
 }
+
+TEST_CASE("round robin arbitration shares a busy controller evenly between queues", "[ssd][nvme][arbitration]") {
+  // Four command slots in the controller, two cores each keeping 16 reads in
+  // their own SQ, one die behind it all: the controller, not the host, picks
+  // who goes next, one command per queue per turn.
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+  platform::RunOptions o;
+  o.preset = "quick";
+  o.sets = {{"host.cores", "2"}, {"ssd.nvme.max_inflight", "4"}, {"ssd.flash.channels", "1"},
+            {"ssd.flash.dies_per_package", "1"}, {"ssd.flash.planes_per_die", "1"},
+            {"ssd.flash.blocks_per_plane", "256"},
+            {"workload.fio", "[q]\nrw=randread\nbs=4k\niodepth=16\nnumber_ios=3000\nnumjobs=2\n"}};
+  Config cfg = platform::build_config(o);
+  auto s = platform::run_server(cfg, o).summary;
+  REQUIRE(s["jobs"].size() == 2);
+  CHECK(s["jobs"][0]["core"] != s["jobs"][1]["core"]);
+  double a = s["jobs"][0]["iops"].get<double>(), b = s["jobs"][1]["iops"].get<double>();
+  CHECK(a == Approx(b).epsilon(0.03));
+  // Together they get the die's limit: 2 pages of 2 KiB per read, each page
+  // 35 ns + 3 us + 2.56 us on the die: 1 / 11.19 us.
+  CHECK(a + b == Approx(1e6 / 11.19).epsilon(0.03));
+}

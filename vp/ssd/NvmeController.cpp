@@ -314,6 +314,10 @@ void NvmeController::execute_io(uint32_t s) {
   if ((c.cdw0 >> 8 & 3) != 0 || c.psdt() != 0)  // fused operations and SGLs are not supported
     return complete(s, status(SCT_GENERIC, SC_INVALID_FIELD, true));
   HostCommand& hc = sl.hc;
+  hc.sqid = sl.sqid;
+  hc.cdw2 = c.cdw2;
+  hc.cdw3 = c.cdw3;
+  hc.result = 0;
   if (op == IO_FLUSH) {
     hc.op = IoOp::Flush;
     hc.bytes = 0;
@@ -369,6 +373,7 @@ void NvmeController::firmware_done(HostCommand& hc) {
     if (sl.rec) sl.rec->clock.mark(Stage::DataDma, now_ps() + delay);
     if (!ok) return complete(s, status(SCT_GENERIC, SC_DATA_TRANSFER_ERROR), delay);
   }
+  sl.dw0 = hc.result;
   // The entry is posted right behind the data; the link keeps them in order.
   complete(s, 0);
 }

@@ -52,6 +52,13 @@ struct HostCommand {
   uint64_t byte_offset = 0;
   uint32_t bytes = 0;
   uint8_t* data = nullptr;
+  uint16_t sqid = 0;
+  // Command dwords 2-3 as the host wrote them: where a patched driver passes
+  // hints such as FlashShare's workload attribute.
+  uint32_t cdw2 = 0, cdw3 = 0;
+  // Completion dword 0 the firmware returns to the host (e.g. FastDrain's
+  // buffer status).
+  uint32_t result = 0;
   FirmwareClient* client = nullptr;
   uint32_t slot = 0;
   FtlRequest ftl;

@@ -63,7 +63,7 @@ Config build_config(const RunOptions& opt) {
     }
     cfg.set("workload.fio", text, "--job");
   }
-  if (opt.has_seed) cfg.set("sim.seed", std::to_string(opt.seed), "--seed");
+  if (!opt.seed.empty()) cfg.set("sim.seed", opt.seed, "--seed");
   cfg.validate();
   host::Workload::check(host::Workload::jobs_from(cfg), cfg, ServerTop::capacity_bytes(cfg));
   return cfg;

@@ -18,8 +18,7 @@ struct RunOptions {
   std::string config_file;
   std::vector<std::pair<std::string, std::string>> sets;
   std::vector<std::string> job_files;
-  bool has_seed = false;
-  uint64_t seed = 0;
+  std::string seed;  // empty: sim.seed from the configuration
   std::string out_dir;  // empty: write nothing
   bool vcd = false, requests = false;
   bool progress = false, print_summary = false;

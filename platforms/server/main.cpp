@@ -21,7 +21,7 @@ int sc_main(int argc, char** argv) {
       ("config", po::value(&opt.config_file), "run the configuration in a YAML file")
       ("set", po::value(&sets), "override one parameter: --set key=value (repeatable)")
       ("job", po::value(&opt.job_files), "replace the workload with the jobs of a fio job file (repeatable)")
-      ("seed", po::value<uint64_t>(), "seed of the run (sim.seed)")
+      ("seed", po::value<std::string>(), "seed of the run (sim.seed)")
       ("out", po::value(&opt.out_dir)->default_value("vp-out"), "output folder")
       ("trace", po::value(&traces)->multitoken(), "what to trace: vcd, requests (comma separated)")
       ("list-params", "print every parameter with type, default and description")
@@ -68,10 +68,7 @@ int sc_main(int argc, char** argv) {
       }
     }
   }
-  if (vm.count("seed")) {
-    opt.has_seed = true;
-    opt.seed = vm["seed"].as<uint64_t>();
-  }
+  if (vm.count("seed")) opt.seed = vm["seed"].as<std::string>();
   Config cfg(server_params());
   try {
     cfg = build_config(opt);

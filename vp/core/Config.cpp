@@ -61,7 +61,11 @@ void Config::set(const std::string& key, const std::string& value, const std::st
     throw ConfigError(fmt::format("{}: unknown parameter '{}'{}", origin, key,
                                   hint.empty() ? " (see --list-params)" : " (known under '" + parent + "': " + hint + ")"));
   }
-  s->parse(value);  // fail early with the origin attached below
+  try {
+    s->parse(value);
+  } catch (const ConfigError& e) {
+    throw ConfigError(fmt::format("{}: {}", origin, e.what()));
+  }
   values_[key] = {value, origin};
 }
 

@@ -50,7 +50,7 @@ Config build_config(const RunOptions& opt) {
     std::string name = opt.preset.empty() ? kDefaultPreset : opt.preset;
     cfg.load_yaml_text(preset_text(name), "preset " + name);
   }
-  for (const auto& [k, v] : opt.sets) cfg.set(k, v, "--set " + k);
+  for (const auto& [k, v] : opt.sets) cfg.set(k, v, "--set");
   if (!opt.job_files.empty()) {
     // Re-serialise every job so each file's [global] applies to its own jobs only.
     std::string text;

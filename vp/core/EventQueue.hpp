@@ -60,10 +60,10 @@ class EventQueue : public sc_core::sc_module {
   uint64_t seq_ = 0, fired_ = 0;
 };
 
-// A resource served first come first served (a bus, a link direction, an
-// embedded core): a request made now starts when the resource is free and
-// holds it for `busy`; the return value is when it ends. Requests are only
-// ever made at the current time, so booking order is arrival order.
+// A resource served first come first served (a link direction, an embedded
+// core): a request made now for work ready at `ready` (now or a little
+// later) starts when the resource is free and holds it for `busy`; the
+// return value is when it ends. Booking order is service order.
 class FcfsResource {
  public:
   Tick book(Tick ready, Tick busy) {

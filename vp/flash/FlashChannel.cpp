@@ -26,7 +26,7 @@ void FlashChannel::start(Die& d, FlashTransaction& t) {
   d.active = &t;
   d.busy = true;
   // A program sends its command and data in one bus tenure.
-  request_bus({&d, &t, t.op == FlashOp::Program ? BusUse::DataIn : BusUse::Command});
+  request_bus({&t, t.op == FlashOp::Program ? BusUse::DataIn : BusUse::Command});
 }
 
 void FlashChannel::request_bus(const BusOp& op) {
@@ -78,7 +78,7 @@ void FlashChannel::bus_done(const BusOp& op, Tick end) {
         eq_.at(end + tim_.t_erase, [this, t] { finish(dies_[t->addr.die], *t); });
       } else {
         // The page register holds the data until it is clocked out.
-        eq_.at(end + tim_.t_read, [this, t] { request_bus({&dies_[t->addr.die], t, BusUse::DataOut}); });
+        eq_.at(end + tim_.t_read, [this, t] { request_bus({t, BusUse::DataOut}); });
       }
       break;
   }

@@ -36,8 +36,7 @@ class FlashChannel {
   };
   enum class BusUse : uint8_t { Command, DataIn, DataOut };
   struct BusOp {
-    Die* die;
-    FlashTransaction* t;
+    FlashTransaction* t;  // its die is t->addr.die
     BusUse use;
   };
   void start(Die& d, FlashTransaction& t);

@@ -46,8 +46,10 @@ FlashGeometry FlashArray::geometry_from(const Config& c) {
 
 FlashTiming FlashArray::timing_from(const Config& c) {
   FlashTiming t;
-  t.t_read = c.get_time("ssd.flash.t_read");
-  t.t_prog = c.get_time("ssd.flash.t_prog");
+  for (int i = 0; i < 3; ++i) {
+    t.t_read[i] = c.get_time("ssd.flash.t_read");
+    t.t_prog[i] = c.get_time("ssd.flash.t_prog");
+  }
   t.t_erase = c.get_time("ssd.flash.t_erase");
   t.t_cmd = c.get_time("ssd.flash.t_cmd");
   t.bus_bytes_per_s = c.get_rate("ssd.flash.bus_rate") * static_cast<double>(c.get_int("ssd.flash.bus_width")) / 8.0;
@@ -60,7 +62,7 @@ FlashArray::FlashArray(sc_core::sc_module_name name, Services& svc)
       geo_(geometry_from(svc.cfg)),
       tim_(timing_from(svc.cfg)),
       eq_("eq"),
-      store_(geo_.page_size),
+      store_(geo_.page_size, geo_.pages_per_block, geo_.total_blocks()),
       ctr_{svc.stats.counter("ssd.flash.reads", "pages", "flash page reads"),
            svc.stats.counter("ssd.flash.programs", "pages", "flash page programs"),
            svc.stats.counter("ssd.flash.erases", "blocks", "flash block erases"),
@@ -68,6 +70,10 @@ FlashArray::FlashArray(sc_core::sc_module_name name, Services& svc)
   target.bind(*this);
   for (uint32_t c = 0; c < geo_.channels; ++c)
     channels_.push_back(std::make_unique<FlashChannel>(c, geo_, tim_, eq_, store_, ctr_, svc.waves));
+}
+
+void FlashArray::power_loss() {
+  throw std::logic_error("FlashArray::power_loss: not implemented yet");
 }
 
 }  // namespace vp::flash

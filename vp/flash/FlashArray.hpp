@@ -25,7 +25,16 @@ class FlashArray : public sc_core::sc_module, public IFlash {
 
   void submit(FlashTransaction& t) override { channels_[t.addr.channel]->submit(t); }
   const FlashGeometry& geometry() const override { return geo_; }
-  const FlashTiming& timing() const { return tim_; }
+  const FlashTiming& timing() const override { return tim_; }
+  bool peek(uint64_t ppn, uint8_t* data, FlashOob* oob) const override { return store_.read(ppn, data, oob); }
+  void preload_page(uint64_t ppn, const FlashOob& oob) override { store_.program(ppn, nullptr, oob); }
+  void preload_block(uint64_t block, uint32_t pages, uint32_t first_lpn, uint32_t lpn_stride,
+                     uint32_t seq) override {
+    store_.set_rule(block, pages, first_lpn, lpn_stride, seq);
+  }
+  void preload_erase(uint64_t block) override { store_.erase(block); }
+  uint32_t erase_count(uint64_t block) const override { return store_.erase_count(block); }
+  void power_loss() override;
   uint64_t stored_bytes() const { return store_.stored_bytes(); }
   uint64_t events() const { return eq_.fired(); }
 

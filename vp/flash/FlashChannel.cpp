@@ -72,13 +72,21 @@ void FlashChannel::bus_done(const BusOp& op, Tick end) {
   FlashTransaction* t = op.t;
   switch (op.use) {
     case BusUse::DataOut: eq_.at(end, [this, t] { finish(dies_[t->addr.die], *t); }); break;
-    case BusUse::DataIn: eq_.at(end + tim_.t_prog, [this, t] { finish(dies_[t->addr.die], *t); }); break;
+    case BusUse::DataIn:
+      eq_.at(end + tim_.t_prog[int(geo_.page_type(t->addr.page))], [this, t] { finish(dies_[t->addr.die], *t); });
+      break;
     case BusUse::Command:
       if (t->op == FlashOp::Erase) {
         eq_.at(end + tim_.t_erase, [this, t] { finish(dies_[t->addr.die], *t); });
+      } else if (t->op == FlashOp::CopyBack) {
+        // Read into the page register, then program it back: the data never crosses the bus.
+        Tick array = tim_.t_read[int(geo_.page_type(t->addr.page))] + tim_.t_cmd +
+                     tim_.t_prog[int(geo_.page_type(t->dst.page))];
+        eq_.at(end + array, [this, t] { finish(dies_[t->addr.die], *t); });
       } else {
         // The page register holds the data until it is clocked out.
-        eq_.at(end + tim_.t_read, [this, t] { request_bus({t, BusUse::DataOut}); });
+        eq_.at(end + tim_.t_read[int(geo_.page_type(t->addr.page))],
+               [this, t] { request_bus({t, BusUse::DataOut}); });
       }
       break;
   }
@@ -87,17 +95,22 @@ void FlashChannel::bus_done(const BusOp& op, Tick end) {
 void FlashChannel::finish(Die& d, FlashTransaction& t) {
   switch (t.op) {
     case FlashOp::Read:
-      store_.read(ppn_of(geo_, t.addr), t.data);
+      store_.read(ppn_of(geo_, t.addr), t.data, &t.oob);
       ++ctr_.reads;
       break;
     case FlashOp::Program:
-      store_.program(ppn_of(geo_, t.addr), t.data);
+      store_.program(ppn_of(geo_, t.addr), t.data, t.oob);
+      ++ctr_.programs;
+      break;
+    case FlashOp::CopyBack:
+      store_.copy(ppn_of(geo_, t.addr), ppn_of(geo_, t.dst));
+      store_.read(ppn_of(geo_, t.dst), nullptr, &t.oob);
+      ++ctr_.reads;
       ++ctr_.programs;
       break;
     case FlashOp::Erase: {
-      FlashAddress first = t.addr;
-      first.page = 0;
-      store_.erase_range(ppn_of(geo_, first), geo_.pages_per_block);
+      uint64_t block = ppn_of(geo_, t.addr) / geo_.pages_per_block;
+      store_.erase(block);
       ++ctr_.erases;
       break;
     }

@@ -1,35 +1,112 @@
 #pragma once
-// Page contents, stored sparsely so memory follows what was written, not the
-// capacity. A page never programmed reads as zeros.
+// Page contents and spare areas, stored sparsely so memory follows what was
+// written, not the capacity. Data is kept only for pages holding something
+// other than zeros; a spare-area array is allocated for a block the first
+// time one of its pages is programmed, and a block preconditioned with an
+// arithmetic run of logical pages keeps only that rule.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <unordered_map>
+#include <vector>
+
+#include "vp/flash/FlashTypes.hpp"
 
 namespace vp::flash {
 
 class FlashDataStore {
  public:
-  explicit FlashDataStore(uint32_t page_size) : page_size_(page_size) {}
-  void program(uint64_t ppn, const uint8_t* src) {
-    auto& p = pages_[ppn];
-    if (!p) p.reset(new uint8_t[page_size_]);
-    std::memcpy(p.get(), src, page_size_);
+  FlashDataStore(uint32_t page_size, uint32_t pages_per_block, uint64_t blocks)
+      : page_size_(page_size), ppb_(pages_per_block), blocks_(blocks), erase_counts_(blocks, 0) {}
+
+  bool programmed(uint64_t ppn) const {
+    const Block& b = blocks_[ppn / ppb_];
+    uint32_t p = static_cast<uint32_t>(ppn % ppb_);
+    return b.oob ? b.oob[p].seq != 0 || b.oob[p].lpn != kNoLpn : p < b.rule_pages;
   }
-  void read(uint64_t ppn, uint8_t* dst) const {
-    auto it = pages_.find(ppn);
-    if (it == pages_.end())
-      std::memset(dst, 0, page_size_);
-    else
-      std::memcpy(dst, it->second.get(), page_size_);
+  // `data` may be null: the page holds zeros.
+  void program(uint64_t ppn, const uint8_t* data, const FlashOob& oob) {
+    Block& b = materialise(ppn / ppb_);
+    b.oob[ppn % ppb_] = oob;
+    if (data && std::any_of(data, data + page_size_, [](uint8_t c) { return c != 0; })) {
+      auto& p = pages_[ppn];
+      if (!p) p.reset(new uint8_t[page_size_]);
+      std::memcpy(p.get(), data, page_size_);
+    } else {
+      pages_.erase(ppn);
+    }
   }
-  void erase_range(uint64_t first_ppn, uint64_t count) {
-    for (uint64_t p = first_ppn; p < first_ppn + count; ++p) pages_.erase(p);
+  // Returns false for a page never programmed since its block was erased.
+  bool read(uint64_t ppn, uint8_t* data, FlashOob* oob) const {
+    bool ok = programmed(ppn);
+    if (data) {
+      auto it = pages_.find(ppn);
+      if (it == pages_.end())
+        std::memset(data, 0, page_size_);
+      else
+        std::memcpy(data, it->second.get(), page_size_);
+    }
+    if (oob) *oob = ok ? oob_of(ppn) : FlashOob{};
+    return ok;
   }
-  uint64_t stored_bytes() const { return pages_.size() * uint64_t(page_size_); }
+  // Same die and plane copy without the data leaving the chip.
+  void copy(uint64_t src, uint64_t dst) {
+    FlashOob o = oob_of(src);
+    auto it = pages_.find(src);
+    program(dst, it == pages_.end() ? nullptr : it->second.get(), o);
+  }
+  void set_rule(uint64_t block, uint32_t pages, uint32_t first_lpn, uint32_t stride, uint32_t seq) {
+    clear(block);
+    Block& b = blocks_[block];
+    b.rule_pages = pages;
+    b.first_lpn = first_lpn;
+    b.stride = stride;
+    b.seq = seq;
+  }
+  // Erasing counts one program/erase cycle of the block.
+  void erase(uint64_t block) {
+    clear(block);
+    ++erase_counts_[block];
+  }
+  uint32_t erase_count(uint64_t block) const { return erase_counts_[block]; }
+  const std::vector<uint32_t>& erase_counts() const { return erase_counts_; }
+  uint64_t stored_bytes() const { return pages_.size() * uint64_t(page_size_) + oob_blocks_ * ppb_ * sizeof(FlashOob); }
 
  private:
-  uint32_t page_size_;
+  void clear(uint64_t block) {
+    Block& b = blocks_[block];
+    if (b.oob) --oob_blocks_;
+    if (b.oob || b.rule_pages)
+      for (uint64_t p = block * ppb_; p < (block + 1) * ppb_; ++p) pages_.erase(p);
+    b = Block{};
+  }
+  struct Block {
+    std::unique_ptr<FlashOob[]> oob;  // per page, once programmed page by page
+    uint32_t rule_pages = 0, first_lpn = 0, stride = 0, seq = 0;  // preconditioned by rule
+  };
+  FlashOob oob_of(uint64_t ppn) const {
+    const Block& b = blocks_[ppn / ppb_];
+    uint32_t p = static_cast<uint32_t>(ppn % ppb_);
+    if (b.oob) return b.oob[p];
+    if (p < b.rule_pages) return FlashOob{b.first_lpn + p * b.stride, b.seq};
+    return FlashOob{};
+  }
+  Block& materialise(uint64_t block) {
+    Block& b = blocks_[block];
+    if (!b.oob) {
+      b.oob.reset(new FlashOob[ppb_]);
+      ++oob_blocks_;
+      for (uint32_t p = 0; p < b.rule_pages; ++p) b.oob[p] = FlashOob{b.first_lpn + p * b.stride, b.seq};
+      b.rule_pages = 0;
+    }
+    return b;
+  }
+
+  uint32_t page_size_, ppb_;
+  std::vector<Block> blocks_;
+  std::vector<uint32_t> erase_counts_;
+  uint64_t oob_blocks_ = 0;
   std::unordered_map<uint64_t, std::unique_ptr<uint8_t[]>> pages_;
 };
 

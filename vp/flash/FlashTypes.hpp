@@ -1,6 +1,7 @@
 #pragma once
-// What the FTL and the flash subsystem exchange: geometry, addresses and
-// transactions. Completion comes back through FlashClient.
+// What the FTL and the flash subsystem exchange: geometry, cell timing,
+// addresses, the spare area (OOB) and transactions. Completion comes back
+// through FlashClient.
 #include <cstdint>
 #include <systemc>
 
@@ -13,10 +14,17 @@ class ParamRegistry;
 
 namespace vp::flash {
 
+// Bits stored per cell decide how many page types a word line holds.
+enum class PageType : uint8_t { LSB = 0, CSB = 1, MSB = 2 };
+inline const char* page_type_name(PageType t) {
+  return t == PageType::LSB ? "lsb" : t == PageType::CSB ? "csb" : "msb";
+}
+
 struct FlashGeometry {
   uint32_t channels = 16, packages_per_channel = 1, dies_per_package = 8, planes_per_die = 8;
   uint32_t blocks_per_plane = 1024, pages_per_block = 512;
   uint32_t page_size = 2048, oob_size = 64;
+  uint32_t bits_per_cell = 1;  // 1 SLC / Z-NAND, 2 MLC, 3 TLC
 
   uint32_t dies_per_channel() const { return packages_per_channel * dies_per_package; }
   uint32_t total_dies() const { return channels * dies_per_channel(); }
@@ -24,6 +32,9 @@ struct FlashGeometry {
   uint64_t total_blocks() const { return total_planes() * blocks_per_plane; }
   uint64_t total_pages() const { return total_blocks() * pages_per_block; }
   uint64_t raw_bytes() const { return total_pages() * page_size; }
+  // Pages of a block cycle LSB, CSB, MSB along the block (the pairing
+  // SimpleSSD and MQSim use): page p has type p mod bits_per_cell.
+  PageType page_type(uint32_t page) const { return static_cast<PageType>(page % bits_per_cell); }
 };
 
 struct FlashAddress {
@@ -31,7 +42,8 @@ struct FlashAddress {
 };
 
 // Physical page number: pages of a block are consecutive, then blocks of a
-// plane, planes of a die, dies of a channel, channels.
+// plane, planes of a die, dies of a channel, channels. A block index is
+// ppn / pages_per_block.
 inline uint64_t ppn_of(const FlashGeometry& g, const FlashAddress& a) {
   uint64_t die = uint64_t(a.channel) * g.dies_per_channel() + a.die;
   return ((die * g.planes_per_die + a.plane) * g.blocks_per_plane + a.block) * g.pages_per_block + a.page;
@@ -50,7 +62,9 @@ inline FlashAddress address_of(const FlashGeometry& g, uint64_t ppn) {
 }
 
 struct FlashTiming {
-  Tick t_read = 3 * US, t_prog = 100 * US, t_erase = 1 * MS;
+  Tick t_read[3] = {3 * US, 3 * US, 3 * US};      // by PageType
+  Tick t_prog[3] = {100 * US, 100 * US, 100 * US};
+  Tick t_erase = 1 * MS;
   Tick t_cmd = 35 * NS;      // command + address cycles on the bus
   double bus_bytes_per_s = 800e6;
   Tick transfer(uint32_t bytes) const {
@@ -58,7 +72,16 @@ struct FlashTiming {
   }
 };
 
-enum class FlashOp : uint8_t { Read, Program, Erase };
+enum class FlashOp : uint8_t { Read, Program, Erase, CopyBack };
+
+// The spare area the FTL writes with each page: which logical page it holds
+// and a write sequence number (journaling: the mapping can be rebuilt from
+// these after a power loss).
+constexpr uint32_t kNoLpn = 0xFFFFFFFFu;
+struct FlashOob {
+  uint32_t lpn = kNoLpn;
+  uint32_t seq = 0;
+};
 
 struct FlashTransaction;
 struct FlashClient {
@@ -68,17 +91,37 @@ struct FlashClient {
 
 struct FlashTransaction {
   FlashOp op = FlashOp::Read;
-  FlashAddress addr;
-  uint8_t* data = nullptr;   // page_size bytes: filled by a read, source of a program
+  FlashAddress addr;         // the page read or programmed, the block erased, the copy-back source
+  FlashAddress dst;          // copy-back destination (same die and plane as addr)
+  uint8_t* data = nullptr;   // page_size bytes: filled by a read, source of a program; unused otherwise
+  FlashOob oob;              // written by a program; filled by a read and a copy-back (the page's spare area)
+  bool background = false;   // GC, wear leveling, journal: yields to host work under the read-first policy
   FlashClient* client = nullptr;
   uint64_t tag = 0;          // the client's own reference
   Tick submitted = 0, finished = 0;
 };
 
-// The flash subsystem as the FTL sees it.
+// The flash subsystem as the FTL sees it: timed transactions, plus the
+// functional access a firmware has at boot (scan the spare areas) and that
+// preconditioning needs (set up state without simulating time).
 struct IFlash : virtual sc_core::sc_interface {
   virtual void submit(FlashTransaction& t) = 0;
   virtual const FlashGeometry& geometry() const = 0;
+  virtual const FlashTiming& timing() const = 0;
+
+  // Functional (zero-time) access.
+  virtual bool peek(uint64_t ppn, uint8_t* data, FlashOob* oob) const = 0;  // false: page not programmed
+  virtual void preload_page(uint64_t ppn, const FlashOob& oob) = 0;        // programmed, data all zeros
+  // Pages [0, pages) of block `block` programmed with lpn = first_lpn + i * lpn_stride, seq `seq`,
+  // data all zeros; costs no memory per page.
+  virtual void preload_block(uint64_t block, uint32_t pages, uint32_t first_lpn, uint32_t lpn_stride,
+                             uint32_t seq) = 0;
+  virtual void preload_erase(uint64_t block) = 0;  // erased; its P/E count grows by one
+  virtual uint32_t erase_count(uint64_t block) const = 0;
+  // Power is cut: operations in flight are lost (a page being programmed
+  // stays unprogrammed, a block being erased is erased), queued ones are
+  // dropped and no completion is delivered for any of them.
+  virtual void power_loss() = 0;
 };
 
 }  // namespace vp::flash

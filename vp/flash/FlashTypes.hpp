@@ -32,9 +32,13 @@ struct FlashGeometry {
   uint64_t total_blocks() const { return total_planes() * blocks_per_plane; }
   uint64_t total_pages() const { return total_blocks() * pages_per_block; }
   uint64_t raw_bytes() const { return total_pages() * page_size; }
-  // Pages of a block cycle LSB, CSB, MSB along the block (the pairing
-  // SimpleSSD and MQSim use): page p has type p mod bits_per_cell.
-  PageType page_type(uint32_t page) const { return static_cast<PageType>(page % bits_per_cell); }
+  // Pages of a block cycle through the bits of a word line (the pairing
+  // SimpleSSD and MQSim use): LSB, MSB for MLC; LSB, CSB, MSB for TLC.
+  PageType page_type(uint32_t page) const {
+    if (bits_per_cell == 1) return PageType::LSB;
+    uint32_t k = page % bits_per_cell;
+    return k == 0 ? PageType::LSB : k == bits_per_cell - 1 ? PageType::MSB : PageType::CSB;
+  }
 };
 
 struct FlashAddress {

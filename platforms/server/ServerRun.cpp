@@ -151,6 +151,13 @@ void print_summary(const nlohmann::json& s) {
   fmt::print("device: flash reads {} programs {} erases {}; PCIe down {} B up {} B\n", d["flash_reads"].get<uint64_t>(),
              d["flash_programs"].get<uint64_t>(), d["flash_erases"].get<uint64_t>(), d["pcie_bytes_down"].get<uint64_t>(),
              d["pcie_bytes_up"].get<uint64_t>());
+  const auto& f = s["ftl"];
+  fmt::print("ftl: write amplification {:.3f}, GC {} blocks ({} in idle time), {} pages moved, erase count "
+             "min/mean/max {}/{:.1f}/{}\n",
+             f["write_amplification"].get<double>(), f["gc_invocations"].get<uint64_t>(),
+             f["gc_background"].get<uint64_t>(), f["gc_pages_moved"].get<uint64_t>(),
+             f["erase_count"]["min"].get<uint64_t>(), f["erase_count"]["mean"].get<double>(),
+             f["erase_count"]["max"].get<uint64_t>());
   if (s.contains("verify"))
     fmt::print("verify: {} blocks checked, {} mismatches\n", s["verify"]["blocks_checked"].get<uint64_t>(),
                s["verify"]["mismatches"].get<uint64_t>());
@@ -242,6 +249,7 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
                  {"flash_stored_bytes", top.flash.stored_bytes()}};
   if (const auto* v = top.workload.verify())
     s["verify"] = {{"blocks_checked", v->blocks_checked()}, {"mismatches", v->mismatches()}};
+  s["ftl"] = top.ftl.summary();
   s["counters"] = stats.to_json();
   res.summary = s;
 

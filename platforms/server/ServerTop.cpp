@@ -20,7 +20,7 @@ void ServerTop::declare_params(ParamRegistry& r) {
 
 uint64_t ServerTop::capacity_bytes(const Config& cfg) {
   auto g = flash::FlashArray::geometry_from(cfg);
-  uint64_t bytes = ssd::PageMappingFtl::logical_pages_for(g, cfg.get_real("ssd.ftl.overprovision")) * g.page_size;
+  uint64_t bytes = ssd::PageMappingFtl::logical_pages_for(cfg) * g.page_size;
   return bytes / cfg.get_size("ssd.nvme.lba_size") * cfg.get_size("ssd.nvme.lba_size");
 }
 

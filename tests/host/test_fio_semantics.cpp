@@ -50,14 +50,3 @@ TEST_CASE("sequential reads walk the region in order and wrap", "[host][fio]") {
   CHECK(s["jobs"][0]["reads"] == 20);
   CHECK(s["device"]["flash_reads"] == 80);
 }
-
-TEST_CASE("a run that would need garbage collection stops with a clear message", "[ssd][ftl]") {
-  std::string dir = scratch("nogc");
-  std::ofstream(dir + "/fill.fio") << "[fill]\nrw=write\nbs=128k\nsize=60m\niodepth=8\n";
-  Shell s = shell(std::string(VP_SERVER_BIN) + " --preset quick --job " + dir + "/fill.fio --out " + dir);
-  INFO(s.out);
-  CHECK(s.status == 3);
-  CHECK(s.out.find("no free block") != std::string::npos);
-  CHECK(s.out.find("garbage collection") != std::string::npos);
-  CHECK(s.out.find("ssd.ftl.overprovision") != std::string::npos);
-}

@@ -36,7 +36,7 @@ TEST_CASE("every kind of bad configuration stops before simulating with exit 2 a
   expect_config_error("--set host.nvme.queue_depth=8192 --set ssd.nvme.max_queue_entries=4096",
                       {"host.nvme.queue_depth", "ssd.nvme.max_queue_entries"});
   expect_config_error("--set pcie.encoding=8b9b", {"pcie.encoding", "8b9b", "128b130b"});
-  expect_config_error("--set ssd.ftl.precondition=maybe", {"ssd.ftl.precondition", "maybe"});
+  expect_config_error("--set ssd.precondition.pattern=maybe", {"ssd.precondition.pattern", "maybe", "random"});
   expect_config_error("--set ssd.ftl.overprovision=0.001", {"ssd.ftl.overprovision", "free block"});
   expect_config_error("--set ssd.nvme.lba_size=512", {"ssd.nvme.lba_size", "512"});
   expect_config_error("--set host.cores=100", {"host.cores", "max_io_queues"});

@@ -1,9 +1,12 @@
 #include "vp/ssd/PageMappingFtl.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fmt/format.h>
+#include <memory>
 
+#include "vp/core/Rng.hpp"
 #include "vp/core/SimControl.hpp"
 #include "vp/flash/FlashArray.hpp"
 
@@ -11,30 +14,121 @@ namespace vp::ssd {
 
 using flash::FlashAddress;
 using flash::FlashOp;
+using flash::FlashOob;
+using flash::FlashTransaction;
+using flash::PageType;
+
+namespace {
+constexpr uint64_t kCheckpointTag = 1;  // host requests are tagged with their address
+const std::vector<std::string> kStripeOrders = {"channel,die,plane", "channel,plane,die", "die,channel,plane",
+                                                "die,plane,channel", "plane,channel,die", "plane,die,channel"};
+uint32_t fg_threshold_of(const Config& c) { return static_cast<uint32_t>(c.get_int("ssd.ftl.gc.fg_threshold")); }
+uint32_t ckpt_blocks_of(const Config& c) {
+  return c.get_time("ssd.ftl.checkpoint_interval") > 0 ? static_cast<uint32_t>(c.get_int("ssd.ftl.checkpoint_blocks"))
+                                                        : 0;
+}
+}  // namespace
+
+// A garbage-collection (or static wear-leveling) pass over one victim block.
+struct PageMappingFtl::GcJob : flash::FlashClient {
+  struct Move {
+    uint32_t src, dst, lpn, seq;
+  };
+  PageMappingFtl& ftl;
+  uint64_t plane, victim;
+  bool wear, background;
+  uint32_t pending = 0;
+  std::vector<Move> moves;
+  std::vector<FlashTransaction> txns;
+  std::vector<uint8_t> buf;  // read+program migration goes through controller DRAM
+  FlashTransaction erase;
+  GcJob(PageMappingFtl& f, uint64_t p, uint64_t v, bool w, bool bg) : ftl(f), plane(p), victim(v), wear(w), background(bg) {}
+  void flash_done(FlashTransaction& t) override { ftl.job_txn_done(*this, t); }
+};
+
+// The map as of write sequence `seq`: chunks saved so far (shared between
+// successive checkpoints until a chunk is dirtied again) over the
+// preconditioning rule.
+struct PageMappingFtl::Checkpoint {
+  uint32_t seq = 0;
+  uint64_t rule_limit = 0;
+  std::unordered_map<uint64_t, std::shared_ptr<const std::vector<uint32_t>>> chunks;
+};
 
 void PageMappingFtl::declare_params(ParamRegistry& r) {
-  r.real("ssd.ftl.overprovision", 0.27,
-         "fraction of raw flash hidden from the host (spare for out-of-place writes)")
+  r.real("ssd.ftl.overprovision", 0.27, "fraction of the data blocks hidden from the host (spare for GC)")
       .range(0.0, 0.9);
-  r.boolean("ssd.ftl.precondition", true,
-            "start with every logical page mapped (reads hit flash, as on a used drive); "
-            "false: unwritten pages read as zeros without touching flash");
+  r.choice("ssd.ftl.stripe_order", "channel,die,plane", kStripeOrders,
+           "order in which consecutive writes visit allocation units (planes); the first varies fastest");
+  r.integer("ssd.ftl.shards", 1, "translation shards (DeepFlash TRANS threads) the logical space is split over")
+      .range(1, 4096);
+  r.choice("ssd.ftl.shard_hash", "modulo", {"modulo", "xor"},
+           "logical page -> shard: lpn mod shards, or an XOR fold of the lpn's bit groups (DeepFlash)");
+  r.choice("ssd.ftl.shard_partition", "block", {"block", "channel"},
+           "what a shard writes: blocks on every plane (block-interleaved), or only its own channels");
+  r.choice("ssd.ftl.page_alloc", "sequential", {"sequential", "lsb_skip", "lsb_group"},
+           "page choice in a block: in order; urgent writes skip to the next LSB page (wasting the skipped); "
+           "FastDrain's LSB/CSB/MSB groups (urgent writes take LSB pages across planes, others the upper pages)");
+  r.size("ssd.ftl.lsb_region", "64GiB",
+         "most data held in LSB pages whose word line is not yet complete (FastDrain's max LSB-only region)");
+  r.choice("ssd.ftl.gc.policy", "greedy", {"greedy", "cost_benefit"},
+           "victim: fewest valid pages, or best (1-u)/2u x age");
+  r.integer("ssd.ftl.gc.fg_threshold", 2, "free blocks per plane below which a write starts foreground GC")
+      .range(2, 1 << 20);
+  r.integer("ssd.ftl.gc.bg_threshold", 4, "free blocks per plane below which idle time is used for GC (0: never)")
+      .range(0, 1 << 20);
+  r.time("ssd.ftl.gc.bg_idle", "1ms", "time without host requests before background GC starts");
+  r.choice("ssd.ftl.gc.migration", "copyback", {"copyback", "read_program"},
+           "how valid pages move: on-chip copy-back, or read out and program back");
+  r.boolean("ssd.ftl.gc.preemptible", true, "GC flash work yields to host reads in the flash scheduler");
+  r.boolean("ssd.ftl.wl.dynamic", true, "take the least-erased free block (false: oldest freed first)");
+  r.integer("ssd.ftl.wl.static_threshold", 0,
+            "erase-count spread in a plane that makes its coldest block migrate (0: no static wear leveling)")
+      .range(0, 1 << 30);
+  r.time("ssd.ftl.checkpoint_interval", "0ns", "period of the mapping checkpoint (0: no checkpoints)");
+  r.integer("ssd.ftl.checkpoint_blocks", 2, "blocks per plane reserved for checkpoints when they are on")
+      .range(1, 1 << 20);
+  r.real("ssd.precondition.fill", 1.0, "fraction of the logical space written before the run").range(0.0, 1.0);
+  r.choice("ssd.precondition.pattern", "sequential", {"sequential", "random"},
+           "order of the preconditioning writes");
+  r.real("ssd.precondition.age", 0.0,
+         "random overwrites after the fill, as a multiple of the filled space (about 2-3 reach GC steady state)")
+      .range(0.0, 1000.0);
   r.rule([](const Config& c) {
     auto g = flash::FlashArray::geometry_from(c);
-    double op = c.get_real("ssd.ftl.overprovision");
-    uint64_t per_unit = logical_pages_for(g, op) / g.total_planes();
-    uint64_t used_blocks = (per_unit + g.pages_per_block - 1) / g.pages_per_block;
-    if (per_unit == 0) c.fail("ssd.ftl.overprovision", "leaves no logical capacity");
-    if (used_blocks >= g.blocks_per_plane)
+    if (g.total_pages() >= 0xFFFFFFFFull)
+      c.fail("ssd.flash.blocks_per_plane",
+             fmt::format("the device has {} pages; the FTL's 32-bit map addresses fewer than 2^32", g.total_pages()));
+    uint32_t data_blocks = g.blocks_per_plane - std::min(g.blocks_per_plane, ckpt_blocks_of(c));
+    uint64_t per_plane = logical_pages_for(c) / g.total_planes();
+    uint64_t used = (per_plane + g.pages_per_block - 1) / g.pages_per_block;
+    if (per_plane == 0) c.fail("ssd.ftl.overprovision", "leaves no logical capacity");
+    uint32_t need = fg_threshold_of(c) + 1;
+    if (used + need > data_blocks)
       c.fail("ssd.ftl.overprovision",
-             fmt::format("leaves no free block per plane for writes (ssd.flash.blocks_per_plane = {})",
-                         g.blocks_per_plane));
+             fmt::format("leaves {} spare blocks per plane; garbage collection needs ssd.ftl.gc.fg_threshold + 1 = {} "
+                         "free block (ssd.flash.blocks_per_plane = {}{})",
+                         data_blocks - std::min<uint64_t>(used, data_blocks), need, g.blocks_per_plane,
+                         ckpt_blocks_of(c) ? fmt::format(", {} for checkpoints", ckpt_blocks_of(c)) : ""));
+    auto shards = static_cast<uint32_t>(c.get_int("ssd.ftl.shards"));
+    if (c.get_string("ssd.ftl.shard_hash") == "xor" && (shards & (shards - 1)))
+      c.fail("ssd.ftl.shards", "must be a power of two for the XOR hash (ssd.ftl.shard_hash = xor)");
+    if (c.get_string("ssd.ftl.shard_partition") == "channel" && g.channels % shards)
+      c.fail("ssd.ftl.shards",
+             fmt::format("must divide the {} channels when shards own channels (ssd.ftl.shard_partition = channel)",
+                         g.channels));
+    if (c.get_string("ssd.ftl.page_alloc") != "sequential" && g.bits_per_cell < 2)
+      c.fail("ssd.ftl.page_alloc",
+             "LSB-aware allocation needs a multi-level cell (ssd.flash.bits_per_cell >= 2): every page is LSB here");
   });
 }
 
-uint64_t PageMappingFtl::logical_pages_for(const flash::FlashGeometry& g, double op) {
-  uint64_t per_unit = uint64_t(g.blocks_per_plane) * g.pages_per_block;
-  return static_cast<uint64_t>(std::floor(double(per_unit) * (1.0 - op))) * g.total_planes();
+uint64_t PageMappingFtl::logical_pages_for(const Config& c) {
+  auto g = flash::FlashArray::geometry_from(c);
+  double op = c.get_real("ssd.ftl.overprovision");
+  uint64_t data_blocks = g.blocks_per_plane - std::min(g.blocks_per_plane, ckpt_blocks_of(c));
+  uint64_t per_plane = data_blocks * g.pages_per_block;
+  return static_cast<uint64_t>(std::floor(double(per_plane) * (1.0 - op))) * g.total_planes();
 }
 
 PageMappingFtl::PageMappingFtl(sc_core::sc_module_name name, Services& svc)
@@ -42,148 +136,768 @@ PageMappingFtl::PageMappingFtl(sc_core::sc_module_name name, Services& svc)
       target("target"),
       flash("flash"),
       geo_(flash::FlashArray::geometry_from(svc.cfg)),
-      overprovision_(svc.cfg.get_real("ssd.ftl.overprovision")),
-      precondition_(svc.cfg.get_bool("ssd.ftl.precondition")),
+      svc_(svc),
+      eq_("eq"),
+      planes_(geo_.total_planes()),
+      logical_pages_(logical_pages_for(svc.cfg)),
+      map_(logical_pages_),
+      blocks_(geo_, svc.cfg.get_bool("ssd.ftl.wl.dynamic")),
       host_reads_(svc.stats.counter("ssd.ftl.page_reads", "pages", "logical pages read by the host")),
       host_writes_(svc.stats.counter("ssd.ftl.page_writes", "pages", "logical pages written by the host")),
-      unmapped_reads_(svc.stats.counter("ssd.ftl.unmapped_reads", "pages", "reads of never-written pages (zeros)")),
+      unmapped_reads_(svc.stats.counter("ssd.ftl.unmapped_reads", "pages", "reads of unwritten pages (zeros)")),
       map_bytes_(svc.stats.counter("ssd.ftl.map_table_bytes", "bytes",
-                                   "DRAM a full page-level map would occupy (4 bytes per logical page)")) {
+                                   "SSD DRAM the page-level map occupies (4 bytes per logical page)")),
+      trimmed_(svc.stats.counter("ssd.ftl.trimmed_pages", "pages", "logical pages deallocated")),
+      gc_runs_(svc.stats.counter("ssd.ftl.gc.invocations", "blocks", "victim blocks reclaimed by GC")),
+      gc_bg_runs_(svc.stats.counter("ssd.ftl.gc.background", "blocks", "of which reclaimed in idle time")),
+      gc_moved_(svc.stats.counter("ssd.ftl.gc.pages_moved", "pages", "valid pages migrated by GC and wear leveling")),
+      gc_copybacks_(svc.stats.counter("ssd.ftl.gc.copybacks", "pages", "migrations done by copy-back")),
+      wl_runs_(svc.stats.counter("ssd.ftl.wl.migrations", "blocks", "cold blocks migrated by static wear leveling")),
+      wasted_(svc.stats.counter("ssd.ftl.wasted_pages", "pages", "pages skipped unprogrammed by LSB-first allocation")),
+      urgent_pages_(svc.stats.counter("ssd.ftl.urgent_pages", "pages", "pages written marked urgent")),
+      lsb_urgent_(svc.stats.counter("ssd.ftl.lsb_group_pages", "pages", "urgent pages given LSB pages from the groups")),
+      waits_(svc.stats.counter("ssd.ftl.write_waits", "events", "times a write waited for GC to free a block")),
+      ckpts_(svc.stats.counter("ssd.ftl.checkpoints", "checkpoints", "mapping checkpoints committed")),
+      ckpt_pages_(svc.stats.counter("ssd.ftl.checkpoint_pages", "pages", "flash pages programmed by checkpoints")),
+      recoveries_(svc.stats.counter("ssd.ftl.recoveries", "events", "rebuilds after power loss")),
+      replayed_(svc.stats.counter("ssd.ftl.replayed_pages", "pages", "map entries rebuilt from spare areas")),
+      min_free_(svc.stats.counter("ssd.ftl.free_blocks_min", "blocks", "fewest free blocks seen (all planes)")) {
+  const Config& c = svc.cfg;
   target.bind(*this);
-  units_ = geo_.total_planes();
-  logical_pages_ = logical_pages_for(geo_, overprovision_);
-  map_bytes_.value = logical_pages_ * 4;
-  valid_.assign(geo_.total_blocks(), 0);
-  unit_state_.resize(units_);
-  uint64_t per_unit = logical_pages_ / units_;
-  uint32_t static_blocks =
-      precondition_ ? static_cast<uint32_t>((per_unit + geo_.pages_per_block - 1) / geo_.pages_per_block) : 0;
-  for (uint64_t u = 0; u < units_; ++u) {
-    FlashAddress a = unit_address(u);
-    for (uint32_t b = 0; b < geo_.blocks_per_plane; ++b) {
-      a.block = b;
-      a.page = 0;
-      uint64_t blk = flash::ppn_of(geo_, a) / geo_.pages_per_block;
-      if (b < static_blocks) {
-        uint64_t before = uint64_t(b) * geo_.pages_per_block;
-        valid_[blk] = static_cast<uint32_t>(std::min<uint64_t>(geo_.pages_per_block, per_unit - before));
-      } else {
-        unit_state_[u].free_blocks.push_back(b);
-      }
+  map_bytes_.value = map_.dram_bytes();
+  shards_ = static_cast<uint32_t>(c.get_int("ssd.ftl.shards"));
+  xor_hash_ = c.get_string("ssd.ftl.shard_hash") == "xor";
+  channel_partition_ = c.get_string("ssd.ftl.shard_partition") == "channel";
+  std::string pa = c.get_string("ssd.ftl.page_alloc");
+  alloc_ = pa == "lsb_group" ? Alloc::LsbGroup : pa == "lsb_skip" ? Alloc::LsbSkip : Alloc::Sequential;
+  lsb_limit_pages_ = c.get_size("ssd.ftl.lsb_region") / geo_.page_size;
+  greedy_ = c.get_string("ssd.ftl.gc.policy") == "greedy";
+  copyback_ = c.get_string("ssd.ftl.gc.migration") == "copyback";
+  preemptible_ = c.get_bool("ssd.ftl.gc.preemptible");
+  fg_threshold_ = fg_threshold_of(c);
+  bg_threshold_ = static_cast<uint32_t>(c.get_int("ssd.ftl.gc.bg_threshold"));
+  gc_reserve_ = 1;
+  wl_threshold_ = static_cast<uint32_t>(c.get_int("ssd.ftl.wl.static_threshold"));
+  ckpt_blocks_ = ckpt_blocks_of(c);
+  bg_idle_ = c.get_time("ssd.ftl.gc.bg_idle");
+  ckpt_interval_ = c.get_time("ssd.ftl.checkpoint_interval");
+
+  // Allocation units in stripe order: the first named dimension varies fastest.
+  std::string order = c.get_string("ssd.ftl.stripe_order");
+  std::vector<std::string> dims;
+  for (size_t s = 0, e; s <= order.size(); s = e + 1) {
+    e = order.find(',', s);
+    if (e == std::string::npos) e = order.size();
+    dims.push_back(order.substr(s, e - s));
+  }
+  for (uint64_t u = 0; u < planes_; ++u) {
+    uint64_t rest = u, ch = 0, die = 0, pl = 0;
+    for (const auto& d : dims) {
+      uint64_t n = d == "channel" ? geo_.channels : d == "die" ? geo_.dies_per_channel() : geo_.planes_per_die;
+      (d == "channel" ? ch : d == "die" ? die : pl) = rest % n;
+      rest /= n;
     }
+    unit_plane_.push_back((ch * geo_.dies_per_channel() + die) * geo_.planes_per_die + pl);
+  }
+  shard_units_.resize(shards_);
+  shard_rr_.assign(shards_, 0);
+  for (uint64_t u = 0; u < planes_; ++u) {
+    uint64_t ch = unit_plane_[u] / (uint64_t(geo_.dies_per_channel()) * geo_.planes_per_die);
+    for (uint32_t s = 0; s < shards_; ++s)
+      if (!channel_partition_ || ch % shards_ == s) shard_units_[s].push_back(u);
+  }
+  host_open_.assign(uint64_t(shards_) * planes_, -1);
+  gc_open_.assign(planes_, -1);
+  lsb_blocks_.resize(planes_);
+  jobs_.resize(planes_);
+  dirty_chunks_.assign((logical_pages_ + MappingTable::kChunk - 1) / MappingTable::kChunk, false);
+  for (uint32_t k = 0; k < ckpt_blocks_; ++k)
+    for (uint64_t p = 0; p < planes_; ++p) {
+      uint64_t b = p * geo_.blocks_per_plane + geo_.blocks_per_plane - 1 - k;
+      blocks_[b].state = BlockState::Meta;
+      ckpt_blocks_list_.push_back(b);
+    }
+  if (svc.waves.enabled()) {
+    svc.waves.trace(free_blocks_signal_, "ftl_free_blocks", "ftl");
+    svc.waves.trace(gc_active_signal_, "ftl_gc_active", "ftl");
   }
 }
+
+PageMappingFtl::~PageMappingFtl() = default;
 
 void PageMappingFtl::end_of_elaboration() {
   const auto& fg = flash->geometry();
-  if (fg.total_pages() != geo_.total_pages() || fg.page_size != geo_.page_size)
+  if (fg.total_pages() != geo_.total_pages() || fg.page_size != geo_.page_size || fg.bits_per_cell != geo_.bits_per_cell)
     throw std::logic_error("FTL and flash array disagree on geometry");
+  precondition();
+  start_checkpoint_timer();
 }
 
-FlashAddress PageMappingFtl::unit_address(uint64_t u) const {
-  // Channel first, then die, then plane: consecutive pages land on different buses.
-  FlashAddress a;
-  a.channel = static_cast<uint32_t>(u % geo_.channels);
-  u /= geo_.channels;
-  a.die = static_cast<uint32_t>(u % geo_.dies_per_channel());
-  a.plane = static_cast<uint32_t>(u / geo_.dies_per_channel());
-  return a;
+uint32_t PageMappingFtl::shard_of(uint64_t lpn) const {
+  if (shards_ == 1) return 0;
+  if (!xor_hash_) return static_cast<uint32_t>(lpn % shards_);
+  // XOR of every log2(shards)-bit group of the page number.
+  uint32_t bits = 0;
+  while ((1u << bits) < shards_) ++bits;
+  uint64_t h = 0;
+  for (uint64_t v = lpn; v; v >>= bits) h ^= v & (shards_ - 1);
+  return static_cast<uint32_t>(h);
 }
 
-bool PageMappingFtl::lookup(uint64_t lpn, uint64_t& ppn) const {
-  auto it = map_.find(lpn);
-  if (it != map_.end()) {
-    ppn = it->second;
+// ---------------------------------------------------------------- allocation
+
+bool PageMappingFtl::open_block(uint64_t plane, int64_t& slot, bool for_gc) {
+  if (!for_gc && blocks_.free_count(plane) <= gc_reserve_) return false;
+  uint64_t b;
+  if (!blocks_.take_free(plane, b)) return false;
+  blocks_.open(b, now_ps());
+  slot = static_cast<int64_t>(b);
+  free_blocks_signal_ = blocks_.free_total();
+  if (blocks_.free_total() < min_free_.value) min_free_.value = blocks_.free_total();
+  return true;
+}
+
+void PageMappingFtl::place(uint64_t block, uint32_t page, uint32_t lpn) {
+  blocks_.use(block, page, lpn, now_ps());
+  close_if_full(block);
+}
+
+void PageMappingFtl::close_if_full(uint64_t block) {
+  if (blocks_.full(block)) blocks_[block].state = BlockState::Full;
+}
+
+bool PageMappingFtl::alloc_gc(uint64_t plane, uint32_t lpn, uint64_t& ppn) {
+  int64_t& slot = gc_open_[plane];
+  if (slot < 0 || blocks_[slot].state != BlockState::Open)
+    if (!open_block(plane, slot, true)) return false;
+  uint32_t page;
+  blocks_.next_sequential(slot, page);
+  place(slot, page, lpn);
+  ppn = to_ppn(slot, page);
+  return true;
+}
+
+bool PageMappingFtl::alloc_lsb(uint64_t plane, uint32_t lpn, uint64_t& ppn) {
+  auto& list = lsb_blocks_[plane];
+  uint32_t page;
+  if (list.empty() || !blocks_.next_page(list.back(), PageType::LSB, page)) {
+    int64_t slot;
+    if (!open_block(plane, slot, false)) return false;
+    blocks_[slot].lsb_opened = true;
+    list.push_back(slot);
+    blocks_.next_page(slot, PageType::LSB, page);
+  }
+  place(list.back(), page, lpn);
+  ppn = to_ppn(list.back(), page);
+  ++lsb_only_pages_;
+  return true;
+}
+
+bool PageMappingFtl::alloc_upper(uint64_t plane, uint32_t lpn, uint64_t& ppn) {
+  auto& list = lsb_blocks_[plane];
+  for (size_t i = 0; i < list.size();) {
+    uint64_t b = list[i];
+    uint32_t page;
+    if (blocks_[b].state != BlockState::Open) {  // filled up
+      list.erase(list.begin() + static_cast<long>(i));
+      continue;
+    }
+    if (blocks_.next_page(b, PageType::CSB, page) || blocks_.next_page(b, PageType::MSB, page)) {
+      if (geo_.page_type(page) == PageType::MSB) --lsb_only_pages_;  // the word line is complete
+      place(b, page, lpn);
+      ppn = to_ppn(b, page);
+      return true;
+    }
+    ++i;
+  }
+  return false;
+}
+
+bool PageMappingFtl::alloc_in_plane(uint64_t plane, uint32_t shard, uint32_t lpn, bool urgent, uint64_t& ppn) {
+  if (alloc_ == Alloc::LsbGroup && !urgent && alloc_upper(plane, lpn, ppn)) return true;
+  int64_t& slot = host_open_[uint64_t(shard) * planes_ + plane];
+  for (;;) {
+    if (slot < 0 || blocks_[slot].state != BlockState::Open)
+      if (!open_block(plane, slot, false)) return false;
+    uint32_t page;
+    blocks_.next_sequential(slot, page);
+    if (urgent && alloc_ == Alloc::LsbSkip && geo_.page_type(page) != PageType::LSB) {
+      blocks_.skip(slot, page);
+      ++wasted_;
+      close_if_full(slot);
+      continue;
+    }
+    place(slot, page, lpn);
+    ppn = to_ppn(slot, page);
     return true;
   }
-  if (!precondition_) return false;
-  FlashAddress a = unit_address(lpn % units_);
-  uint64_t idx = lpn / units_;
-  a.block = static_cast<uint32_t>(idx / geo_.pages_per_block);
-  a.page = static_cast<uint32_t>(idx % geo_.pages_per_block);
-  ppn = flash::ppn_of(geo_, a);
-  return true;
 }
 
-bool PageMappingFtl::allocate(uint64_t& ppn) {
-  uint64_t u = write_unit_;
-  write_unit_ = (write_unit_ + 1) % units_;
-  Unit& st = unit_state_[u];
-  if (st.active < 0 || st.next_page == geo_.pages_per_block) {
-    if (st.free_blocks.empty()) {
-      FlashAddress a = unit_address(u);
-      sim_abort(fmt::format(
-          "FTL: no free block left on channel {} die {} plane {} after {} page writes; garbage collection is "
-          "not modelled yet, so a run may not write more than the over-provisioned space "
-          "(raise ssd.ftl.overprovision or write less)",
-          a.channel, a.die, a.plane, host_writes_.value));
-      return false;
+bool PageMappingFtl::alloc_host(uint32_t lpn, bool urgent, uint64_t& ppn) {
+  uint32_t s = shard_of(lpn);
+  auto& units = shard_units_[s];
+  uint32_t& rr = shard_rr_[s];
+  if (urgent && alloc_ == Alloc::LsbGroup && lsb_only_pages_ < lsb_limit_pages_) {
+    for (size_t k = 0; k < units.size(); ++k) {
+      size_t idx = (rr + k) % units.size();
+      if (alloc_lsb(plane_of_unit(units[idx]), lpn, ppn)) {
+        rr = static_cast<uint32_t>((idx + 1) % units.size());
+        ++lsb_urgent_;
+        return true;
+      }
     }
-    st.active = st.free_blocks.front();
-    st.free_blocks.pop_front();
-    st.next_page = 0;
   }
-  FlashAddress a = unit_address(u);
-  a.block = static_cast<uint32_t>(st.active);
-  a.page = st.next_page++;
-  ppn = flash::ppn_of(geo_, a);
+  uint64_t plane = plane_of_unit(units[rr]);
+  blocked_plane_ = plane;
+  if (!alloc_in_plane(plane, s, lpn, urgent, ppn)) return false;
+  rr = static_cast<uint32_t>((rr + 1) % units.size());
   return true;
 }
 
-void PageMappingFtl::invalidate(uint64_t ppn) {
-  uint32_t& v = valid_[ppn / geo_.pages_per_block];
-  if (v > 0) --v;
+void PageMappingFtl::map_set(uint32_t lpn, uint32_t ppn) {
+  map_.set(lpn, ppn);
+  dirty_chunks_[lpn / MappingTable::kChunk] = true;
 }
+
+void PageMappingFtl::remap(uint32_t lpn, uint32_t ppn) {
+  uint32_t old = map_.get(lpn);
+  if (old != MappingTable::kUnmapped) blocks_.invalidate(old / geo_.pages_per_block, old % geo_.pages_per_block);
+  map_set(lpn, ppn);
+}
+
+// ---------------------------------------------------------------- host requests
 
 void PageMappingFtl::submit(FtlRequest& r) {
   r.txns.resize(r.pages);
-  r.outstanding = 0;
-  if (r.op == IoOp::Flush) {  // no volatile write cache yet: nothing to flush
-    r.client->ftl_done(r);
-    return;
-  }
-  // Build every transaction first: completions may arrive re-entrantly only
-  // through events, but `outstanding` must be final before any can.
-  for (uint32_t i = 0; i < r.pages; ++i) {
-    uint64_t lpn = r.lpn + i;
-    uint8_t* data = r.data + uint64_t(i) * geo_.page_size;
-    flash::FlashTransaction& t = r.txns[i];
-    t.client = this;
-    t.tag = reinterpret_cast<uint64_t>(&r);
-    t.data = data;
-    uint64_t ppn = 0;
-    if (r.op == IoOp::Read) {
-      ++host_reads_;
-      if (!lookup(lpn, ppn)) {
-        ++unmapped_reads_;
-        std::memset(data, 0, geo_.page_size);
-        t.client = nullptr;  // served without flash
-        continue;
+  r.outstanding = 1;  // held while issuing, so no completion can finish the request early
+  ++outstanding_;
+  ++activity_;
+  switch (r.op) {
+    case IoOp::Flush: break;  // no volatile write cache: written data is already on flash
+    case IoOp::Trim:
+      for (uint32_t i = 0; i < r.pages; ++i) {
+        uint32_t lpn = static_cast<uint32_t>(r.lpn + i);
+        if (map_.get(lpn) != MappingTable::kUnmapped) {
+          remap(lpn, MappingTable::kUnmapped);
+          ++trimmed_;
+        }
       }
-      t.op = FlashOp::Read;
-    } else {
-      ++host_writes_;
-      uint64_t old;
-      if (!allocate(ppn)) return;  // run is stopping
-      if (lookup(lpn, old)) invalidate(old);
-      map_[lpn] = ppn;
-      ++valid_[ppn / geo_.pages_per_block];
-      t.op = FlashOp::Program;
-    }
-    t.addr = flash::address_of(geo_, ppn);
-    ++r.outstanding;
+      break;
+    case IoOp::Read:
+      for (uint32_t i = 0; i < r.pages; ++i) {
+        uint32_t lpn = static_cast<uint32_t>(r.lpn + i);
+        uint8_t* data = r.data + uint64_t(i) * geo_.page_size;
+        ++host_reads_;
+        auto w = writing_.find(lpn);
+        if (w != writing_.end()) {  // still being programmed: served from the write's buffer
+          std::memcpy(data, w->second.first, geo_.page_size);
+          continue;
+        }
+        uint32_t ppn = map_.get(lpn);
+        if (ppn == MappingTable::kUnmapped) {
+          ++unmapped_reads_;
+          std::memset(data, 0, geo_.page_size);
+          continue;
+        }
+        FlashTransaction& t = r.txns[i];
+        t = FlashTransaction{};
+        t.op = FlashOp::Read;
+        t.addr = flash::address_of(geo_, ppn);
+        t.data = data;
+        t.client = this;
+        t.tag = reinterpret_cast<uint64_t>(&r);
+        ++r.outstanding;
+        flash->submit(t);
+      }
+      break;
+    case IoOp::Write: issue_writes(r, 0); return;
   }
-  if (r.outstanding == 0) {
-    r.client->ftl_done(r);
-    return;
-  }
-  for (auto& t : r.txns)
-    if (t.client) flash->submit(t);
+  if (--r.outstanding == 0) request_done(r);
 }
 
-void PageMappingFtl::flash_done(flash::FlashTransaction& t) {
+void PageMappingFtl::issue_writes(FtlRequest& r, uint32_t from) {
+  for (uint32_t i = from; i < r.pages; ++i) {
+    uint32_t lpn = static_cast<uint32_t>(r.lpn + i);
+    uint64_t ppn;
+    if (!alloc_host(lpn, r.urgent, ppn)) {
+      waiting_.push_back({&r, i, blocked_plane_});
+      ++waits_;
+      maybe_gc(blocked_plane_, false);
+      if (!jobs_[blocked_plane_]) {
+        auto a = flash::address_of(geo_, blocked_plane_ * geo_.blocks_per_plane * geo_.pages_per_block);
+        sim_abort(fmt::format("FTL: channel {} die {} plane {} has no free block and no block GC could reclaim "
+                              "(every page valid); raise ssd.ftl.overprovision",
+                              a.channel, a.die, a.plane));
+      }
+      return;
+    }
+    ++host_writes_;
+    if (r.urgent) ++urgent_pages_;
+    remap(lpn, static_cast<uint32_t>(ppn));
+    uint8_t* data = r.data + uint64_t(i) * geo_.page_size;
+    auto& w = writing_[lpn];
+    w.first = data;
+    ++w.second;
+    FlashTransaction& t = r.txns[i];
+    t = FlashTransaction{};
+    t.op = FlashOp::Program;
+    t.addr = flash::address_of(geo_, ppn);
+    t.data = data;
+    t.oob = FlashOob{lpn, next_seq()};
+    t.client = this;
+    t.tag = reinterpret_cast<uint64_t>(&r);
+    ++r.outstanding;
+    flash->submit(t);
+    maybe_gc(ppn / geo_.pages_per_block / geo_.blocks_per_plane, false);
+  }
+  if (--r.outstanding == 0) request_done(r);
+}
+
+void PageMappingFtl::retry_waiting() {
+  while (!waiting_.empty()) {
+    Waiting w = waiting_.front();
+    waiting_.pop_front();
+    size_t before = waiting_.size();
+    issue_writes(*w.r, w.next);
+    if (waiting_.size() > before) {  // still blocked: it keeps its place at the head
+      Waiting again = waiting_.back();
+      waiting_.pop_back();
+      waiting_.push_front(again);
+      return;
+    }
+  }
+}
+
+void PageMappingFtl::flash_done(FlashTransaction& t) {
+  if (t.tag == kCheckpointTag) {
+    checkpoint_step();
+    return;
+  }
   auto& r = *reinterpret_cast<FtlRequest*>(t.tag);
-  if (--r.outstanding == 0) r.client->ftl_done(r);
+  if (t.op == FlashOp::Program) {
+    auto w = writing_.find(t.oob.lpn);
+    if (w != writing_.end() && --w->second.second == 0) writing_.erase(w);
+  }
+  if (--r.outstanding == 0) request_done(r);
+}
+
+void PageMappingFtl::request_done(FtlRequest& r) {
+  --outstanding_;
+  if (outstanding_ == 0) schedule_background();
+  r.client->ftl_done(r);
+}
+
+// ---------------------------------------------------------------- garbage collection
+
+bool PageMappingFtl::pick_victim(uint64_t plane, uint64_t& victim) const {
+  uint64_t first = plane * geo_.blocks_per_plane;
+  double best = -1;
+  Tick now = now_ps();
+  for (uint64_t b = first; b < first + geo_.blocks_per_plane; ++b) {
+    const BlockInfo& i = blocks_[b];
+    if (i.state != BlockState::Full || i.valid == geo_.pages_per_block) continue;
+    double score;
+    if (greedy_) {
+      score = double(geo_.pages_per_block - i.valid);
+    } else {  // cost-benefit (Kawaguchi et al.): benefit (1-u) x age over cost 2u
+      double u = double(i.valid) / geo_.pages_per_block;
+      double age = double(now - std::min(now, i.last_write)) + 1.0;
+      score = u == 0 ? 1e300 : (1 - u) / (2 * u) * age;
+    }
+    if (score > best) {
+      best = score;
+      victim = b;
+    }
+  }
+  return best >= 0;
+}
+
+void PageMappingFtl::maybe_gc(uint64_t plane, bool background) {
+  if (jobs_[plane] || !powered_) return;
+  uint32_t f = blocks_.free_count(plane);
+  if (f >= (background ? bg_threshold_ : fg_threshold_)) return;
+  uint64_t victim;
+  if (!pick_victim(plane, victim)) return;
+  start_job(plane, victim, false, background);
+}
+
+void PageMappingFtl::start_job(uint64_t plane, uint64_t victim, bool wear, bool background) {
+  auto job = std::make_unique<GcJob>(*this, plane, victim, wear, background);
+  GcJob& j = *job;
+  jobs_[plane] = std::move(job);
+  ++gc_active_signal_;
+  ++(wear ? wl_runs_ : gc_runs_);
+  if (background) ++gc_bg_runs_;
+  blocks_[victim].state = BlockState::Victim;
+  uint32_t valid = blocks_[victim].valid;
+  j.moves.reserve(valid);
+  j.txns.reserve(valid);  // never reallocated once submitted
+  if (!copyback_) j.buf.resize(uint64_t(valid) * geo_.page_size);
+  for (uint32_t p = 0; p < geo_.pages_per_block; ++p) {
+    if (!blocks_.valid(victim, p)) continue;
+    uint32_t lpn = blocks_.lpn(victim, p);
+    uint64_t dst;
+    if (!alloc_gc(plane, lpn, dst)) throw std::logic_error("FTL: GC found no free block for its destination");
+    // The copy gets a sequence number now, while it is the current one: a
+    // host write after this point is newer, also after a power loss.
+    j.moves.push_back({to_ppn(victim, p), static_cast<uint32_t>(dst), lpn, next_seq()});
+    FlashTransaction& t = j.txns.emplace_back();
+    t.op = copyback_ ? FlashOp::CopyBack : FlashOp::Read;
+    t.addr = flash::address_of(geo_, j.moves.back().src);
+    t.dst = flash::address_of(geo_, dst);
+    t.oob = FlashOob{lpn, j.moves.back().seq};
+    t.data = copyback_ ? nullptr : j.buf.data() + (j.moves.size() - 1) * geo_.page_size;
+    t.background = preemptible_;
+    t.client = &j;
+    t.tag = j.moves.size() - 1;
+  }
+  j.pending = static_cast<uint32_t>(j.txns.size());
+  if (j.pending == 0) {
+    job_erase(j);
+    return;
+  }
+  for (auto& t : j.txns) flash->submit(t);
+}
+
+void PageMappingFtl::job_txn_done(GcJob& j, FlashTransaction& t) {
+  if (&t == &j.erase) {
+    job_erased(j);
+    return;
+  }
+  const GcJob::Move& m = j.moves[t.tag];
+  if (t.op == FlashOp::Read) {  // now program it where it goes
+    t.op = FlashOp::Program;
+    t.addr = flash::address_of(geo_, m.dst);
+    t.oob = FlashOob{m.lpn, m.seq};
+    flash->submit(t);
+    return;
+  }
+  ++gc_moved_;
+  if (t.op == FlashOp::CopyBack) ++gc_copybacks_;
+  if (map_.get(m.lpn) == m.src) {
+    map_set(m.lpn, m.dst);
+    blocks_.invalidate(m.src / geo_.pages_per_block, m.src % geo_.pages_per_block);
+  } else {  // the host rewrote or trimmed it meanwhile: the copy is stale
+    blocks_.invalidate(m.dst / geo_.pages_per_block, m.dst % geo_.pages_per_block);
+  }
+  if (--j.pending == 0) job_erase(j);
+}
+
+void PageMappingFtl::job_erase(GcJob& j) {
+  j.erase = FlashTransaction{};
+  j.erase.op = FlashOp::Erase;
+  j.erase.addr = flash::address_of(geo_, uint64_t(j.victim) * geo_.pages_per_block);
+  j.erase.background = true;
+  j.erase.client = &j;
+  flash->submit(j.erase);
+}
+
+void PageMappingFtl::job_erased(GcJob& j) {
+  uint64_t plane = j.plane;
+  blocks_.erased(j.victim);
+  free_blocks_signal_ = blocks_.free_total();
+  --gc_active_signal_;
+  // The job is still on the call stack (its erase transaction called back): free it afterwards.
+  GcJob* done = jobs_[plane].release();
+  eq_.after(0, [done] { delete done; });
+  retry_waiting();
+  check_wear(plane);
+  maybe_gc(plane, false);
+  if (outstanding_ == 0) maybe_gc(plane, true);
+}
+
+void PageMappingFtl::check_wear(uint64_t plane) {
+  if (wl_threshold_ == 0 || jobs_[plane] || blocks_.free_count(plane) < 2) return;
+  uint64_t first = plane * geo_.blocks_per_plane;
+  uint32_t lo = UINT32_MAX, hi = 0;
+  uint64_t coldest = 0;
+  for (uint64_t b = first; b < first + geo_.blocks_per_plane; ++b) {
+    const BlockInfo& i = blocks_[b];
+    if (i.state == BlockState::Meta) continue;
+    hi = std::max(hi, i.erase_count);
+    if (i.state == BlockState::Full && i.erase_count < lo) {
+      lo = i.erase_count;
+      coldest = b;
+    }
+  }
+  if (lo != UINT32_MAX && hi - lo > wl_threshold_) start_job(plane, coldest, true, false);
+}
+
+void PageMappingFtl::schedule_background() {
+  if (bg_threshold_ == 0 || bg_scheduled_ || !powered_) return;
+  bg_scheduled_ = true;
+  uint64_t seen = activity_, epoch = epoch_;
+  eq_.after(bg_idle_, [this, seen, epoch] {
+    if (epoch != epoch_) return;
+    bg_scheduled_ = false;
+    if (activity_ != seen || outstanding_ > 0) return;  // not idle for the whole period
+    for (uint64_t p = 0; p < planes_; ++p) maybe_gc(p, true);
+  });
+}
+
+// Preconditioning and ageing move pages without simulating time.
+void PageMappingFtl::gc_functional(uint64_t plane) {
+  uint64_t victim;
+  if (!pick_victim(plane, victim))
+    throw ConfigError(fmt::format("ssd.precondition: plane {} filled with valid data and nothing to reclaim; "
+                                  "raise ssd.ftl.overprovision",
+                                  plane));
+  blocks_[victim].state = BlockState::Victim;
+  for (uint32_t p = 0; p < geo_.pages_per_block; ++p) {
+    if (!blocks_.valid(victim, p)) continue;
+    uint32_t lpn = blocks_.lpn(victim, p);
+    uint64_t dst;
+    if (!alloc_gc(plane, lpn, dst)) throw std::logic_error("FTL: GC found no free block for its destination");
+    flash->preload_page(dst, FlashOob{lpn, next_seq()});
+    map_set(lpn, static_cast<uint32_t>(dst));
+    blocks_.invalidate(victim, p);
+    ++pre_moved_;
+  }
+  flash->preload_erase(victim);
+  blocks_.erased(victim);
+}
+
+// ---------------------------------------------------------------- preconditioning
+
+void PageMappingFtl::precondition() {
+  const Config& c = svc_.cfg;
+  uint64_t n = static_cast<uint64_t>(std::llround(c.get_real("ssd.precondition.fill") * double(logical_pages_)));
+  bool sequential = c.get_string("ssd.precondition.pattern") == "sequential";
+  double age = c.get_real("ssd.precondition.age");
+  uint64_t ppb = geo_.pages_per_block, bpp = geo_.blocks_per_plane;
+  seq_ = 1;
+  if (sequential && n > 0) {
+    // Logical page l sits on unit l mod units, at index l / units of that
+    // unit's pages: a rule, not a table.
+    for (uint64_t u = 0; u < planes_; ++u) {
+      uint64_t count = n / planes_ + (u < n % planes_ ? 1 : 0);
+      uint64_t plane = unit_plane_[u];
+      for (uint64_t k = 0; k * ppb < count; ++k) {
+        uint64_t b = plane * bpp + k;
+        uint32_t pages = static_cast<uint32_t>(std::min(ppb, count - k * ppb));
+        uint32_t first = static_cast<uint32_t>(u + planes_ * k * ppb);
+        blocks_.fill_by_rule(b, pages, first, static_cast<uint32_t>(planes_));
+        flash->preload_block(b, pages, first, static_cast<uint32_t>(planes_), 1);
+      }
+    }
+    rule_ = [this, ppb, bpp](uint64_t lpn) {
+      uint64_t idx = lpn / planes_;
+      return static_cast<uint32_t>((unit_plane_[lpn % planes_] * bpp + idx / ppb) * ppb + idx % ppb);
+    };
+    map_.set_rule(n, rule_);
+    rule_limit_ = n;
+  }
+  for (uint64_t b = 0; b < blocks_.blocks(); ++b)
+    if (blocks_[b].state == BlockState::Free) blocks_.add_free(b);
+  min_free_.value = blocks_.free_total();
+  std::vector<uint32_t> order;
+  if (!sequential && n > 0) {
+    order.resize(logical_pages_);
+    for (uint64_t i = 0; i < logical_pages_; ++i) order[i] = static_cast<uint32_t>(i);
+    Rng rng(Rng::derive(svc_.seed, 0xF71));
+    for (uint64_t i = 0; i < n; ++i) std::swap(order[i], order[i + rng.below(logical_pages_ - i)]);
+  }
+  auto write = [&](uint32_t lpn) {
+    uint64_t ppn;
+    while (!alloc_host(lpn, false, ppn)) gc_functional(blocked_plane_);
+    remap(lpn, static_cast<uint32_t>(ppn));
+    flash->preload_page(ppn, FlashOob{lpn, next_seq()});
+    ++pre_writes_;
+    uint64_t plane = ppn / ppb / bpp;
+    while (blocks_.free_count(plane) < fg_threshold_) gc_functional(plane);
+  };
+  if (!sequential)
+    for (uint64_t i = 0; i < n; ++i) write(order[i]);
+  auto overwrites = static_cast<uint64_t>(std::llround(age * double(n)));
+  Rng rng(Rng::derive(svc_.seed, 0xA6E));
+  for (uint64_t i = 0; i < overwrites; ++i) {
+    uint64_t k = rng.below(n);
+    write(sequential ? static_cast<uint32_t>(k) : order[k]);
+  }
+  free_blocks_signal_ = blocks_.free_total();
+  min_free_.value = blocks_.free_total();
+  if (ckpt_interval_ > 0) take_checkpoint(false);
+}
+
+// ---------------------------------------------------------------- journaling
+
+void PageMappingFtl::start_checkpoint_timer() {
+  if (ckpt_interval_ == 0) return;
+  uint64_t epoch = epoch_;
+  eq_.after(ckpt_interval_, [this, epoch] {
+    if (epoch != epoch_) return;
+    if (!ckpt_pending_) take_checkpoint(true);
+    start_checkpoint_timer();
+  });
+}
+
+void PageMappingFtl::take_checkpoint(bool timed) {
+  auto cp = std::make_unique<Checkpoint>();
+  if (ckpt_) cp->chunks = ckpt_->chunks;
+  cp->seq = seq_;
+  cp->rule_limit = rule_limit_;
+  uint64_t dirty = 0;
+  for (uint64_t i = 0; i < dirty_chunks_.size(); ++i) {
+    if (!dirty_chunks_[i]) continue;
+    dirty_chunks_[i] = false;
+    ++dirty;
+    uint64_t base = i * MappingTable::kChunk;
+    uint64_t n = std::min<uint64_t>(MappingTable::kChunk, logical_pages_ - base);
+    auto v = std::make_shared<std::vector<uint32_t>>(n);
+    for (uint64_t k = 0; k < n; ++k) (*v)[k] = map_.get(base + k);
+    cp->chunks[i] = std::move(v);
+  }
+  ckpt_pending_ = std::move(cp);
+  uint64_t bytes = dirty * MappingTable::kChunk * sizeof(uint32_t);
+  ckpt_todo_ = timed ? (bytes + geo_.page_size - 1) / geo_.page_size : 0;
+  checkpoint_step();
+}
+
+// The checkpoint is written one page at a time into the reserved blocks, a
+// circular log; it counts only once its last page is on flash.
+void PageMappingFtl::checkpoint_step() {
+  if (ckpt_todo_ == 0) {
+    ckpt_ = std::move(ckpt_pending_);
+    ++ckpts_;
+    return;
+  }
+  uint64_t ppb = geo_.pages_per_block;
+  uint64_t block = ckpt_blocks_list_[(ckpt_cursor_ / ppb) % ckpt_blocks_list_.size()];
+  uint32_t page = static_cast<uint32_t>(ckpt_cursor_ % ppb);
+  ckpt_txn_ = FlashTransaction{};
+  ckpt_txn_.background = true;
+  ckpt_txn_.client = this;
+  ckpt_txn_.tag = kCheckpointTag;
+  if (page == 0 && !ckpt_erased_) {  // a log block is erased before it is written again
+    ckpt_txn_.op = FlashOp::Erase;
+    ckpt_txn_.addr = flash::address_of(geo_, block * ppb);
+    ckpt_erased_ = true;
+  } else {
+    ckpt_txn_.op = FlashOp::Program;
+    ckpt_txn_.addr = flash::address_of(geo_, block * ppb + page);
+    ckpt_txn_.oob = FlashOob{flash::kNoLpn, seq_};
+    ckpt_erased_ = false;
+    ++ckpt_cursor_;
+    --ckpt_todo_;
+    ++ckpt_pages_;
+  }
+  flash->submit(ckpt_txn_);
+}
+
+void PageMappingFtl::power_loss() {
+  flash->power_loss();
+  powered_ = false;
+  ++epoch_;
+  for (auto& j : jobs_) j.reset();
+  waiting_.clear();
+  writing_.clear();
+  outstanding_ = 0;
+  ckpt_pending_.reset();
+  ckpt_todo_ = 0;
+  bg_scheduled_ = false;
+}
+
+void PageMappingFtl::recover() {
+  map_.clear();
+  blocks_ = BlockManager(geo_, svc_.cfg.get_bool("ssd.ftl.wl.dynamic"));
+  std::fill(host_open_.begin(), host_open_.end(), -1);
+  std::fill(gc_open_.begin(), gc_open_.end(), -1);
+  for (auto& l : lsb_blocks_) l.clear();
+  lsb_only_pages_ = 0;
+  std::fill(dirty_chunks_.begin(), dirty_chunks_.end(), false);
+  for (uint64_t b : ckpt_blocks_list_) blocks_[b].state = BlockState::Meta;
+
+  // The last committed checkpoint, then every page written after it, newest copy winning.
+  uint32_t base = 0;
+  if (ckpt_) {
+    base = ckpt_->seq;
+    rule_limit_ = ckpt_->rule_limit;
+    if (rule_limit_) map_.set_rule(rule_limit_, rule_);
+    for (const auto& [chunk, v] : ckpt_->chunks)
+      for (size_t k = 0; k < v->size(); ++k) map_.set(chunk * MappingTable::kChunk + k, (*v)[k]);
+  } else {
+    rule_limit_ = 0;
+  }
+  std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>> newest;  // lpn -> seq, ppn
+  uint32_t top = base;
+  uint64_t ppb = geo_.pages_per_block;
+  FlashOob o;
+  for (uint64_t b = 0; b < blocks_.blocks(); ++b) {
+    if (blocks_[b].state == BlockState::Meta) continue;
+    for (uint32_t p = 0; p < ppb; ++p) {
+      if (!flash->peek(b * ppb + p, nullptr, &o) || o.lpn == flash::kNoLpn || o.seq <= base) continue;
+      top = std::max(top, o.seq);
+      auto [it, fresh] = newest.try_emplace(o.lpn, o.seq, static_cast<uint32_t>(b * ppb + p));
+      if (!fresh && o.seq > it->second.first) it->second = {o.seq, static_cast<uint32_t>(b * ppb + p)};
+    }
+  }
+  for (const auto& [lpn, sp] : newest) map_set(lpn, sp.second);
+  replayed_ += newest.size();
+  // Blocks: those holding pages are closed, with the pages the map points at valid.
+  for (uint64_t b = 0; b < blocks_.blocks(); ++b) {
+    if (blocks_[b].state == BlockState::Meta) continue;
+    blocks_[b].erase_count = flash->erase_count(b);
+    bool any = false;
+    for (uint32_t p = 0; p < ppb && !any; ++p) any = flash->peek(b * ppb + p, nullptr, nullptr);
+    if (!any) {
+      blocks_.add_free(b);
+      continue;
+    }
+    blocks_.open(b, now_ps());
+    for (uint32_t p = 0; p < ppb; ++p) {
+      bool programmed = flash->peek(b * ppb + p, nullptr, &o);
+      if (programmed && o.lpn != flash::kNoLpn && o.lpn < logical_pages_ && map_.get(o.lpn) == b * ppb + p)
+        blocks_.use(b, p, o.lpn, now_ps());
+      else
+        blocks_.skip(b, p);
+    }
+    blocks_[b].state = BlockState::Full;
+  }
+  seq_ = top;
+  free_blocks_signal_ = blocks_.free_total();
+  ++recoveries_;
+  powered_ = true;
+  start_checkpoint_timer();
+}
+
+bool PageMappingFtl::debug_read(uint64_t lpn, uint8_t* page) const {
+  uint32_t ppn = map_.get(lpn);
+  if (ppn == MappingTable::kUnmapped) {
+    std::memset(page, 0, geo_.page_size);
+    return false;
+  }
+  flash->peek(ppn, page, nullptr);
+  return true;
+}
+
+nlohmann::json PageMappingFtl::summary() const {
+  uint64_t lo = UINT64_MAX, hi = 0, sum = 0, n = 0;
+  for (uint64_t b = 0; b < blocks_.blocks(); ++b) {
+    if (blocks_[b].state == BlockState::Meta) continue;
+    uint64_t e = blocks_[b].erase_count;
+    lo = std::min(lo, e);
+    hi = std::max(hi, e);
+    sum += e;
+    ++n;
+  }
+  uint64_t hw = host_writes_.value;
+  nlohmann::json j;
+  j["host_page_writes"] = hw;
+  j["gc_pages_moved"] = gc_moved_.value;
+  j["write_amplification"] = hw ? double(hw + gc_moved_.value) / double(hw) : 0.0;
+  j["gc_invocations"] = gc_runs_.value;
+  j["gc_background"] = gc_bg_runs_.value;
+  j["wl_migrations"] = wl_runs_.value;
+  j["wasted_pages"] = wasted_.value;
+  j["trimmed_pages"] = trimmed_.value;
+  j["free_blocks"] = blocks_.free_total();
+  j["free_blocks_min"] = min_free_.value;
+  j["erase_count"] = {{"min", n ? lo : 0}, {"mean", n ? double(sum) / double(n) : 0.0}, {"max", hi}};
+  j["map_dram_bytes"] = map_.dram_bytes();
+  j["sim_memory_bytes"] = host_bytes();
+  j["precondition"] = {{"writes", pre_writes_}, {"gc_pages_moved", pre_moved_}};
+  j["checkpoints"] = ckpts_.value;
+  return j;
 }
 
 }  // namespace vp::ssd

@@ -1,17 +1,40 @@
 #pragma once
 // Page-level FTL: every logical page (one flash page) maps to any physical
-// page. Writes go out of place to the active block of the next
-// (channel, die, plane) in channel-first striping order. A preconditioned
-// device starts with every logical page mapped to a fixed striped layout that
-// costs no memory; only pages written during the run take map entries.
-// No garbage collection yet: when a plane runs out of free blocks the run
-// stops with a message.
+// page; writes go out of place.
+//
+// Allocation: host writes stripe over allocation units (planes) in the
+// configured channel/die/plane order; with translation shards (DeepFlash's
+// TRANS) a logical page belongs to the shard picked by a modulo or XOR hash,
+// and each shard writes either its own channels or its own blocks on every
+// plane (block-interleaved). The latency-aware allocator (FastDrain FD-FTL)
+// serves urgent writes from LSB pages across planes and fills the CSB/MSB
+// pages of those blocks with background writes.
+//
+// Garbage collection per plane: greedy or cost-benefit victims, foreground
+// when free blocks fall under a threshold (writes to that plane wait),
+// background after an idle time; valid pages move by copy-back or
+// read+program as background flash work that host reads overtake. Wear
+// leveling: free blocks are taken least-erased first, and a plane whose
+// erase-count spread passes a threshold migrates its coldest block.
+//
+// Journaling: each page's spare area records its logical page and a write
+// sequence number; a periodic checkpoint saves the dirty parts of the map to
+// reserved blocks. After a power loss the map is rebuilt from the last
+// checkpoint plus a scan of the spare areas written since.
+//
+// Preconditioning sets up a used drive without simulating time: a
+// sequential fill is kept as a rule (no memory per page), a random fill or
+// ageing runs the allocator and GC functionally.
 #include <deque>
+#include <nlohmann/json.hpp>
 #include <systemc>
 #include <unordered_map>
 #include <vector>
 
+#include "vp/core/EventQueue.hpp"
 #include "vp/core/Services.hpp"
+#include "vp/ssd/BlockManager.hpp"
+#include "vp/ssd/MappingTable.hpp"
 #include "vp/ssd/SsdInterfaces.hpp"
 
 namespace vp::ssd {
@@ -22,37 +45,123 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
   sc_core::sc_port<flash::IFlash> flash;
 
   static void declare_params(ParamRegistry& reg);
-  // Logical capacity for a geometry and over-provisioning ratio.
-  static uint64_t logical_pages_for(const flash::FlashGeometry& g, double overprovision);
+  // Logical capacity the configuration gives.
+  static uint64_t logical_pages_for(const Config& cfg);
 
   PageMappingFtl(sc_core::sc_module_name name, Services& svc);
+  ~PageMappingFtl() override;
 
   void submit(FtlRequest& r) override;
   uint64_t logical_pages() const override { return logical_pages_; }
   uint32_t page_size() const override { return geo_.page_size; }
   void flash_done(flash::FlashTransaction& t) override;
 
+  // Power is cut now: flash work in flight is lost, the FTL's DRAM is gone,
+  // requests in flight never complete.
+  void power_loss();
+  // Rebuilds the FTL from flash (checkpoint + spare-area scan), as at boot.
+  void recover();
+  // Functional read of a logical page as the map now has it (false: unmapped).
+  bool debug_read(uint64_t lpn, uint8_t* page) const;
+  uint32_t shard_of(uint64_t lpn) const;
+  nlohmann::json summary() const;
+  uint64_t events() const { return eq_.fired(); }
+  uint64_t host_bytes() const { return map_.host_bytes() + blocks_.host_bytes(); }
+
  private:
-  struct Unit {  // one plane's allocation state
-    std::deque<uint32_t> free_blocks;
-    int64_t active = -1;
-    uint32_t next_page = 0;
+  struct GcJob;
+  struct Checkpoint;
+  struct Waiting {
+    FtlRequest* r;
+    uint32_t next;   // first page not yet issued
+    uint64_t plane;  // where it waits for a free block
   };
+  enum class Alloc : uint8_t { Sequential, LsbSkip, LsbGroup };
+
   void end_of_elaboration() override;
-  flash::FlashAddress unit_address(uint64_t unit) const;
-  bool lookup(uint64_t lpn, uint64_t& ppn) const;
-  bool allocate(uint64_t& ppn);
-  void invalidate(uint64_t ppn);
+  void precondition();
+  void start_checkpoint_timer();
+
+  // Allocation.
+  uint64_t plane_of_unit(uint64_t unit) const { return unit_plane_[unit]; }
+  uint32_t to_ppn(uint64_t block, uint32_t page) const {
+    return static_cast<uint32_t>(block * geo_.pages_per_block + page);
+  }
+  bool open_block(uint64_t plane, int64_t& slot, bool for_gc);
+  bool alloc_host(uint32_t lpn, bool urgent, uint64_t& ppn);
+  bool alloc_in_plane(uint64_t plane, uint32_t shard, uint32_t lpn, bool urgent, uint64_t& ppn);
+  bool alloc_lsb(uint64_t plane, uint32_t lpn, uint64_t& ppn);
+  bool alloc_upper(uint64_t plane, uint32_t lpn, uint64_t& ppn);
+  bool alloc_gc(uint64_t plane, uint32_t lpn, uint64_t& ppn);
+  void place(uint64_t block, uint32_t page, uint32_t lpn);
+  void close_if_full(uint64_t block);
+  void remap(uint32_t lpn, uint32_t ppn);  // host write or trim: the old copy becomes invalid
+  void map_set(uint32_t lpn, uint32_t ppn);
+  uint32_t next_seq() { return ++seq_; }
+
+  // Host requests.
+  void issue_writes(FtlRequest& r, uint32_t from);
+  void retry_waiting();
+  void request_done(FtlRequest& r);
+  void host_activity();
+
+  // Garbage collection and wear leveling.
+  bool pick_victim(uint64_t plane, uint64_t& victim) const;
+  void maybe_gc(uint64_t plane, bool background);
+  void start_job(uint64_t plane, uint64_t victim, bool wear, bool background);
+  void job_txn_done(GcJob& j, flash::FlashTransaction& t);
+  void job_erase(GcJob& j);
+  void job_erased(GcJob& j);
+  void check_wear(uint64_t plane);
+  void gc_functional(uint64_t plane);
+  void schedule_background();
+
+  // Journaling.
+  void take_checkpoint(bool timed);
+  void checkpoint_step();
 
   flash::FlashGeometry geo_;
-  double overprovision_;
-  bool precondition_;
-  uint64_t units_ = 0, logical_pages_ = 0;
-  std::unordered_map<uint64_t, uint64_t> map_;  // pages written during the run
-  std::vector<uint32_t> valid_;                 // valid pages per block
-  std::vector<Unit> unit_state_;
-  uint64_t write_unit_ = 0;
-  Counter &host_reads_, &host_writes_, &unmapped_reads_, &map_bytes_;
+  Services& svc_;
+  EventQueue eq_;
+  uint64_t planes_, logical_pages_;
+  std::vector<uint64_t> unit_plane_;               // stripe order -> physical plane
+  uint32_t shards_;
+  bool xor_hash_, channel_partition_;
+  std::vector<std::vector<uint64_t>> shard_units_;  // units each shard writes
+  std::vector<uint32_t> shard_rr_;
+  Alloc alloc_;
+  uint64_t lsb_limit_pages_;
+  bool greedy_, copyback_, preemptible_;
+  uint32_t fg_threshold_, bg_threshold_, gc_reserve_, wl_threshold_, ckpt_blocks_;
+  Tick bg_idle_, ckpt_interval_;
+
+  MappingTable map_;
+  BlockManager blocks_;
+  std::vector<int64_t> host_open_;  // per shard x plane
+  std::vector<int64_t> gc_open_;    // per plane
+  std::vector<std::vector<uint64_t>> lsb_blocks_;  // per plane: blocks opened for LSB-only writes
+  uint64_t lsb_only_pages_ = 0;
+  std::vector<std::unique_ptr<GcJob>> jobs_;  // per plane, null when idle
+  std::deque<Waiting> waiting_;
+  std::unordered_map<uint32_t, std::pair<const uint8_t*, uint32_t>> writing_;  // lpn -> newest data, programs
+  uint32_t seq_ = 0;
+  uint64_t outstanding_ = 0, activity_ = 0, epoch_ = 0, blocked_plane_ = 0;
+  bool bg_scheduled_ = false, powered_ = true;
+  std::function<uint32_t(uint64_t)> rule_;  // layout of a sequential preconditioning
+  uint64_t rule_limit_ = 0, pre_writes_ = 0, pre_moved_ = 0;
+
+  // What survives a power loss besides the flash: the last committed checkpoint.
+  std::unique_ptr<Checkpoint> ckpt_, ckpt_pending_;
+  std::vector<bool> dirty_chunks_;
+  std::vector<uint64_t> ckpt_blocks_list_;
+  uint64_t ckpt_cursor_ = 0, ckpt_todo_ = 0;
+  flash::FlashTransaction ckpt_txn_;
+  bool ckpt_erased_ = false;
+
+  uint64_t free_blocks_signal_ = 0, gc_active_signal_ = 0;
+  Counter &host_reads_, &host_writes_, &unmapped_reads_, &map_bytes_, &trimmed_, &gc_runs_, &gc_bg_runs_,
+      &gc_moved_, &gc_copybacks_, &wl_runs_, &wasted_, &urgent_pages_, &lsb_urgent_, &waits_, &ckpts_,
+      &ckpt_pages_, &recoveries_, &replayed_, &min_free_;
 };
 
 }  // namespace vp::ssd

@@ -11,7 +11,7 @@
 
 namespace vp::ssd {
 
-enum class IoOp : uint8_t { Read, Write, Flush };
+enum class IoOp : uint8_t { Read, Write, Flush, Trim };
 
 struct FtlRequest;
 struct FtlClient {
@@ -24,7 +24,10 @@ struct FtlRequest {
   IoOp op = IoOp::Read;
   uint64_t lpn = 0;
   uint32_t pages = 0;
-  uint8_t* data = nullptr;  // pages * page_size bytes
+  uint8_t* data = nullptr;  // pages * page_size bytes (none for a trim)
+  // A write the layer above needs drained fast (FastDrain's foreground
+  // eviction): the latency-aware allocator gives it LSB pages.
+  bool urgent = false;
   FtlClient* client = nullptr;
   void* owner = nullptr;    // the client's own reference
   // Owned by the FTL while the request is in flight.

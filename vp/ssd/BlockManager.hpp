@@ -1,0 +1,85 @@
+#pragma once
+// The FTL's view of every flash block: state, erase count, valid pages (a
+// bitmap), the logical page held by each physical page (the block summary
+// firmware keeps to migrate pages), and per allocation unit (one plane) the
+// free-block pool. Blocks left full by a sequential preconditioning pass
+// keep neither bitmap nor summary until one of their pages changes.
+#include <cstdint>
+#include <memory>
+#include <queue>
+#include <vector>
+
+#include "vp/core/Units.hpp"
+#include "vp/flash/FlashTypes.hpp"
+
+namespace vp::ssd {
+
+enum class BlockState : uint8_t { Free, Open, Full, Victim, Meta };
+
+struct BlockInfo {
+  std::unique_ptr<uint64_t[]> valid_bits;  // null: the rule below holds
+  std::unique_ptr<uint32_t[]> lpns;        // null: lpn of page p = rule_first + p * rule_stride
+  Tick last_write = 0;
+  uint32_t valid = 0;
+  uint32_t erase_count = 0;
+  uint32_t rule_first = 0, rule_stride = 0, rule_pages = 0;
+  uint16_t used[3] = {0, 0, 0};  // pages programmed or skipped, by page type
+  BlockState state = BlockState::Free;
+  bool lsb_opened = false;  // opened for urgent LSB-only writes (FastDrain)
+};
+
+class BlockManager {
+ public:
+  BlockManager(const flash::FlashGeometry& g, bool wear_aware);
+
+  const flash::FlashGeometry& geometry() const { return geo_; }
+  uint64_t blocks() const { return info_.size(); }
+  uint32_t pages_of_type() const { return geo_.pages_per_block / geo_.bits_per_cell; }
+  BlockInfo& operator[](uint64_t b) { return info_[b]; }
+  const BlockInfo& operator[](uint64_t b) const { return info_[b]; }
+  uint64_t plane_of(uint64_t block) const { return block / geo_.blocks_per_plane; }
+
+  // Free pools: per physical plane, least-erased first when wear aware.
+  void add_free(uint64_t block);
+  bool take_free(uint64_t plane, uint64_t& block);
+  uint32_t free_count(uint64_t plane) const { return static_cast<uint32_t>(free_[plane].size()); }
+  uint64_t free_total() const { return free_total_; }
+
+  // Opens a free block for writing: fresh summary and bitmap.
+  void open(uint64_t block, Tick now);
+  // The next page of `type` in the block, or false when that type is used up
+  // (or, for CSB/MSB, its word line's lower page is not written yet).
+  bool next_page(uint64_t block, flash::PageType type, uint32_t& page) const;
+  // The lowest-numbered unused page (sequential programming).
+  bool next_sequential(uint64_t block, uint32_t& page) const;
+  void use(uint64_t block, uint32_t page, uint32_t lpn, Tick now);  // programmed and valid
+  void skip(uint64_t block, uint32_t page);                         // left unprogrammed (wasted)
+  uint32_t used(uint64_t block) const;
+  bool full(uint64_t block) const { return used(block) == geo_.pages_per_block; }
+
+  bool valid(uint64_t block, uint32_t page) const;
+  void invalidate(uint64_t block, uint32_t page);
+  uint32_t lpn(uint64_t block, uint32_t page) const;
+  // Full from preconditioning: pages [0, pages) hold lpn first + p * stride.
+  void fill_by_rule(uint64_t block, uint32_t pages, uint32_t first, uint32_t stride);
+  void erased(uint64_t block);  // back to free, one more erase
+
+  uint64_t host_bytes() const { return summary_blocks_ * (geo_.pages_per_block * 4 + bitmap_words() * 8); }
+
+ private:
+  uint32_t bitmap_words() const { return (geo_.pages_per_block + 63) / 64; }
+  void materialise(uint64_t block);
+  uint32_t page_index(flash::PageType t, uint32_t k) const {
+    return k * geo_.bits_per_cell +
+           (t == flash::PageType::LSB ? 0 : t == flash::PageType::MSB ? geo_.bits_per_cell - 1 : 1);
+  }
+
+  flash::FlashGeometry geo_;
+  bool wear_aware_;
+  std::vector<BlockInfo> info_;
+  using Entry = std::pair<uint32_t, uint64_t>;  // erase count, block (ties: lower block first)
+  std::vector<std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>>> free_;
+  uint64_t free_total_ = 0, summary_blocks_ = 0, fifo_seq_ = 0;
+};
+
+}  // namespace vp::ssd

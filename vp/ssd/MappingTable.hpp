@@ -1,0 +1,61 @@
+#pragma once
+// The FTL's logical-to-physical table, one 32-bit physical page number per
+// logical page, held in chunks that exist only once touched. An untouched
+// chunk follows a rule: either unmapped, or the layout a sequential
+// preconditioning pass left (so a full multi-terabyte drive costs no table
+// memory until it is written). `dram_bytes()` is what a firmware's flat
+// table would occupy, `host_bytes()` what the simulator holds.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace vp::ssd {
+
+class MappingTable {
+ public:
+  static constexpr uint32_t kUnmapped = 0xFFFFFFFFu;
+  static constexpr uint32_t kChunk = 4096;  // entries per chunk
+
+  explicit MappingTable(uint64_t lpns) : lpns_(lpns), chunks_((lpns + kChunk - 1) / kChunk) {}
+
+  // Entries of untouched chunks below `limit` follow `rule`; the rest are unmapped.
+  void set_rule(uint64_t limit, std::function<uint32_t(uint64_t)> rule) {
+    rule_limit_ = limit;
+    rule_ = std::move(rule);
+  }
+  void clear() {
+    for (auto& c : chunks_) c.reset();
+    materialised_ = 0;
+    rule_limit_ = 0;
+    rule_ = nullptr;
+  }
+  uint64_t size() const { return lpns_; }
+  uint32_t get(uint64_t lpn) const {
+    const auto& c = chunks_[lpn / kChunk];
+    if (c) return c[lpn % kChunk];
+    return lpn < rule_limit_ ? rule_(lpn) : kUnmapped;
+  }
+  void set(uint64_t lpn, uint32_t ppn) { chunk(lpn / kChunk)[lpn % kChunk] = ppn; }
+  uint64_t dram_bytes() const { return lpns_ * sizeof(uint32_t); }
+  uint64_t host_bytes() const { return materialised_ * kChunk * sizeof(uint32_t); }
+
+ private:
+  uint32_t* chunk(uint64_t i) {
+    auto& c = chunks_[i];
+    if (!c) {
+      c.reset(new uint32_t[kChunk]);
+      uint64_t base = i * kChunk;
+      for (uint32_t k = 0; k < kChunk; ++k) c[k] = base + k < rule_limit_ ? rule_(base + k) : kUnmapped;
+      ++materialised_;
+    }
+    return c.get();
+  }
+
+  uint64_t lpns_;
+  std::vector<std::unique_ptr<uint32_t[]>> chunks_;
+  uint64_t materialised_ = 0, rule_limit_ = 0;
+  std::function<uint32_t(uint64_t)> rule_;
+};
+
+}  // namespace vp::ssd

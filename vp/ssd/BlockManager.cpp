@@ -12,6 +12,7 @@ BlockManager::BlockManager(const flash::FlashGeometry& g, bool wear_aware)
 void BlockManager::add_free(uint64_t b) {
   BlockInfo& i = info_[b];
   if (i.lpns) --summary_blocks_;
+  if (i.valid_bits) --bitmap_blocks_;
   i.valid_bits.reset();
   i.lpns.reset();
   i.valid = i.rule_pages = 0;
@@ -40,7 +41,9 @@ void BlockManager::open(uint64_t b, Tick now) {
   i.valid_bits.reset(new uint64_t[bitmap_words()]());
   i.lpns.reset(new uint32_t[geo_.pages_per_block]);
   std::fill(i.lpns.get(), i.lpns.get() + geo_.pages_per_block, flash::kNoLpn);
+  i.rule_pages = 0;
   ++summary_blocks_;
+  ++bitmap_blocks_;
 }
 
 bool BlockManager::next_page(uint64_t b, PageType t, uint32_t& page) const {
@@ -93,15 +96,10 @@ bool BlockManager::valid(uint64_t b, uint32_t page) const {
 void BlockManager::materialise(uint64_t b) {
   BlockInfo& i = info_[b];
   if (i.valid_bits) return;
+  // Only the bitmap: a preconditioned block's logical pages still follow its rule.
   i.valid_bits.reset(new uint64_t[bitmap_words()]());
-  i.lpns.reset(new uint32_t[geo_.pages_per_block]);
-  for (uint32_t p = 0; p < geo_.pages_per_block; ++p) {
-    bool v = p < i.rule_pages;
-    i.lpns[p] = v ? i.rule_first + p * i.rule_stride : flash::kNoLpn;
-    if (v) i.valid_bits[p / 64] |= uint64_t(1) << (p % 64);
-  }
-  i.rule_pages = 0;
-  ++summary_blocks_;
+  for (uint32_t p = 0; p < i.rule_pages; ++p) i.valid_bits[p / 64] |= uint64_t(1) << (p % 64);
+  ++bitmap_blocks_;
 }
 
 void BlockManager::invalidate(uint64_t b, uint32_t page) {

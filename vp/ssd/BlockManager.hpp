@@ -64,7 +64,9 @@ class BlockManager {
   void fill_by_rule(uint64_t block, uint32_t pages, uint32_t first, uint32_t stride);
   void erased(uint64_t block);  // back to free, one more erase
 
-  uint64_t host_bytes() const { return summary_blocks_ * (geo_.pages_per_block * 4 + bitmap_words() * 8); }
+  uint64_t host_bytes() const {
+    return summary_blocks_ * geo_.pages_per_block * 4 + bitmap_blocks_ * bitmap_words() * 8 + info_.size() * sizeof(BlockInfo);
+  }
 
  private:
   uint32_t bitmap_words() const { return (geo_.pages_per_block + 63) / 64; }
@@ -79,7 +81,7 @@ class BlockManager {
   std::vector<BlockInfo> info_;
   using Entry = std::pair<uint32_t, uint64_t>;  // erase count, block (ties: lower block first)
   std::vector<std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>>> free_;
-  uint64_t free_total_ = 0, summary_blocks_ = 0, fifo_seq_ = 0;
+  uint64_t free_total_ = 0, summary_blocks_ = 0, bitmap_blocks_ = 0, fifo_seq_ = 0;
 };
 
 }  // namespace vp::ssd

@@ -15,7 +15,7 @@ namespace vp::ssd {
 class MappingTable {
  public:
   static constexpr uint32_t kUnmapped = 0xFFFFFFFFu;
-  static constexpr uint32_t kChunk = 4096;  // entries per chunk
+  static constexpr uint32_t kChunk = 256;  // entries per chunk: small, as random writes touch one each
 
   explicit MappingTable(uint64_t lpns) : lpns_(lpns), chunks_((lpns + kChunk - 1) / kChunk) {}
 

@@ -1,0 +1,179 @@
+#pragma once
+// The FTL on the flash array with nothing above it: a driver issues page
+// reads, writes and trims at a queue depth, fills every written page with a
+// pattern naming its logical page and version, and checks what comes back.
+#define SC_INCLUDE_DYNAMIC_PROCESSES
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <systemc>
+#include <functional>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "platforms/server/ServerRun.hpp"
+#include "vp/core/Rng.hpp"
+#include "vp/flash/FlashArray.hpp"
+#include "vp/ssd/PageMappingFtl.hpp"
+
+namespace vp::test {
+
+using Sets = std::vector<std::pair<std::string, std::string>>;
+
+inline Config ftl_config(const Sets& sets) {
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+  Config cfg(platform::server_params());
+  cfg.load_yaml_text(platform::preset_text("quick"), "preset quick");
+  for (const auto& [k, v] : sets) cfg.set(k, v, "test");
+  cfg.validate();
+  return cfg;
+}
+
+class FtlRig : public ssd::FtlClient {
+ public:
+  struct Op {
+    ssd::IoOp op;
+    uint64_t lpn;
+    bool urgent = false;
+  };
+
+  explicit FtlRig(const Sets& sets)
+      : cfg(ftl_config(sets)),
+        svc{cfg, stats, waves, tracker, 7},
+        flash("flash", svc),
+        ftl("ftl", svc),
+        page_(ftl.page_size()) {
+    ftl.flash.bind(flash.target);
+  }
+
+  // Runs `n` operations from `next` with up to `qd` in flight; returns when all completed.
+  void run(uint64_t n, unsigned qd, const std::function<Op()>& next) {
+    next_ = next;
+    while (slots_.size() < qd) slots_.push_back(std::make_unique<Slot>(page_));
+    for (unsigned i = 0; i < qd; ++i) ready_.push_back(slots_[i].get());
+    // Issued from this thread, never from inside the FTL's call stack.
+    while (n > 0 || busy_ > 0) {
+      while (n > 0 && !ready_.empty()) {
+        Slot* s = ready_.back();
+        ready_.pop_back();
+        --n;
+        issue(*s);
+      }
+      if (busy_ > 0) sc_core::wait(completed_);
+    }
+    ready_.clear();
+  }
+  // A read of one page, checked against the last write that completed.
+  Op read(uint64_t lpn) { return {ssd::IoOp::Read, lpn}; }
+  Op write(uint64_t lpn, bool urgent = false) { return {ssd::IoOp::Write, lpn, urgent}; }
+
+  // Every page written reads back its last version through the map.
+  uint64_t check_all() {
+    std::vector<uint8_t> buf(page_);
+    uint64_t bad = 0;
+    for (const auto& [lpn, v] : done_) {
+      ftl.debug_read(lpn, buf.data());
+      if (!matches(buf.data(), lpn, v)) ++bad;
+    }
+    return bad;
+  }
+  uint64_t written_pages() const { return done_.size(); }
+  uint64_t read_mismatches() const { return read_bad_; }
+  uint64_t reads_checked() const { return read_checked_; }
+  // Forgets what the pages hold (after a trim, or to accept either version after a power loss).
+  std::unordered_map<uint64_t, uint32_t>& acknowledged() { return done_; }
+  const std::unordered_map<uint64_t, uint32_t>& in_flight() const { return inflight_; }
+  bool matches(const uint8_t* p, uint64_t lpn, uint32_t version) const {
+    std::vector<uint8_t> want(page_);
+    fill(want.data(), lpn, version);
+    return std::equal(want.begin(), want.end(), p);
+  }
+
+  Config cfg;
+  StatRegistry stats;
+  Waves waves;
+  RequestTracker tracker;
+  Services svc;
+  flash::FlashArray flash;
+  ssd::PageMappingFtl ftl;
+
+ private:
+  struct Slot {
+    explicit Slot(uint32_t page) : buf(page) {}
+    ssd::FtlRequest r;
+    std::vector<uint8_t> buf;
+    uint32_t version = 0;
+    bool judged = false;  // a read with no write to its page in flight
+  };
+  void fill(uint8_t* p, uint64_t lpn, uint32_t version) const {
+    for (uint32_t i = 0; i < page_; i += 16) {
+      uint64_t w[2] = {lpn * 0x9E3779B97F4A7C15ull + i, (uint64_t(version) << 32) ^ (i * 2654435761u)};
+      std::memcpy(p + i, w, std::min<uint32_t>(16, page_ - i));
+    }
+  }
+  void issue(Slot& s) {
+    Op o = next_();
+    ++busy_;
+    s.r = ssd::FtlRequest{};
+    s.r.op = o.op;
+    s.r.lpn = o.lpn;
+    s.r.pages = o.op == ssd::IoOp::Flush ? 0 : 1;
+    s.r.urgent = o.urgent;
+    s.r.data = s.buf.data();
+    s.r.client = this;
+    s.r.owner = &s;
+    if (o.op == ssd::IoOp::Write) {
+      s.version = ++version_;
+      inflight_[o.lpn] = s.version;
+      ++inflight_count_[o.lpn];
+      fill(s.buf.data(), o.lpn, s.version);
+    } else if (o.op == ssd::IoOp::Read) {
+      s.judged = !inflight_count_.count(o.lpn);
+    }
+    ftl.submit(s.r);
+  }
+  void ftl_done(ssd::FtlRequest& r) override {
+    Slot& s = *static_cast<Slot*>(r.owner);
+    if (r.op == ssd::IoOp::Write) {
+      auto& c = inflight_count_[r.lpn];
+      if (--c == 0) {
+        inflight_count_.erase(r.lpn);
+        inflight_.erase(r.lpn);
+      }
+      uint32_t& d = done_[r.lpn];
+      d = std::max(d, s.version);
+    } else if (r.op == ssd::IoOp::Trim) {
+      done_.erase(r.lpn);
+    } else if (r.op == ssd::IoOp::Read && s.judged && done_.count(r.lpn)) {
+      ++read_checked_;
+      if (!matches(s.buf.data(), r.lpn, done_[r.lpn])) ++read_bad_;
+    }
+    --busy_;
+    ready_.push_back(&s);
+    completed_.notify(sc_core::SC_ZERO_TIME);
+  }
+
+  uint32_t page_;
+  std::function<Op()> next_;
+  uint64_t busy_ = 0, read_bad_ = 0, read_checked_ = 0;
+  uint32_t version_ = 0;
+  std::vector<std::unique_ptr<Slot>> slots_;
+  std::vector<Slot*> ready_;
+  std::unordered_map<uint64_t, uint32_t> done_, inflight_, inflight_count_;
+  sc_core::sc_event completed_;
+};
+
+// Runs `body` in a SystemC thread of the rig and simulates until it returns.
+inline void simulate(FtlRig& rig, const std::function<void()>& body) {
+  bool ran = false;
+  sc_core::sc_spawn([&] {
+    body();
+    ran = true;
+    sc_core::sc_stop();
+  });
+  sc_core::sc_start();
+  (void)rig;
+  REQUIRE(ran);
+}
+
+}  // namespace vp::test

@@ -7,6 +7,9 @@ namespace vp::platform {
 void ServerTop::declare_params(ParamRegistry& r) {
   r.integer("sim.seed", 1, "seed of every random stream of the run (--seed)").at_least(0);
   r.time("sim.max_time", "0ns", "stop the run after this much simulated time (0: run until the jobs end)");
+  r.time("ssd.power_loss_at", "0ns",
+         "cut the SSD's power at this simulated time, rebuild the FTL from flash and check that every "
+         "acknowledged write of verify=1 jobs reads back; the run ends there (0: never)");
   host::HostCore::declare_params(r);
   host::HostDram::declare_params(r);
   host::NvmeDriver::declare_params(r);

@@ -63,6 +63,32 @@ class FtlRig : public ssd::FtlClient {
     }
     ready_.clear();
   }
+  // Keeps `qd` operations in flight until simulated time `until`, then cuts
+  // the power with them still in flight, and boots again.
+  void run_then_power_loss(Tick until, unsigned qd, const std::function<Op()>& next) {
+    next_ = next;
+    while (slots_.size() < qd) slots_.push_back(std::make_unique<Slot>(page_));
+    for (unsigned i = 0; i < qd; ++i) ready_.push_back(slots_[i].get());
+    while (now_ps() < until) {
+      while (!ready_.empty()) {
+        Slot* s = ready_.back();
+        ready_.pop_back();
+        issue(*s);
+      }
+      sc_core::wait(to_sc(until - now_ps()), completed_);
+    }
+    ftl.power_loss();
+    lost_ = inflight_count_;
+    inflight_.clear();
+    inflight_count_.clear();
+    ready_.clear();
+    busy_ = 0;
+    for (auto& sl : slots_) graveyard_.push_back(std::move(sl));  // the flash may still name them
+    slots_.clear();
+    ftl.recover();
+  }
+  // Pages that had a write in flight when the power went: either version may be there.
+  const std::unordered_map<uint64_t, uint32_t>& lost() const { return lost_; }
   // A read of one page, checked against the last write that completed.
   Op read(uint64_t lpn) { return {ssd::IoOp::Read, lpn}; }
   Op write(uint64_t lpn, bool urgent = false) { return {ssd::IoOp::Write, lpn, urgent}; }
@@ -72,6 +98,7 @@ class FtlRig : public ssd::FtlClient {
     std::vector<uint8_t> buf(page_);
     uint64_t bad = 0;
     for (const auto& [lpn, v] : done_) {
+      if (lost_.count(lpn)) continue;
       ftl.debug_read(lpn, buf.data());
       if (!matches(buf.data(), lpn, v)) ++bad;
     }
@@ -144,7 +171,7 @@ class FtlRig : public ssd::FtlClient {
       d = std::max(d, s.version);
     } else if (r.op == ssd::IoOp::Trim) {
       done_.erase(r.lpn);
-    } else if (r.op == ssd::IoOp::Read && s.judged && done_.count(r.lpn)) {
+    } else if (r.op == ssd::IoOp::Read && s.judged && done_.count(r.lpn) && !lost_.count(r.lpn)) {
       ++read_checked_;
       if (!matches(s.buf.data(), r.lpn, done_[r.lpn])) ++read_bad_;
     }
@@ -159,7 +186,8 @@ class FtlRig : public ssd::FtlClient {
   uint32_t version_ = 0;
   std::vector<std::unique_ptr<Slot>> slots_;
   std::vector<Slot*> ready_;
-  std::unordered_map<uint64_t, uint32_t> done_, inflight_, inflight_count_;
+  std::vector<std::unique_ptr<Slot>> graveyard_;
+  std::unordered_map<uint64_t, uint32_t> done_, inflight_, inflight_count_, lost_;
   sc_core::sc_event completed_;
 };
 

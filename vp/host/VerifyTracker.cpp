@@ -81,4 +81,20 @@ void VerifyTracker::read_completed(const IoRequest& r) {
   }
 }
 
+std::pair<uint64_t, uint64_t> VerifyTracker::check_durable(
+    const std::function<void(uint64_t lba, uint8_t* buf)>& read) const {
+  std::vector<uint8_t> expect(lba_size_), got(lba_size_);
+  std::vector<uint64_t> lbas;  // in LBA order, so a report names the lowest bad block
+  for (const auto& [lba, b] : blocks_)
+    if (b.writers == 0 && b.version != kUnknown && b.version != 0) lbas.push_back(lba);
+  std::sort(lbas.begin(), lbas.end());
+  uint64_t bad = 0;
+  for (uint64_t lba : lbas) {
+    fill(expect.data(), lba, blocks_.at(lba).version);
+    read(lba, got.data());
+    if (expect != got) ++bad;
+  }
+  return {lbas.size(), bad};
+}
+
 }  // namespace vp::host

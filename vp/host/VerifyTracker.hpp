@@ -5,6 +5,8 @@
 // write that completed alone. Blocks written by overlapping writes, or
 // written while a read of them was in flight, are not judged.
 #include <cstdint>
+#include <functional>
+#include <utility>
 #include <unordered_map>
 #include <vector>
 
@@ -20,6 +22,10 @@ class VerifyTracker {
   void write_completed(const IoRequest& r);
   void read_issued(IoRequest& r);
   void read_completed(const IoRequest& r);
+  // After a power loss: every block whose last write completed, with no
+  // write to it in flight, must hold that write when read through `read`
+  // (which fills one logical block). Returns blocks checked and mismatches.
+  std::pair<uint64_t, uint64_t> check_durable(const std::function<void(uint64_t lba, uint8_t* buf)>& read) const;
   uint64_t blocks_checked() const { return checked_; }
   uint64_t mismatches() const { return mismatches_; }
   uint64_t first_bad_lba() const { return first_bad_; }

@@ -64,6 +64,7 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
   // Functional read of a logical page as the map now has it (false: unmapped).
   bool debug_read(uint64_t lpn, uint8_t* page) const;
   uint32_t shard_of(uint64_t lpn) const;
+  flash::FlashAddress where(uint64_t lpn) const { return flash::address_of(geo_, map_.get(lpn)); }  // mapped pages only
   nlohmann::json summary() const;
   uint64_t events() const { return eq_.fired(); }
   uint64_t host_bytes() const { return map_.host_bytes() + blocks_.host_bytes(); }

@@ -11,10 +11,8 @@ BlockManager::BlockManager(const flash::FlashGeometry& g, bool wear_aware)
 
 void BlockManager::add_free(uint64_t b) {
   BlockInfo& i = info_[b];
-  if (i.lpns) --summary_blocks_;
   if (i.valid_bits) --bitmap_blocks_;
   i.valid_bits.reset();
-  i.lpns.reset();
   i.valid = i.rule_pages = 0;
   i.used[0] = i.used[1] = i.used[2] = 0;
   i.state = BlockState::Free;
@@ -39,10 +37,7 @@ void BlockManager::open(uint64_t b, Tick now) {
   i.state = BlockState::Open;
   i.last_write = now;
   i.valid_bits.reset(new uint64_t[bitmap_words()]());
-  i.lpns.reset(new uint32_t[geo_.pages_per_block]);
-  std::fill(i.lpns.get(), i.lpns.get() + geo_.pages_per_block, flash::kNoLpn);
   i.rule_pages = 0;
-  ++summary_blocks_;
   ++bitmap_blocks_;
 }
 
@@ -71,11 +66,10 @@ bool BlockManager::next_sequential(uint64_t b, uint32_t& page) const {
   return found;
 }
 
-void BlockManager::use(uint64_t b, uint32_t page, uint32_t lpn, Tick now) {
+void BlockManager::use(uint64_t b, uint32_t page, Tick now) {
   BlockInfo& i = info_[b];
   ++i.used[int(geo_.page_type(page))];
   i.valid_bits[page / 64] |= uint64_t(1) << (page % 64);
-  i.lpns[page] = lpn;
   ++i.valid;
   i.last_write = now;
 }
@@ -111,18 +105,10 @@ void BlockManager::invalidate(uint64_t b, uint32_t page) {
   --i.valid;
 }
 
-uint32_t BlockManager::lpn(uint64_t b, uint32_t page) const {
-  const BlockInfo& i = info_[b];
-  if (i.lpns) return i.lpns[page];
-  return page < i.rule_pages ? i.rule_first + page * i.rule_stride : flash::kNoLpn;
-}
-
-void BlockManager::fill_by_rule(uint64_t b, uint32_t pages, uint32_t first, uint32_t stride) {
+void BlockManager::fill_by_rule(uint64_t b, uint32_t pages) {
   BlockInfo& i = info_[b];
   i.state = BlockState::Full;
   i.rule_pages = pages;
-  i.rule_first = first;
-  i.rule_stride = stride;
   i.valid = pages;
   // The pages past the rule are never written: the block counts as full.
   for (uint32_t t = 0; t < 3; ++t) i.used[t] = t < geo_.bits_per_cell ? static_cast<uint16_t>(pages_of_type()) : 0;

@@ -1,9 +1,9 @@
 #pragma once
 // The FTL's view of every flash block: state, erase count, valid pages (a
-// bitmap), the logical page held by each physical page (the block summary
-// firmware keeps to migrate pages), and per allocation unit (one plane) the
-// free-block pool. Blocks left full by a sequential preconditioning pass
-// keep neither bitmap nor summary until one of their pages changes.
+// bitmap), programs still in flight, and per plane the free-block pool.
+// Which logical page a physical page holds is in the page's spare area
+// (GC reads it with the page). Blocks left full by a sequential
+// preconditioning pass keep no bitmap until one of their pages changes.
 #include <cstdint>
 #include <memory>
 #include <queue>
@@ -17,12 +17,12 @@ namespace vp::ssd {
 enum class BlockState : uint8_t { Free, Open, Full, Victim, Meta };
 
 struct BlockInfo {
-  std::unique_ptr<uint64_t[]> valid_bits;  // null: the rule below holds
-  std::unique_ptr<uint32_t[]> lpns;        // null: lpn of page p = rule_first + p * rule_stride
+  std::unique_ptr<uint64_t[]> valid_bits;  // null: pages [0, rule_pages) valid
   Tick last_write = 0;
   uint32_t valid = 0;
   uint32_t erase_count = 0;
-  uint32_t rule_first = 0, rule_stride = 0, rule_pages = 0;
+  uint32_t rule_pages = 0;
+  uint32_t programming = 0;  // programs issued and not finished: not a GC victim yet
   uint16_t used[3] = {0, 0, 0};  // pages programmed or skipped, by page type
   BlockState state = BlockState::Free;
   bool lsb_opened = false;  // opened for urgent LSB-only writes (FastDrain)
@@ -52,21 +52,18 @@ class BlockManager {
   bool next_page(uint64_t block, flash::PageType type, uint32_t& page) const;
   // The lowest-numbered unused page (sequential programming).
   bool next_sequential(uint64_t block, uint32_t& page) const;
-  void use(uint64_t block, uint32_t page, uint32_t lpn, Tick now);  // programmed and valid
+  void use(uint64_t block, uint32_t page, Tick now);  // allocated, valid
   void skip(uint64_t block, uint32_t page);                         // left unprogrammed (wasted)
   uint32_t used(uint64_t block) const;
   bool full(uint64_t block) const { return used(block) == geo_.pages_per_block; }
 
   bool valid(uint64_t block, uint32_t page) const;
   void invalidate(uint64_t block, uint32_t page);
-  uint32_t lpn(uint64_t block, uint32_t page) const;
-  // Full from preconditioning: pages [0, pages) hold lpn first + p * stride.
-  void fill_by_rule(uint64_t block, uint32_t pages, uint32_t first, uint32_t stride);
+  // Full from preconditioning: pages [0, pages) valid.
+  void fill_by_rule(uint64_t block, uint32_t pages);
   void erased(uint64_t block);  // back to free, one more erase
 
-  uint64_t host_bytes() const {
-    return summary_blocks_ * geo_.pages_per_block * 4 + bitmap_blocks_ * bitmap_words() * 8 + info_.size() * sizeof(BlockInfo);
-  }
+  uint64_t host_bytes() const { return bitmap_blocks_ * bitmap_words() * 8 + info_.size() * sizeof(BlockInfo); }
 
  private:
   uint32_t bitmap_words() const { return (geo_.pages_per_block + 63) / 64; }
@@ -81,7 +78,7 @@ class BlockManager {
   std::vector<BlockInfo> info_;
   using Entry = std::pair<uint32_t, uint64_t>;  // erase count, block (ties: lower block first)
   std::vector<std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>>> free_;
-  uint64_t free_total_ = 0, summary_blocks_ = 0, bitmap_blocks_ = 0, fifo_seq_ = 0;
+  uint64_t free_total_ = 0, bitmap_blocks_ = 0, fifo_seq_ = 0;
 };
 
 }  // namespace vp::ssd

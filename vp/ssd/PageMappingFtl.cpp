@@ -233,6 +233,12 @@ void PageMappingFtl::end_of_elaboration() {
   start_checkpoint_timer();
 }
 
+uint32_t PageMappingFtl::lpn_at(uint64_t ppn) const {
+  FlashOob o;
+  flash->peek(ppn, nullptr, &o);
+  return o.lpn;
+}
+
 uint32_t PageMappingFtl::shard_of(uint64_t lpn) const {
   if (shards_ == 1) return 0;
   if (!xor_hash_) return static_cast<uint32_t>(lpn % shards_);
@@ -257,8 +263,8 @@ bool PageMappingFtl::open_block(uint64_t plane, int64_t& slot, bool for_gc) {
   return true;
 }
 
-void PageMappingFtl::place(uint64_t block, uint32_t page, uint32_t lpn) {
-  blocks_.use(block, page, lpn, now_ps());
+void PageMappingFtl::place(uint64_t block, uint32_t page, uint32_t) {
+  blocks_.use(block, page, now_ps());
   close_if_full(block);
 }
 
@@ -423,7 +429,13 @@ void PageMappingFtl::issue_writes(FtlRequest& r, uint32_t from) {
       waiting_.push_back({&r, i, blocked_plane_});
       ++waits_;
       maybe_gc(blocked_plane_, false);
-      if (!jobs_[blocked_plane_]) {
+      // A plane whose only reclaimable blocks still have programs in flight
+      // starts GC when those finish (flash_done); otherwise it is stuck.
+      uint64_t first = blocked_plane_ * geo_.blocks_per_plane;
+      bool programming = false;
+      for (uint64_t b = first; b < first + geo_.blocks_per_plane && !programming; ++b)
+        programming = blocks_[b].programming > 0;
+      if (!jobs_[blocked_plane_] && !programming) {
         auto a = flash::address_of(geo_, blocked_plane_ * geo_.blocks_per_plane * geo_.pages_per_block);
         sim_abort(fmt::format("FTL: channel {} die {} plane {} has no free block and no block GC could reclaim "
                               "(every page valid); raise ssd.ftl.overprovision",
@@ -447,6 +459,7 @@ void PageMappingFtl::issue_writes(FtlRequest& r, uint32_t from) {
     t.client = this;
     t.tag = reinterpret_cast<uint64_t>(&r);
     ++r.outstanding;
+    ++blocks_[ppn / geo_.pages_per_block].programming;
     flash->submit(t);
     maybe_gc(ppn / geo_.pages_per_block / geo_.blocks_per_plane, false);
   }
@@ -475,6 +488,8 @@ void PageMappingFtl::flash_done(FlashTransaction& t) {
   }
   auto& r = *reinterpret_cast<FtlRequest*>(t.tag);
   if (t.op == FlashOp::Program) {
+    uint64_t block = ppn_of(t.addr) / geo_.pages_per_block;
+    if (--blocks_[block].programming == 0 && !waiting_.empty()) maybe_gc(blocks_.plane_of(block), false);
     auto w = writing_.find(t.oob.lpn);
     if (w != writing_.end() && --w->second.second == 0) writing_.erase(w);
   }
@@ -495,7 +510,7 @@ bool PageMappingFtl::pick_victim(uint64_t plane, uint64_t& victim) const {
   Tick now = now_ps();
   for (uint64_t b = first; b < first + geo_.blocks_per_plane; ++b) {
     const BlockInfo& i = blocks_[b];
-    if (i.state != BlockState::Full || i.valid == geo_.pages_per_block) continue;
+    if (i.state != BlockState::Full || i.valid == geo_.pages_per_block || i.programming) continue;
     double score;
     if (greedy_) {
       score = double(geo_.pages_per_block - i.valid);
@@ -535,12 +550,13 @@ void PageMappingFtl::start_job(uint64_t plane, uint64_t victim, bool wear, bool 
   if (!copyback_) j.buf.resize(uint64_t(valid) * geo_.page_size);
   for (uint32_t p = 0; p < geo_.pages_per_block; ++p) {
     if (!blocks_.valid(victim, p)) continue;
-    uint32_t lpn = blocks_.lpn(victim, p);
+    uint32_t lpn = lpn_at(to_ppn(victim, p));
     uint64_t dst;
     if (!alloc_gc(plane, lpn, dst)) throw std::logic_error("FTL: GC found no free block for its destination");
     // The copy gets a sequence number now, while it is the current one: a
     // host write after this point is newer, also after a power loss.
     j.moves.push_back({to_ppn(victim, p), static_cast<uint32_t>(dst), lpn, next_seq()});
+    ++blocks_[dst / geo_.pages_per_block].programming;
     FlashTransaction& t = j.txns.emplace_back();
     t.op = copyback_ ? FlashOp::CopyBack : FlashOp::Read;
     t.addr = flash::address_of(geo_, j.moves.back().src);
@@ -574,6 +590,8 @@ void PageMappingFtl::job_txn_done(GcJob& j, FlashTransaction& t) {
   }
   ++gc_moved_;
   if (t.op == FlashOp::CopyBack) ++gc_copybacks_;
+  if (--blocks_[m.dst / geo_.pages_per_block].programming == 0 && !waiting_.empty())
+    maybe_gc(blocks_.plane_of(m.dst / geo_.pages_per_block), false);
   if (map_.get(m.lpn) == m.src) {
     map_set(m.lpn, m.dst);
     blocks_.invalidate(m.src / geo_.pages_per_block, m.src % geo_.pages_per_block);
@@ -615,7 +633,7 @@ void PageMappingFtl::check_wear(uint64_t plane) {
     const BlockInfo& i = blocks_[b];
     if (i.state == BlockState::Meta) continue;
     hi = std::max(hi, i.erase_count);
-    if (i.state == BlockState::Full && i.erase_count < lo) {
+    if (i.state == BlockState::Full && !i.programming && i.erase_count < lo) {
       lo = i.erase_count;
       coldest = b;
     }
@@ -645,7 +663,7 @@ void PageMappingFtl::gc_functional(uint64_t plane) {
   blocks_[victim].state = BlockState::Victim;
   for (uint32_t p = 0; p < geo_.pages_per_block; ++p) {
     if (!blocks_.valid(victim, p)) continue;
-    uint32_t lpn = blocks_.lpn(victim, p);
+    uint32_t lpn = lpn_at(to_ppn(victim, p));
     uint64_t dst;
     if (!alloc_gc(plane, lpn, dst)) throw std::logic_error("FTL: GC found no free block for its destination");
     flash->preload_page(dst, FlashOob{lpn, next_seq()});
@@ -676,7 +694,7 @@ void PageMappingFtl::precondition() {
         uint64_t b = plane * bpp + k;
         uint32_t pages = static_cast<uint32_t>(std::min(ppb, count - k * ppb));
         uint32_t first = static_cast<uint32_t>(u + planes_ * k * ppb);
-        blocks_.fill_by_rule(b, pages, first, static_cast<uint32_t>(planes_));
+        blocks_.fill_by_rule(b, pages);
         flash->preload_block(b, pages, first, static_cast<uint32_t>(planes_), 1);
       }
     }
@@ -847,7 +865,7 @@ void PageMappingFtl::recover() {
     for (uint32_t p = 0; p < ppb; ++p) {
       bool programmed = flash->peek(b * ppb + p, nullptr, &o);
       if (programmed && o.lpn != flash::kNoLpn && o.lpn < logical_pages_ && map_.get(o.lpn) == b * ppb + p)
-        blocks_.use(b, p, o.lpn, now_ps());
+        blocks_.use(b, p, now_ps());
       else
         blocks_.skip(b, p);
     }

@@ -98,6 +98,9 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
   void close_if_full(uint64_t block);
   void remap(uint32_t lpn, uint32_t ppn);  // host write or trim: the old copy becomes invalid
   void map_set(uint32_t lpn, uint32_t ppn);
+  // The logical page in a physical page's spare area: what GC reads with the page.
+  uint32_t lpn_at(uint64_t ppn) const;
+  uint64_t ppn_of(const flash::FlashAddress& a) const { return flash::ppn_of(geo_, a); }
   uint32_t next_seq() { return ++seq_; }
 
   // Host requests.

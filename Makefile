@@ -27,6 +27,8 @@ test: build
 
 bench: build
 	$(BUILD)/bin/vp-bench $(ARGS)
+	$(BUILD)/bin/vp-bench-precondition sequential
+	$(BUILD)/bin/vp-bench-precondition random
 
 clean:
 	rm -rf $(BUILD)

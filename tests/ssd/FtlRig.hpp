@@ -5,6 +5,7 @@
 #define SC_INCLUDE_DYNAMIC_PROCESSES
 #include <catch2/catch.hpp>
 #include <cstring>
+#include <iostream>
 #include <systemc>
 #include <functional>
 #include <memory>
@@ -111,8 +112,8 @@ class FtlRig : public ssd::FtlClient {
   std::unordered_map<uint64_t, uint32_t>& acknowledged() { return done_; }
   const std::unordered_map<uint64_t, uint32_t>& in_flight() const { return inflight_; }
   bool matches(const uint8_t* p, uint64_t lpn, uint32_t version) const {
-    std::vector<uint8_t> want(page_);
-    fill(want.data(), lpn, version);
+    std::vector<uint8_t> want(page_, 0);  // version 0: never written, zeros
+    if (version) fill(want.data(), lpn, version);
     return std::equal(want.begin(), want.end(), p);
   }
 
@@ -129,9 +130,11 @@ class FtlRig : public ssd::FtlClient {
     explicit Slot(uint32_t page) : buf(page) {}
     ssd::FtlRequest r;
     std::vector<uint8_t> buf;
-    uint32_t version = 0;
+    uint32_t version = 0;  // a write's; for a read, the version expected
+    uint32_t writes_seen = 0;  // writes issued to the page when a read was issued
     bool judged = false;  // a read with no write to its page in flight
   };
+  static uint64_t lpn_key(uint64_t lpn) { return lpn * 0x9E3779B97F4A7C15ull; }
   void fill(uint8_t* p, uint64_t lpn, uint32_t version) const {
     for (uint32_t i = 0; i < page_; i += 16) {
       uint64_t w[2] = {lpn * 0x9E3779B97F4A7C15ull + i, (uint64_t(version) << 32) ^ (i * 2654435761u)};
@@ -151,11 +154,15 @@ class FtlRig : public ssd::FtlClient {
     s.r.owner = &s;
     if (o.op == ssd::IoOp::Write) {
       s.version = ++version_;
+      ++writes_issued_[o.lpn];
       inflight_[o.lpn] = s.version;
       ++inflight_count_[o.lpn];
       fill(s.buf.data(), o.lpn, s.version);
     } else if (o.op == ssd::IoOp::Read) {
       s.judged = !inflight_count_.count(o.lpn);
+      auto d = done_.find(o.lpn);
+      s.version = d == done_.end() ? 0 : d->second;
+      s.writes_seen = writes_issued_[o.lpn];
     }
     ftl.submit(s.r);
   }
@@ -171,9 +178,23 @@ class FtlRig : public ssd::FtlClient {
       d = std::max(d, s.version);
     } else if (r.op == ssd::IoOp::Trim) {
       done_.erase(r.lpn);
-    } else if (r.op == ssd::IoOp::Read && s.judged && done_.count(r.lpn) && !lost_.count(r.lpn)) {
+    } else if (r.op == ssd::IoOp::Read && s.judged && writes_issued_[r.lpn] == s.writes_seen && !lost_.count(r.lpn)) {
+      // No write to the page was in flight or issued while it was read: it
+      // holds the version written last before (zeros if none was).
       ++read_checked_;
-      if (!matches(s.buf.data(), r.lpn, done_[r.lpn])) ++read_bad_;
+      if (!matches(s.buf.data(), r.lpn, s.version)) {
+        ++read_bad_;
+        uint64_t w[2];
+        std::memcpy(w, s.buf.data(), 16);
+        std::cerr << ("read of page ") << r.lpn << " at " << now_ps() << " ps: wanted version " << s.version
+                                      << ", got version " << (w[1] >> 32) << " of page "
+                                      << (w[0] == lpn_key(r.lpn) ? "the same" : "another") << "\n";
+        auto a = ftl.where(r.lpn);
+        flash::FlashOob o;
+        bool prog = flash.peek(flash::ppn_of(flash.geometry(), a), nullptr, &o);
+        std::cerr << "  now maps to ch" << a.channel << " d" << a.die << " p" << a.plane << " b" << a.block << " pg"
+                  << a.page << " programmed " << prog << " oob lpn " << o.lpn << " seq " << o.seq << "\n";
+      }
     }
     --busy_;
     ready_.push_back(&s);
@@ -187,7 +208,7 @@ class FtlRig : public ssd::FtlClient {
   std::vector<std::unique_ptr<Slot>> slots_;
   std::vector<Slot*> ready_;
   std::vector<std::unique_ptr<Slot>> graveyard_;
-  std::unordered_map<uint64_t, uint32_t> done_, inflight_, inflight_count_, lost_;
+  std::unordered_map<uint64_t, uint32_t> done_, inflight_, inflight_count_, lost_, writes_issued_;
   sc_core::sc_event completed_;
 };
 

@@ -19,22 +19,18 @@ class MappingTable {
 
   explicit MappingTable(uint64_t lpns) : lpns_(lpns), chunks_((lpns + kChunk - 1) / kChunk) {}
 
-  // Entries of untouched chunks below `limit` follow `rule`; the rest are unmapped.
-  void set_rule(uint64_t limit, std::function<uint32_t(uint64_t)> rule) {
-    rule_limit_ = limit;
-    rule_ = std::move(rule);
-  }
+  // Entries of untouched chunks follow `rule` (which says kUnmapped where no page was laid out).
+  void set_rule(std::function<uint32_t(uint64_t)> rule) { rule_ = std::move(rule); }
   void clear() {
     for (auto& c : chunks_) c.reset();
     materialised_ = 0;
-    rule_limit_ = 0;
     rule_ = nullptr;
   }
   uint64_t size() const { return lpns_; }
   uint32_t get(uint64_t lpn) const {
     const auto& c = chunks_[lpn / kChunk];
     if (c) return c[lpn % kChunk];
-    return lpn < rule_limit_ ? rule_(lpn) : kUnmapped;
+    return rule_ ? rule_(lpn) : kUnmapped;
   }
   void set(uint64_t lpn, uint32_t ppn) { chunk(lpn / kChunk)[lpn % kChunk] = ppn; }
   uint64_t dram_bytes() const { return lpns_ * sizeof(uint32_t); }
@@ -46,7 +42,7 @@ class MappingTable {
     if (!c) {
       c.reset(new uint32_t[kChunk]);
       uint64_t base = i * kChunk;
-      for (uint32_t k = 0; k < kChunk; ++k) c[k] = base + k < rule_limit_ ? rule_(base + k) : kUnmapped;
+      for (uint32_t k = 0; k < kChunk; ++k) c[k] = rule_ && base + k < lpns_ ? rule_(base + k) : kUnmapped;
       ++materialised_;
     }
     return c.get();
@@ -54,7 +50,7 @@ class MappingTable {
 
   uint64_t lpns_;
   std::vector<std::unique_ptr<uint32_t[]>> chunks_;
-  uint64_t materialised_ = 0, rule_limit_ = 0;
+  uint64_t materialised_ = 0;
   std::function<uint32_t(uint64_t)> rule_;
 };
 

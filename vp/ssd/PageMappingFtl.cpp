@@ -51,7 +51,7 @@ struct PageMappingFtl::GcJob : flash::FlashClient {
 // preconditioning rule.
 struct PageMappingFtl::Checkpoint {
   uint32_t seq = 0;
-  uint64_t rule_limit = 0;
+  bool has_rule = false;
   std::unordered_map<uint64_t, std::shared_ptr<const std::vector<uint32_t>>> chunks;
 };
 
@@ -85,6 +85,9 @@ void PageMappingFtl::declare_params(ParamRegistry& r) {
   r.integer("ssd.ftl.wl.static_threshold", 0,
             "erase-count spread in a plane that makes its coldest block migrate (0: no static wear leveling)")
       .range(0, 1 << 30);
+  r.size("ssd.ftl.map_cache", "0B",
+         "SSD DRAM for a cached mapping table (DFTL): translation pages of page_size / 4 entries are read from "
+         "flash on a miss and written back when evicted dirty (0: the whole map stays in DRAM)");
   r.time("ssd.ftl.checkpoint_interval", "0ns", "period of the mapping checkpoint (0: no checkpoints)");
   r.integer("ssd.ftl.checkpoint_blocks", 2, "blocks per plane reserved for checkpoints when they are on")
       .range(1, 1 << 20);
@@ -128,7 +131,10 @@ uint64_t PageMappingFtl::logical_pages_for(const Config& c) {
   double op = c.get_real("ssd.ftl.overprovision");
   uint64_t data_blocks = g.blocks_per_plane - std::min(g.blocks_per_plane, ckpt_blocks_of(c));
   uint64_t per_plane = data_blocks * g.pages_per_block;
-  return static_cast<uint64_t>(std::floor(double(per_plane) * (1.0 - op))) * g.total_planes();
+  uint64_t pages = static_cast<uint64_t>(std::floor(double(per_plane) * (1.0 - op))) * g.total_planes();
+  // With a cached map the translation pages live in that space too: one per page_size / 4 logical pages.
+  uint64_t epp = g.page_size / sizeof(uint32_t);
+  return c.get_size("ssd.ftl.map_cache") ? pages * epp / (epp + 1) : pages;
 }
 
 PageMappingFtl::PageMappingFtl(sc_core::sc_module_name name, Services& svc)
@@ -140,7 +146,9 @@ PageMappingFtl::PageMappingFtl(sc_core::sc_module_name name, Services& svc)
       eq_("eq"),
       planes_(geo_.total_planes()),
       logical_pages_(logical_pages_for(svc.cfg)),
-      map_(logical_pages_),
+      epp_(geo_.page_size / sizeof(uint32_t)),
+      tps_(svc.cfg.get_size("ssd.ftl.map_cache") ? (logical_pages_ + epp_ - 1) / epp_ : 0),
+      map_(logical_pages_ + tps_),
       blocks_(geo_, svc.cfg.get_bool("ssd.ftl.wl.dynamic")),
       host_reads_(svc.stats.counter("ssd.ftl.page_reads", "pages", "logical pages read by the host")),
       host_writes_(svc.stats.counter("ssd.ftl.page_writes", "pages", "logical pages written by the host")),
@@ -161,10 +169,20 @@ PageMappingFtl::PageMappingFtl(sc_core::sc_module_name name, Services& svc)
       ckpt_pages_(svc.stats.counter("ssd.ftl.checkpoint_pages", "pages", "flash pages programmed by checkpoints")),
       recoveries_(svc.stats.counter("ssd.ftl.recoveries", "events", "rebuilds after power loss")),
       replayed_(svc.stats.counter("ssd.ftl.replayed_pages", "pages", "map entries rebuilt from spare areas")),
-      min_free_(svc.stats.counter("ssd.ftl.free_blocks_min", "blocks", "fewest free blocks seen (all planes)")) {
+      min_free_(svc.stats.counter("ssd.ftl.free_blocks_min", "blocks", "fewest free blocks seen (all planes)")),
+      cmt_hits_(svc.stats.counter("ssd.ftl.map_cache.hits", "lookups", "translation-page lookups found in DRAM")),
+      cmt_misses_(svc.stats.counter("ssd.ftl.map_cache.misses", "lookups", "translation-page lookups that missed")),
+      map_reads_(svc.stats.counter("ssd.ftl.map_cache.page_reads", "pages", "translation pages read from flash")),
+      map_writes_(svc.stats.counter("ssd.ftl.map_cache.page_writes", "pages", "translation pages written back")) {
   const Config& c = svc.cfg;
   target.bind(*this);
-  map_bytes_.value = map_.dram_bytes();
+  map_bytes_.value = logical_pages_ * sizeof(uint32_t);
+  if (uint64_t cache = svc.cfg.get_size("ssd.ftl.map_cache")) {
+    cmt_ = std::make_unique<MappingCache>(std::max<uint64_t>(1, cache / geo_.page_size));
+    map_bytes_.value = cmt_->capacity() * geo_.page_size + tps_ * sizeof(uint32_t);  // cached pages + directory
+    scratch_.resize(geo_.page_size);
+    zero_page_.assign(geo_.page_size, 0);
+  }
   shards_ = static_cast<uint32_t>(c.get_int("ssd.ftl.shards"));
   xor_hash_ = c.get_string("ssd.ftl.shard_hash") == "xor";
   channel_partition_ = c.get_string("ssd.ftl.shard_partition") == "channel";
@@ -210,7 +228,7 @@ PageMappingFtl::PageMappingFtl(sc_core::sc_module_name name, Services& svc)
   gc_open_.assign(planes_, -1);
   lsb_blocks_.resize(planes_);
   jobs_.resize(planes_);
-  dirty_chunks_.assign((logical_pages_ + MappingTable::kChunk - 1) / MappingTable::kChunk, false);
+  dirty_chunks_.assign((logical_pages_ + tps_ + MappingTable::kChunk - 1) / MappingTable::kChunk, false);
   for (uint32_t k = 0; k < ckpt_blocks_; ++k)
     for (uint64_t p = 0; p < planes_; ++p) {
       uint64_t b = p * geo_.blocks_per_plane + geo_.blocks_per_plane - 1 - k;
@@ -375,9 +393,33 @@ void PageMappingFtl::remap(uint32_t lpn, uint32_t ppn) {
 
 void PageMappingFtl::submit(FtlRequest& r) {
   r.txns.resize(r.pages);
-  r.outstanding = 1;  // held while issuing, so no completion can finish the request early
   ++outstanding_;
   ++activity_;
+  r.map_misses = 0;
+  if (cmt_ && r.op != IoOp::Flush && r.pages > 0 && r.lpn < logical_pages_) {
+    // Every translation page the request needs must be in DRAM first.
+    uint32_t first = static_cast<uint32_t>(r.lpn / epp_), last = static_cast<uint32_t>((r.lpn + r.pages - 1) / epp_);
+    std::vector<uint32_t> load;
+    for (uint32_t tp = first; tp <= last; ++tp) {
+      if (cmt_->touch(tp)) {
+        ++cmt_hits_;
+        continue;
+      }
+      ++cmt_misses_;
+      if (map_.get(logical_pages_ + tp) == MappingTable::kUnmapped)
+        tp_insert(tp);  // never written: an empty page made in DRAM
+      else
+        load.push_back(tp);
+    }
+    r.map_misses = static_cast<uint32_t>(load.size());
+    for (uint32_t tp : load) tp_load(tp, &r, false);
+    if (r.map_misses) return;
+  }
+  translated(r);
+}
+
+void PageMappingFtl::translated(FtlRequest& r) {
+  r.outstanding = 1;  // held while issuing, so no completion can finish the request early
   switch (r.op) {
     case IoOp::Flush: break;  // no volatile write cache: written data is already on flash
     case IoOp::Trim:
@@ -385,6 +427,7 @@ void PageMappingFtl::submit(FtlRequest& r) {
         uint32_t lpn = static_cast<uint32_t>(r.lpn + i);
         if (map_.get(lpn) != MappingTable::kUnmapped) {
           remap(lpn, MappingTable::kUnmapped);
+          tp_dirty(lpn);
           ++trimmed_;
         }
       }
@@ -443,9 +486,13 @@ void PageMappingFtl::issue_writes(FtlRequest& r, uint32_t from) {
       }
       return;
     }
-    ++host_writes_;
+    if (lpn < logical_pages_)
+      ++host_writes_;
+    else
+      ++map_writes_;
     if (r.urgent) ++urgent_pages_;
     remap(lpn, static_cast<uint32_t>(ppn));
+    tp_dirty(lpn);
     uint8_t* data = r.data + uint64_t(i) * geo_.page_size;
     auto& w = writing_[lpn];
     w.first = data;
@@ -594,6 +641,7 @@ void PageMappingFtl::job_txn_done(GcJob& j, FlashTransaction& t) {
     maybe_gc(blocks_.plane_of(m.dst / geo_.pages_per_block), false);
   if (map_.get(m.lpn) == m.src) {
     map_set(m.lpn, m.dst);
+    tp_dirty(m.lpn);
     blocks_.invalidate(m.src / geo_.pages_per_block, m.src % geo_.pages_per_block);
   } else {  // the host rewrote or trimmed it meanwhile: the copy is stale
     blocks_.invalidate(m.dst / geo_.pages_per_block, m.dst % geo_.pages_per_block);
@@ -686,24 +734,39 @@ void PageMappingFtl::precondition() {
   seq_ = 1;
   if (sequential && n > 0) {
     // Logical page l sits on unit l mod units, at index l / units of that
-    // unit's pages: a rule, not a table.
-    for (uint64_t u = 0; u < planes_; ++u) {
-      uint64_t count = n / planes_ + (u < n % planes_ ? 1 : 0);
-      uint64_t plane = unit_plane_[u];
-      for (uint64_t k = 0; k * ppb < count; ++k) {
-        uint64_t b = plane * bpp + k;
-        uint32_t pages = static_cast<uint32_t>(std::min(ppb, count - k * ppb));
-        uint32_t first = static_cast<uint32_t>(u + planes_ * k * ppb);
-        blocks_.fill_by_rule(b, pages);
-        flash->preload_block(b, pages, first, static_cast<uint32_t>(planes_), 1);
+    // unit's pages: a rule, not a table. Translation pages (with a cached
+    // map) follow the same rule on the blocks after the data.
+    std::vector<uint64_t> tp_base(planes_);
+    auto lay = [&](uint64_t count_all, uint64_t first_lpn, bool tps) {
+      for (uint64_t u = 0; u < planes_; ++u) {
+        uint64_t count = count_all / planes_ + (u < count_all % planes_ ? 1 : 0);
+        uint64_t plane = unit_plane_[u], base = tps ? tp_base[u] : 0;
+        for (uint64_t k = 0; k * ppb < count; ++k) {
+          uint64_t b = plane * bpp + base + k;
+          uint32_t pages = static_cast<uint32_t>(std::min(ppb, count - k * ppb));
+          uint32_t first = static_cast<uint32_t>(first_lpn + u + planes_ * k * ppb);
+          blocks_.fill_by_rule(b, pages);
+          flash->preload_block(b, pages, first, static_cast<uint32_t>(planes_), 1);
+        }
+        if (!tps) tp_base[u] = (count + ppb - 1) / ppb;
       }
-    }
-    rule_ = [this, ppb, bpp](uint64_t lpn) {
-      uint64_t idx = lpn / planes_;
-      return static_cast<uint32_t>((unit_plane_[lpn % planes_] * bpp + idx / ppb) * ppb + idx % ppb);
     };
-    map_.set_rule(n, rule_);
-    rule_limit_ = n;
+    lay(n, 0, false);
+    lay(tps_, logical_pages_, true);
+    uint64_t lp = logical_pages_, tps = tps_;
+    rule_ = [this, ppb, bpp, n, lp, tps, tp_base](uint64_t lpn) {
+      uint64_t base = 0;
+      if (lpn >= lp && lpn < lp + tps) {
+        lpn -= lp;
+        base = tp_base[lpn % planes_];
+      } else if (lpn >= n) {
+        return MappingTable::kUnmapped;
+      }
+      uint64_t idx = lpn / planes_;
+      return static_cast<uint32_t>((unit_plane_[lpn % planes_] * bpp + base + idx / ppb) * ppb + idx % ppb);
+    };
+    map_.set_rule(rule_);
+    has_rule_ = true;
   }
   for (uint64_t b = 0; b < blocks_.blocks(); ++b)
     if (blocks_[b].state == BlockState::Free) blocks_.add_free(b);
@@ -724,8 +787,10 @@ void PageMappingFtl::precondition() {
     uint64_t plane = ppn / ppb / bpp;
     while (blocks_.free_count(plane) < fg_threshold_) gc_functional(plane);
   };
-  if (!sequential)
+  if (!sequential) {
+    for (uint64_t t = 0; t < tps_; ++t) write(static_cast<uint32_t>(logical_pages_ + t));  // the whole map, once
     for (uint64_t i = 0; i < n; ++i) write(order[i]);
+  }
   auto overwrites = static_cast<uint64_t>(std::llround(age * double(n)));
   Rng rng(Rng::derive(svc_.seed, 0xA6E));
   for (uint64_t i = 0; i < overwrites; ++i) {
@@ -753,14 +818,14 @@ void PageMappingFtl::take_checkpoint(bool timed) {
   auto cp = std::make_unique<Checkpoint>();
   if (ckpt_) cp->chunks = ckpt_->chunks;
   cp->seq = seq_;
-  cp->rule_limit = rule_limit_;
+  cp->has_rule = has_rule_;
   uint64_t dirty = 0;
   for (uint64_t i = 0; i < dirty_chunks_.size(); ++i) {
     if (!dirty_chunks_[i]) continue;
     dirty_chunks_[i] = false;
     ++dirty;
     uint64_t base = i * MappingTable::kChunk;
-    uint64_t n = std::min<uint64_t>(MappingTable::kChunk, logical_pages_ - base);
+    uint64_t n = std::min<uint64_t>(MappingTable::kChunk, logical_pages_ + tps_ - base);
     auto v = std::make_shared<std::vector<uint32_t>>(n);
     for (uint64_t k = 0; k < n; ++k) (*v)[k] = map_.get(base + k);
     cp->chunks[i] = std::move(v);
@@ -822,6 +887,8 @@ void PageMappingFtl::recover() {
   std::fill(gc_open_.begin(), gc_open_.end(), -1);
   for (auto& l : lsb_blocks_) l.clear();
   lsb_only_pages_ = 0;
+  if (cmt_) cmt_->clear();
+  loading_.clear();
   std::fill(dirty_chunks_.begin(), dirty_chunks_.end(), false);
   for (uint64_t b : ckpt_blocks_list_) blocks_[b].state = BlockState::Meta;
 
@@ -829,12 +896,12 @@ void PageMappingFtl::recover() {
   uint32_t base = 0;
   if (ckpt_) {
     base = ckpt_->seq;
-    rule_limit_ = ckpt_->rule_limit;
-    if (rule_limit_) map_.set_rule(rule_limit_, rule_);
+    has_rule_ = ckpt_->has_rule;
+    if (has_rule_) map_.set_rule(rule_);
     for (const auto& [chunk, v] : ckpt_->chunks)
       for (size_t k = 0; k < v->size(); ++k) map_.set(chunk * MappingTable::kChunk + k, (*v)[k]);
   } else {
-    rule_limit_ = 0;
+    has_rule_ = false;
   }
   std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>> newest;  // lpn -> seq, ppn
   uint32_t top = base;
@@ -864,7 +931,7 @@ void PageMappingFtl::recover() {
     blocks_.open(b, now_ps());
     for (uint32_t p = 0; p < ppb; ++p) {
       bool programmed = flash->peek(b * ppb + p, nullptr, &o);
-      if (programmed && o.lpn != flash::kNoLpn && o.lpn < logical_pages_ && map_.get(o.lpn) == b * ppb + p)
+      if (programmed && o.lpn != flash::kNoLpn && o.lpn < logical_pages_ + tps_ && map_.get(o.lpn) == b * ppb + p)
         blocks_.use(b, p, now_ps());
       else
         blocks_.skip(b, p);
@@ -876,6 +943,88 @@ void PageMappingFtl::recover() {
   ++recoveries_;
   powered_ = true;
   start_checkpoint_timer();
+}
+
+// ---------------------------------------------------------------- cached mapping table
+
+// A translation page being read from flash, and the requests waiting for it.
+struct PageMappingFtl::TpLoad : flash::FlashClient {
+  PageMappingFtl& ftl;
+  uint32_t tp;
+  bool write_back = false;  // an update arrived while it was not cached: write it back once read
+  std::vector<FtlRequest*> waiting;
+  FlashTransaction t;
+  TpLoad(PageMappingFtl& f, uint32_t p) : ftl(f), tp(p) {}
+  void flash_done(FlashTransaction&) override { ftl.tp_loaded(*this); }
+};
+
+// A dirty translation page going back to flash, written like data to a
+// logical page past the host's.
+struct PageMappingFtl::TpWrite : FtlClient {
+  PageMappingFtl& ftl;
+  FtlRequest r;
+  explicit TpWrite(PageMappingFtl& f) : ftl(f) {}
+  void ftl_done(FtlRequest&) override {
+    TpWrite* self = this;
+    ftl.eq_.after(0, [self] { delete self; });
+  }
+};
+
+void PageMappingFtl::tp_load(uint32_t tp, FtlRequest* r, bool write_back) {
+  auto& l = loading_[tp];
+  if (!l) {
+    l = std::make_unique<TpLoad>(*this, tp);
+    l->t.op = FlashOp::Read;
+    l->t.addr = flash::address_of(geo_, map_.get(logical_pages_ + tp));
+    l->t.data = scratch_.data();  // the entries themselves are kept functionally
+    l->t.client = l.get();
+    ++map_reads_;
+    flash->submit(l->t);
+  }
+  if (r) l->waiting.push_back(r);
+  l->write_back |= write_back;
+}
+
+void PageMappingFtl::tp_loaded(TpLoad& l) {
+  std::unique_ptr<TpLoad> done = std::move(loading_[l.tp]);
+  loading_.erase(l.tp);
+  if (!done->waiting.empty()) {
+    tp_insert(done->tp);
+    if (done->write_back) cmt_->mark_dirty(done->tp);
+  } else if (done->write_back) {
+    tp_write_back(done->tp);
+  }
+  for (FtlRequest* r : done->waiting)
+    if (--r->map_misses == 0) translated(*r);
+  TpLoad* raw = done.release();  // still on the call stack
+  eq_.after(0, [raw] { delete raw; });
+}
+
+void PageMappingFtl::tp_insert(uint32_t tp) {
+  uint32_t evicted;
+  bool dirty;
+  if (cmt_->insert(tp, evicted, dirty) && dirty) tp_write_back(evicted);
+}
+
+void PageMappingFtl::tp_dirty(uint64_t lpn) {
+  if (!cmt_ || lpn >= logical_pages_) return;
+  uint32_t tp = static_cast<uint32_t>(lpn / epp_);
+  if (cmt_->mark_dirty(tp)) return;
+  // Not cached (e.g. GC moved a cold page): read, update, write back.
+  if (map_.get(logical_pages_ + tp) == MappingTable::kUnmapped)
+    tp_write_back(tp);
+  else
+    tp_load(tp, nullptr, true);
+}
+
+void PageMappingFtl::tp_write_back(uint32_t tp) {
+  auto* w = new TpWrite(*this);
+  w->r.op = IoOp::Write;
+  w->r.lpn = logical_pages_ + tp;
+  w->r.pages = 1;
+  w->r.data = zero_page_.data();
+  w->r.client = w;
+  submit(w->r);
 }
 
 bool PageMappingFtl::debug_read(uint64_t lpn, uint8_t* page) const {
@@ -902,7 +1051,10 @@ nlohmann::json PageMappingFtl::summary() const {
   nlohmann::json j;
   j["host_page_writes"] = hw;
   j["gc_pages_moved"] = gc_moved_.value;
-  j["write_amplification"] = hw ? double(hw + gc_moved_.value) / double(hw) : 0.0;
+  j["write_amplification"] = hw ? double(hw + gc_moved_.value + map_writes_.value) / double(hw) : 0.0;
+  if (cmt_)
+    j["map_cache"] = {{"hits", cmt_hits_.value}, {"misses", cmt_misses_.value}, {"page_reads", map_reads_.value},
+                      {"page_writes", map_writes_.value}, {"pages_cached", cmt_->capacity()}};
   j["gc_invocations"] = gc_runs_.value;
   j["gc_background"] = gc_bg_runs_.value;
   j["wl_migrations"] = wl_runs_.value;

@@ -34,6 +34,7 @@
 #include "vp/core/EventQueue.hpp"
 #include "vp/core/Services.hpp"
 #include "vp/ssd/BlockManager.hpp"
+#include "vp/ssd/MappingCache.hpp"
 #include "vp/ssd/MappingTable.hpp"
 #include "vp/ssd/SsdInterfaces.hpp"
 
@@ -72,6 +73,8 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
  private:
   struct GcJob;
   struct Checkpoint;
+  struct TpLoad;
+  struct TpWrite;
   struct Waiting {
     FtlRequest* r;
     uint32_t next;   // first page not yet issued
@@ -104,6 +107,7 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
   uint32_t next_seq() { return ++seq_; }
 
   // Host requests.
+  void translated(FtlRequest& r);  // its translation pages are in DRAM: issue it
   void issue_writes(FtlRequest& r, uint32_t from);
   void retry_waiting();
   void request_done(FtlRequest& r);
@@ -120,6 +124,13 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
   void gc_functional(uint64_t plane);
   void schedule_background();
 
+  // Cached mapping table.
+  void tp_load(uint32_t tp, FtlRequest* r, bool write_back);
+  void tp_loaded(TpLoad& l);
+  void tp_insert(uint32_t tp);
+  void tp_dirty(uint64_t lpn);
+  void tp_write_back(uint32_t tp);
+
   // Journaling.
   void take_checkpoint(bool timed);
   void checkpoint_step();
@@ -127,7 +138,7 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
   flash::FlashGeometry geo_;
   Services& svc_;
   EventQueue eq_;
-  uint64_t planes_, logical_pages_;
+  uint64_t planes_, logical_pages_, epp_, tps_;  // translation pages: entries per page, count
   std::vector<uint64_t> unit_plane_;               // stripe order -> physical plane
   uint32_t shards_;
   bool xor_hash_, channel_partition_;
@@ -152,7 +163,11 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
   uint64_t outstanding_ = 0, activity_ = 0, epoch_ = 0, blocked_plane_ = 0;
   bool bg_scheduled_ = false, powered_ = true;
   std::function<uint32_t(uint64_t)> rule_;  // layout of a sequential preconditioning
-  uint64_t rule_limit_ = 0, pre_writes_ = 0, pre_moved_ = 0;
+  bool has_rule_ = false;
+  uint64_t pre_writes_ = 0, pre_moved_ = 0;
+  std::unique_ptr<MappingCache> cmt_;
+  std::unordered_map<uint32_t, std::unique_ptr<TpLoad>> loading_;
+  std::vector<uint8_t> scratch_, zero_page_;
 
   // What survives a power loss besides the flash: the last committed checkpoint.
   std::unique_ptr<Checkpoint> ckpt_, ckpt_pending_;
@@ -165,7 +180,7 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
   uint64_t free_blocks_signal_ = 0, gc_active_signal_ = 0;
   Counter &host_reads_, &host_writes_, &unmapped_reads_, &map_bytes_, &trimmed_, &gc_runs_, &gc_bg_runs_,
       &gc_moved_, &gc_copybacks_, &wl_runs_, &wasted_, &urgent_pages_, &lsb_urgent_, &waits_, &ckpts_,
-      &ckpt_pages_, &recoveries_, &replayed_, &min_free_;
+      &ckpt_pages_, &recoveries_, &replayed_, &min_free_, &cmt_hits_, &cmt_misses_, &map_reads_, &map_writes_;
 };
 
 }  // namespace vp::ssd

@@ -33,6 +33,7 @@ struct FtlRequest {
   // Owned by the FTL while the request is in flight.
   std::vector<flash::FlashTransaction> txns;
   uint32_t outstanding = 0;
+  uint32_t map_misses = 0;  // translation pages still being read
 };
 
 struct IFtl : virtual sc_core::sc_interface {

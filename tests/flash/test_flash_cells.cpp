@@ -8,7 +8,7 @@ using Catch::Matchers::Contains;
 TEST_CASE("tlc-fastdrain reads and programs take the time of their page type", "[flash][cell]") {
   // Six channels, one die each, so nothing waits: pages 0, 1, 2 of a block
   // are LSB, CSB, MSB. 384 pages of 2 KiB per block: a multiple of 3.
-  FlashRig rig({{"ssd.flash.cell", "tlc-fastdrain"}, {"ssd.flash.channels", "6"}, {"ssd.flash.block_size", "768KiB"}});
+  FlashRig rig(Sets{{"ssd.flash.cell", "tlc-fastdrain"}, {"ssd.flash.channels", "6"}, {"ssd.flash.block_size", "768KiB"}});
   FlashTransaction* t[6];
   for (uint32_t p = 0; p < 3; ++p) {
     t[p] = &rig.txn(FlashOp::Read, addr(p, 0, 0, 0, p));
@@ -32,7 +32,7 @@ TEST_CASE("tlc-fastdrain reads and programs take the time of their page type", "
 }
 
 TEST_CASE("the slc cell reads in 25us, programs in 300us and erases in 2ms", "[flash][cell]") {
-  FlashRig rig({{"ssd.flash.cell", "slc"}, {"ssd.flash.channels", "3"}});
+  FlashRig rig(Sets{{"ssd.flash.cell", "slc"}, {"ssd.flash.channels", "3"}});
   auto& r = rig.txn(FlashOp::Read, addr(0, 0, 0, 0, 5));
   auto& p = rig.txn(FlashOp::Program, addr(1, 0, 0, 0, 5));
   auto& e = rig.txn(FlashOp::Erase, addr(2, 0, 0, 3, 0));
@@ -48,7 +48,7 @@ TEST_CASE("the slc cell reads in 25us, programs in 300us and erases in 2ms", "[f
 }
 
 TEST_CASE("the mlc cell pairs LSB and MSB pages at 53us and 0.9ms", "[flash][cell]") {
-  FlashRig rig({{"ssd.flash.cell", "mlc"}, {"ssd.flash.channels", "3"}});
+  FlashRig rig(Sets{{"ssd.flash.cell", "mlc"}, {"ssd.flash.channels", "3"}});
   auto& r = rig.txn(FlashOp::Read, addr(0, 0, 0, 0, 1));  // page 1 of an MLC block: MSB
   auto& p = rig.txn(FlashOp::Program, addr(1, 0, 0, 0, 1));
   auto& e = rig.txn(FlashOp::Erase, addr(2, 0, 0, 0, 0));

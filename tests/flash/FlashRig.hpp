@@ -40,13 +40,10 @@ inline Config flash_config(const Sets& sets) {
   return cfg;
 }
 
-class FlashRig : public sc_core::sc_module, public flash::FlashClient {
+class FlashRig : public flash::FlashClient {
  public:
   explicit FlashRig(const Sets& sets)
-      : sc_module("rig"), cfg_(flash_config(sets)), svc_{cfg_, stats, waves_, tracker_, 1}, flash("flash", svc_) {
-    SC_HAS_PROCESS(FlashRig);
-    SC_THREAD(drive);
-  }
+      : cfg_(flash_config(sets)), svc_{cfg_, stats, waves_, tracker_, 1}, flash("flash", svc_), driver_("driver") {}
 
   FlashTransaction& txn(FlashOp op, FlashAddress a, bool background = false) {
     FlashTransaction& t = txns_.emplace_back();
@@ -61,37 +58,41 @@ class FlashRig : public sc_core::sc_module, public flash::FlashClient {
   void submit(Tick when, std::initializer_list<FlashTransaction*> ts) {
     for (FlashTransaction* t : ts) at(when, [this, t] { flash.submit(*t); });
   }
-  void at(Tick when, std::function<void()> fn) { plan_.push_back({when, std::move(fn)}); }
+  void at(Tick when, std::function<void()> fn) { driver_.plan.push_back({when, std::move(fn)}); }
   void run() { sc_core::sc_start(); }
-  bool delivered(const FlashTransaction& t) const {
-    for (auto* d : done)
-      if (d == &t) return true;
-    return false;
-  }
   void flash_done(FlashTransaction& t) override { done.push_back(&t); }
 
-  StatRegistry stats;
-  std::vector<FlashTransaction*> done;  // in completion order
-
  private:
-  void drive() {
-    // Stable by time: equal times keep the order they were planned in.
-    std::stable_sort(plan_.begin(), plan_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (auto& [when, fn] : plan_) {
-      if (when > now_ps()) sc_core::wait(to_sc(when - now_ps()));
-      fn();
+  // Runs the planned actions at their times, from one thread.
+  struct Driver : sc_core::sc_module {
+    std::vector<std::pair<Tick, std::function<void()>>> plan;
+    explicit Driver(sc_core::sc_module_name n) : sc_module(n) {
+      SC_HAS_PROCESS(Driver);
+      SC_THREAD(drive);
     }
-  }
+    void drive() {
+      // Stable by time: equal times keep the order they were planned in.
+      std::stable_sort(plan.begin(), plan.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (auto& [when, fn] : plan) {
+        if (when > now_ps()) sc_core::wait(to_sc(when - now_ps()));
+        fn();
+      }
+    }
+  };
   Config cfg_;
   Waves waves_;
   RequestTracker tracker_;
   Services svc_;
   std::deque<FlashTransaction> txns_;
   std::deque<std::vector<uint8_t>> data_;
-  std::vector<std::pair<Tick, std::function<void()>>> plan_;
 
  public:
+  StatRegistry stats;
+  std::vector<FlashTransaction*> done;  // in completion order
   flash::FlashArray flash;
+
+ private:
+  Driver driver_;
 };
 
 inline FlashAddress addr(uint32_t ch, uint32_t die, uint32_t plane, uint32_t block, uint32_t page) {

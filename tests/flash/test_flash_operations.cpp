@@ -85,8 +85,8 @@ struct EraseThenRead {
   Tick erase, read;
   uint64_t suspends;
 };
-EraseThenRead erase_then_read(const std::string& suspend) {
-  FlashRig rig(Sets{{"ssd.flash.suspend", suspend}});
+EraseThenRead erase_then_read(const std::string& suspend, const std::string& starvation = "1ms") {
+  FlashRig rig(Sets{{"ssd.flash.suspend", suspend}, {"ssd.flash.write_starvation", starvation}});
   auto& e = rig.txn(FlashOp::Erase, addr(0, 0, 0, 1, 0));
   auto& r = rig.txn(FlashOp::Read, addr(0, 0, 0, 2, 0));
   rig.submit(0, {&e});
@@ -105,11 +105,21 @@ TEST_CASE("suspend lets a read pass an erase in its array time", "[flash][suspen
   CHECK(x.suspends == 1);
 }
 
-TEST_CASE("without suspend the read waits for the erase", "[flash][suspend]") {
-  auto x = erase_then_read("false");
+namespace {
+void check_read_waits_for_erase(const EraseThenRead& x) {
   CHECK(x.erase == kCmd + 1 * MS);                   // 1000.035 us
   CHECK(x.read == x.erase + kCmd + 3 * US + kXfer2K);  // 1005.63 us
   CHECK(x.suspends == 0);
+}
+}  // namespace
+
+TEST_CASE("without suspend the read waits for the erase", "[flash][suspend]") {
+  check_read_waits_for_erase(erase_then_read("false"));
+}
+
+TEST_CASE("an erase waiting past write_starvation is not suspended", "[flash][suspend]") {
+  // At 100 us the erase has waited 100 us > 50 us: the read waits as without suspend.
+  check_read_waits_for_erase(erase_then_read("true", "50us"));
 }
 
 TEST_CASE("power loss drops operations in flight and queued, and the array works on", "[flash][power]") {

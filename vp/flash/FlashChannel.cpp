@@ -62,10 +62,13 @@ void FlashChannel::kick(Die& d) {
     using Allow = FlashScheduler::Allow;
     Allow allow = d.suspended ? Allow::ForegroundReads : !d.cache.empty() ? Allow::Reads : Allow::Any;
     FlashBatch b;
-    if (sched_.pick(d.index, now_ps(), allow, b))
+    if (d.suspended && starved(d.held)) {
+      if (d.cache.empty()) resume(d);
+    } else if (sched_.pick(d.index, now_ps(), allow, b)) {
       start(d, b);
-    else if (d.suspended && d.cache.empty())
+    } else if (d.suspended && d.cache.empty()) {
       resume(d);
+    }
   }
   update_busy(d);
 }
@@ -128,7 +131,7 @@ void FlashChannel::cache_freed(Die& d) {
 
 void FlashChannel::maybe_suspend(Die& d) {
   if (!suspend_ || d.phase != Phase::Array || d.suspend_pending) return;
-  if (d.batch.op != FlashOp::Program && d.batch.op != FlashOp::Erase) return;
+  if ((d.batch.op != FlashOp::Program && d.batch.op != FlashOp::Erase) || starved(d.batch)) return;
   if (!sched_.foreground_read_waiting(d.index)) return;
   Tick at = now_ps() + tim_.t_suspend;
   if (at >= d.array_end) return;  // it ends before it could be suspended

@@ -13,7 +13,10 @@
 // leaves; a read finishing while the cache register is still full waits for
 // it. With suspend, a foreground read arriving during a program's or erase's
 // array time suspends it after t_suspend; the die serves its foreground
-// reads, then resumes with the array time left plus t_resume.
+// reads, then resumes with the array time left plus t_resume. An operation
+// submitted longer than write_starvation ago is not suspended, and a
+// suspended one that has waited that long resumes before more reads, so a
+// stream of reads cannot hold a program back for ever.
 //
 // EventQueue has no cancel: callbacks carry the die's generation (bumped by
 // suspend and power loss) or the bus epoch, and a stale one does nothing.
@@ -87,6 +90,9 @@ class FlashChannel {
   void maybe_suspend(Die& d);
   void suspend(Die& d);
   void resume(Die& d);
+  bool starved(const FlashBatch& b) const {
+    return now_ps() - b.t[0]->submitted > sched_.options().write_starvation;
+  }
   void run_array(Die& d, Tick time);
   void update_busy(Die& d);
   void complete(FlashTransaction& t);

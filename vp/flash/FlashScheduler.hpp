@@ -37,6 +37,7 @@ class FlashScheduler {
   bool pick(uint32_t die, Tick now, Allow allow, FlashBatch& out);
   bool foreground_read_waiting(uint32_t die) const;
   void clear();  // drops everything queued (power loss)
+  const Options& options() const { return opt_; }
 
  private:
   enum Class : uint8_t { FgRead, FgWrite, BgRead, BgWrite, Erase, kClasses };

@@ -80,12 +80,28 @@ void FlashChannel::start(Die& d, const FlashBatch& b) {
   request_bus({d.index, BusUse::Setup, 0});
 }
 
-void FlashChannel::run_array(Die& d, Tick time) {
+void FlashChannel::run_array(Die& d, Tick start, Tick time) {
   d.phase = Phase::Array;
-  d.array_end = now_ps() + time;
+  d.array_start = start;
+  d.array_end = start + time;
   eq_.at(d.array_end, [this, k = key(d)] {
     if (Die* d = live(k)) array_done(*d);
   });
+}
+
+// The slowest plane's array time.
+Tick FlashChannel::array_time(const FlashBatch& b) const {
+  Tick array = 0;
+  for (uint8_t i = 0; i < b.n; ++i) {
+    const FlashTransaction* t = b.t[i];
+    int type = int(geo_.page_type(t->addr.page));
+    Tick one = b.op == FlashOp::Read      ? tim_.t_read[type]
+               : b.op == FlashOp::Program ? tim_.t_prog[type]
+               : b.op == FlashOp::Erase   ? tim_.t_erase
+                                          : tim_.t_read[type] + tim_.t_prog[int(geo_.page_type(t->dst.page))];
+    array = std::max(array, one);
+  }
+  return array;
 }
 
 void FlashChannel::array_done(Die& d) {
@@ -133,7 +149,7 @@ void FlashChannel::maybe_suspend(Die& d) {
   if (!suspend_ || d.phase != Phase::Array || d.suspend_pending) return;
   if ((d.batch.op != FlashOp::Program && d.batch.op != FlashOp::Erase) || starved(d.batch)) return;
   if (!sched_.foreground_read_waiting(d.index)) return;
-  Tick at = now_ps() + tim_.t_suspend;
+  Tick at = std::max(now_ps(), d.array_start) + tim_.t_suspend;
   if (at >= d.array_end) return;  // it ends before it could be suspended
   d.suspend_pending = true;
   eq_.at(at, [this, k = key(d)] {
@@ -157,7 +173,7 @@ void FlashChannel::resume(Die& d) {
   d.batch = d.held;
   d.held.clear();
   d.suspended = false;
-  run_array(d, tim_.t_resume + d.remaining);
+  run_array(d, now_ps(), tim_.t_resume + d.remaining);
 }
 
 void FlashChannel::update_busy(Die& d) {
@@ -224,63 +240,66 @@ Tick FlashChannel::bus_time(const BusOp& op) const {
 void FlashChannel::request_bus(const BusOp& op) {
   bool command = op.use == BusUse::Setup && dies_[op.die].batch.op != FlashOp::Program;
   (command ? commands_ : transfers_).push_back(op);
-  if (!bus_busy_) grant();
+  if (grant_scheduled_) return;
+  if (now_ps() >= bus_free_at_)
+    grant();
+  else
+    schedule_grant();
 }
 
-void FlashChannel::grant() {
-  auto& q = !commands_.empty() ? commands_ : transfers_;
-  if (q.empty()) return;
-  cur_ = q.front();
-  q.pop_front();
-  Tick busy = bus_time(cur_), now = now_ps();
-  bus_busy_ = true;
-  bus_end_at_ = now + busy;
-  bus_busy_ps_ += busy;
-  bus_signal_.interval(eq_, now, bus_end_at_);
-  const FlashBatch& b = dies_[cur_.die].batch;
-  if (cur_.use == BusUse::DataOut)
-    ctr_.bus_bytes += geo_.page_size;
-  else if (b.op == FlashOp::Program)
-    ctr_.bus_bytes += uint64_t(b.n) * geo_.page_size;
-  eq_.at(bus_end_at_, [this, e = bus_epoch_] {
-    if (e == bus_epoch_) bus_end();
+void FlashChannel::schedule_grant() {
+  grant_scheduled_ = true;
+  eq_.at(bus_free_at_, [this, e = bus_epoch_] {
+    if (e != bus_epoch_) return;
+    grant_scheduled_ = false;
+    grant();
   });
 }
 
-// The tenure in cur_ ended. Requests made while handling it queue behind
-// those already waiting, and the freed bus goes to the best of them.
-void FlashChannel::bus_end() {
-  BusOp op = cur_;
+// Requests made at the instant a tenure ends (a die that freed, data that
+// left) queue behind those already waiting, and the scheduled grant picks
+// the best of them: it was booked after the tenure's own completion.
+void FlashChannel::grant() {
+  auto& q = !commands_.empty() ? commands_ : transfers_;
+  if (q.empty()) return;
+  BusOp op = q.front();
+  q.pop_front();
+  Tick busy = bus_time(op), now = now_ps();
+  bus_free_at_ = now + busy;
+  bus_busy_ps_ += busy;
+  bus_signal_.interval(eq_, now, bus_free_at_);
   Die& d = dies_[op.die];
   if (op.use == BusUse::Setup) {
-    const FlashBatch& b = d.batch;
-    Tick array = 0;
-    for (FlashTransaction* t : d.batch) {
-      int type = int(geo_.page_type(t->addr.page));
-      Tick one = b.op == FlashOp::Read      ? tim_.t_read[type]
-                 : b.op == FlashOp::Program ? tim_.t_prog[type]
-                 : b.op == FlashOp::Erase   ? tim_.t_erase
-                                            : tim_.t_read[type] + tim_.t_prog[int(geo_.page_type(t->dst.page))];
-      array = std::max(array, one);
-    }
-    run_array(d, array);
-    maybe_suspend(d);  // a read may have arrived while the command was going out
+    if (d.batch.op == FlashOp::Program) ctr_.bus_bytes += uint64_t(d.batch.n) * geo_.page_size;
+    run_array(d, bus_free_at_, array_time(d.batch));
+    maybe_suspend(d);  // a read may have arrived while the command waited
   } else {
-    FlashTransaction& t = *d.cache.t[op.slot];
-    complete(t);
-    if (--d.out_left == 0) cache_freed(d);
-    update_busy(d);
-    deliver(t);
+    ctr_.bus_bytes += geo_.page_size;
+    // Epoch, die and slot in one word: the std::function needs no heap.
+    uint64_t k = uint64_t(bus_epoch_) << 32 | uint64_t(op.die) << 8 | op.slot;
+    eq_.at(bus_free_at_, [this, k] {
+      if (static_cast<uint32_t>(k >> 32) == bus_epoch_) out_done(dies_[(k >> 8) & 0xFFFFFF], k & 0xFF);
+    });
   }
-  bus_busy_ = false;
-  grant();
+  if (!commands_.empty() || !transfers_.empty()) schedule_grant();
+}
+
+void FlashChannel::out_done(Die& d, uint8_t slot) {
+  FlashTransaction& t = *d.cache.t[slot];
+  complete(t);
+  if (--d.out_left == 0) cache_freed(d);
+  update_busy(d);
+  deliver(t);
 }
 
 void FlashChannel::power_loss() {
   Tick now = now_ps();
   ++bus_epoch_;
-  if (bus_busy_) bus_busy_ps_.value -= bus_end_at_ - now;  // the cut tenure ends now
-  bus_busy_ = false;
+  if (bus_free_at_ > now) {
+    bus_busy_ps_.value -= bus_free_at_ - now;  // the cut tenure ends now
+    bus_free_at_ = now;
+  }
+  grant_scheduled_ = false;
   commands_.clear();
   transfers_.clear();
   sched_.clear();
@@ -288,7 +307,7 @@ void FlashChannel::power_loss() {
     // An erase pulse that had begun leaves the block erased; nothing else
     // reaches the array (a page whose program did not finish stays unprogrammed).
     for (FlashBatch* b : {&d.batch, &d.held}) {
-      bool erasing = b->op == FlashOp::Erase && (b == &d.held || d.phase == Phase::Array);
+      bool erasing = b->op == FlashOp::Erase && (b == &d.held || (d.phase == Phase::Array && now >= d.array_start));
       if (erasing)
         for (FlashTransaction* t : *b) store_.erase(ppn_of(geo_, t->addr) / geo_.pages_per_block);
       b->clear();

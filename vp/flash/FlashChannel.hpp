@@ -20,6 +20,9 @@
 //
 // EventQueue has no cancel: callbacks carry the die's generation (bumped by
 // suspend and power loss) or the bus epoch, and a stale one does nothing.
+// The end of a tenure needs an event only when data left (its transaction
+// completes) or something waits for the bus; array time is booked from the
+// end of the command cycles when they are granted.
 #include <deque>
 #include <vector>
 
@@ -64,7 +67,7 @@ class FlashChannel {
     bool suspended = false, suspend_pending = false, kick_pending = false;
     bool busy = false;  // traced: array or registers in use
     uint32_t gen = 0;
-    Tick array_end = 0, remaining = 0, busy_since = 0;
+    Tick array_start = 0, array_end = 0, remaining = 0, busy_since = 0;
     Counter* busy_ps = nullptr;
   };
   enum class BusUse : uint8_t { Setup, DataOut };
@@ -93,7 +96,9 @@ class FlashChannel {
   bool starved(const FlashBatch& b) const {
     return now_ps() - b.t[0]->submitted > sched_.options().write_starvation;
   }
-  void run_array(Die& d, Tick time);
+  void run_array(Die& d, Tick start, Tick time);
+  Tick array_time(const FlashBatch& b) const;
+  void out_done(Die& d, uint8_t slot);
   void update_busy(Die& d);
   void complete(FlashTransaction& t);
   static void deliver(FlashTransaction& t) {
@@ -101,8 +106,8 @@ class FlashChannel {
   }
 
   void request_bus(const BusOp& op);
+  void schedule_grant();
   void grant();
-  void bus_end();
   Tick bus_time(const BusOp& op) const;
 
   unsigned id_;
@@ -114,10 +119,9 @@ class FlashChannel {
   FlashCounters& ctr_;
   FlashScheduler sched_;
   std::deque<BusOp> commands_, transfers_;
-  BusOp cur_{};
-  bool bus_busy_ = false;
+  bool grant_scheduled_ = false;
   uint32_t bus_epoch_ = 0;
-  Tick bus_end_at_ = 0;
+  Tick bus_free_at_ = 0;
   Counter& bus_busy_ps_;
   BusySignal bus_signal_;
   std::vector<Die> dies_;

@@ -158,8 +158,8 @@ void FlashChannel::maybe_suspend(Die& d) {
 }
 
 void FlashChannel::suspend(Die& d) {
-  ++d.gen;  // the pending end of the array time is void
-  d.suspend_pending = false;
+  ++d.gen;  // the pending end of the array time is void (and any pending choice)
+  d.suspend_pending = d.kick_pending = false;
   d.remaining = d.array_end - now_ps();
   d.held = d.batch;
   d.batch.clear();

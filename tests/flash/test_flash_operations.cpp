@@ -157,3 +157,21 @@ TEST_CASE("power loss drops operations in flight and queued, and the array works
   CHECK(ec.max == 1);
   CHECK(ec.mean == Approx(1.0 / 32));
 }
+
+TEST_CASE("with cache read a finished read waits for the cache register to empty", "[flash][cache]") {
+  // Z-NAND tR 3 us, 4 KiB pages: 4096 B / 800 MB/s = 5.12 us out, longer than tR.
+  FlashRig rig(Sets{{"ssd.flash.page_size", "4KiB"}, {"ssd.flash.cache_read", "true"}});
+  std::vector<FlashTransaction*> t;
+  for (uint32_t i = 0; i < 3; ++i) t.push_back(&rig.txn(FlashOp::Read, addr(0, 0, 0, 0, i)));
+  for (auto* x : t) rig.submit(0, {x});
+  rig.run();
+  constexpr Tick kXfer4K = 5120 * NS;
+  // Read 1: command, tR to 3.035 us; read 2's command (to 3.07 us) goes
+  // before read 1's data, out at 3.07 + 5.12 = 8.19 us.
+  CHECK(t[0]->finished == 2 * kCmd + 3 * US + kXfer4K);
+  // Read 2's tR ends at 6.07 us with the cache still full: it waits until
+  // 8.19 us, then read 3's command (35 ns), then its data: 13.345 us.
+  CHECK(t[1]->finished == t[0]->finished + kCmd + kXfer4K);
+  // Read 3 (tR done at 11.225 us) waits for 13.345 us; no command follows.
+  CHECK(t[2]->finished == t[1]->finished + kXfer4K);  // 18.465 us
+}

@@ -86,6 +86,9 @@ TEST_CASE("the default cell keeps the Z-NAND defaults", "[flash][cell][config]")
   auto t = flash::FlashArray::timing_from(cfg);
   CHECK(t.t_read[0] == 3 * US);
   CHECK(t.t_prog[0] == 100 * US);
+  // An SLC has no CSB or MSB pages: their slots repeat the LSB times.
+  CHECK(t.t_read[2] == 3 * US);
+  CHECK(t.t_prog[1] == 100 * US);
   CHECK(t.t_erase == 1 * MS);
   CHECK_FALSE(t.cache_read);
   CHECK(flash::FlashArray::geometry_from(cfg).bits_per_cell == 1);

@@ -134,11 +134,14 @@ FlashGeometry FlashArray::geometry_from(const Config& c) {
 
 FlashTiming FlashArray::timing_from(const Config& c) {
   FlashTiming t;
-  // Indexed by PageType; a cell without CSB or MSB pages never reads those slots.
+  // Indexed by PageType. A page type the cell lacks gets the LSB time, so
+  // the table holds no zero a careless reader could take for a real time.
   const char* suffix[3] = {"", "_csb", "_msb"};
   for (int i = 0; i < 3; ++i) {
-    t.t_read[i] = c.get_time(std::string("ssd.flash.t_read") + suffix[i]);
-    t.t_prog[i] = c.get_time(std::string("ssd.flash.t_prog") + suffix[i]);
+    Tick r = c.get_time(std::string("ssd.flash.t_read") + suffix[i]);
+    Tick p = c.get_time(std::string("ssd.flash.t_prog") + suffix[i]);
+    t.t_read[i] = r ? r : t.t_read[0];
+    t.t_prog[i] = p ? p : t.t_prog[0];
   }
   t.t_erase = c.get_time("ssd.flash.t_erase");
   t.t_cmd = c.get_time("ssd.flash.t_cmd");

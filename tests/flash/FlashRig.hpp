@@ -42,6 +42,8 @@ inline Config flash_config(const Sets& sets) {
 
 class FlashRig : public flash::FlashClient {
  public:
+  StatRegistry stats;  // first: the services below refer to it
+
   explicit FlashRig(const Sets& sets)
       : cfg_(flash_config(sets)), svc_{cfg_, stats, waves_, tracker_, 1}, flash("flash", svc_), driver_("driver") {}
 
@@ -87,7 +89,6 @@ class FlashRig : public flash::FlashClient {
   std::deque<std::vector<uint8_t>> data_;
 
  public:
-  StatRegistry stats;
   std::vector<FlashTransaction*> done;  // in completion order
   flash::FlashArray flash;
 

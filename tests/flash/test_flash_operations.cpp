@@ -175,3 +175,20 @@ TEST_CASE("with cache read a finished read waits for the cache register to empty
   // Read 3 (tR done at 11.225 us) waits for 13.345 us; no command follows.
   CHECK(t[2]->finished == t[1]->finished + kXfer4K);  // 18.465 us
 }
+
+TEST_CASE("power loss cuts a data transfer and frees the bus at once", "[flash][power]") {
+  // SLC (tR 25 us), 16 KiB pages: 20.48 us on the bus each.
+  FlashRig rig(Sets{{"ssd.flash.cell", "slc"}, {"ssd.flash.page_size", "16KiB"}, {"ssd.nvme.lba_size", "16KiB"}});
+  auto& lost = rig.txn(FlashOp::Read, addr(0, 0, 0, 0, 0));
+  auto& next = rig.txn(FlashOp::Read, addr(0, 0, 0, 0, 1));
+  rig.submit(0, {&lost});
+  rig.at(30 * US, [&] { rig.flash.power_loss(); });  // the data has been leaving since 25.035 us
+  rig.submit(40 * US, {&next});
+  rig.run();
+  REQUIRE(rig.done.size() == 1);
+  CHECK(rig.done[0] == &next);
+  // The new read's command does not wait for the cut transfer's planned end (45.515 us).
+  CHECK(next.finished == 40 * US + kCmd + 25 * US + 20480 * NS);  // 85.515 us
+  // Bus: the lost read's command, 4.965 us of its data, then the new read's command and data.
+  CHECK(rig.flash.channel_busy(0) == kCmd + (30 * US - 25035 * NS) + kCmd + 20480 * NS);
+}

@@ -1,12 +1,22 @@
-# Writes OUT, a C++ file holding every preset YAML file of DIR as a string.
+# Writes OUT, a C++ file holding every YAML file of DIR as a string, as the
+# table returned by NAMESPACE::FUNCTION() declared in HEADER: pairs of (file
+# name without .yaml, text), sorted by name. Used for the server presets and
+# the flash cell presets.
+foreach(var OUT DIR HEADER NAMESPACE FUNCTION)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "EmbedPresets.cmake: -D${var}=... is required")
+  endif()
+endforeach()
 file(GLOB IN ${DIR}/*.yaml)
-set(body "#include \"platforms/server/Presets.hpp\"\nnamespace vp::platform {\nconst std::vector<std::pair<std::string, std::string>>& embedded_presets() {\n  static const std::vector<std::pair<std::string, std::string>> p = {\n")
+set(type "std::vector<std::pair<std::string, std::string>>")
+set(body "#include \"${HEADER}\"\nnamespace ${NAMESPACE} {\nconst ${type}& ${FUNCTION}() {\n  static const ${type} p = {\n")
 list(SORT IN)
 foreach(f ${IN})
-  get_filename_component(name ${f} NAME_WE)
+  get_filename_component(name ${f} NAME)
+  string(REGEX REPLACE "\\.yaml$" "" name ${name})
   file(READ ${f} text)
   string(APPEND body "    {\"${name}\", R\"FVPPRESET(${text})FVPPRESET\"},\n")
 endforeach()
-string(APPEND body "  };\n  return p;\n}\n}  // namespace vp::platform\n")
+string(APPEND body "  };\n  return p;\n}\n}  // namespace ${NAMESPACE}\n")
 file(WRITE ${OUT}.tmp "${body}")
 file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)

@@ -65,6 +65,7 @@ Config build_config(const RunOptions& opt) {
     cfg.set("workload.fio", text, "--job");
   }
   if (!opt.seed.empty()) cfg.set("sim.seed", opt.seed, "--seed");
+  flash::FlashArray::apply_cell(cfg);
   cfg.validate();
   host::Workload::check(host::Workload::jobs_from(cfg), cfg, ServerTop::capacity_bytes(cfg));
   return cfg;

@@ -9,7 +9,7 @@ namespace vp {
 
 namespace {
 void flatten(const YAML::Node& n, const std::string& prefix, const std::string& origin,
-             std::vector<std::tuple<std::string, std::string, std::string>>& out) {
+             std::vector<Config::Entry>& out) {
   std::string where = fmt::format("{}:{}", origin, n.Mark().line + 1);
   if (n.IsMap()) {
     for (const auto& kv : n) {
@@ -17,7 +17,7 @@ void flatten(const YAML::Node& n, const std::string& prefix, const std::string& 
       flatten(kv.second, prefix.empty() ? k : prefix + "." + k, origin, out);
     }
   } else if (n.IsScalar()) {
-    out.emplace_back(prefix, n.Scalar(), where);
+    out.push_back({prefix, n.Scalar(), where});
   } else if (n.IsNull()) {
     throw ConfigError(fmt::format("{}: key '{}' has no value", where, prefix));
   } else {
@@ -26,18 +26,22 @@ void flatten(const YAML::Node& n, const std::string& prefix, const std::string& 
 }
 }  // namespace
 
-void Config::load_yaml_text(const std::string& text, const std::string& origin) {
+std::vector<Config::Entry> Config::parse_yaml(const std::string& text, const std::string& origin) {
   YAML::Node root;
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw ConfigError(fmt::format("{}:{}: YAML syntax error: {}", origin, e.mark.line + 1, e.msg));
   }
-  if (root.IsNull()) return;
+  std::vector<Entry> kv;
+  if (root.IsNull()) return kv;
   if (!root.IsMap()) throw ConfigError(origin + ": the configuration must be a YAML mapping");
-  std::vector<std::tuple<std::string, std::string, std::string>> kv;
   flatten(root, "", origin, kv);
-  for (auto& [k, v, where] : kv) set(k, v, where);
+  return kv;
+}
+
+void Config::load_yaml_text(const std::string& text, const std::string& origin) {
+  for (auto& e : parse_yaml(text, origin)) set(e.key, e.value, e.where);
 }
 
 void Config::load_yaml_file(const std::string& path) {

@@ -4,6 +4,7 @@
 // their origin (file:line or --set) so every error names where it came from.
 #include <map>
 #include <string>
+#include <vector>
 
 #include "vp/core/Param.hpp"
 
@@ -13,6 +14,12 @@ class Config {
  public:
   explicit Config(const ParamRegistry& reg) : reg_(&reg) {}
 
+  // One (dotted key, value, file:line) per leaf of a YAML mapping; throws
+  // ConfigError for syntax errors, lists and empty values. Keys are not checked.
+  struct Entry {
+    std::string key, value, where;
+  };
+  static std::vector<Entry> parse_yaml(const std::string& text, const std::string& origin);
   void load_yaml_text(const std::string& text, const std::string& origin);
   void load_yaml_file(const std::string& path);
   void set(const std::string& key, const std::string& value, const std::string& origin = "--set");

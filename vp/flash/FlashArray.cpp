@@ -1,8 +1,37 @@
 #include "vp/flash/FlashArray.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
+#include <numeric>
+
+#include "vp/flash/FlashCells.hpp"
 
 namespace vp::flash {
+
+namespace {
+// What a cell preset may set, under ssd.flash.
+constexpr const char* kCellKeys[] = {"bits_per_cell", "t_read",     "t_read_csb", "t_read_msb", "t_prog",
+                                     "t_prog_csb",    "t_prog_msb", "t_erase",    "cache_read"};
+
+std::vector<std::string> cell_names() {
+  std::vector<std::string> n;
+  for (const auto& [name, _] : embedded_cells()) n.push_back(name);
+  return n;
+}
+
+// A page type's time must be given exactly when the cell has that page type.
+void check_page_time(const Config& c, const std::string& key, PageType type) {
+  int64_t bits = c.get_int("ssd.flash.bits_per_cell");
+  bool has = type == PageType::CSB ? bits == 3 : bits >= 2;
+  Tick t = c.get_time(key);
+  if (has && t == 0)
+    c.fail(key, fmt::format("a cell with {} bits (ssd.flash.bits_per_cell) has {} pages: give their time", bits,
+                            page_type_name(type)));
+  if (!has && t != 0)
+    c.fail(key, fmt::format("a cell with {} bit(s) (ssd.flash.bits_per_cell) has no {} pages: leave it 0us", bits,
+                            page_type_name(type)));
+}
+}  // namespace
 
 void FlashArray::declare_params(ParamRegistry& r) {
   // Defaults: the Z-NAND device of FlashShare Table 2 (16 channels, 1 package
@@ -16,9 +45,33 @@ void FlashArray::declare_params(ParamRegistry& r) {
   r.size("ssd.flash.block_size", "1MiB", "bytes of data per erase block (page_size x pages per block)").at_least(512);
   r.size("ssd.flash.page_size", "2KiB", "bytes of data per flash page").range(512, 65536);
   r.size("ssd.flash.oob_size", "64B", "spare (OOB) bytes per page").range(0, 8192);
-  r.time("ssd.flash.t_read", "3us", "array read time tR");
-  r.time("ssd.flash.t_prog", "100us", "page program time tPROG");
+  // The cell: a preset (vp/flash/cells/*.yaml) fills whichever of the keys
+  // below the configuration does not set. The defaults are the znand cell.
+  r.choice("ssd.flash.cell", "znand", cell_names(), "cell preset filling the cell keys not set explicitly");
+  r.integer("ssd.flash.bits_per_cell", 1, "bits per cell: 1 SLC, 2 MLC (LSB, MSB pages), 3 TLC (LSB, CSB, MSB)")
+      .range(1, 3);
+  r.time("ssd.flash.t_read", "3us", "array read time tR of an LSB page (every page of an SLC)");
+  r.time("ssd.flash.t_read_csb", "0us", "tR of a CSB page (TLC only, else 0)");
+  r.time("ssd.flash.t_read_msb", "0us", "tR of an MSB page (MLC and TLC, else 0)");
+  r.time("ssd.flash.t_prog", "100us", "page program time tPROG of an LSB page (every page of an SLC)");
+  r.time("ssd.flash.t_prog_csb", "0us", "tPROG of a CSB page (TLC only, else 0)");
+  r.time("ssd.flash.t_prog_msb", "0us", "tPROG of an MSB page (MLC and TLC, else 0)");
   r.time("ssd.flash.t_erase", "1ms", "block erase time tBERS");
+  r.boolean("ssd.flash.cache_read", false,
+            "cache read: a die starts the next read while the last one's data leaves the cache register");
+  // The per-channel transaction scheduler.
+  r.choice("ssd.flash.scheduler", "read_first", {"fifo", "read_first"},
+           "per-die queue order: arrival, or reads before programs before erases, foreground before background");
+  r.time("ssd.flash.write_starvation", "1ms",
+         "read_first: a program waiting longer than this goes first; suspend: an operation waiting longer than "
+         "this is not suspended")
+      .at_least(0);
+  r.boolean("ssd.flash.multiplane", true, "join waiting operations on one die's planes (same op, block, page)");
+  // Suspend times: none of the papers gives them; 20us is an assumption of
+  // the order datasheets quote for program/erase suspend latency.
+  r.boolean("ssd.flash.suspend", false, "a foreground read suspends a program or erase in its array time");
+  r.time("ssd.flash.t_suspend", "20us", "from a read's arrival until the program/erase is suspended (assumed)");
+  r.time("ssd.flash.t_resume", "20us", "extra array time to resume a suspended program/erase (assumed)");
   r.time("ssd.flash.t_cmd", "35ns", "bus time of the command and address cycles of one operation");
   r.rate("ssd.flash.bus_rate", "800MT/s", "ONFI data transfer rate per bus lane");
   r.integer("ssd.flash.bus_width", 8, "ONFI bus width in bits").range(8, 16);
@@ -28,7 +81,41 @@ void FlashArray::declare_params(ParamRegistry& r) {
       c.fail("ssd.flash.block_size",
              fmt::format("must be a whole number of pages (ssd.flash.page_size = {})", format_size(page)));
     if (c.get_int("ssd.flash.bus_width") % 8 != 0) c.fail("ssd.flash.bus_width", "must be 8 or 16");
+    uint64_t bits = static_cast<uint64_t>(c.get_int("ssd.flash.bits_per_cell"));
+    if ((block / page) % bits != 0)
+      c.fail("ssd.flash.bits_per_cell",
+             fmt::format("a block's pages (ssd.flash.block_size / ssd.flash.page_size = {}) must fill whole word "
+                         "lines: make them a multiple of {}",
+                         block / page, bits));
+    for (const char* op : {"ssd.flash.t_read", "ssd.flash.t_prog"}) {
+      check_page_time(c, std::string(op) + "_csb", PageType::CSB);
+      check_page_time(c, std::string(op) + "_msb", PageType::MSB);
+    }
   });
+}
+
+void FlashArray::apply_cell(Config& cfg) {
+  std::string name = cfg.get_string("ssd.flash.cell");
+  for (const auto& [n, text] : embedded_cells())
+    if (n == name) return apply_cell_text(cfg, name, text);
+  std::string known;
+  for (const auto& n : cell_names()) known += " " + n;
+  cfg.fail("ssd.flash.cell", "no such cell (known:" + known + ")");
+}
+
+void FlashArray::apply_cell_text(Config& cfg, const std::string& name, const std::string& yaml) {
+  std::string origin = "cell " + name;
+  for (const auto& e : Config::parse_yaml(yaml, origin)) {
+    auto* k = std::find_if(std::begin(kCellKeys), std::end(kCellKeys),
+                           [&](const char* c) { return e.key == std::string("ssd.flash.") + c; });
+    if (k == std::end(kCellKeys)) {
+      std::string allowed;
+      for (const char* c : kCellKeys) allowed += std::string(allowed.empty() ? "" : ", ") + c;
+      throw ConfigError(fmt::format("{}: '{}' is not a cell parameter (a cell sets ssd.flash. {})", e.where, e.key,
+                                    allowed));
+    }
+    if (!cfg.is_set(e.key)) cfg.set(e.key, e.value, origin);
+  }
 }
 
 FlashGeometry FlashArray::geometry_from(const Config& c) {
@@ -41,19 +128,37 @@ FlashGeometry FlashArray::geometry_from(const Config& c) {
   g.page_size = static_cast<uint32_t>(c.get_size("ssd.flash.page_size"));
   g.pages_per_block = static_cast<uint32_t>(c.get_size("ssd.flash.block_size") / g.page_size);
   g.oob_size = static_cast<uint32_t>(c.get_size("ssd.flash.oob_size"));
+  g.bits_per_cell = static_cast<uint32_t>(c.get_int("ssd.flash.bits_per_cell"));
   return g;
 }
 
 FlashTiming FlashArray::timing_from(const Config& c) {
   FlashTiming t;
+  // Indexed by PageType. A page type the cell lacks gets the LSB time, so
+  // the table holds no zero a careless reader could take for a real time.
+  const char* suffix[3] = {"", "_csb", "_msb"};
   for (int i = 0; i < 3; ++i) {
-    t.t_read[i] = c.get_time("ssd.flash.t_read");
-    t.t_prog[i] = c.get_time("ssd.flash.t_prog");
+    Tick r = c.get_time(std::string("ssd.flash.t_read") + suffix[i]);
+    Tick p = c.get_time(std::string("ssd.flash.t_prog") + suffix[i]);
+    t.t_read[i] = r ? r : t.t_read[0];
+    t.t_prog[i] = p ? p : t.t_prog[0];
   }
   t.t_erase = c.get_time("ssd.flash.t_erase");
   t.t_cmd = c.get_time("ssd.flash.t_cmd");
   t.bus_bytes_per_s = c.get_rate("ssd.flash.bus_rate") * static_cast<double>(c.get_int("ssd.flash.bus_width")) / 8.0;
+  t.cache_read = c.get_bool("ssd.flash.cache_read");
+  t.t_suspend = c.get_time("ssd.flash.t_suspend");
+  t.t_resume = c.get_time("ssd.flash.t_resume");
   return t;
+}
+
+FlashScheduler::Options FlashArray::scheduler_from(const Config& c) {
+  FlashScheduler::Options o;
+  o.policy = c.get_string("ssd.flash.scheduler") == "fifo" ? FlashScheduler::Policy::Fifo
+                                                          : FlashScheduler::Policy::ReadFirst;
+  o.write_starvation = c.get_time("ssd.flash.write_starvation");
+  o.multiplane = c.get_bool("ssd.flash.multiplane");
+  return o;
 }
 
 FlashArray::FlashArray(sc_core::sc_module_name name, Services& svc)
@@ -63,17 +168,38 @@ FlashArray::FlashArray(sc_core::sc_module_name name, Services& svc)
       tim_(timing_from(svc.cfg)),
       eq_("eq"),
       store_(geo_.page_size, geo_.pages_per_block, geo_.total_blocks()),
-      ctr_{svc.stats.counter("ssd.flash.reads", "pages", "flash page reads"),
-           svc.stats.counter("ssd.flash.programs", "pages", "flash page programs"),
-           svc.stats.counter("ssd.flash.erases", "blocks", "flash block erases"),
-           svc.stats.counter("ssd.flash.bus_bytes", "bytes", "bytes moved over the ONFI buses")} {
+      ctr_(svc.stats) {
   target.bind(*this);
+  auto sched = scheduler_from(svc.cfg);
+  bool suspend = svc.cfg.get_bool("ssd.flash.suspend");
   for (uint32_t c = 0; c < geo_.channels; ++c)
-    channels_.push_back(std::make_unique<FlashChannel>(c, geo_, tim_, eq_, store_, ctr_, svc.waves));
+    channels_.push_back(
+        std::make_unique<FlashChannel>(c, geo_, tim_, sched, suspend, eq_, store_, ctr_, svc.stats, svc.waves));
 }
 
 void FlashArray::power_loss() {
-  throw std::logic_error("FlashArray::power_loss: not implemented yet");
+  for (auto& c : channels_) c->power_loss();
+}
+
+double FlashArray::die_utilisation(uint32_t channel, uint32_t die) const {
+  Tick now = now_ps();
+  return now ? double(die_busy(channel, die)) / double(now) : 0.0;
+}
+
+double FlashArray::channel_utilisation(uint32_t channel) const {
+  Tick now = now_ps();
+  return now ? double(channel_busy(channel)) / double(now) : 0.0;
+}
+
+FlashArray::EraseCounts FlashArray::erase_counts() const {
+  const auto& v = store_.erase_counts();
+  EraseCounts e;
+  if (v.empty()) return e;
+  auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  e.min = *lo;
+  e.max = *hi;
+  e.mean = double(std::accumulate(v.begin(), v.end(), uint64_t(0))) / double(v.size());
+  return e;
 }
 
 }  // namespace vp::flash

@@ -8,7 +8,9 @@
 #include "vp/core/EventQueue.hpp"
 #include "vp/core/Services.hpp"
 #include "vp/flash/FlashChannel.hpp"
+#include "vp/flash/FlashCounters.hpp"
 #include "vp/flash/FlashDataStore.hpp"
+#include "vp/flash/FlashScheduler.hpp"
 #include "vp/flash/FlashTypes.hpp"
 
 namespace vp::flash {
@@ -18,8 +20,16 @@ class FlashArray : public sc_core::sc_module, public IFlash {
   sc_core::sc_export<IFlash> target;
 
   static void declare_params(ParamRegistry& reg);
+  // Fills every key of the chosen cell preset (ssd.flash.cell) that the
+  // configuration does not set itself. Call after loading presets, files and
+  // --set, before validate().
+  static void apply_cell(Config& cfg);
+  // The same with the cell's YAML given: the keys it may hold are the
+  // ssd.flash cell keys (bits_per_cell, t_read..., t_erase, cache_read).
+  static void apply_cell_text(Config& cfg, const std::string& name, const std::string& yaml);
   static FlashGeometry geometry_from(const Config& cfg);
   static FlashTiming timing_from(const Config& cfg);
+  static FlashScheduler::Options scheduler_from(const Config& cfg);
 
   FlashArray(sc_core::sc_module_name name, Services& svc);
 
@@ -37,6 +47,17 @@ class FlashArray : public sc_core::sc_module, public IFlash {
   void power_loss() override;
   uint64_t stored_bytes() const { return store_.stored_bytes(); }
   uint64_t events() const { return eq_.fired(); }
+
+  // Busy time over simulated time so far (0 at time 0).
+  double die_utilisation(uint32_t channel, uint32_t die) const;
+  double channel_utilisation(uint32_t channel) const;
+  Tick die_busy(uint32_t channel, uint32_t die) const { return channels_[channel]->die_busy(die); }
+  Tick channel_busy(uint32_t channel) const { return channels_[channel]->bus_busy(); }
+  struct EraseCounts {
+    uint32_t min = 0, max = 0;
+    double mean = 0;
+  };
+  EraseCounts erase_counts() const;  // over every block
 
  private:
   FlashGeometry geo_;

@@ -1,129 +1,324 @@
 #include "vp/flash/FlashChannel.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
+#include <stdexcept>
 
 namespace vp::flash {
 
-FlashChannel::FlashChannel(unsigned id, const FlashGeometry& g, const FlashTiming& t, EventQueue& eq,
-                           FlashDataStore& store, FlashCounters& ctr, Waves& waves)
-    : id_(id), geo_(g), tim_(t), eq_(eq), store_(store), ctr_(ctr), dies_(g.dies_per_channel()) {
+FlashChannel::FlashChannel(unsigned id, const FlashGeometry& g, const FlashTiming& t,
+                           const FlashScheduler::Options& sched, bool suspend, EventQueue& eq, FlashDataStore& store,
+                           FlashCounters& ctr, StatRegistry& stats, Waves& waves)
+    : id_(id),
+      geo_(g),
+      tim_(t),
+      suspend_(suspend),
+      eq_(eq),
+      store_(store),
+      ctr_(ctr),
+      sched_(g.dies_per_channel(), sched),
+      bus_busy_ps_(stats.counter(fmt::format("ssd.flash.ch{}.bus_busy", id), "ps", "time the channel's bus was held")),
+      dies_(g.dies_per_channel()) {
   bus_signal_.attach(waves, fmt::format("flash_ch{}_bus", id), "flash channels");
-  if (waves.enabled())
-    for (size_t d = 0; d < dies_.size(); ++d)
+  for (uint32_t d = 0; d < dies_.size(); ++d) {
+    dies_[d].index = d;
+    dies_[d].busy_ps = &stats.counter(fmt::format("ssd.flash.ch{}.die{}.busy", id, d), "ps",
+                                      "time the die's array or page registers were in use (closed intervals)");
+    if (waves.enabled())
       waves.trace(dies_[d].busy, fmt::format("flash_ch{}_die{}_busy", id, d), fmt::format("flash ch{} dies", id));
-}
-
-void FlashChannel::submit(FlashTransaction& t) {
-  t.submitted = now_ps();
-  Die& d = dies_[t.addr.die];
-  if (d.active)
-    d.waiting.push_back(&t);
-  else
-    start(d, t);
-}
-
-void FlashChannel::start(Die& d, FlashTransaction& t) {
-  d.active = &t;
-  d.busy = true;
-  // A program sends its command and data in one bus tenure.
-  request_bus({&t, t.op == FlashOp::Program ? BusUse::DataIn : BusUse::Command});
-}
-
-void FlashChannel::request_bus(const BusOp& op) {
-  (op.use == BusUse::Command ? commands_ : transfers_).push_back(op);
-  if (grant_scheduled_) return;
-  if (now_ps() >= bus_free_at_) {
-    grant();
-  } else {
-    grant_scheduled_ = true;
-    eq_.at(bus_free_at_, [this] {
-      grant_scheduled_ = false;
-      grant();
-    });
   }
 }
 
+void FlashChannel::submit(FlashTransaction& t) {
+  if (t.op == FlashOp::CopyBack &&
+      (t.dst.channel != t.addr.channel || t.dst.die != t.addr.die || t.dst.plane != t.addr.plane))
+    throw std::logic_error(fmt::format("flash copy-back from ch{} die{} plane{} to ch{} die{} plane{}: the source and "
+                                       "destination must be on the same die and plane",
+                                       t.addr.channel, t.addr.die, t.addr.plane, t.dst.channel, t.dst.die,
+                                       t.dst.plane));
+  t.submitted = now_ps();
+  sched_.push(t);
+  Die& d = dies_[t.addr.die];
+  if (t.op == FlashOp::Read && !t.background) maybe_suspend(d);
+  schedule_kick(d);
+}
+
+// An idle die chooses at the end of the instant, once everything submitted
+// with this transaction is queued: that is what lets planes join and a read
+// overtake a program submitted just before it.
+void FlashChannel::schedule_kick(Die& d) {
+  if (d.phase != Phase::Idle || d.kick_pending) return;
+  d.kick_pending = true;
+  eq_.at(now_ps(), [this, k = key(d)] {
+    if (Die* d = live(k)) {
+      d->kick_pending = false;
+      kick(*d);
+    }
+  });
+}
+
+void FlashChannel::kick(Die& d) {
+  if (d.phase == Phase::Idle) {
+    using Allow = FlashScheduler::Allow;
+    Allow allow = d.suspended ? Allow::ForegroundReads : !d.cache.empty() ? Allow::Reads : Allow::Any;
+    FlashBatch b;
+    if (d.suspended && starved(d.held)) {
+      if (d.cache.empty()) resume(d);
+    } else if (sched_.pick(d.index, now_ps(), allow, b)) {
+      start(d, b);
+    } else if (d.suspended && d.cache.empty()) {
+      resume(d);
+    }
+  }
+  update_busy(d);
+}
+
+void FlashChannel::start(Die& d, const FlashBatch& b) {
+  d.batch = b;
+  d.phase = Phase::Setup;
+  if (b.n > 1) ++ctr_.multiplane_ops;
+  request_bus({d.index, BusUse::Setup, 0});
+}
+
+void FlashChannel::run_array(Die& d, Tick start, Tick time) {
+  d.phase = Phase::Array;
+  d.array_start = start;
+  d.array_end = start + time;
+  eq_.at(d.array_end, [this, k = key(d)] {
+    if (Die* d = live(k)) array_done(*d);
+  });
+}
+
+// The slowest plane's array time.
+Tick FlashChannel::array_time(const FlashBatch& b) const {
+  Tick array = 0;
+  for (uint8_t i = 0; i < b.n; ++i) {
+    const FlashTransaction* t = b.t[i];
+    int type = int(geo_.page_type(t->addr.page));
+    Tick one = b.op == FlashOp::Read      ? tim_.t_read[type]
+               : b.op == FlashOp::Program ? tim_.t_prog[type]
+               : b.op == FlashOp::Erase   ? tim_.t_erase
+                                          : tim_.t_read[type] + tim_.t_prog[int(geo_.page_type(t->dst.page))];
+    array = std::max(array, one);
+  }
+  return array;
+}
+
+void FlashChannel::array_done(Die& d) {
+  if (d.batch.op == FlashOp::Read) {
+    if (!d.cache.empty()) {
+      d.phase = Phase::Parked;
+      return;
+    }
+    to_cache(d);
+    return;
+  }
+  FlashBatch done = d.batch;
+  for (FlashTransaction* t : done) complete(*t);
+  d.batch.clear();
+  d.phase = Phase::Idle;
+  kick(d);
+  for (FlashTransaction* t : done) deliver(*t);
+}
+
+// The read's data is in the page (and cache) register: it leaves plane by plane.
+void FlashChannel::to_cache(Die& d) {
+  d.cache = d.batch;
+  d.batch.clear();
+  d.out_left = d.cache.n;
+  if (tim_.cache_read) {
+    d.phase = Phase::Idle;
+    kick(d);  // the next read's command goes before this data
+  } else {
+    d.phase = Phase::Out;
+  }
+  for (uint8_t i = 0; i < d.cache.n; ++i) request_bus({d.index, BusUse::DataOut, i});
+}
+
+void FlashChannel::cache_freed(Die& d) {
+  d.cache.clear();
+  if (d.phase == Phase::Parked) {
+    to_cache(d);
+    return;
+  }
+  if (d.phase == Phase::Out) d.phase = Phase::Idle;
+  kick(d);
+}
+
+void FlashChannel::maybe_suspend(Die& d) {
+  if (!suspend_ || d.phase != Phase::Array || d.suspend_pending) return;
+  if ((d.batch.op != FlashOp::Program && d.batch.op != FlashOp::Erase) || starved(d.batch)) return;
+  if (!sched_.foreground_read_waiting(d.index)) return;
+  Tick at = std::max(now_ps(), d.array_start) + tim_.t_suspend;
+  if (at >= d.array_end) return;  // it ends before it could be suspended
+  d.suspend_pending = true;
+  eq_.at(at, [this, k = key(d)] {
+    if (Die* d = live(k)) suspend(*d);
+  });
+}
+
+void FlashChannel::suspend(Die& d) {
+  ++d.gen;  // the pending end of the array time is void (and any pending choice)
+  d.suspend_pending = d.kick_pending = false;
+  d.remaining = d.array_end - now_ps();
+  d.held = d.batch;
+  d.batch.clear();
+  d.suspended = true;
+  d.phase = Phase::Idle;
+  ++ctr_.suspends;
+  kick(d);
+}
+
+void FlashChannel::resume(Die& d) {
+  d.batch = d.held;
+  d.held.clear();
+  d.suspended = false;
+  run_array(d, now_ps(), tim_.t_resume + d.remaining);
+}
+
+void FlashChannel::update_busy(Die& d) {
+  bool b = d.phase != Phase::Idle || d.suspended;
+  if (b == d.busy) return;
+  Tick now = now_ps();
+  if (b)
+    d.busy_since = now;
+  else
+    *d.busy_ps += now - d.busy_since;
+  d.busy = b;
+}
+
+Tick FlashChannel::die_busy(uint32_t die) const {
+  const Die& d = dies_[die];
+  return d.busy_ps->value + (d.busy ? now_ps() - d.busy_since : 0);
+}
+
+Tick FlashChannel::bus_busy() const { return bus_busy_ps_.value; }
+
+void FlashChannel::complete(FlashTransaction& t) {
+  uint64_t ppn = ppn_of(geo_, t.addr);
+  int type = int(geo_.page_type(t.addr.page));
+  switch (t.op) {
+    case FlashOp::Read:
+      store_.read(ppn, t.data, &t.oob);
+      ++ctr_.reads;
+      ++*ctr_.reads_by_type[type];
+      break;
+    case FlashOp::Program:
+      store_.program(ppn, t.data, t.oob);
+      ++ctr_.programs;
+      ++*ctr_.programs_by_type[type];
+      break;
+    case FlashOp::CopyBack: {
+      uint64_t dst = ppn_of(geo_, t.dst);
+      store_.copy(ppn, dst);
+      store_.read(dst, nullptr, &t.oob);  // the spare area travels with the data
+      ++ctr_.reads;
+      ++*ctr_.reads_by_type[type];
+      ++ctr_.programs;
+      ++*ctr_.programs_by_type[int(geo_.page_type(t.dst.page))];
+      ++ctr_.copybacks;
+      break;
+    }
+    case FlashOp::Erase:
+      store_.erase(ppn / geo_.pages_per_block);
+      ++ctr_.erases;
+      break;
+  }
+  t.finished = now_ps();
+}
+
+Tick FlashChannel::bus_time(const BusOp& op) const {
+  if (op.use == BusUse::DataOut) return tim_.transfer(geo_.page_size);
+  const FlashBatch& b = dies_[op.die].batch;
+  switch (b.op) {
+    case FlashOp::Program: return b.n * (tim_.t_cmd + tim_.transfer(geo_.page_size));
+    case FlashOp::CopyBack: return 2 * tim_.t_cmd;  // read-for-copy-back, then program-from-register
+    default: return b.n * tim_.t_cmd;
+  }
+}
+
+void FlashChannel::request_bus(const BusOp& op) {
+  bool command = op.use == BusUse::Setup && dies_[op.die].batch.op != FlashOp::Program;
+  (command ? commands_ : transfers_).push_back(op);
+  if (grant_scheduled_) return;
+  if (now_ps() >= bus_free_at_)
+    grant();
+  else
+    schedule_grant();
+}
+
+void FlashChannel::schedule_grant() {
+  grant_scheduled_ = true;
+  eq_.at(bus_free_at_, [this, e = bus_epoch_] {
+    if (e != bus_epoch_) return;
+    grant_scheduled_ = false;
+    grant();
+  });
+}
+
+// Requests made at the instant a tenure ends (a die that freed, data that
+// left) queue behind those already waiting, and the scheduled grant picks
+// the best of them: it was booked after the tenure's own completion.
 void FlashChannel::grant() {
   auto& q = !commands_.empty() ? commands_ : transfers_;
   if (q.empty()) return;
   BusOp op = q.front();
   q.pop_front();
-  Tick busy = op.use == BusUse::Command ? tim_.t_cmd
-              : op.use == BusUse::DataIn ? tim_.t_cmd + tim_.transfer(geo_.page_size)
-                                         : tim_.transfer(geo_.page_size);
-  Tick now = now_ps(), end = now + busy;
-  bus_free_at_ = end;
-  bus_busy_total_ += busy;
-  bus_signal_.interval(eq_, now, end);
-  if (op.use != BusUse::Command) ctr_.bus_bytes += geo_.page_size;
-  bus_done(op, end);
-  if (!commands_.empty() || !transfers_.empty()) {
-    grant_scheduled_ = true;
-    eq_.at(end, [this] {
-      grant_scheduled_ = false;
-      grant();
+  Tick busy = bus_time(op), now = now_ps();
+  bus_free_at_ = now + busy;
+  bus_busy_ps_ += busy;
+  bus_signal_.interval(eq_, now, bus_free_at_);
+  Die& d = dies_[op.die];
+  if (op.use == BusUse::Setup) {
+    if (d.batch.op == FlashOp::Program) ctr_.bus_bytes += uint64_t(d.batch.n) * geo_.page_size;
+    run_array(d, bus_free_at_, array_time(d.batch));
+    maybe_suspend(d);  // a read may have arrived while the command waited
+  } else {
+    ctr_.bus_bytes += geo_.page_size;
+    // Epoch, die and slot in one word: the std::function needs no heap.
+    uint64_t k = uint64_t(bus_epoch_) << 32 | uint64_t(op.die) << 8 | op.slot;
+    eq_.at(bus_free_at_, [this, k] {
+      if (static_cast<uint32_t>(k >> 32) == bus_epoch_) out_done(dies_[(k >> 8) & 0xFFFFFF], k & 0xFF);
     });
   }
+  if (!commands_.empty() || !transfers_.empty()) schedule_grant();
 }
 
-// Schedules what follows the bus tenure that ends at `end`.
-void FlashChannel::bus_done(const BusOp& op, Tick end) {
-  // Callbacks capture no more than two words so std::function needs no heap.
-  FlashTransaction* t = op.t;
-  switch (op.use) {
-    case BusUse::DataOut: eq_.at(end, [this, t] { finish(dies_[t->addr.die], *t); }); break;
-    case BusUse::DataIn:
-      eq_.at(end + tim_.t_prog[int(geo_.page_type(t->addr.page))], [this, t] { finish(dies_[t->addr.die], *t); });
-      break;
-    case BusUse::Command:
-      if (t->op == FlashOp::Erase) {
-        eq_.at(end + tim_.t_erase, [this, t] { finish(dies_[t->addr.die], *t); });
-      } else if (t->op == FlashOp::CopyBack) {
-        // Read into the page register, then program it back: the data never crosses the bus.
-        Tick array = tim_.t_read[int(geo_.page_type(t->addr.page))] + tim_.t_cmd +
-                     tim_.t_prog[int(geo_.page_type(t->dst.page))];
-        eq_.at(end + array, [this, t] { finish(dies_[t->addr.die], *t); });
-      } else {
-        // The page register holds the data until it is clocked out.
-        eq_.at(end + tim_.t_read[int(geo_.page_type(t->addr.page))],
-               [this, t] { request_bus({t, BusUse::DataOut}); });
-      }
-      break;
+void FlashChannel::out_done(Die& d, uint8_t slot) {
+  FlashTransaction& t = *d.cache.t[slot];
+  complete(t);
+  if (--d.out_left == 0) cache_freed(d);
+  update_busy(d);
+  deliver(t);
+}
+
+void FlashChannel::power_loss() {
+  Tick now = now_ps();
+  ++bus_epoch_;
+  if (bus_free_at_ > now) {
+    bus_busy_ps_.value -= bus_free_at_ - now;  // the cut tenure ends now
+    bus_free_at_ = now;
   }
-}
-
-void FlashChannel::finish(Die& d, FlashTransaction& t) {
-  switch (t.op) {
-    case FlashOp::Read:
-      store_.read(ppn_of(geo_, t.addr), t.data, &t.oob);
-      ++ctr_.reads;
-      break;
-    case FlashOp::Program:
-      store_.program(ppn_of(geo_, t.addr), t.data, t.oob);
-      ++ctr_.programs;
-      break;
-    case FlashOp::CopyBack:
-      store_.copy(ppn_of(geo_, t.addr), ppn_of(geo_, t.dst));
-      store_.read(ppn_of(geo_, t.dst), nullptr, &t.oob);
-      ++ctr_.reads;
-      ++ctr_.programs;
-      break;
-    case FlashOp::Erase: {
-      uint64_t block = ppn_of(geo_, t.addr) / geo_.pages_per_block;
-      store_.erase(block);
-      ++ctr_.erases;
-      break;
+  grant_scheduled_ = false;
+  commands_.clear();
+  transfers_.clear();
+  sched_.clear();
+  for (Die& d : dies_) {
+    // An erase pulse that had begun leaves the block erased; nothing else
+    // reaches the array (a page whose program did not finish stays unprogrammed).
+    for (FlashBatch* b : {&d.batch, &d.held}) {
+      bool erasing = b->op == FlashOp::Erase && (b == &d.held || (d.phase == Phase::Array && now >= d.array_start));
+      if (erasing)
+        for (FlashTransaction* t : *b) store_.erase(ppn_of(geo_, t->addr) / geo_.pages_per_block);
+      b->clear();
     }
+    d.cache.clear();
+    ++d.gen;
+    d.phase = Phase::Idle;
+    d.out_left = 0;
+    d.suspended = d.suspend_pending = d.kick_pending = false;
+    update_busy(d);
   }
-  t.finished = now_ps();
-  d.active = nullptr;
-  d.busy = false;
-  if (!d.waiting.empty()) {
-    FlashTransaction* next = d.waiting.front();
-    d.waiting.pop_front();
-    start(d, *next);
-  }
-  t.client->flash_done(t);
 }
 
 }  // namespace vp::flash

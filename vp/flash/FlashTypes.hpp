@@ -71,6 +71,8 @@ struct FlashTiming {
   Tick t_erase = 1 * MS;
   Tick t_cmd = 35 * NS;      // command + address cycles on the bus
   double bus_bytes_per_s = 800e6;
+  bool cache_read = false;   // a finished read's data waits in the cache register, freeing the array
+  Tick t_suspend = 20 * US, t_resume = 20 * US;  // program/erase suspend for reads (when enabled)
   Tick transfer(uint32_t bytes) const {
     return static_cast<Tick>((static_cast<double>(bytes) * 1e12) / bus_bytes_per_s + 0.5);
   }

@@ -1,0 +1,24 @@
+#pragma once
+// The transactions a die runs as one operation: one, or one per plane when
+// the scheduler joins a multi-plane read, program or erase.
+#include <array>
+#include <cstdint>
+
+#include "vp/flash/FlashTypes.hpp"
+
+namespace vp::flash {
+
+struct FlashBatch {
+  static constexpr unsigned kMaxPlanes = 16;  // ssd.flash.planes_per_die is at most 16
+  FlashOp op = FlashOp::Read;
+  uint8_t n = 0;
+  std::array<FlashTransaction*, kMaxPlanes> t{};
+
+  bool empty() const { return n == 0; }
+  void add(FlashTransaction* x) { t[n++] = x; }
+  void clear() { n = 0; }
+  FlashTransaction** begin() { return t.data(); }
+  FlashTransaction** end() { return t.data() + n; }
+};
+
+}  // namespace vp::flash

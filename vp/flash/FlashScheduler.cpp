@@ -1,0 +1,105 @@
+#include "vp/flash/FlashScheduler.hpp"
+
+#include <algorithm>
+
+namespace vp::flash {
+
+namespace {
+bool is_read(const FlashTransaction* t) { return t->op == FlashOp::Read; }
+bool is_fg_read(const FlashTransaction* t) { return t->op == FlashOp::Read && !t->background; }
+}  // namespace
+
+FlashScheduler::Class FlashScheduler::class_of(const FlashTransaction& t) {
+  switch (t.op) {
+    case FlashOp::Read: return t.background ? BgRead : FgRead;
+    case FlashOp::Program:
+    case FlashOp::CopyBack: return t.background ? BgWrite : FgWrite;
+    case FlashOp::Erase: break;
+  }
+  return Erase;
+}
+
+void FlashScheduler::push(FlashTransaction& t) {
+  DieQueues& d = dies_[t.addr.die];
+  d.q[opt_.policy == Policy::Fifo ? 0 : class_of(t)].push_back(&t);
+}
+
+bool FlashScheduler::foreground_read_waiting(uint32_t die) const {
+  const DieQueues& d = dies_[die];
+  if (opt_.policy == Policy::ReadFirst) return !d.q[FgRead].empty();
+  return std::any_of(d.q[0].begin(), d.q[0].end(), is_fg_read);
+}
+
+void FlashScheduler::clear() {
+  for (auto& d : dies_)
+    for (auto& q : d.q) q.clear();
+}
+
+// The queue whose front runs next, or null.
+FlashScheduler::Queue* FlashScheduler::choose(DieQueues& d, Tick now, Allow allow) {
+  if (opt_.policy == Policy::Fifo) {
+    Queue& q = d.q[0];
+    if (q.empty()) return nullptr;
+    if (allow == Allow::Any) return &q;
+    if (allow == Allow::Reads) return is_read(q.front()) ? &q : nullptr;
+    // A suspended die serves foreground reads whatever their place: bring
+    // the first one to the front.
+    auto it = std::find_if(q.begin(), q.end(), is_fg_read);
+    if (it == q.end()) return nullptr;
+    FlashTransaction* t = *it;
+    q.erase(it);
+    q.push_front(t);
+    return &q;
+  }
+  if (allow == Allow::ForegroundReads) return d.q[FgRead].empty() ? nullptr : &d.q[FgRead];
+  Queue* pick = nullptr;
+  // The longest-waiting program past the limit goes first, however busy the readers.
+  for (Class c : {FgWrite, BgWrite}) {
+    Queue& q = d.q[c];
+    if (!q.empty() && now - q.front()->submitted > opt_.write_starvation &&
+        (!pick || q.front()->submitted < pick->front()->submitted))
+      pick = &q;
+  }
+  if (!pick)
+    for (auto& q : d.q)
+      if (!q.empty()) {
+        pick = &q;
+        break;
+      }
+  if (pick && allow == Allow::Reads && !is_read(pick->front())) return nullptr;
+  return pick;
+}
+
+bool FlashScheduler::pick(uint32_t die, Tick now, Allow allow, FlashBatch& out) {
+  DieQueues& d = dies_[die];
+  Queue* q = choose(d, now, allow);
+  out.clear();
+  if (!q) return false;
+  FlashTransaction* lead = q->front();
+  q->pop_front();
+  out.op = lead->op;
+  out.add(lead);
+  if (opt_.multiplane && lead->op != FlashOp::CopyBack) gather(d, allow, out);
+  return true;
+}
+
+void FlashScheduler::gather(DieQueues& d, Allow allow, FlashBatch& out) {
+  const FlashAddress& a = out.t[0]->addr;
+  uint32_t planes = 1u << a.plane;
+  for (auto& q : d.q)
+    for (auto it = q.begin(); it != q.end();) {
+      FlashTransaction* t = *it;
+      bool same = t->op == out.op && t->addr.block == a.block &&
+                  (out.op == FlashOp::Erase || t->addr.page == a.page) && !(planes & (1u << t->addr.plane)) &&
+                  !(allow == Allow::ForegroundReads && t->background);
+      if (!same) {
+        ++it;
+        continue;
+      }
+      planes |= 1u << t->addr.plane;
+      out.add(t);
+      it = q.erase(it);
+    }
+}
+
+}  // namespace vp::flash

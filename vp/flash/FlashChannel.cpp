@@ -210,8 +210,10 @@ void FlashChannel::complete(FlashTransaction& t) {
       break;
     case FlashOp::CopyBack: {
       uint64_t dst = ppn_of(geo_, t.dst);
-      store_.copy(ppn, dst);
-      store_.read(dst, nullptr, &t.oob);  // the spare area travels with the data
+      // The spare area travels with the data unless the controller rewrote it
+      // (copy-back with data input: a non-zero sequence number in t.oob).
+      store_.copy(ppn, dst, t.oob.seq ? &t.oob : nullptr);
+      store_.read(dst, nullptr, &t.oob);
       ++ctr_.reads;
       ++*ctr_.reads_by_type[type];
       ++ctr_.programs;

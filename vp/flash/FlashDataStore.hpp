@@ -50,9 +50,10 @@ class FlashDataStore {
     if (oob) *oob = ok ? oob_of(ppn) : FlashOob{};
     return ok;
   }
-  // Same die and plane copy without the data leaving the chip.
-  void copy(uint64_t src, uint64_t dst) {
-    FlashOob o = oob_of(src);
+  // Same die and plane copy without the data leaving the chip; `spare`, if
+  // given, replaces the spare area (copy-back with data input).
+  void copy(uint64_t src, uint64_t dst, const FlashOob* spare = nullptr) {
+    FlashOob o = spare ? *spare : oob_of(src);
     auto it = pages_.find(src);
     program(dst, it == pages_.end() ? nullptr : it->second.get(), o);
   }

@@ -666,14 +666,15 @@ void PageMappingFtl::job_erased(GcJob& j) {
   // The job is still on the call stack (its erase transaction called back): free it afterwards.
   GcJob* done = jobs_[plane].release();
   eq_.after(0, [done] { delete done; });
+  check_wear(plane);  // before writes waiting for this block start foreground GC again
   retry_waiting();
-  check_wear(plane);
   maybe_gc(plane, false);
   if (outstanding_ == 0) maybe_gc(plane, true);
 }
 
 void PageMappingFtl::check_wear(uint64_t plane) {
-  if (wl_threshold_ == 0 || jobs_[plane] || blocks_.free_count(plane) < 2) return;
+  // A cold block is full of valid pages: moving it needs at most one free block.
+  if (wl_threshold_ == 0 || jobs_[plane] || blocks_.free_count(plane) < 1) return;
   uint64_t first = plane * geo_.blocks_per_plane;
   uint32_t lo = UINT32_MAX, hi = 0;
   uint64_t coldest = 0;

@@ -67,8 +67,7 @@ void FlashArray::declare_params(ParamRegistry& r) {
          "suspended at most this long in all")
       .at_least(0);
   r.boolean("ssd.flash.multiplane", true, "join waiting operations on one die's planes (same op, block, page)");
-  // Suspend times: none of the papers gives them; 20us is an assumption of
-  // the order datasheets quote for program/erase suspend latency.
+  // Suspend times: none of the papers gives them; 20us each is an assumption.
   r.boolean("ssd.flash.suspend", false, "a foreground read suspends a program or erase in its array time");
   r.time("ssd.flash.t_suspend", "20us", "from a read's arrival until the program/erase is suspended (assumed)");
   r.time("ssd.flash.t_resume", "20us", "extra array time to resume a suspended program/erase (assumed)");

@@ -63,12 +63,11 @@ void FlashArray::declare_params(ParamRegistry& r) {
   r.choice("ssd.flash.scheduler", "read_first", {"fifo", "read_first"},
            "per-die queue order: arrival, or reads before programs before erases, foreground before background");
   r.time("ssd.flash.write_starvation", "1ms",
-         "read_first: a program waiting longer than this goes first; suspend: an operation waiting longer than "
-         "this is not suspended")
+         "read_first: a program waiting longer than this goes first; suspend: reads hold one program or erase "
+         "suspended at most this long in all")
       .at_least(0);
   r.boolean("ssd.flash.multiplane", true, "join waiting operations on one die's planes (same op, block, page)");
-  // Suspend times: none of the papers gives them; 20us is an assumption of
-  // the order datasheets quote for program/erase suspend latency.
+  // Suspend times: none of the papers gives them; 20us each is an assumption.
   r.boolean("ssd.flash.suspend", false, "a foreground read suspends a program or erase in its array time");
   r.time("ssd.flash.t_suspend", "20us", "from a read's arrival until the program/erase is suspended (assumed)");
   r.time("ssd.flash.t_resume", "20us", "extra array time to resume a suspended program/erase (assumed)");

@@ -62,7 +62,7 @@ void FlashChannel::kick(Die& d) {
     using Allow = FlashScheduler::Allow;
     Allow allow = d.suspended ? Allow::ForegroundReads : !d.cache.empty() ? Allow::Reads : Allow::Any;
     FlashBatch b;
-    if (d.suspended && starved(d.held)) {
+    if (d.suspended && held_enough(d)) {
       if (d.cache.empty()) resume(d);
     } else if (sched_.pick(d.index, now_ps(), allow, b)) {
       start(d, b);
@@ -76,6 +76,7 @@ void FlashChannel::kick(Die& d) {
 void FlashChannel::start(Die& d, const FlashBatch& b) {
   d.batch = b;
   d.phase = Phase::Setup;
+  if (!d.suspended) d.held_for = 0;  // a new operation (not a read run during a suspension)
   if (b.n > 1) ++ctr_.multiplane_ops;
   request_bus({d.index, BusUse::Setup, 0});
 }
@@ -147,7 +148,7 @@ void FlashChannel::cache_freed(Die& d) {
 
 void FlashChannel::maybe_suspend(Die& d) {
   if (!suspend_ || d.phase != Phase::Array || d.suspend_pending) return;
-  if ((d.batch.op != FlashOp::Program && d.batch.op != FlashOp::Erase) || starved(d.batch)) return;
+  if ((d.batch.op != FlashOp::Program && d.batch.op != FlashOp::Erase) || held_enough(d)) return;
   if (!sched_.foreground_read_waiting(d.index)) return;
   Tick at = std::max(now_ps(), d.array_start) + tim_.t_suspend;
   if (at >= d.array_end) return;  // it ends before it could be suspended
@@ -164,6 +165,7 @@ void FlashChannel::suspend(Die& d) {
   d.held = d.batch;
   d.batch.clear();
   d.suspended = true;
+  d.suspended_at = now_ps();
   d.phase = Phase::Idle;
   ++ctr_.suspends;
   kick(d);
@@ -172,6 +174,7 @@ void FlashChannel::suspend(Die& d) {
 void FlashChannel::resume(Die& d) {
   d.batch = d.held;
   d.held.clear();
+  d.held_for += now_ps() - d.suspended_at;
   d.suspended = false;
   run_array(d, now_ps(), tim_.t_resume + d.remaining);
 }

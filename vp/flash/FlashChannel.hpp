@@ -13,10 +13,10 @@
 // leaves; a read finishing while the cache register is still full waits for
 // it. With suspend, a foreground read arriving during a program's or erase's
 // array time suspends it after t_suspend; the die serves its foreground
-// reads, then resumes with the array time left plus t_resume. An operation
-// submitted longer than write_starvation ago is not suspended, and a
-// suspended one that has waited that long resumes before more reads, so a
-// stream of reads cannot hold a program back for ever.
+// reads, then resumes with the array time left plus t_resume. Reads may hold
+// one operation suspended for write_starvation in all: then it resumes
+// before more reads and is not suspended again, so a stream of reads cannot
+// hold a program back for ever.
 //
 // EventQueue has no cancel: callbacks carry the die's generation (bumped by
 // suspend and power loss) or the bus epoch, and a stale one does nothing.
@@ -68,6 +68,7 @@ class FlashChannel {
     bool busy = false;  // traced: array or registers in use
     uint32_t gen = 0;
     Tick array_start = 0, array_end = 0, remaining = 0, busy_since = 0;
+    Tick suspended_at = 0, held_for = 0;  // the running operation's time suspended so far
     Counter* busy_ps = nullptr;
   };
   enum class BusUse : uint8_t { Setup, DataOut };
@@ -93,8 +94,9 @@ class FlashChannel {
   void maybe_suspend(Die& d);
   void suspend(Die& d);
   void resume(Die& d);
-  bool starved(const FlashBatch& b) const {
-    return now_ps() - b.t[0]->submitted > sched_.options().write_starvation;
+  bool held_enough(const Die& d) const {
+    Tick held = d.held_for + (d.suspended ? now_ps() - d.suspended_at : 0);
+    return held >= sched_.options().write_starvation;
   }
   void run_array(Die& d, Tick start, Tick time);
   Tick array_time(const FlashBatch& b) const;

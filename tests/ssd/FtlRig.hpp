@@ -26,6 +26,7 @@ inline Config ftl_config(const Sets& sets) {
   Config cfg(platform::server_params());
   cfg.load_yaml_text(platform::preset_text("quick"), "preset quick");
   for (const auto& [k, v] : sets) cfg.set(k, v, "test");
+  flash::FlashArray::apply_cell(cfg);
   cfg.validate();
   return cfg;
 }
@@ -107,6 +108,7 @@ class FtlRig : public ssd::FtlClient {
   }
   uint64_t written_pages() const { return done_.size(); }
   uint64_t read_mismatches() const { return read_bad_; }
+  Tick max_read_latency() const { return max_read_latency_; }
   uint64_t reads_checked() const { return read_checked_; }
   // Forgets what the pages hold (after a trim, or to accept either version after a power loss).
   std::unordered_map<uint64_t, uint32_t>& acknowledged() { return done_; }
@@ -132,6 +134,7 @@ class FtlRig : public ssd::FtlClient {
     std::vector<uint8_t> buf;
     uint32_t version = 0;  // a write's; for a read, the version expected
     uint32_t writes_seen = 0;  // writes issued to the page when a read was issued
+    Tick issued = 0;
     bool judged = false;  // a read with no write to its page in flight
   };
   static uint64_t lpn_key(uint64_t lpn) { return lpn * 0x9E3779B97F4A7C15ull; }
@@ -144,6 +147,7 @@ class FtlRig : public ssd::FtlClient {
   void issue(Slot& s) {
     Op o = next_();
     ++busy_;
+    s.issued = now_ps();
     s.r = ssd::FtlRequest{};
     s.r.op = o.op;
     s.r.lpn = o.lpn;
@@ -168,6 +172,7 @@ class FtlRig : public ssd::FtlClient {
   }
   void ftl_done(ssd::FtlRequest& r) override {
     Slot& s = *static_cast<Slot*>(r.owner);
+    if (r.op == ssd::IoOp::Read) max_read_latency_ = std::max(max_read_latency_, now_ps() - s.issued);
     if (r.op == ssd::IoOp::Write) {
       auto& c = inflight_count_[r.lpn];
       if (--c == 0) {
@@ -204,6 +209,7 @@ class FtlRig : public ssd::FtlClient {
   uint32_t page_;
   std::function<Op()> next_;
   uint64_t busy_ = 0, read_bad_ = 0, read_checked_ = 0;
+  Tick max_read_latency_ = 0;
   uint32_t version_ = 0;
   std::vector<std::unique_ptr<Slot>> slots_;
   std::vector<Slot*> ready_;

@@ -336,3 +336,111 @@ TEST_CASE("pages GC moved after the checkpoint are found again after a power los
   CHECK(wrong == 0);
   CHECK(rig.check_all() == 0);
 }
+
+namespace {
+// One plane of TLC (FastDrain Table 1 timing) with 96-page blocks of 2 KiB pages.
+Sets tlc_plane(Sets extra) {
+  return one_plane(extra = [&] {
+    Sets s = {{"ssd.flash.cell", "tlc-fastdrain"}, {"ssd.flash.block_size", "192KiB"}};
+    s.insert(s.end(), extra.begin(), extra.end());
+    return s;
+  }());
+}
+// Simulated time of `n` writes one after another.
+std::vector<Tick> write_times(FtlRig& rig, std::vector<FtlRig::Op> ops) {
+  std::vector<Tick> t;
+  for (auto& o : ops) {
+    Tick t0 = now_ps();
+    rig.run(1, 1, [&] { return o; });
+    t.push_back(now_ps() - t0);
+  }
+  return t;
+}
+}  // namespace
+
+TEST_CASE("urgent writes take LSB pages from the page-type groups and later writes fill the upper pages",
+          "[ssd][ftl][fastdrain]") {
+  FtlRig rig(tlc_plane({{"ssd.ftl.page_alloc", "lsb_group"}, {"ssd.precondition.fill", "0.5"}}));
+  uint64_t base = rig.ftl.logical_pages() - 100;  // not preconditioned
+  std::vector<Tick> urgent, normal;
+  simulate(rig, [&] {
+    std::vector<FtlRig::Op> u, n;
+    for (uint64_t k = 0; k < 6; ++k) u.push_back(rig.write(base + k, true));
+    for (uint64_t k = 6; k < 10; ++k) n.push_back(rig.write(base + k));
+    urgent = write_times(rig, u);
+    normal = write_times(rig, n);
+  });
+  // An LSB program: command 35 ns + 2 KiB at 800 MB/s 2.56 us + 560 us.
+  for (Tick t : urgent) CHECK(t == 562595 * NS);
+  for (uint64_t k = 0; k < 6; ++k) CHECK(rig.ftl.where(base + k).page % 3 == 0);
+  // The word lines those LSB pages opened take the next writes: CSB of word
+  // line 0 (page 1, 2.2 ms), then MSB (page 2, 5 ms), then CSB of line 1 (page 4).
+  CHECK(rig.ftl.where(base + 6).page == 1);
+  CHECK(rig.ftl.where(base + 7).page == 2);
+  CHECK(rig.ftl.where(base + 8).page == 4);
+  CHECK(normal[0] == 2202595 * NS);
+  CHECK(normal[1] == 5002595 * NS);
+  CHECK(counter(rig, "ssd.ftl.lsb_group_pages") == 6);
+  CHECK(counter(rig, "ssd.ftl.wasted_pages") == 0);
+  CHECK(rig.check_all() == 0);
+}
+
+TEST_CASE("urgent writes stop taking LSB-only pages at the region limit", "[ssd][ftl][fastdrain]") {
+  // 4 pages of 2 KiB.
+  FtlRig rig(tlc_plane({{"ssd.ftl.page_alloc", "lsb_group"}, {"ssd.ftl.lsb_region", "8KiB"}}));
+  simulate(rig, [&] {
+    uint64_t next = 0;
+    rig.run(10, 1, [&] { return rig.write(next++, true); });
+  });
+  CHECK(counter(rig, "ssd.ftl.lsb_group_pages") == 4);
+  CHECK(counter(rig, "ssd.ftl.urgent_pages") == 10);
+}
+
+TEST_CASE("skipping to the next LSB page wastes the pages skipped", "[ssd][ftl][fastdrain]") {
+  FtlRig rig(tlc_plane({{"ssd.ftl.page_alloc", "lsb_skip"}, {"ssd.precondition.fill", "0"}}));
+  simulate(rig, [&] {
+    uint64_t next = 0;
+    rig.run(10, 1, [&] { return rig.write(next++, true); });
+  });
+  // Pages 0, 3, 6, ... 27: the two upper pages of nine word lines are skipped.
+  CHECK(counter(rig, "ssd.ftl.wasted_pages") == 18);
+  CHECK(rig.ftl.where(9).page == 27);
+}
+
+TEST_CASE("without LSB-aware allocation writes take pages in order and slow ones too", "[ssd][ftl][fastdrain]") {
+  FtlRig rig(tlc_plane({{"ssd.precondition.fill", "0"}}));
+  std::vector<Tick> t;
+  simulate(rig, [&] { t = write_times(rig, {rig.write(0, true), rig.write(1, true), rig.write(2, true)}); });
+  CHECK(t[0] == 562595 * NS);
+  CHECK(t[1] == 2202595 * NS);
+  CHECK(t[2] == 5002595 * NS);
+}
+
+namespace {
+// Worst host read latency of a read/write mix on one die under heavy GC.
+Tick worst_read(const char* preemptible) {
+  FtlRig rig(one_plane({{"ssd.ftl.gc.preemptible", preemptible}, {"ssd.ftl.overprovision", "0.12"}}));
+  uint64_t lpns = rig.ftl.logical_pages();
+  Rng rng(6);
+  simulate(rig, [&] {
+    rig.run(60000, 8, [&] {
+      uint64_t l = rng.below(lpns);
+      return rng.below(2) ? rig.read(l) : rig.write(l);
+    });
+  });
+  CHECK(counter(rig, "ssd.ftl.gc.pages_moved") > 20000);
+  return rig.max_read_latency();
+}
+}  // namespace
+
+// One die. A preemptible GC never delays a read by more than the operation
+// the die is busy with: at worst an erase (1 ms), then the other queued host
+// reads (7 x 5.6 us) and the read itself. Without preemption a read can wait
+// behind a whole victim's copy-backs (up to 64 x 103 us).
+TEST_CASE("host reads overtake preemptible GC work in the flash scheduler", "[ssd][ftl][gc]") {
+  CHECK(worst_read("true") < 1100 * US);
+}
+
+TEST_CASE("host reads wait behind GC work that is not preemptible", "[ssd][ftl][gc]") {
+  CHECK(worst_read("false") > 2 * MS);
+}

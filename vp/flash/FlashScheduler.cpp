@@ -53,13 +53,11 @@ FlashScheduler::Queue* FlashScheduler::choose(DieQueues& d, Tick now, Allow allo
   }
   if (allow == Allow::ForegroundReads) return d.q[FgRead].empty() ? nullptr : &d.q[FgRead];
   Queue* pick = nullptr;
-  // The longest-waiting program past the limit goes first, however busy the readers.
-  for (Class c : {FgWrite, BgWrite}) {
-    Queue& q = d.q[c];
-    if (!q.empty() && now - q.front()->submitted > opt_.write_starvation &&
-        (!pick || q.front()->submitted < pick->front()->submitted))
-      pick = &q;
-  }
+  // A host program waiting past the limit goes first, however busy the
+  // readers. Background work (GC) has no such claim: it yields to host work
+  // for as long as there is some, which is what preemptible GC means.
+  Queue& starving = d.q[FgWrite];
+  if (!starving.empty() && now - starving.front()->submitted > opt_.write_starvation) pick = &starving;
   if (!pick)
     for (auto& q : d.q)
       if (!q.empty()) {

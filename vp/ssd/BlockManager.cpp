@@ -43,6 +43,7 @@ void BlockManager::open(uint64_t b, Tick now) {
 
 bool BlockManager::next_page(uint64_t b, PageType t, uint32_t& page) const {
   const BlockInfo& i = info_[b];
+  if ((t == PageType::CSB && geo_.bits_per_cell < 3) || (t == PageType::MSB && geo_.bits_per_cell < 2)) return false;
   uint32_t k = i.used[int(t)];
   if (k >= pages_of_type()) return false;
   // A word line's upper pages are programmed after its lower ones.

@@ -326,7 +326,11 @@ bool PageMappingFtl::alloc_upper(uint64_t plane, uint32_t lpn, uint64_t& ppn) {
       list.erase(list.begin() + static_cast<long>(i));
       continue;
     }
-    if (blocks_.next_page(b, PageType::CSB, page) || blocks_.next_page(b, PageType::MSB, page)) {
+    // The lowest free upper page: word lines complete in order.
+    uint32_t csb, msb;
+    bool has_csb = blocks_.next_page(b, PageType::CSB, csb), has_msb = blocks_.next_page(b, PageType::MSB, msb);
+    if (has_csb || has_msb) {
+      page = has_csb && (!has_msb || csb < msb) ? csb : msb;
       if (geo_.page_type(page) == PageType::MSB) --lsb_only_pages_;  // the word line is complete
       place(b, page, lpn);
       ppn = to_ppn(b, page);

@@ -25,7 +25,8 @@ int sc_main(int argc, char** argv) {
               {"ssd.flash.packages_per_channel", "4"},    {"ssd.flash.dies_per_package", "2"},
               {"ssd.flash.planes_per_die", "2"},          {"ssd.flash.page_size", "8KiB"},
               {"ssd.flash.block_size", "3MiB"},           {"ssd.flash.blocks_per_plane", "683"},
-              {"ssd.ftl.overprovision", "0.07"},          {"ssd.precondition.fill", "0.9"}};
+              {"ssd.ftl.overprovision", "0.07"},          {"ssd.precondition.fill", "0.9"},
+              {"ssd.nvme.lba_size", "8KiB"},              {"workload.fio", "[r]\nrw=randread\nbs=8k\nnumber_ios=1\n"}};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--set" && i + 1 < argc) {

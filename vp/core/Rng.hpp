@@ -27,4 +27,36 @@ class Rng {
   std::mt19937_64 gen_;
 };
 
+// A random permutation of [0, n) computed on demand, with no table: a
+// four-round Feistel network over the smallest even power of two covering n,
+// walking the cycle past values >= n. Same seed, same permutation.
+class RandomPermutation {
+ public:
+  RandomPermutation(uint64_t n, uint64_t seed) : n_(n) {
+    while ((uint64_t(1) << (2 * half_)) < n) ++half_;
+    for (int i = 0; i < 4; ++i) keys_[i] = Rng::derive(seed, static_cast<uint64_t>(i));
+  }
+  uint64_t operator()(uint64_t i) const {  // i in [0, n)
+    uint64_t x = i;
+    do x = round_trip(x);
+    while (x >= n_);
+    return x;
+  }
+
+ private:
+  uint64_t round_trip(uint64_t x) const {
+    uint64_t mask = (uint64_t(1) << half_) - 1, l = x >> half_, r = x & mask;
+    for (uint64_t k : keys_) {
+      uint64_t f = Rng::derive(k, r) & mask;
+      uint64_t nl = r;
+      r = l ^ f;
+      l = nl;
+    }
+    return (l << half_) | r;
+  }
+  uint64_t n_;
+  unsigned half_ = 0;
+  uint64_t keys_[4];
+};
+
 }  // namespace vp

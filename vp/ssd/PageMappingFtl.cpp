@@ -776,31 +776,36 @@ void PageMappingFtl::precondition() {
   for (uint64_t b = 0; b < blocks_.blocks(); ++b)
     if (blocks_[b].state == BlockState::Free) blocks_.add_free(b);
   min_free_.value = blocks_.free_total();
-  std::vector<uint32_t> order;
-  if (!sequential && n > 0) {
-    order.resize(logical_pages_);
-    for (uint64_t i = 0; i < logical_pages_; ++i) order[i] = static_cast<uint32_t>(i);
-    Rng rng(Rng::derive(svc_.seed, 0xF71));
-    for (uint64_t i = 0; i < n; ++i) std::swap(order[i], order[i + rng.below(logical_pages_ - i)]);
-  }
-  auto write = [&](uint32_t lpn) {
+  // `fresh`: the page was never written, so there is no old copy to look up
+  // (a random fill touches the whole table once; the lookup would be a cache miss).
+  auto write = [&](uint32_t lpn, bool fresh) {
     uint64_t ppn;
     while (!alloc_host(lpn, false, ppn)) gc_functional(blocked_plane_);
-    remap(lpn, static_cast<uint32_t>(ppn));
+    if (fresh)
+      map_set(lpn, static_cast<uint32_t>(ppn));
+    else
+      remap(lpn, static_cast<uint32_t>(ppn));
     flash->preload_page(ppn, FlashOob{lpn, next_seq()});
     ++pre_writes_;
     uint64_t plane = ppn / ppb / bpp;
     while (blocks_.free_count(plane) < fg_threshold_) gc_functional(plane);
   };
   if (!sequential) {
-    for (uint64_t t = 0; t < tps_; ++t) write(static_cast<uint32_t>(logical_pages_ + t));  // the whole map, once
-    for (uint64_t i = 0; i < n; ++i) write(order[i]);
+    for (uint64_t t = 0; t < tps_; ++t) write(static_cast<uint32_t>(logical_pages_ + t), true);  // the whole map
+    map_.make_dense();  // every chunk will be written
+    // The first n pages of a random permutation of the logical space, in its order.
+    RandomPermutation perm(logical_pages_, Rng::derive(svc_.seed, 0xF71));
+    for (uint64_t i = 0; i < n; ++i) write(static_cast<uint32_t>(perm(i)), true);
   }
+  // Ageing overwrites pages of the filled space chosen uniformly (a random
+  // fill's pages are found by drawing until a mapped one comes up).
   auto overwrites = static_cast<uint64_t>(std::llround(age * double(n)));
   Rng rng(Rng::derive(svc_.seed, 0xA6E));
-  for (uint64_t i = 0; i < overwrites; ++i) {
-    uint64_t k = rng.below(n);
-    write(sequential ? static_cast<uint32_t>(k) : order[k]);
+  for (uint64_t i = 0; i < overwrites && n > 0; ++i) {
+    uint64_t lpn;
+    do lpn = rng.below(sequential ? n : logical_pages_);
+    while (map_.get(lpn) == MappingTable::kUnmapped);
+    write(static_cast<uint32_t>(lpn), false);
   }
   free_blocks_signal_ = blocks_.free_total();
   min_free_.value = blocks_.free_total();

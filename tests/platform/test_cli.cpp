@@ -38,6 +38,12 @@ TEST_CASE("every kind of bad configuration stops before simulating with exit 2 a
   expect_config_error("--set pcie.encoding=8b9b", {"pcie.encoding", "8b9b", "128b130b"});
   expect_config_error("--set ssd.precondition.pattern=maybe", {"ssd.precondition.pattern", "maybe", "random"});
   expect_config_error("--set ssd.ftl.overprovision=0.001", {"ssd.ftl.overprovision", "free block"});
+  expect_config_error("--set ssd.ftl.shards=3 --set ssd.ftl.shard_hash=xor", {"ssd.ftl.shards", "power of two"});
+  expect_config_error("--set ssd.ftl.shards=3 --set ssd.ftl.shard_partition=channel", {"ssd.ftl.shards", "4 channels"});
+  expect_config_error("--set ssd.ftl.page_alloc=lsb_group", {"ssd.ftl.page_alloc", "multi-level", "bits_per_cell"});
+  expect_config_error("--set ssd.flash.blocks_per_plane=2", {"ssd.ftl.overprovision", "garbage collection"});
+  expect_config_error("--set ssd.precondition.fill=1.5", {"ssd.precondition.fill", "1.5", "out of range"});
+  expect_config_error("--set ssd.ftl.gc.policy=fifo", {"ssd.ftl.gc.policy", "fifo", "cost_benefit"});
   expect_config_error("--set ssd.nvme.lba_size=512", {"ssd.nvme.lba_size", "512"});
   expect_config_error("--set host.cores=100", {"host.cores", "max_io_queues"});
   expect_config_error("--set host.dram.size=1MiB", {"host.dram.size", "too small"});
@@ -102,7 +108,8 @@ TEST_CASE("traces: requests.csv has a row per I/O, the VCD and its GTKWave save 
   CHECK(csv.rfind("job,op,lba,bytes,sqid,cid,status,issue_ps,host_submit_end_ps", 0) == 0);
   std::string vcd = slurp(dir + "/waves.vcd"), gtkw = slurp(dir + "/waves.gtkw");
   for (const char* sig : {"nvme_sq1_occupancy", "nvme_doorbell_writes", "nvme_msix_sent", "ssd_fw_core0_busy",
-                          "flash_ch0_bus", "flash_ch0_die0_busy", "host_core0_busy"}) {
+                          "flash_ch0_bus", "flash_ch0_die0_busy", "host_core0_busy", "ftl_free_blocks",
+                          "ftl_gc_active"}) {
     INFO(sig);
     CHECK(vcd.find(sig) != std::string::npos);
     CHECK(gtkw.find(sig) != std::string::npos);
@@ -118,7 +125,10 @@ TEST_CASE("summary.json carries the figures the README promises", "[platform][cl
   std::string dir = scratch("summary");
   REQUIRE(server("--preset quick --out " + dir).status == 0);
   auto s = nlohmann::json::parse(slurp(dir + "/summary.json"));
-  for (const char* k : {"sim_time_s", "wall_time_s", "kernel_events", "jobs", "device"}) CHECK(s.contains(k));
+  for (const char* k : {"sim_time_s", "wall_time_s", "kernel_events", "jobs", "device", "ftl"}) CHECK(s.contains(k));
+  for (const char* k : {"write_amplification", "gc_invocations", "gc_pages_moved", "erase_count", "free_blocks_min",
+                        "wasted_pages", "map_dram_bytes"})
+    CHECK(s["ftl"].contains(k));
   const auto& j = s["jobs"][0];
   for (const char* k : {"ios", "reads", "writes", "iops", "bandwidth_MBps", "latency_us", "breakdown_us"})
     CHECK(j.contains(k));
@@ -130,4 +140,24 @@ TEST_CASE("summary.json carries the figures the README promises", "[platform][cl
   CHECK(p.status == 0);
   CHECK(p.out.find("ssd.flash.t_read") != std::string::npos);
   CHECK(p.out.find("array read time") != std::string::npos);
+}
+
+TEST_CASE("a power loss in the middle of a run loses no acknowledged write", "[platform][cli][ftl]") {
+  std::string dir = scratch("powerloss");
+  // Enough random writes over 8 MiB of the quick device to keep GC busy
+  // (64 MiB of 2 KiB pages, 27% spare), cut at 300 ms with I/O in flight.
+  std::ofstream(dir + "/w.fio") << "[w]\nrw=randrw\nrwmixread=30\nbs=4k\nsize=40m\niodepth=16\nverify=1\n"
+                                   "number_ios=1000000\n";
+  for (const char* ckpt : {"0ns", "20ms"}) {
+    Shell s = server("--preset quick --job " + dir + "/w.fio --set ssd.power_loss_at=300ms "
+                     "--set ssd.ftl.checkpoint_interval=" + std::string(ckpt) + " --out " + dir);
+    INFO(s.out);
+    REQUIRE(s.status == 0);
+    auto j = nlohmann::json::parse(slurp(dir + "/summary.json"));
+    CHECK(j["power_loss"]["at_s"].get<double>() == Approx(0.3));
+    CHECK(j["power_loss"]["blocks_checked"].get<uint64_t>() > 5000);
+    CHECK(j["power_loss"]["mismatches"].get<uint64_t>() == 0);
+    CHECK(j["ftl"]["gc_invocations"].get<uint64_t>() > 100);
+    CHECK(s.out.find("power loss at 0.300000 s") != std::string::npos);
+  }
 }

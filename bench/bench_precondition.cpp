@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 #include <systemc>
 
+#include "bench/BenchArgs.hpp"
 #include "platforms/server/ServerRun.hpp"
 #include "vp/flash/FlashArray.hpp"
 #include "vp/ssd/PageMappingFtl.hpp"
@@ -27,16 +28,7 @@ int sc_main(int argc, char** argv) {
               {"ssd.flash.block_size", "3MiB"},           {"ssd.flash.blocks_per_plane", "683"},
               {"ssd.ftl.overprovision", "0.07"},          {"ssd.precondition.fill", "0.9"},
               {"ssd.nvme.lba_size", "8KiB"},              {"workload.fio", "[r]\nrw=randread\nbs=8k\nnumber_ios=1\n"}};
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--set" && i + 1 < argc) {
-      std::string kv = argv[++i];
-      auto eq = kv.find('=');
-      opt.sets.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
-    } else {
-      pattern = a;
-    }
-  }
+  for (const auto& w : bench::parse_args(argc, argv, opt.sets)) pattern = w;
   opt.sets.emplace_back("ssd.precondition.pattern", pattern);
   try {
     Config cfg = build_config(opt);

@@ -8,6 +8,7 @@
 #include <systemc>
 #include <sys/resource.h>
 
+#include "bench/BenchArgs.hpp"
 #include "platforms/server/ServerRun.hpp"
 
 using namespace vp;
@@ -16,16 +17,7 @@ using namespace vp::platform;
 int sc_main(int argc, char** argv) {
   uint64_t ios = 1000000;
   RunOptions opt;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--set" && i + 1 < argc) {
-      std::string kv = argv[++i];
-      auto eq = kv.find('=');
-      opt.sets.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
-    } else {
-      ios = std::stoull(a);
-    }
-  }
+  for (const auto& w : bench::parse_args(argc, argv, opt.sets)) ios = std::stoull(w);
   opt.sets.emplace_back("workload.fio", fmt::format("[bench]\nrw=randread\nbs=4k\niodepth=32\nnumber_ios={}\n"
                                                     "cpus_allowed=0\n", ios));
   try {

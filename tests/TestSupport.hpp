@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "platforms/server/ServerRun.hpp"
+#include "vp/flash/FlashArray.hpp"
 
 namespace vp::test {
 
@@ -24,6 +25,19 @@ inline platform::RunOptions options(const std::string& preset, const Sets& sets,
   o.sets = sets;
   if (!fio.empty()) o.sets.emplace_back("workload.fio", fio);
   return o;
+}
+
+// A validated configuration for a model built without the platform: a
+// preset (or none), then `base`, then `sets`, the cell preset applied.
+inline Config model_config(const std::string& preset, const Sets& base, const Sets& sets) {
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+  Config cfg(platform::server_params());
+  if (!preset.empty()) cfg.load_yaml_text(platform::preset_text(preset), "preset " + preset);
+  for (const auto& [k, v] : base) cfg.set(k, v, "test");
+  for (const auto& [k, v] : sets) cfg.set(k, v, "test");
+  flash::FlashArray::apply_cell(cfg);
+  cfg.validate();
+  return cfg;
 }
 
 inline nlohmann::json run(const std::string& preset, const Sets& sets, const std::string& fio) {

@@ -27,17 +27,12 @@ constexpr Tick kCmd = 35 * NS;
 constexpr Tick kXfer2K = 2560 * NS;
 
 inline Config flash_config(const Sets& sets) {
-  Config cfg(platform::server_params());
   const Sets base = {{"ssd.flash.channels", "1"},       {"ssd.flash.dies_per_package", "1"},
                      {"ssd.flash.planes_per_die", "1"}, {"ssd.flash.blocks_per_plane", "16"},
                      {"ssd.flash.page_size", "2KiB"},   {"ssd.flash.block_size", "1MiB"},
                      {"ssd.flash.t_cmd", "35ns"},       {"ssd.flash.bus_rate", "800MT/s"},
                      {"ssd.flash.bus_width", "8"}};
-  for (const auto& [k, v] : base) cfg.set(k, v, "test");
-  for (const auto& [k, v] : sets) cfg.set(k, v, "test");
-  flash::FlashArray::apply_cell(cfg);
-  cfg.validate();
-  return cfg;
+  return model_config("", base, sets);
 }
 
 class FlashRig : public flash::FlashClient {

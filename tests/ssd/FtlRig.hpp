@@ -12,24 +12,14 @@
 #include <unordered_map>
 #include <vector>
 
-#include "platforms/server/ServerRun.hpp"
+#include "tests/TestSupport.hpp"
 #include "vp/core/Rng.hpp"
 #include "vp/flash/FlashArray.hpp"
 #include "vp/ssd/PageMappingFtl.hpp"
 
 namespace vp::test {
 
-using Sets = std::vector<std::pair<std::string, std::string>>;
-
-inline Config ftl_config(const Sets& sets) {
-  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
-  Config cfg(platform::server_params());
-  cfg.load_yaml_text(platform::preset_text("quick"), "preset quick");
-  for (const auto& [k, v] : sets) cfg.set(k, v, "test");
-  flash::FlashArray::apply_cell(cfg);
-  cfg.validate();
-  return cfg;
-}
+inline Config ftl_config(const Sets& sets) { return model_config("quick", {}, sets); }
 
 class FtlRig : public ssd::FtlClient {
  public:

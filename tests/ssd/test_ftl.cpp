@@ -346,6 +346,13 @@ Sets tlc_plane(Sets extra) {
     return s;
   }());
 }
+// Ten urgent writes of pages 0-9, one after another.
+void ten_urgent_writes(FtlRig& rig) {
+  simulate(rig, [&] {
+    uint64_t next = 0;
+    rig.run(10, 1, [&] { return rig.write(next++, true); });
+  });
+}
 // Simulated time of `n` writes one after another.
 std::vector<Tick> write_times(FtlRig& rig, std::vector<FtlRig::Op> ops) {
   std::vector<Tick> t;
@@ -388,20 +395,14 @@ TEST_CASE("urgent writes take LSB pages from the page-type groups and later writ
 TEST_CASE("urgent writes stop taking LSB-only pages at the region limit", "[ssd][ftl][fastdrain]") {
   // 4 pages of 2 KiB.
   FtlRig rig(tlc_plane({{"ssd.ftl.page_alloc", "lsb_group"}, {"ssd.ftl.lsb_region", "8KiB"}}));
-  simulate(rig, [&] {
-    uint64_t next = 0;
-    rig.run(10, 1, [&] { return rig.write(next++, true); });
-  });
+  ten_urgent_writes(rig);
   CHECK(counter(rig, "ssd.ftl.lsb_group_pages") == 4);
   CHECK(counter(rig, "ssd.ftl.urgent_pages") == 10);
 }
 
 TEST_CASE("skipping to the next LSB page wastes the pages skipped", "[ssd][ftl][fastdrain]") {
   FtlRig rig(tlc_plane({{"ssd.ftl.page_alloc", "lsb_skip"}, {"ssd.precondition.fill", "0"}}));
-  simulate(rig, [&] {
-    uint64_t next = 0;
-    rig.run(10, 1, [&] { return rig.write(next++, true); });
-  });
+  ten_urgent_writes(rig);
   // Pages 0, 3, 6, ... 27: the two upper pages of nine word lines are skipped.
   CHECK(counter(rig, "ssd.ftl.wasted_pages") == 18);
   CHECK(rig.ftl.where(9).page == 27);

@@ -292,6 +292,7 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
   if (const auto* v = top.workload.verify())
     s["verify"] = {{"blocks_checked", v->blocks_checked()}, {"mismatches", v->mismatches()}};
   s["ftl"] = top.ftl.summary();
+  s["flash"] = top.flash.summary();
   if (!power_loss.is_null()) s["power_loss"] = power_loss;
   s["counters"] = stats.to_json();
   res.summary = s;

@@ -125,7 +125,9 @@ TEST_CASE("summary.json carries the figures the README promises", "[platform][cl
   std::string dir = scratch("summary");
   REQUIRE(server("--preset quick --out " + dir).status == 0);
   auto s = nlohmann::json::parse(slurp(dir + "/summary.json"));
-  for (const char* k : {"sim_time_s", "wall_time_s", "kernel_events", "jobs", "device", "ftl"}) CHECK(s.contains(k));
+  for (const char* k : {"sim_time_s", "wall_time_s", "kernel_events", "jobs", "device", "ftl", "flash"})
+    CHECK(s.contains(k));
+  CHECK(s["flash"]["die_utilisation"]["max"].get<double>() > 0);
   for (const char* k : {"write_amplification", "gc_invocations", "gc_pages_moved", "erase_count", "free_blocks_min",
                         "wasted_pages", "map_dram_bytes"})
     CHECK(s["ftl"].contains(k));

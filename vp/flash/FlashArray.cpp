@@ -201,4 +201,20 @@ FlashArray::EraseCounts FlashArray::erase_counts() const {
   return e;
 }
 
+nlohmann::json FlashArray::summary() const {
+  double die_sum = 0, die_max = 0, ch_sum = 0, ch_max = 0;
+  for (uint32_t c = 0; c < geo_.channels; ++c) {
+    double u = channel_utilisation(c);
+    ch_sum += u;
+    ch_max = std::max(ch_max, u);
+    for (uint32_t d = 0; d < geo_.dies_per_channel(); ++d) {
+      double v = die_utilisation(c, d);
+      die_sum += v;
+      die_max = std::max(die_max, v);
+    }
+  }
+  return {{"die_utilisation", {{"mean", die_sum / geo_.total_dies()}, {"max", die_max}}},
+          {"channel_utilisation", {{"mean", ch_sum / geo_.channels}, {"max", ch_max}}}};
+}
+
 }  // namespace vp::flash

@@ -2,6 +2,7 @@
 // The flash media behind the SSD controller: channels of dies, the page data
 // store and the timing of the configured cell. Exported to the FTL as IFlash.
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <systemc>
 #include <vector>
 
@@ -51,6 +52,8 @@ class FlashArray : public sc_core::sc_module, public IFlash {
   // Busy time over simulated time so far (0 at time 0).
   double die_utilisation(uint32_t channel, uint32_t die) const;
   double channel_utilisation(uint32_t channel) const;
+  // Die and channel utilisation (mean, max) for summary.json.
+  nlohmann::json summary() const;
   Tick die_busy(uint32_t channel, uint32_t die) const { return channels_[channel]->die_busy(die); }
   Tick channel_busy(uint32_t channel) const { return channels_[channel]->bus_busy(); }
   struct EraseCounts {

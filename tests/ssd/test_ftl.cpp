@@ -446,3 +446,23 @@ TEST_CASE("host reads overtake preemptible GC work in the flash scheduler", "[ss
 TEST_CASE("host reads wait behind GC work that is not preemptible", "[ssd][ftl][gc]") {
   CHECK(worst_read("false") > 2 * MS);
 }
+
+TEST_CASE("after a power loss a cached map is rebuilt with its translation pages", "[ssd][ftl][journal][map_cache]") {
+  power_loss_case({{"ssd.ftl.map_cache", "8KiB"}, {"ssd.ftl.checkpoint_interval", "30ms"}});
+}
+
+TEST_CASE("MLC urgent writes take the LSB (even) pages and the others the MSB pages", "[ssd][ftl][fastdrain]") {
+  FtlRig rig(one_plane({{"ssd.flash.cell", "mlc"}, {"ssd.ftl.page_alloc", "lsb_group"}, {"ssd.precondition.fill", "0"}}));
+  std::vector<Tick> t;
+  simulate(rig, [&] {
+    t = write_times(rig, {rig.write(0, true), rig.write(1, true), rig.write(2), rig.write(3), rig.write(4)});
+  });
+  // DeepFlash's MLC has one program time for both page types: 35 ns + 2.56 us + 900 us.
+  for (Tick x : t) CHECK(x == 902595 * NS);
+  CHECK(rig.ftl.where(0).page == 0);
+  CHECK(rig.ftl.where(1).page == 2);
+  CHECK(rig.ftl.where(2).page == 1);  // the MSB page of word line 0
+  CHECK(rig.ftl.where(3).page == 3);
+  CHECK(rig.ftl.where(4).page == 4);  // upper pages used up: the next page in order
+  CHECK(rig.check_all() == 0);
+}

@@ -342,7 +342,13 @@ bool PageMappingFtl::alloc_upper(uint64_t plane, uint32_t lpn, uint64_t& ppn) {
 }
 
 bool PageMappingFtl::alloc_in_plane(uint64_t plane, uint32_t shard, uint32_t lpn, bool urgent, uint64_t& ppn) {
-  if (alloc_ == Alloc::LsbGroup && !urgent && alloc_upper(plane, lpn, ppn)) return true;
+  if (alloc_ == Alloc::LsbGroup && !urgent) {
+    // Upper pages of the LSB groups first, then their LSB pages (FastDrain).
+    if (alloc_upper(plane, lpn, ppn)) return true;
+    uint32_t page;
+    auto& list = lsb_blocks_[plane];
+    if (!list.empty() && blocks_.next_page(list.back(), PageType::LSB, page)) return alloc_lsb(plane, lpn, ppn);
+  }
   int64_t& slot = host_open_[uint64_t(shard) * planes_ + plane];
   for (;;) {
     if (slot < 0 || blocks_[slot].state != BlockState::Open)

@@ -9,11 +9,20 @@
 
 #include <cstdint>
 #include <cstdlib>
-#include <functional>
+#include <algorithm>
 #include <memory>
 #include <vector>
 
 namespace vp::ssd {
+
+// What untouched entries of the table hold: a layout computed, not stored.
+struct MapRule {
+  virtual uint32_t at(uint64_t lpn) const = 0;
+  virtual void fill(uint64_t first, uint32_t n, uint32_t* out) const {
+    for (uint32_t k = 0; k < n; ++k) out[k] = at(first + k);
+  }
+  virtual ~MapRule() = default;
+};
 
 class MappingTable {
  public:
@@ -22,8 +31,9 @@ class MappingTable {
 
   explicit MappingTable(uint64_t lpns) : lpns_(lpns), chunks_((lpns + kChunk - 1) / kChunk) {}
 
-  // Entries of untouched chunks follow `rule` (which says kUnmapped where no page was laid out).
-  void set_rule(std::function<uint32_t(uint64_t)> rule) { rule_ = std::move(rule); }
+  // Entries of untouched chunks follow `rule` (which says kUnmapped where no
+  // page was laid out); the rule must outlive the table's use of it.
+  void set_rule(const MapRule* rule) { rule_ = rule; }
   void clear() {
     std::free(dense_);
     dense_ = nullptr;
@@ -54,7 +64,7 @@ class MappingTable {
     if (dense_) return dense_[lpn];
     const auto& c = chunks_[lpn / kChunk];
     if (c) return c[lpn % kChunk];
-    return rule_ ? rule_(lpn) : kUnmapped;
+    return rule_ ? rule_->at(lpn) : kUnmapped;
   }
   void set(uint64_t lpn, uint32_t ppn) {
     if (dense_)
@@ -71,7 +81,11 @@ class MappingTable {
     if (!c) {
       c.reset(new uint32_t[kChunk]);
       uint64_t base = i * kChunk;
-      for (uint32_t k = 0; k < kChunk; ++k) c[k] = rule_ && base + k < lpns_ ? rule_(base + k) : kUnmapped;
+      uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(kChunk, lpns_ - base));
+      if (rule_)
+        rule_->fill(base, n, c.get());
+      else
+        std::fill(c.get(), c.get() + n, kUnmapped);
       ++materialised_;
     }
     return c.get();
@@ -82,7 +96,7 @@ class MappingTable {
   uint64_t materialised_ = 0;
   uint32_t* dense_ = nullptr;
   uint64_t dense_bytes_ = 0;
-  std::function<uint32_t(uint64_t)> rule_;
+  const MapRule* rule_ = nullptr;
 };
 
 }  // namespace vp::ssd

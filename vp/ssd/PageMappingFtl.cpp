@@ -744,39 +744,24 @@ void PageMappingFtl::precondition() {
   uint64_t ppb = geo_.pages_per_block, bpp = geo_.blocks_per_plane;
   seq_ = 1;
   if (sequential && n > 0) {
-    // Logical page l sits on unit l mod units, at index l / units of that
-    // unit's pages: a rule, not a table. Translation pages (with a cached
-    // map) follow the same rule on the blocks after the data.
-    std::vector<uint64_t> tp_base(planes_);
-    auto lay = [&](uint64_t count_all, uint64_t first_lpn, bool tps) {
+    layout_ = std::make_unique<SequentialLayout>(unit_plane_, bpp, ppb, n, logical_pages_, tps_);
+    const SequentialLayout& lay = *layout_;
+    // The same layout block by block: the flash keeps each block's spare areas as a rule too.
+    auto fill = [&](uint64_t total, uint64_t first_lpn, bool tps) {
       for (uint64_t u = 0; u < planes_; ++u) {
-        uint64_t count = count_all / planes_ + (u < count_all % planes_ ? 1 : 0);
-        uint64_t plane = unit_plane_[u], base = tps ? tp_base[u] : 0;
+        uint64_t count = lay.count(total, u), base = tps ? lay.tp_base(u) : 0;
         for (uint64_t k = 0; k * ppb < count; ++k) {
-          uint64_t b = plane * bpp + base + k;
+          uint64_t b = unit_plane_[u] * bpp + base + k;
           uint32_t pages = static_cast<uint32_t>(std::min(ppb, count - k * ppb));
           uint32_t first = static_cast<uint32_t>(first_lpn + u + planes_ * k * ppb);
           blocks_.fill_by_rule(b, pages);
           flash->preload_block(b, pages, first, static_cast<uint32_t>(planes_), 1);
         }
-        if (!tps) tp_base[u] = (count + ppb - 1) / ppb;
       }
     };
-    lay(n, 0, false);
-    lay(tps_, logical_pages_, true);
-    uint64_t lp = logical_pages_, tps = tps_;
-    rule_ = [this, ppb, bpp, n, lp, tps, tp_base](uint64_t lpn) {
-      uint64_t base = 0;
-      if (lpn >= lp && lpn < lp + tps) {
-        lpn -= lp;
-        base = tp_base[lpn % planes_];
-      } else if (lpn >= n) {
-        return MappingTable::kUnmapped;
-      }
-      uint64_t idx = lpn / planes_;
-      return static_cast<uint32_t>((unit_plane_[lpn % planes_] * bpp + base + idx / ppb) * ppb + idx % ppb);
-    };
-    map_.set_rule(rule_);
+    fill(n, 0, false);
+    fill(tps_, logical_pages_, true);
+    map_.set_rule(layout_.get());
     has_rule_ = true;
   }
   for (uint64_t b = 0; b < blocks_.blocks(); ++b)
@@ -913,7 +898,7 @@ void PageMappingFtl::recover() {
   if (ckpt_) {
     base = ckpt_->seq;
     has_rule_ = ckpt_->has_rule;
-    if (has_rule_) map_.set_rule(rule_);
+    if (has_rule_) map_.set_rule(layout_.get());
     for (const auto& [chunk, v] : ckpt_->chunks)
       for (size_t k = 0; k < v->size(); ++k) map_.set(chunk * MappingTable::kChunk + k, (*v)[k]);
   } else {

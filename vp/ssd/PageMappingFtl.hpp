@@ -36,6 +36,7 @@
 #include "vp/ssd/BlockManager.hpp"
 #include "vp/ssd/MappingCache.hpp"
 #include "vp/ssd/MappingTable.hpp"
+#include "vp/ssd/SequentialLayout.hpp"
 #include "vp/ssd/SsdInterfaces.hpp"
 
 namespace vp::ssd {
@@ -162,7 +163,7 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
   uint32_t seq_ = 0;
   uint64_t outstanding_ = 0, activity_ = 0, epoch_ = 0, blocked_plane_ = 0;
   bool bg_scheduled_ = false, powered_ = true;
-  std::function<uint32_t(uint64_t)> rule_;  // layout of a sequential preconditioning
+  std::unique_ptr<SequentialLayout> layout_;  // of a sequential preconditioning
   bool has_rule_ = false;
   uint64_t pre_writes_ = 0, pre_moved_ = 0;
   std::unique_ptr<MappingCache> cmt_;

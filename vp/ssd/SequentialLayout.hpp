@@ -1,0 +1,69 @@
+#pragma once
+// Where a sequential preconditioning pass put each logical page, as a rule
+// instead of a table: page l went to allocation unit l mod U, at index
+// l / U of that unit's pages, blocks filled from the plane's first; the
+// translation pages of a cached map follow on the blocks after the data.
+#include <cstdint>
+#include <vector>
+
+#include "vp/ssd/MappingTable.hpp"
+
+namespace vp::ssd {
+
+class SequentialLayout : public MapRule {
+ public:
+  SequentialLayout(std::vector<uint64_t> unit_plane, uint64_t blocks_per_plane, uint64_t pages_per_block,
+                   uint64_t data_pages, uint64_t tp_first_lpn, uint64_t tp_pages)
+      : plane_(std::move(unit_plane)),
+        units_(plane_.size()),
+        bpp_(blocks_per_plane),
+        ppb_(pages_per_block),
+        data_(data_pages),
+        tp_first_(tp_first_lpn),
+        tps_(tp_pages),
+        tp_base_(units_) {
+    for (uint64_t u = 0; u < units_; ++u) tp_base_[u] = (count(data_, u) + ppb_ - 1) / ppb_;
+  }
+
+  // Pages a fill of `total` pages gives unit u.
+  uint64_t count(uint64_t total, uint64_t u) const { return total / units_ + (u < total % units_ ? 1 : 0); }
+  // First block (within its plane) of unit u's translation pages.
+  uint64_t tp_base(uint64_t u) const { return tp_base_[u]; }
+
+  uint32_t at(uint64_t lpn) const override {
+    uint64_t base = 0;
+    if (lpn >= tp_first_ && lpn < tp_first_ + tps_) {
+      lpn -= tp_first_;
+      base = tp_base_[lpn % units_];
+    } else if (lpn >= data_) {
+      return MappingTable::kUnmapped;
+    }
+    return place(lpn % units_, lpn / units_, base);
+  }
+  // Consecutive data pages step through the units: one division per run.
+  void fill(uint64_t first, uint32_t n, uint32_t* out) const override {
+    if (first + n > data_) {
+      for (uint32_t k = 0; k < n; ++k) out[k] = at(first + k);
+      return;
+    }
+    uint64_t u = first % units_, idx = first / units_;
+    for (uint32_t k = 0; k < n; ++k) {
+      out[k] = place(u, idx, 0);
+      if (++u == units_) {
+        u = 0;
+        ++idx;
+      }
+    }
+  }
+
+ private:
+  uint32_t place(uint64_t unit, uint64_t idx, uint64_t base) const {
+    return static_cast<uint32_t>((plane_[unit] * bpp_ + base + idx / ppb_) * ppb_ + idx % ppb_);
+  }
+
+  std::vector<uint64_t> plane_;
+  uint64_t units_, bpp_, ppb_, data_, tp_first_, tps_;
+  std::vector<uint64_t> tp_base_;
+};
+
+}  // namespace vp::ssd

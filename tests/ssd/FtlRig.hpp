@@ -57,7 +57,8 @@ class FtlRig : public ssd::FtlClient {
   }
   // Keeps `qd` operations in flight until simulated time `until`, then cuts
   // the power with them still in flight, and boots again.
-  void run_then_power_loss(Tick until, unsigned qd, const std::function<Op()>& next) {
+  void run_then_power_loss(Tick until, unsigned qd, const std::function<Op()>& next,
+                           const std::function<void()>& before_cut = {}) {
     next_ = next;
     while (slots_.size() < qd) slots_.push_back(std::make_unique<Slot>(page_));
     for (unsigned i = 0; i < qd; ++i) ready_.push_back(slots_[i].get());
@@ -69,6 +70,7 @@ class FtlRig : public ssd::FtlClient {
       }
       sc_core::wait(to_sc(until - now_ps()), completed_);
     }
+    if (before_cut) before_cut();
     ftl.power_loss();
     lost_ = inflight_count_;
     inflight_.clear();

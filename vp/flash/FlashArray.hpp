@@ -37,7 +37,10 @@ class FlashArray : public sc_core::sc_module, public IFlash {
   void submit(FlashTransaction& t) override { channels_[t.addr.channel]->submit(t); }
   const FlashGeometry& geometry() const override { return geo_; }
   const FlashTiming& timing() const override { return tim_; }
-  bool peek(uint64_t ppn, uint8_t* data, FlashOob* oob) const override { return store_.read(ppn, data, oob); }
+  bool peek(uint64_t ppn, uint8_t* data, FlashOob* oob) const override {
+    store_.read(ppn, data, oob);
+    return store_.programmed(ppn);
+  }
   void preload_page(uint64_t ppn, const FlashOob& oob) override { store_.program(ppn, nullptr, oob); }
   void preload_block(uint64_t block, uint32_t pages, uint32_t first_lpn, uint32_t lpn_stride,
                      uint32_t seq) override {

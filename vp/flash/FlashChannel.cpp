@@ -202,7 +202,7 @@ void FlashChannel::complete(FlashTransaction& t) {
   int type = int(geo_.page_type(t.addr.page));
   switch (t.op) {
     case FlashOp::Read:
-      store_.read(ppn, t.data, &t.oob);
+      store_.read(ppn, t.data, t.background ? &t.oob : nullptr);
       ++ctr_.reads;
       ++*ctr_.reads_by_type[type];
       break;

@@ -100,8 +100,9 @@ struct FlashTransaction {
   FlashAddress addr;         // the page read or programmed, the block erased, the copy-back source
   FlashAddress dst;          // copy-back destination (same die and plane as addr)
   uint8_t* data = nullptr;   // page_size bytes: filled by a read, source of a program; unused otherwise
-  FlashOob oob;              // written by a program; filled by a read and a copy-back (the page's spare area);
-                             // a copy-back given a non-zero seq writes this spare area at the destination
+  FlashOob oob;              // written by a program; filled by a background read and a copy-back (the
+                             // page's spare area; a host read leaves it); a copy-back given a non-zero
+                             // seq writes this spare area at the destination
   bool background = false;   // GC, wear leveling, journal: yields to host work under the read-first policy
   FlashClient* client = nullptr;
   uint64_t tag = 0;          // the client's own reference

@@ -160,7 +160,7 @@ void print_summary(const nlohmann::json& s) {
              f["gc_background"].get<uint64_t>(), f["gc_pages_moved"].get<uint64_t>(),
              f["erase_count"]["min"].get<uint64_t>(), f["erase_count"]["mean"].get<double>(),
              f["erase_count"]["max"].get<uint64_t>());
-  if (s.contains("power_loss"))
+  if (s.contains("power_loss") && s["power_loss"].contains("at_s"))
     fmt::print("power loss at {:.6f} s: FTL rebuilt from flash, {} acknowledged blocks checked, {} mismatches\n",
                s["power_loss"]["at_s"].get<double>(), s["power_loss"]["blocks_checked"].get<uint64_t>(),
                s["power_loss"]["mismatches"].get<uint64_t>());
@@ -262,6 +262,12 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
     }
   }
   if (!sim_abort_message().empty()) res.aborted = sim_abort_message();
+  if (power_loss_at && power_loss.is_null() && res.aborted.empty()) {
+    std::string why = fmt::format("the jobs finished at {} s, before ssd.power_loss_at = {}: no power loss was simulated",
+                                  double(now_ps()) / 1e12, format_time(power_loss_at));
+    fmt::print(stderr, "[vp-server] note: {}\n", why);
+    power_loss = {{"skipped", why}};
+  }
   double wall = std::chrono::duration<double>(clock::now() - wall0).count();
 
   nlohmann::json s;

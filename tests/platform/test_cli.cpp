@@ -163,3 +163,13 @@ TEST_CASE("a power loss in the middle of a run loses no acknowledged write", "[p
     CHECK(s.out.find("power loss at 0.300000 s") != std::string::npos);
   }
 }
+
+TEST_CASE("a power loss set after the jobs end is reported as not simulated", "[platform][cli][ftl]") {
+  std::string dir = scratch("latepowerloss");
+  Shell s = server("--preset quick --set ssd.power_loss_at=10s --out " + dir);
+  INFO(s.out);
+  CHECK(s.status == 0);
+  CHECK(s.out.find("no power loss was simulated") != std::string::npos);
+  auto j = nlohmann::json::parse(slurp(dir + "/summary.json"));
+  CHECK(j["power_loss"].contains("skipped"));
+}

@@ -1,6 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include <vector>
+
 #include "vp/core/Config.hpp"
+#include "vp/core/Rng.hpp"
 #include "vp/core/Units.hpp"
 
 using namespace vp;
@@ -54,4 +57,26 @@ TEST_CASE("the configuration names the key, the value and what is allowed", "[co
   Config again(reg);
   again.load_yaml_text(cfg.to_yaml(), "again");
   for (const auto& [k, _] : reg.all()) CHECK(again.get_string(k) == reg.find(k)->canonical(cfg.get_string(k)));
+}
+
+TEST_CASE("a random permutation is a bijection with its inverse", "[core][rng]") {
+  for (uint64_t n : {1ull, 2ull, 7ull, 1000ull, 4097ull}) {
+    vp::RandomPermutation p(n, 42);
+    std::vector<bool> seen(n, false);
+    for (uint64_t i = 0; i < n; ++i) {
+      uint64_t x = p(i);
+      REQUIRE(x < n);
+      CHECK_FALSE(seen[x]);
+      seen[x] = true;
+      CHECK(p.inverse(x) == i);
+    }
+  }
+  // Different seeds, different orders; the same seed, the same order.
+  vp::RandomPermutation a(1000, 1), b(1000, 2), c(1000, 1);
+  int same = 0;
+  for (uint64_t i = 0; i < 1000; ++i) {
+    same += a(i) == b(i);
+    CHECK(a(i) == c(i));
+  }
+  CHECK(same < 20);
 }

@@ -42,8 +42,23 @@ class RandomPermutation {
     while (x >= n_);
     return x;
   }
+  uint64_t inverse(uint64_t x) const {  // the i with (*this)(i) == x
+    uint64_t i = x;
+    do i = round_back(i);
+    while (i >= n_);
+    return i;
+  }
 
  private:
+  uint64_t round_back(uint64_t y) const {
+    uint64_t mask = (uint64_t(1) << half_) - 1, l = y >> half_, r = y & mask;
+    for (int k = 3; k >= 0; --k) {  // undo (l, r) -> (r, l ^ f(r))
+      uint64_t pl = r ^ (Rng::derive(keys_[k], l) & mask);
+      r = l;
+      l = pl;
+    }
+    return (l << half_) | r;
+  }
   uint64_t round_trip(uint64_t x) const {
     uint64_t mask = (uint64_t(1) << half_) - 1, l = x >> half_, r = x & mask;
     for (uint64_t k : keys_) {

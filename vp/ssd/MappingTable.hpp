@@ -5,10 +5,7 @@
 // preconditioning pass left (so a full multi-terabyte drive costs no table
 // memory until it is written). `dram_bytes()` is what a firmware's flat
 // table would occupy, `host_bytes()` what the simulator holds.
-#include <sys/mman.h>
-
 #include <cstdint>
-#include <cstdlib>
 #include <algorithm>
 #include <memory>
 #include <vector>
@@ -35,45 +32,23 @@ class MappingTable {
   // page was laid out); the rule must outlive the table's use of it.
   void set_rule(const MapRule* rule) { rule_ = rule; }
   void clear() {
-    std::free(dense_);
-    dense_ = nullptr;
     for (auto& c : chunks_) c.reset();
     materialised_ = 0;
     rule_ = nullptr;
   }
   uint64_t size() const { return lpns_; }
-  // Switches to one flat array (backed by huge pages where the kernel
-  // allows): for a table about to be written all over, as by a random fill.
-  void make_dense() {
-    if (dense_) return;
-    const uint64_t huge = 2u << 20;
-    dense_bytes_ = (lpns_ * sizeof(uint32_t) + huge - 1) / huge * huge;
-    auto* d = static_cast<uint32_t*>(std::aligned_alloc(huge, dense_bytes_));
-    if (!d) throw std::bad_alloc();
-    madvise(d, dense_bytes_, MADV_HUGEPAGE);
-    for (uint64_t l = 0; l < lpns_; ++l) d[l] = get(l);
-    dense_ = d;
-    for (auto& c : chunks_) c.reset();
-    materialised_ = 0;
-  }
-  ~MappingTable() { std::free(dense_); }
+  ~MappingTable() = default;
   MappingTable(const MappingTable&) = delete;
   MappingTable& operator=(const MappingTable&) = delete;
 
   uint32_t get(uint64_t lpn) const {
-    if (dense_) return dense_[lpn];
     const auto& c = chunks_[lpn / kChunk];
     if (c) return c[lpn % kChunk];
     return rule_ ? rule_->at(lpn) : kUnmapped;
   }
-  void set(uint64_t lpn, uint32_t ppn) {
-    if (dense_)
-      dense_[lpn] = ppn;
-    else
-      chunk(lpn / kChunk)[lpn % kChunk] = ppn;
-  }
+  void set(uint64_t lpn, uint32_t ppn) { chunk(lpn / kChunk)[lpn % kChunk] = ppn; }
   uint64_t dram_bytes() const { return lpns_ * sizeof(uint32_t); }
-  uint64_t host_bytes() const { return dense_ ? dense_bytes_ : materialised_ * kChunk * sizeof(uint32_t); }
+  uint64_t host_bytes() const { return materialised_ * kChunk * sizeof(uint32_t); }
 
  private:
   uint32_t* chunk(uint64_t i) {
@@ -94,8 +69,6 @@ class MappingTable {
   uint64_t lpns_;
   std::vector<std::unique_ptr<uint32_t[]>> chunks_;
   uint64_t materialised_ = 0;
-  uint32_t* dense_ = nullptr;
-  uint64_t dense_bytes_ = 0;
   const MapRule* rule_ = nullptr;
 };
 

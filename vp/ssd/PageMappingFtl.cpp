@@ -743,19 +743,26 @@ void PageMappingFtl::precondition() {
   double age = c.get_real("ssd.precondition.age");
   uint64_t ppb = geo_.pages_per_block, bpp = geo_.blocks_per_plane;
   seq_ = 1;
-  if (sequential && n > 0) {
-    layout_ = std::make_unique<SequentialLayout>(unit_plane_, bpp, ppb, n, logical_pages_, tps_);
+  if (n > 0) {
+    if (!sequential) order_ = std::make_unique<RandomPermutation>(logical_pages_, Rng::derive(svc_.seed, 0xF71));
+    layout_ = std::make_unique<SequentialLayout>(unit_plane_, bpp, ppb, n, logical_pages_, tps_, order_.get());
     const SequentialLayout& lay = *layout_;
-    // The same layout block by block: the flash keeps each block's spare areas as a rule too.
+    // The same layout block by block. A block of consecutive pages keeps its
+    // spare areas as a rule in the flash too; a random fill's are stored.
     auto fill = [&](uint64_t total, uint64_t first_lpn, bool tps) {
       for (uint64_t u = 0; u < planes_; ++u) {
         uint64_t count = lay.count(total, u), base = tps ? lay.tp_base(u) : 0;
         for (uint64_t k = 0; k * ppb < count; ++k) {
           uint64_t b = unit_plane_[u] * bpp + base + k;
           uint32_t pages = static_cast<uint32_t>(std::min(ppb, count - k * ppb));
-          uint32_t first = static_cast<uint32_t>(first_lpn + u + planes_ * k * ppb);
+          uint64_t first = u + planes_ * k * ppb;  // write index of the block's first page
           blocks_.fill_by_rule(b, pages);
-          flash->preload_block(b, pages, first, static_cast<uint32_t>(planes_), 1);
+          if (tps || !order_) {
+            flash->preload_block(b, pages, static_cast<uint32_t>(first_lpn + first), static_cast<uint32_t>(planes_), 1);
+          } else {
+            for (uint32_t p = 0; p < pages; ++p)
+              flash->preload_page(b * ppb + p, FlashOob{static_cast<uint32_t>(lay.lpn_written(first + planes_ * p)), 1});
+          }
         }
       }
     };
@@ -763,31 +770,20 @@ void PageMappingFtl::precondition() {
     fill(tps_, logical_pages_, true);
     map_.set_rule(layout_.get());
     has_rule_ = true;
+    pre_writes_ = n + tps_;
   }
   for (uint64_t b = 0; b < blocks_.blocks(); ++b)
     if (blocks_[b].state == BlockState::Free) blocks_.add_free(b);
   min_free_.value = blocks_.free_total();
-  // `fresh`: the page was never written, so there is no old copy to look up
-  // (a random fill touches the whole table once; the lookup would be a cache miss).
-  auto write = [&](uint32_t lpn, bool fresh) {
+  auto write = [&](uint32_t lpn) {
     uint64_t ppn;
     while (!alloc_host(lpn, false, ppn)) gc_functional(blocked_plane_);
-    if (fresh)
-      map_set(lpn, static_cast<uint32_t>(ppn));
-    else
-      remap(lpn, static_cast<uint32_t>(ppn));
+    remap(lpn, static_cast<uint32_t>(ppn));
     flash->preload_page(ppn, FlashOob{lpn, next_seq()});
     ++pre_writes_;
     uint64_t plane = ppn / ppb / bpp;
     while (blocks_.free_count(plane) < fg_threshold_) gc_functional(plane);
   };
-  if (!sequential) {
-    for (uint64_t t = 0; t < tps_; ++t) write(static_cast<uint32_t>(logical_pages_ + t), true);  // the whole map
-    map_.make_dense();  // every chunk will be written
-    // The first n pages of a random permutation of the logical space, in its order.
-    RandomPermutation perm(logical_pages_, Rng::derive(svc_.seed, 0xF71));
-    for (uint64_t i = 0; i < n; ++i) write(static_cast<uint32_t>(perm(i)), true);
-  }
   // Ageing overwrites pages of the filled space chosen uniformly (a random
   // fill's pages are found by drawing until a mapped one comes up).
   auto overwrites = static_cast<uint64_t>(std::llround(age * double(n)));
@@ -796,7 +792,7 @@ void PageMappingFtl::precondition() {
     uint64_t lpn;
     do lpn = rng.below(sequential ? n : logical_pages_);
     while (map_.get(lpn) == MappingTable::kUnmapped);
-    write(static_cast<uint32_t>(lpn), false);
+    write(static_cast<uint32_t>(lpn));
   }
   free_blocks_signal_ = blocks_.free_total();
   min_free_.value = blocks_.free_total();

@@ -163,7 +163,8 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
   uint32_t seq_ = 0;
   uint64_t outstanding_ = 0, activity_ = 0, epoch_ = 0, blocked_plane_ = 0;
   bool bg_scheduled_ = false, powered_ = true;
-  std::unique_ptr<SequentialLayout> layout_;  // of a sequential preconditioning
+  std::unique_ptr<RandomPermutation> order_;  // of a random preconditioning
+  std::unique_ptr<SequentialLayout> layout_;  // where preconditioning put the pages
   bool has_rule_ = false;
   uint64_t pre_writes_ = 0, pre_moved_ = 0;
   std::unique_ptr<MappingCache> cmt_;

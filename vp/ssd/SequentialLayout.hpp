@@ -1,11 +1,14 @@
 #pragma once
-// Where a sequential preconditioning pass put each logical page, as a rule
-// instead of a table: page l went to allocation unit l mod U, at index
-// l / U of that unit's pages, blocks filled from the plane's first; the
-// translation pages of a cached map follow on the blocks after the data.
+// Where a preconditioning pass put each logical page, as a rule instead of
+// a table: the i-th page written went to allocation unit i mod U, at index
+// i / U of that unit's pages, blocks filled from the plane's first; the
+// translation pages of a cached map follow on the blocks after the data. A
+// sequential fill writes page i i-th; a random one writes the pages in the
+// order of a random permutation, whose inverse finds a page's place.
 #include <cstdint>
 #include <vector>
 
+#include "vp/core/Rng.hpp"
 #include "vp/ssd/MappingTable.hpp"
 
 namespace vp::ssd {
@@ -13,8 +16,10 @@ namespace vp::ssd {
 class SequentialLayout : public MapRule {
  public:
   SequentialLayout(std::vector<uint64_t> unit_plane, uint64_t blocks_per_plane, uint64_t pages_per_block,
-                   uint64_t data_pages, uint64_t tp_first_lpn, uint64_t tp_pages)
-      : plane_(std::move(unit_plane)),
+                   uint64_t data_pages, uint64_t tp_first_lpn, uint64_t tp_pages,
+                   const RandomPermutation* order = nullptr)
+      : order_(order),
+        plane_(std::move(unit_plane)),
         units_(plane_.size()),
         bpp_(blocks_per_plane),
         ppb_(pages_per_block),
@@ -30,19 +35,23 @@ class SequentialLayout : public MapRule {
   // First block (within its plane) of unit u's translation pages.
   uint64_t tp_base(uint64_t u) const { return tp_base_[u]; }
 
+  // The logical page written i-th.
+  uint64_t lpn_written(uint64_t i) const { return order_ ? (*order_)(i) : i; }
+
   uint32_t at(uint64_t lpn) const override {
     uint64_t base = 0;
     if (lpn >= tp_first_ && lpn < tp_first_ + tps_) {
       lpn -= tp_first_;
       base = tp_base_[lpn % units_];
-    } else if (lpn >= data_) {
-      return MappingTable::kUnmapped;
+    } else {
+      if (order_ && lpn < tp_first_) lpn = order_->inverse(lpn);
+      if (lpn >= data_) return MappingTable::kUnmapped;
     }
     return place(lpn % units_, lpn / units_, base);
   }
   // Consecutive data pages step through the units: one division per run.
   void fill(uint64_t first, uint32_t n, uint32_t* out) const override {
-    if (first + n > data_) {
+    if (order_ || first + n > data_) {
       for (uint32_t k = 0; k < n; ++k) out[k] = at(first + k);
       return;
     }
@@ -61,6 +70,7 @@ class SequentialLayout : public MapRule {
     return static_cast<uint32_t>((plane_[unit] * bpp_ + base + idx / ppb_) * ppb_ + idx % ppb_);
   }
 
+  const RandomPermutation* order_;
   std::vector<uint64_t> plane_;
   uint64_t units_, bpp_, ppb_, data_, tp_first_, tps_;
   std::vector<uint64_t> tp_base_;

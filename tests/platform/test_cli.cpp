@@ -43,6 +43,7 @@ TEST_CASE("every kind of bad configuration stops before simulating with exit 2 a
   expect_config_error("--set ssd.ftl.page_alloc=lsb_group", {"ssd.ftl.page_alloc", "multi-level", "bits_per_cell"});
   expect_config_error("--set ssd.flash.blocks_per_plane=2", {"ssd.ftl.overprovision", "garbage collection"});
   expect_config_error("--set ssd.precondition.fill=1.5", {"ssd.precondition.fill", "1.5", "out of range"});
+  expect_config_error("--set ssd.flash.oob_size=4B", {"ssd.flash.oob_size", "8 bytes"});
   expect_config_error("--set ssd.ftl.gc.policy=fifo", {"ssd.ftl.gc.policy", "fifo", "cost_benefit"});
   expect_config_error("--set ssd.nvme.lba_size=512", {"ssd.nvme.lba_size", "512"});
   expect_config_error("--set host.cores=100", {"host.cores", "max_io_queues"});

@@ -113,6 +113,8 @@ void PageMappingFtl::declare_params(ParamRegistry& r) {
                          "free block (ssd.flash.blocks_per_plane = {}{})",
                          data_blocks - std::min<uint64_t>(used, data_blocks), need, g.blocks_per_plane,
                          ckpt_blocks_of(c) ? fmt::format(", {} for checkpoints", ckpt_blocks_of(c)) : ""));
+    if (c.get_size("ssd.flash.oob_size") < sizeof(flash::FlashOob))
+      c.fail("ssd.flash.oob_size", "the FTL keeps 8 bytes (logical page, sequence number) in every spare area");
     auto shards = static_cast<uint32_t>(c.get_int("ssd.ftl.shards"));
     if (c.get_string("ssd.ftl.shard_hash") == "xor" && (shards & (shards - 1)))
       c.fail("ssd.ftl.shards", "must be a power of two for the XOR hash (ssd.ftl.shard_hash = xor)");

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <fmt/format.h>
 #include <memory>
+#include <set>
 
 #include "vp/core/Rng.hpp"
 #include "vp/core/SimControl.hpp"
@@ -41,6 +42,7 @@ struct PageMappingFtl::GcJob : flash::FlashClient {
   std::vector<Move> moves;
   std::vector<FlashTransaction> txns;
   std::vector<uint8_t> buf;  // read+program migration goes through controller DRAM
+  std::set<uint32_t> tps;    // translation pages the moves changed (cached map)
   FlashTransaction erase;
   GcJob(PageMappingFtl& f, uint64_t p, uint64_t v, bool w, bool bg) : ftl(f), plane(p), victim(v), wear(w), background(bg) {}
   void flash_done(FlashTransaction& t) override { ftl.job_txn_done(*this, t); }
@@ -653,7 +655,7 @@ void PageMappingFtl::job_txn_done(GcJob& j, FlashTransaction& t) {
     maybe_gc(blocks_.plane_of(m.dst / geo_.pages_per_block), false);
   if (map_.get(m.lpn) == m.src) {
     map_set(m.lpn, m.dst);
-    tp_dirty(m.lpn);
+    if (cmt_ && m.lpn < logical_pages_) j.tps.insert(static_cast<uint32_t>(m.lpn / epp_));
     blocks_.invalidate(m.src / geo_.pages_per_block, m.src % geo_.pages_per_block);
   } else {  // the host rewrote or trimmed it meanwhile: the copy is stale
     blocks_.invalidate(m.dst / geo_.pages_per_block, m.dst % geo_.pages_per_block);
@@ -662,6 +664,9 @@ void PageMappingFtl::job_txn_done(GcJob& j, FlashTransaction& t) {
 }
 
 void PageMappingFtl::job_erase(GcJob& j) {
+  // DFTL's batch update: each translation page the victim's pages belong to
+  // is updated once for the whole block.
+  for (uint32_t tp : j.tps) tp_dirty(uint64_t(tp) * epp_);
   j.erase = FlashTransaction{};
   j.erase.op = FlashOp::Erase;
   j.erase.addr = flash::address_of(geo_, uint64_t(j.victim) * geo_.pages_per_block);

@@ -1,6 +1,7 @@
 // The NVMe controller as a driver sees it: bring-up through registers and
 // the admin queue, and the status codes of malformed commands.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cstring>
 #include <functional>
 
@@ -239,4 +240,80 @@ TEST_CASE("round robin arbitration shares a busy controller evenly between queue
   // Together they get the die's limit: 2 pages of 2 KiB per read, each page
   // 35 ns + 3 us + 2.56 us on the die: 1 / 11.19 us.
   CHECK(a + b == Approx(1e6 / 11.19).epsilon(0.03));
+}
+
+namespace {
+// A Read or Write of `nlb` LBAs at `slba` through queue pair 0, the data in host memory at `buf`.
+Cqe rw(platform::ServerTop& top, uint8_t op, uint64_t slba, uint32_t nlb, uint64_t buf) {
+  Sqe c = Sqe::make(op, 0);
+  c.nsid = 1;
+  c.prp1 = buf;
+  c.prp2 = buf + 4096;
+  c.cdw10 = static_cast<uint32_t>(slba);
+  c.cdw11 = static_cast<uint32_t>(slba >> 32);
+  c.cdw12 = nlb - 1;
+  return top.driver.io_raw(0, c);
+}
+uint8_t* hostmem(platform::ServerTop& top, uint64_t addr) { return top.dram.data() + (addr - host::HostBus::kDramBase); }
+}  // namespace
+
+TEST_CASE("Dataset Management with deallocate trims its ranges and the rest stays", "[ssd][nvme][dsm]") {
+  with_controller([](platform::ServerTop& top) {
+    auto& d = top.driver;
+    uint64_t data = d.alloc(8192), list = d.alloc(4096);
+    std::memset(hostmem(top, data), 0xA5, 8192);
+    REQUIRE(rw(top, IO_WRITE, 10, 2, data).status() == 0);
+    REQUIRE(rw(top, IO_WRITE, 12, 2, data).status() == 0);
+    // Two ranges: LBAs 10-11 and LBA 100 (written by preconditioning).
+    uint32_t r[8] = {0, 2, 10, 0, 0, 1, 100, 0};
+    std::memcpy(hostmem(top, list), r, sizeof r);
+    Sqe c = Sqe::make(IO_DSM, 0);
+    c.nsid = 1;
+    c.prp1 = list;
+    c.cdw10 = 1;       // two ranges
+    c.cdw11 = DSM_AD;  // deallocate
+    CHECK(d.io_raw(0, c).status() == 0);
+    // 3 LBAs of 4 KiB = 6 flash pages of 2 KiB.
+    CHECK(top.ftl.summary()["trimmed_pages"] == 6);
+    std::memset(hostmem(top, data), 0x11, 8192);
+    REQUIRE(rw(top, IO_READ, 10, 2, data).status() == 0);
+    CHECK(std::all_of(hostmem(top, data), hostmem(top, data) + 8192, [](uint8_t b) { return b == 0; }));
+    REQUIRE(rw(top, IO_READ, 12, 2, data).status() == 0);
+    CHECK(std::all_of(hostmem(top, data), hostmem(top, data) + 8192, [](uint8_t b) { return b == 0xA5; }));
+    // Without the deallocate attribute the ranges are hints: nothing changes.
+    c.cdw11 = 0;
+    CHECK(d.io_raw(0, c).status() == 0);
+    CHECK(top.ftl.summary()["trimmed_pages"] == 6);
+    // A range past the namespace is refused before anything is trimmed.
+    r[6] = static_cast<uint32_t>(d.info().ns_lbas);
+    std::memcpy(hostmem(top, list), r, sizeof r);
+    c.cdw11 = DSM_AD;
+    CHECK(sc(d.io_raw(0, c)) == SC_LBA_OUT_OF_RANGE);
+  });
+}
+
+TEST_CASE("Write Zeroes zeroes its LBAs and Identify advertises it and Dataset Management", "[ssd][nvme][dsm]") {
+  with_controller([](platform::ServerTop& top) {
+    auto& d = top.driver;
+    uint64_t data = d.alloc(8192), page = d.alloc(4096);
+    Sqe id = Sqe::make(ADMIN_IDENTIFY, 0);
+    id.prp1 = page;
+    id.cdw10 = CNS_CONTROLLER;
+    REQUIRE(d.admin(id).status() == 0);
+    uint16_t oncs;
+    std::memcpy(&oncs, hostmem(top, page) + idctl::ONCS, 2);
+    CHECK(oncs == (ONCS_DSM | ONCS_WRITE_ZEROES));
+    std::memset(hostmem(top, data), 0x5A, 8192);
+    REQUIRE(rw(top, IO_WRITE, 40, 2, data).status() == 0);
+    Sqe z = Sqe::make(IO_WRITE_ZEROES, 0);
+    z.nsid = 1;
+    z.cdw10 = 41;
+    z.cdw12 = 0;  // one LBA
+    CHECK(d.io_raw(0, z).status() == 0);
+    REQUIRE(rw(top, IO_READ, 40, 2, data).status() == 0);
+    CHECK(std::all_of(hostmem(top, data), hostmem(top, data) + 4096, [](uint8_t b) { return b == 0x5A; }));
+    CHECK(std::all_of(hostmem(top, data) + 4096, hostmem(top, data) + 8192, [](uint8_t b) { return b == 0; }));
+    z.cdw10 = static_cast<uint32_t>(d.info().ns_lbas);
+    CHECK(sc(d.io_raw(0, z)) == SC_LBA_OUT_OF_RANGE);
+  });
 }

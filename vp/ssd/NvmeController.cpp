@@ -305,7 +305,8 @@ void NvmeController::execute_io(uint32_t s) {
   Slot& sl = slots_[s];
   const Sqe& c = sl.sqe;
   uint8_t op = c.opcode();
-  if (op != IO_READ && op != IO_WRITE && op != IO_FLUSH) return complete(s, status(SCT_GENERIC, SC_INVALID_OPCODE, true));
+  if (op != IO_READ && op != IO_WRITE && op != IO_FLUSH && op != IO_WRITE_ZEROES && op != IO_DSM)
+    return complete(s, status(SCT_GENERIC, SC_INVALID_OPCODE, true));
   if (op == IO_FLUSH) {
     if (c.nsid != 1 && c.nsid != 0xFFFFFFFFu) return complete(s, status(SCT_GENERIC, SC_INVALID_NAMESPACE, true));
   } else if (c.nsid != 1) {
@@ -318,6 +319,10 @@ void NvmeController::execute_io(uint32_t s) {
   hc.cdw2 = c.cdw2;
   hc.cdw3 = c.cdw3;
   hc.result = 0;
+  sl.steps.clear();
+  sl.step = 0;
+  if (op == IO_DSM) return execute_dsm(s);
+  if (op == IO_WRITE_ZEROES) return execute_write_zeroes(s);
   if (op == IO_FLUSH) {
     hc.op = IoOp::Flush;
     hc.bytes = 0;
@@ -357,6 +362,68 @@ void NvmeController::execute_io(uint32_t s) {
   }
 }
 
+// Dataset Management: the range list comes by DMA; with the deallocate
+// attribute every range is trimmed in the FTL, the others are hints only.
+void NvmeController::execute_dsm(uint32_t s) {
+  Slot& sl = slots_[s];
+  const Sqe& c = sl.sqe;
+  uint32_t ranges = (c.cdw10 & 0xFF) + 1, bytes = ranges * DSM_RANGE_SIZE;
+  Tick delay = 0;
+  uint16_t st = walk_prps(sl, bytes, delay);
+  if (st != 0) return complete(s, st, delay);
+  if (sl.buf.size() < bytes) sl.buf.resize(bytes);
+  if (!move_data(sl, false, bytes, delay)) return complete(s, status(SCT_GENERIC, SC_DATA_TRANSFER_ERROR), delay);
+  ++io_cmds_;
+  // The FTL takes at most 1 GiB per request; a range is split below that.
+  const uint64_t piece = (uint64_t(1) << 30) / lba_size_ * lba_size_;
+  for (uint32_t r = 0; r < ranges; ++r) {
+    const uint8_t* d = sl.buf.data() + r * DSM_RANGE_SIZE;
+    uint32_t nlb;
+    uint64_t slba;
+    std::memcpy(&nlb, d + 4, 4);
+    std::memcpy(&slba, d + 8, 8);
+    if (nlb == 0) continue;
+    if (slba + nlb > namespace_lbas() || slba + nlb < slba)
+      return complete(s, status(SCT_GENERIC, SC_LBA_OUT_OF_RANGE, true), delay);
+    if (!(c.cdw11 & DSM_AD)) continue;
+    for (uint64_t off = slba * lba_size_, end = (slba + nlb) * lba_size_; off < end; off += piece)
+      sl.steps.push_back({IoOp::Trim, off, static_cast<uint32_t>(std::min(piece, end - off))});
+  }
+  if (sl.steps.empty()) return complete(s, 0, delay);
+  eq_.after(delay, [this, s] {
+    if (slots_[s].generation != generation_) return release(s);
+    run_step(s);
+  });
+}
+
+// Write Zeroes: zeros written like data (durable, unlike a deallocation),
+// in MDTS-sized requests; nothing crosses PCIe.
+void NvmeController::execute_write_zeroes(uint32_t s) {
+  Slot& sl = slots_[s];
+  const Sqe& c = sl.sqe;
+  uint64_t slba = c.slba(), nlb = c.nlb();
+  if (slba + nlb > namespace_lbas() || slba + nlb < slba)
+    return complete(s, status(SCT_GENERIC, SC_LBA_OUT_OF_RANGE, true));
+  ++io_cmds_;
+  const uint64_t piece = uint64_t(kHostPage) << mdts_;
+  uint64_t end = (slba + nlb) * lba_size_;
+  for (uint64_t off = slba * lba_size_; off < end; off += piece)
+    sl.steps.push_back({IoOp::Write, off, static_cast<uint32_t>(std::min(piece, end - off))});
+  sl.buf.assign(std::max<size_t>(sl.buf.size(), std::min(piece, end - slba * lba_size_)), 0);
+  run_step(s);
+}
+
+void NvmeController::run_step(uint32_t s) {
+  Slot& sl = slots_[s];
+  const Step& st = sl.steps[sl.step];
+  sl.hc.op = st.op;
+  sl.hc.byte_offset = st.offset;
+  sl.hc.bytes = st.bytes;
+  sl.hc.data = st.op == IoOp::Write ? sl.buf.data() : nullptr;
+  if (st.op == IoOp::Write) bytes_written_ += st.bytes;
+  fw->submit(sl.hc);
+}
+
 void NvmeController::firmware_issued(HostCommand& hc) {
   Slot& sl = slots_[hc.slot];
   if (sl.rec) sl.rec->clock.mark(Stage::Firmware, now_ps());
@@ -366,6 +433,7 @@ void NvmeController::firmware_done(HostCommand& hc) {
   uint32_t s = hc.slot;
   Slot& sl = slots_[s];
   if (sl.generation != generation_) return release(s);
+  if (!sl.steps.empty() && ++sl.step < sl.steps.size()) return run_step(s);
   if (sl.rec) sl.rec->clock.mark(Stage::Flash, now_ps());
   Tick delay = 0;
   if (hc.op == IoOp::Read) {
@@ -550,6 +618,7 @@ uint16_t NvmeController::admin_identify(Slot& sl, Tick& delay) {
       d[idctl::CQES] = 0x44;  // 16 bytes
       put32(d + idctl::NN, 1);
       d[idctl::VWC] = 0;
+      put16(d + idctl::ONCS, ONCS_DSM | ONCS_WRITE_ZEROES);
       break;
     }
     case CNS_NAMESPACE: {

@@ -53,8 +53,17 @@ class NvmeController : public sc_core::sc_module, public FirmwareClient {
     uint64_t addr;
     uint32_t len;
   };
+  // A command the firmware serves in several requests, one after another
+  // (Dataset Management ranges, Write Zeroes above MDTS).
+  struct Step {
+    IoOp op;
+    uint64_t offset;
+    uint32_t bytes;
+  };
   struct Slot {
     HostCommand hc;
+    std::vector<Step> steps;
+    size_t step = 0;
     nvme::Sqe sqe{};
     uint16_t sqid = 0;
     uint16_t status = 0;
@@ -76,6 +85,9 @@ class NvmeController : public sc_core::sc_module, public FirmwareClient {
   void on_fetched(uint32_t s);
   void execute_io(uint32_t s);
   void execute_admin(uint32_t s);
+  void execute_dsm(uint32_t s);
+  void execute_write_zeroes(uint32_t s);
+  void run_step(uint32_t s);
   uint16_t admin_identify(Slot& sl, Tick& delay);
   uint16_t admin_create_cq(const nvme::Sqe& c);
   uint16_t admin_create_sq(const nvme::Sqe& c);

@@ -36,7 +36,13 @@ enum AdminOpcode : uint8_t {
   ADMIN_CREATE_CQ = 0x05, ADMIN_IDENTIFY = 0x06, ADMIN_ABORT = 0x08, ADMIN_SET_FEATURES = 0x09,
   ADMIN_GET_FEATURES = 0x0A, ADMIN_ASYNC_EVENT = 0x0C,
 };
-enum IoOpcode : uint8_t { IO_FLUSH = 0x00, IO_WRITE = 0x01, IO_READ = 0x02 };
+enum IoOpcode : uint8_t {
+  IO_FLUSH = 0x00, IO_WRITE = 0x01, IO_READ = 0x02, IO_WRITE_ZEROES = 0x08, IO_DSM = 0x09,
+};
+// Identify Controller ONCS bits and the Dataset Management attribute the controller acts on.
+constexpr uint16_t ONCS_DSM = 1u << 2, ONCS_WRITE_ZEROES = 1u << 3;
+constexpr uint32_t DSM_AD = 1u << 2;  // CDW11: deallocate the ranges
+constexpr uint32_t DSM_RANGE_SIZE = 16;  // context attributes, length in LBAs, starting LBA
 enum FeatureId : uint8_t { FEAT_ARBITRATION = 0x01, FEAT_NUM_QUEUES = 0x07, FEAT_IRQ_COALESCE = 0x08 };
 enum IdentifyCns : uint8_t { CNS_NAMESPACE = 0x00, CNS_CONTROLLER = 0x01, CNS_ACTIVE_NS_LIST = 0x02 };
 

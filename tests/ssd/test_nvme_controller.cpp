@@ -2,6 +2,7 @@
 // the admin queue, and the status codes of malformed commands.
 #include <catch2/catch.hpp>
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <functional>
 
@@ -14,11 +15,13 @@ using namespace vp::nvme;
 namespace {
 // Elaborates the quick preset with no workload and runs `body` in a SystemC
 // thread once the driver has brought the controller up.
-void with_controller(const std::function<void(platform::ServerTop&)>& body) {
+void with_controller(const std::function<void(platform::ServerTop&)>& body,
+                     const std::vector<std::pair<std::string, std::string>>& sets = {}) {
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
   Config cfg(platform::server_params());
   cfg.load_yaml_text(platform::preset_text("quick"), "preset quick");
   cfg.set("workload.fio", "[global]\n");
+  for (const auto& [k, v] : sets) cfg.set(k, v, "test");
   cfg.validate();
   StatRegistry stats;
   Waves waves;
@@ -316,4 +319,100 @@ TEST_CASE("Write Zeroes zeroes its LBAs and Identify advertises it and Dataset M
     z.cdw10 = static_cast<uint32_t>(d.info().ns_lbas);
     CHECK(sc(d.io_raw(0, z)) == SC_LBA_OUT_OF_RANGE);
   });
+}
+
+namespace {
+// Get Log Page of `bytes` from `offset` into host memory at `buf`.
+Cqe get_log(platform::ServerTop& top, uint8_t lid, uint32_t bytes, uint64_t buf, uint64_t offset = 0) {
+  Sqe c = Sqe::make(ADMIN_GET_LOG_PAGE, 0);
+  c.nsid = 0xFFFFFFFFu;
+  c.prp1 = buf;
+  uint32_t numd = bytes / 4 - 1;
+  c.cdw10 = lid | (numd & 0xFFFF) << 16;
+  c.cdw11 = numd >> 16;
+  c.cdw12 = static_cast<uint32_t>(offset);
+  return top.driver.admin(c);
+}
+uint64_t le64(const uint8_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+}  // namespace
+
+TEST_CASE("the SMART and error and firmware logs report what happened", "[ssd][nvme][log]") {
+  with_controller([](platform::ServerTop& top) {
+    auto& d = top.driver;
+    uint64_t data = d.alloc(8192), log = d.alloc(4096);
+    for (uint64_t lba : {1, 2, 3}) REQUIRE(rw(top, IO_READ, lba, 1, data).status() == 0);
+    for (uint64_t lba : {10, 20}) REQUIRE(rw(top, IO_WRITE, lba, 2, data).status() == 0);
+    REQUIRE(get_log(top, LOG_SMART, 512, log).status() == 0);
+    const uint8_t* s = hostmem(top, log);
+    CHECK(s[smart::CRITICAL_WARNING] == 0);
+    CHECK(s[smart::AVAILABLE_SPARE] == 100);
+    CHECK(s[smart::SPARE_THRESHOLD] == 10);
+    CHECK(s[smart::PERCENT_USED] == 0);                 // nothing erased yet
+    CHECK(le64(s + smart::DATA_UNITS_READ) == 1);      // 12 KiB, in thousands of 512 bytes, rounded up
+    CHECK(le64(s + smart::DATA_UNITS_WRITTEN) == 1);   // 16 KiB
+    CHECK(le64(s + smart::HOST_READS) == 3);
+    CHECK(le64(s + smart::HOST_WRITES) == 2);
+    CHECK(le64(s + smart::POWER_CYCLES) == 1);
+    CHECK(le64(s + smart::UNSAFE_SHUTDOWNS) == 0);
+    CHECK(le64(s + smart::ERROR_ENTRIES) == 0);
+    // A bad command lands in the error log, newest first.
+    Sqe bad = Sqe::make(0x7F, 0);
+    bad.nsid = 1;
+    Cqe e = d.io_raw(1, bad);
+    REQUIRE(sc(e) == SC_INVALID_OPCODE);
+    REQUIRE(get_log(top, LOG_ERROR, 128, log).status() == 0);
+    CHECK(le64(s) == 1);  // error count
+    uint16_t sqid, cid, st;
+    std::memcpy(&sqid, s + 8, 2);
+    std::memcpy(&cid, s + 10, 2);
+    std::memcpy(&st, s + 12, 2);
+    CHECK(sqid == 2);
+    CHECK(cid == e.cid);
+    CHECK(st >> 1 == e.status());
+    CHECK(le64(s + 64) == 0);  // the second entry is empty
+    // An offset into the SMART log: its data units read first.
+    REQUIRE(get_log(top, LOG_SMART, 16, log, smart::DATA_UNITS_READ).status() == 0);
+    CHECK(le64(s) == 1);
+    REQUIRE(get_log(top, LOG_SMART, 512, log).status() == 0);
+    CHECK(le64(s + smart::ERROR_ENTRIES) == 1);
+    // Firmware slot 1 is active and holds revision 0.1.
+    REQUIRE(get_log(top, LOG_FW_SLOT, 512, log).status() == 0);
+    CHECK(s[0] == 1);
+    CHECK(std::string(reinterpret_cast<const char*>(s + 8), 3) == "0.1");
+    // A log page the controller does not have.
+    Cqe u = get_log(top, 0x7E, 512, log);
+    CHECK(sct(u) == SCT_COMMAND_SPECIFIC);
+    CHECK(sc(u) == SC_INVALID_LOG_PAGE);
+    CHECK(sc(get_log(top, LOG_SMART, 512, log, 4096)) == SC_INVALID_FIELD);  // offset past the log
+  });
+}
+
+TEST_CASE("SMART percentage used follows the mean erase count over the rated endurance", "[ssd][nvme][log]") {
+  with_controller(
+      [](platform::ServerTop& top) {
+        auto& d = top.driver;
+        uint64_t data = d.alloc(32 * 4096), log = d.alloc(4096);
+        // 600 writes of 128 KiB over the first 4800 LBAs: GC has to erase.
+        for (uint64_t k = 0; k < 600; ++k) {
+          Sqe c = Sqe::make(IO_WRITE, 0);
+          c.nsid = 1;
+          c.prp1 = data;
+          c.prp2 = d.alloc(4096);
+          uint64_t* list = reinterpret_cast<uint64_t*>(hostmem(top, c.prp2));
+          for (int i = 0; i < 31; ++i) list[i] = data + 4096 * (i + 1);
+          c.cdw10 = static_cast<uint32_t>((k * 32) % 4800);
+          c.cdw12 = 31;
+          REQUIRE(d.io_raw(0, c).status() == 0);
+        }
+        REQUIRE(get_log(top, LOG_SMART, 512, log).status() == 0);
+        double mean = top.ftl.summary()["erase_count"]["mean"].get<double>();
+        REQUIRE(mean > 0.05);
+        // Rated for 2 cycles: percentage used = floor(100 x mean / 2).
+        CHECK(hostmem(top, log)[smart::PERCENT_USED] == static_cast<uint8_t>(std::floor(mean * 50)));
+      },
+      {{"ssd.flash.endurance", "2"}});
 }

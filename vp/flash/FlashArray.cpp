@@ -11,7 +11,7 @@ namespace vp::flash {
 namespace {
 // What a cell preset may set, under ssd.flash.
 constexpr const char* kCellKeys[] = {"bits_per_cell", "t_read",     "t_read_csb", "t_read_msb", "t_prog",
-                                     "t_prog_csb",    "t_prog_msb", "t_erase",    "cache_read"};
+                                     "t_prog_csb",    "t_prog_msb", "t_erase",    "cache_read", "endurance"};
 
 std::vector<std::string> cell_names() {
   std::vector<std::string> n;
@@ -57,6 +57,8 @@ void FlashArray::declare_params(ParamRegistry& r) {
   r.time("ssd.flash.t_prog_csb", "0us", "tPROG of a CSB page (TLC only, else 0)");
   r.time("ssd.flash.t_prog_msb", "0us", "tPROG of an MSB page (MLC and TLC, else 0)");
   r.time("ssd.flash.t_erase", "1ms", "block erase time tBERS");
+  r.integer("ssd.flash.endurance", 100000, "rated program/erase cycles of a block (SMART percentage used)")
+      .range(1, 1e9);
   r.boolean("ssd.flash.cache_read", false,
             "cache read: a die starts the next read while the last one's data leaves the cache register");
   // The per-channel transaction scheduler.

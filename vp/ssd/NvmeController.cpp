@@ -1,6 +1,7 @@
 #include "vp/ssd/NvmeController.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <fmt/format.h>
 
@@ -71,10 +72,13 @@ NvmeController::NvmeController(sc_core::sc_module_name name, Services& svc)
       io_cmds_(svc.stats.counter("ssd.nvme.io_commands", "commands", "I/O commands completed")),
       admin_cmds_(svc.stats.counter("ssd.nvme.admin_commands", "commands", "admin commands completed")),
       errors_(svc.stats.counter("ssd.nvme.error_completions", "commands", "commands completed with an error status")),
+
       doorbells_(svc.stats.counter("ssd.nvme.doorbell_writes", "writes", "doorbell register writes")),
       irqs_(svc.stats.counter("ssd.nvme.msix_sent", "messages", "MSI-X messages sent")),
       bytes_read_(svc.stats.counter("ssd.nvme.bytes_read", "bytes", "bytes read by the host")),
-      bytes_written_(svc.stats.counter("ssd.nvme.bytes_written", "bytes", "bytes written by the host")) {
+      bytes_written_(svc.stats.counter("ssd.nvme.bytes_written", "bytes", "bytes written by the host")),
+      read_cmds_(svc.stats.counter("ssd.nvme.read_commands", "commands", "Read commands accepted")),
+      write_cmds_(svc.stats.counter("ssd.nvme.write_commands", "commands", "Write commands accepted")) {
   bar0.register_b_transport(this, &NvmeController::bar_access);
   // Vector control bit 0 = masked until the host programs the entry.
   for (uint32_t v = 0; v <= max_queues_; ++v) msix_[v * MSIX_ENTRY_SIZE + 12] = 1;
@@ -293,10 +297,13 @@ void NvmeController::on_fetched(uint32_t s) {
   Slot& sl = slots_[s];
   if (sl.generation != generation_) return release(s);
   if (sl.rec) sl.rec->clock.mark(Stage::Fetch, now_ps());
-  if (sl.sqid == 0)
+  if (sl.sqid == 0) {
     eq_.after(admin_time_, [this, s] { execute_admin(s); });
-  else
+  } else {
+    sl.io_counted = true;
+    io_busy(true);
     execute_io(s);
+  }
 }
 
 // ---------------------------------------------------------------- I/O commands
@@ -341,6 +348,7 @@ void NvmeController::execute_io(uint32_t s) {
   if (st != 0) return complete(s, st, delay);
   if (sl.buf.size() < bytes) sl.buf.resize(bytes);  // buffers grow to the largest transfer seen
   hc.op = op == IO_READ ? IoOp::Read : IoOp::Write;
+  ++(op == IO_READ ? read_cmds_ : write_cmds_);
   hc.byte_offset = slba * lba_size_;
   hc.bytes = static_cast<uint32_t>(bytes);
   hc.data = sl.buf.data();
@@ -521,7 +529,12 @@ bool NvmeController::dma_access(tlm::tlm_command cmd, uint64_t addr, uint8_t* p,
 void NvmeController::complete(uint32_t s, uint16_t st, Tick delay) {
   Slot& sl = slots_[s];
   sl.status = st;
-  if (st != 0) ++errors_;
+  if (st != 0) {
+    ++errors_;
+    const Sqe& c = sl.sqe;
+    error_log_.push_front({errors_.value, sl.sqid, c.cid(), st, sl.sqid ? c.slba() : 0, c.nsid});
+    if (error_log_.size() > ERROR_LOG_ENTRIES) error_log_.pop_back();
+  }
   CompQueue& cq = cqs_[sqs_[sl.sqid].cqid];
   if (!cq.valid) return release(s);
   if ((cq.tail + 1) % cq.size == cq.head) {  // CQ full: wait for the host to free entries
@@ -569,6 +582,10 @@ void NvmeController::post(uint32_t s, Tick delay) {
 }
 
 void NvmeController::release(uint32_t s) {
+  if (slots_[s].io_counted) {
+    slots_[s].io_counted = false;
+    io_busy(false);
+  }
   free_slots_.push_back(s);
   fetch();  // a freed slot may let a waiting command in
 }
@@ -590,6 +607,7 @@ void NvmeController::execute_admin(uint32_t s) {
     case ADMIN_CREATE_SQ: st = admin_create_sq(c); break;
     case ADMIN_DELETE_SQ: st = admin_delete_sq(c); break;
     case ADMIN_DELETE_CQ: st = admin_delete_cq(c); break;
+    case ADMIN_GET_LOG_PAGE: st = admin_get_log_page(sl, delay); break;
     case ADMIN_ABORT: sl.dw0 = 1; break;  // command not aborted
     case ADMIN_ASYNC_EVENT: return release(s);  // held: no asynchronous events are reported yet
     default: st = status(SCT_GENERIC, SC_INVALID_OPCODE, true); break;
@@ -614,6 +632,9 @@ uint16_t NvmeController::admin_identify(Slot& sl, Tick& delay) {
       put16(d + idctl::CNTLID, 1);
       put32(d + idctl::VER, 0x00010400);
       put16(d + idctl::OACS, 0);
+      d[idctl::FRMW] = 1 << 1 | 1;  // one firmware slot, read only
+      d[idctl::LPA] = 1 << 2;       // Get Log Page takes offsets and 32-bit lengths
+      d[idctl::ELPE] = ERROR_LOG_ENTRIES - 1;
       d[idctl::SQES] = 0x66;  // required and maximum entry size: 64 bytes
       d[idctl::CQES] = 0x44;  // 16 bytes
       put32(d + idctl::NN, 1);
@@ -639,10 +660,84 @@ uint16_t NvmeController::admin_identify(Slot& sl, Tick& delay) {
       break;
     default: return status(SCT_GENERIC, SC_INVALID_FIELD, true);
   }
-  uint16_t st = walk_prps(sl, IDENTIFY_SIZE, delay);
+  return send_to_host(sl, IDENTIFY_SIZE, delay);
+}
+
+uint16_t NvmeController::send_to_host(Slot& sl, uint32_t bytes, Tick& delay) {
+  uint16_t st = walk_prps(sl, bytes, delay);
   if (st) return st;
-  if (!move_data(sl, true, IDENTIFY_SIZE, delay)) return status(SCT_GENERIC, SC_DATA_TRANSFER_ERROR);
+  if (!move_data(sl, true, bytes, delay)) return status(SCT_GENERIC, SC_DATA_TRANSFER_ERROR);
   return 0;
+}
+
+void NvmeController::io_busy(bool begins) {
+  if (begins && io_outstanding_++ == 0) busy_since_ = now_ps();
+  if (!begins && --io_outstanding_ == 0) busy_ps_ += now_ps() - busy_since_;
+}
+
+namespace {
+void put128(uint8_t* p, uint64_t v) { std::memcpy(p, &v, 8); }  // the high half stays zero
+}  // namespace
+
+// Get Log Page: Error Information (the last 16 errors, newest first),
+// SMART / Health from the controller's counters and the firmware's media
+// wear, Firmware Slot. Offsets and 32-bit lengths are honoured (LPA bit 2).
+uint16_t NvmeController::admin_get_log_page(Slot& sl, Tick& delay) {
+  const Sqe& c = sl.sqe;
+  uint8_t lid = c.cdw10 & 0xFF;
+  uint64_t dwords = ((uint64_t(c.cdw11 & 0xFFFF) << 16) | (c.cdw10 >> 16)) + 1;
+  uint64_t offset = c.cdw12 | (uint64_t(c.cdw13) << 32), bytes = dwords * 4;
+  if (bytes > (uint64_t(kHostPage) << mdts_) || (offset & 3)) return status(SCT_GENERIC, SC_INVALID_FIELD, true);
+  std::vector<uint8_t> log;
+  switch (lid) {
+    case LOG_ERROR: {
+      log.assign(ERROR_LOG_ENTRIES * ERROR_ENTRY_SIZE, 0);
+      for (size_t i = 0; i < error_log_.size(); ++i) {
+        const ErrorEntry& e = error_log_[i];
+        uint8_t* d = log.data() + i * ERROR_ENTRY_SIZE;
+        std::memcpy(d, &e.count, 8);
+        put16(d + 8, e.sqid);
+        put16(d + 10, e.cid);
+        put16(d + 12, static_cast<uint16_t>(e.status << 1));
+        put16(d + 14, 0xFFFF);  // parameter error location: not reported
+        std::memcpy(d + 16, &e.lba, 8);
+        put32(d + 24, e.nsid);
+      }
+      break;
+    }
+    case LOG_SMART: {
+      if (c.nsid != 0 && c.nsid != 1 && c.nsid != 0xFFFFFFFFu) return status(SCT_GENERIC, SC_INVALID_NAMESPACE, true);
+      log.assign(LOG_PAGE_SIZE, 0);
+      uint8_t* d = log.data();
+      MediaHealth h = fw->health();
+      // Temperature is not modeled: 0 (no reading). No spare is ever lost: bad blocks are not modeled.
+      d[smart::AVAILABLE_SPARE] = 100;
+      d[smart::SPARE_THRESHOLD] = 10;
+      d[smart::PERCENT_USED] = static_cast<uint8_t>(std::min(255.0, std::floor(h.mean_erase_count * 100 / h.endurance)));
+      put128(d + smart::DATA_UNITS_READ, (bytes_read_.value + 511999) / 512000);  // thousands of 512-byte units
+      put128(d + smart::DATA_UNITS_WRITTEN, (bytes_written_.value + 511999) / 512000);
+      put128(d + smart::HOST_READS, read_cmds_.value);
+      put128(d + smart::HOST_WRITES, write_cmds_.value);
+      Tick busy = busy_ps_ + (io_outstanding_ ? now_ps() - busy_since_ : 0);
+      put128(d + smart::BUSY_MINUTES, busy / (60 * SEC));
+      put128(d + smart::POWER_CYCLES, 1 + h.unsafe_shutdowns);
+      put128(d + smart::POWER_ON_HOURS, now_ps() / (3600 * SEC));
+      put128(d + smart::UNSAFE_SHUTDOWNS, h.unsafe_shutdowns);
+      put128(d + smart::ERROR_ENTRIES, errors_.value);
+      break;
+    }
+    case LOG_FW_SLOT:
+      log.assign(LOG_PAGE_SIZE, 0);
+      log[0] = 1;  // slot 1 active
+      put_str(log.data() + 8, "0.1", 8);
+      break;
+    default: return status(SCT_COMMAND_SPECIFIC, SC_INVALID_LOG_PAGE, true);
+  }
+  if (offset >= log.size()) return status(SCT_GENERIC, SC_INVALID_FIELD, true);
+  if (sl.buf.size() < bytes) sl.buf.resize(bytes);
+  std::memset(sl.buf.data(), 0, bytes);  // past the end of the log: zeros
+  std::memcpy(sl.buf.data(), log.data() + offset, std::min<uint64_t>(bytes, log.size() - offset));
+  return send_to_host(sl, static_cast<uint32_t>(bytes), delay);
 }
 
 uint16_t NvmeController::admin_features(Slot& sl) {

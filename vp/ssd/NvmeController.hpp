@@ -72,6 +72,13 @@ class NvmeController : public sc_core::sc_module, public FirmwareClient {
     std::vector<uint8_t> buf;
     std::vector<Segment> segs;
     DeviceHalf* rec = nullptr;
+    bool io_counted = false;  // counted in the busy time
+  };
+  struct ErrorEntry {  // one Error Information log entry
+    uint64_t count;
+    uint16_t sqid, cid, status;
+    uint64_t lba;
+    uint32_t nsid;
   };
 
   void bar_access(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
@@ -94,6 +101,10 @@ class NvmeController : public sc_core::sc_module, public FirmwareClient {
   uint16_t admin_delete_sq(const nvme::Sqe& c);
   uint16_t admin_delete_cq(const nvme::Sqe& c);
   uint16_t admin_features(Slot& sl);
+  uint16_t admin_get_log_page(Slot& sl, Tick& delay);
+  // Sends `bytes` of the slot's buffer to the command's PRPs.
+  uint16_t send_to_host(Slot& sl, uint32_t bytes, Tick& delay);
+  void io_busy(bool begins);
 
   // Builds the slot's segment list from PRP1/PRP2 (reading PRP lists by DMA,
   // whose time is added to `delay`); returns an NVMe status.
@@ -128,7 +139,12 @@ class NvmeController : public sc_core::sc_module, public FirmwareClient {
   // Observation.
   std::vector<uint64_t> sq_occupancy_;  // traced
   uint64_t doorbell_writes_ = 0, interrupts_sent_ = 0;  // traced
-  Counter &io_cmds_, &admin_cmds_, &errors_, &doorbells_, &irqs_, &bytes_read_, &bytes_written_;
+  Counter &io_cmds_, &admin_cmds_, &errors_, &doorbells_, &irqs_, &bytes_read_, &bytes_written_, &read_cmds_,
+      &write_cmds_;
+  // Health and error logs.
+  std::deque<ErrorEntry> error_log_;  // newest first
+  uint64_t io_outstanding_ = 0;
+  Tick busy_since_ = 0, busy_ps_ = 0;
 };
 
 }  // namespace vp::ssd

@@ -43,6 +43,7 @@ enum IoOpcode : uint8_t {
 constexpr uint16_t ONCS_DSM = 1u << 2, ONCS_WRITE_ZEROES = 1u << 3;
 constexpr uint32_t DSM_AD = 1u << 2;  // CDW11: deallocate the ranges
 constexpr uint32_t DSM_RANGE_SIZE = 16;  // context attributes, length in LBAs, starting LBA
+enum LogId : uint8_t { LOG_ERROR = 0x01, LOG_SMART = 0x02, LOG_FW_SLOT = 0x03 };
 enum FeatureId : uint8_t { FEAT_ARBITRATION = 0x01, FEAT_NUM_QUEUES = 0x07, FEAT_IRQ_COALESCE = 0x08 };
 enum IdentifyCns : uint8_t { CNS_NAMESPACE = 0x00, CNS_CONTROLLER = 0x01, CNS_ACTIVE_NS_LIST = 0x02 };
 
@@ -55,7 +56,7 @@ enum GenericStatus : uint8_t {
 };
 enum CommandSpecificStatus : uint8_t {
   SC_CQ_INVALID = 0x00, SC_INVALID_QID = 0x01, SC_INVALID_QSIZE = 0x02, SC_INVALID_VECTOR = 0x08,
-  SC_INVALID_QUEUE_DELETION = 0x0C,
+  SC_INVALID_LOG_PAGE = 0x09, SC_INVALID_QUEUE_DELETION = 0x0C,
 };
 inline uint16_t status(uint8_t sct, uint8_t sc, bool dnr = false) {
   return static_cast<uint16_t>(sc | (sct << 8) | (dnr ? 1u << 14 : 0));
@@ -102,7 +103,16 @@ constexpr uint32_t IDENTIFY_SIZE = 4096;
 // Offsets into the Identify Controller and Identify Namespace data structures.
 namespace idctl {
 constexpr uint32_t VID = 0, SSVID = 2, SN = 4, MN = 24, FR = 64, MDTS = 77, CNTLID = 78, VER = 80,
-                   OACS = 256, SQES = 512, CQES = 513, NN = 516, ONCS = 520, VWC = 525;
+                   OACS = 256, FRMW = 260, LPA = 261, ELPE = 262, SQES = 512, CQES = 513, NN = 516, ONCS = 520,
+                   VWC = 525;
+}
+constexpr uint32_t LOG_PAGE_SIZE = 512, ERROR_ENTRY_SIZE = 64, ERROR_LOG_ENTRIES = 16;
+// Offsets into the SMART / Health Information log; counters are 128-bit little endian.
+namespace smart {
+constexpr uint32_t CRITICAL_WARNING = 0, TEMPERATURE = 1, AVAILABLE_SPARE = 3, SPARE_THRESHOLD = 4,
+                   PERCENT_USED = 5, DATA_UNITS_READ = 32, DATA_UNITS_WRITTEN = 48, HOST_READS = 64,
+                   HOST_WRITES = 80, BUSY_MINUTES = 96, POWER_CYCLES = 112, POWER_ON_HOURS = 128,
+                   UNSAFE_SHUTDOWNS = 144, MEDIA_ERRORS = 160, ERROR_ENTRIES = 176;
 }
 namespace idns {
 constexpr uint32_t NSZE = 0, NCAP = 8, NUSE = 16, NLBAF = 25, FLBAS = 26, LBAF0 = 128;

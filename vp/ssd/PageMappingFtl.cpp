@@ -1041,6 +1041,21 @@ bool PageMappingFtl::debug_read(uint64_t lpn, uint8_t* page) const {
   return true;
 }
 
+MediaHealth PageMappingFtl::health() const {
+  MediaHealth h;
+  uint64_t sum = 0, n = 0;
+  for (uint64_t b = 0; b < blocks_.blocks(); ++b) {
+    if (blocks_[b].state == BlockState::Meta) continue;
+    sum += blocks_[b].erase_count;
+    h.max_erase_count = std::max(h.max_erase_count, blocks_[b].erase_count);
+    ++n;
+  }
+  h.mean_erase_count = n ? double(sum) / double(n) : 0.0;
+  h.endurance = static_cast<uint32_t>(svc_.cfg.get_int("ssd.flash.endurance"));
+  h.unsafe_shutdowns = recoveries_.value;
+  return h;
+}
+
 nlohmann::json PageMappingFtl::summary() const {
   uint64_t lo = UINT64_MAX, hi = 0, sum = 0, n = 0;
   for (uint64_t b = 0; b < blocks_.blocks(); ++b) {

@@ -56,6 +56,7 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
   void submit(FtlRequest& r) override;
   uint64_t logical_pages() const override { return logical_pages_; }
   uint32_t page_size() const override { return geo_.page_size; }
+  MediaHealth health() const override;
   void flash_done(flash::FlashTransaction& t) override;
 
   // Power is cut now: flash work in flight is lost, the FTL's DRAM is gone,

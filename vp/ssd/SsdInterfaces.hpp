@@ -36,10 +36,19 @@ struct FtlRequest {
   uint32_t map_misses = 0;  // translation pages still being read
 };
 
+// The media's wear as firmware reports it (NVMe SMART / Health log).
+struct MediaHealth {
+  double mean_erase_count = 0;
+  uint32_t max_erase_count = 0;
+  uint32_t endurance = 1;           // rated program/erase cycles
+  uint64_t unsafe_shutdowns = 0;    // power losses recovered from
+};
+
 struct IFtl : virtual sc_core::sc_interface {
   virtual void submit(FtlRequest& r) = 0;
   virtual uint64_t logical_pages() const = 0;
   virtual uint32_t page_size() const = 0;
+  virtual MediaHealth health() const = 0;
 };
 
 // A host command as the controller hands it to firmware, after the NVMe
@@ -72,6 +81,7 @@ struct IFirmware : virtual sc_core::sc_interface {
   virtual void submit(HostCommand& c) = 0;
   virtual uint64_t capacity_bytes() const = 0;
   virtual uint32_t mapping_unit() const = 0;  // transfers must be multiples of this
+  virtual MediaHealth health() const = 0;
 };
 
 }  // namespace vp::ssd

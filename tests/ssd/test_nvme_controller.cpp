@@ -40,6 +40,18 @@ void with_controller(const std::function<void(platform::ServerTop&)>& body,
 }
 
 uint8_t sc(const Cqe& c) { return status_sc(c.status()); }
+
+// A Read or Write of `nlb` LBAs at `slba` (at most two pages), data at `buf`.
+Sqe rw_cmd(uint8_t op, uint64_t slba, uint32_t nlb, uint64_t buf) {
+  Sqe c = Sqe::make(op, 0);
+  c.nsid = 1;
+  c.prp1 = buf;
+  c.prp2 = buf + 4096;
+  c.cdw10 = static_cast<uint32_t>(slba);
+  c.cdw11 = static_cast<uint32_t>(slba >> 32);
+  c.cdw12 = nlb - 1;
+  return c;
+}
 uint8_t sct(const Cqe& c) { return status_sct(c.status()); }
 }  // namespace
 
@@ -74,16 +86,7 @@ TEST_CASE("malformed I/O commands complete with the NVMe generic status codes", 
   with_controller([](platform::ServerTop& top) {
     auto& d = top.driver;
     uint64_t buf = d.alloc(8192);
-    auto read = [&](uint64_t slba, uint32_t nlb) {
-      Sqe c = Sqe::make(IO_READ, 0);
-      c.nsid = 1;
-      c.prp1 = buf;
-      c.prp2 = buf + 4096;
-      c.cdw10 = static_cast<uint32_t>(slba);
-      c.cdw11 = static_cast<uint32_t>(slba >> 32);
-      c.cdw12 = nlb - 1;
-      return c;
-    };
+    auto read = [&](uint64_t slba, uint32_t nlb) { return rw_cmd(IO_READ, slba, nlb, buf); };
     uint64_t n = d.info().ns_lbas;
     {  // invalid opcode
       Sqe c = read(0, 1);
@@ -248,14 +251,7 @@ TEST_CASE("round robin arbitration shares a busy controller evenly between queue
 namespace {
 // A Read or Write of `nlb` LBAs at `slba` through queue pair 0, the data in host memory at `buf`.
 Cqe rw(platform::ServerTop& top, uint8_t op, uint64_t slba, uint32_t nlb, uint64_t buf) {
-  Sqe c = Sqe::make(op, 0);
-  c.nsid = 1;
-  c.prp1 = buf;
-  c.prp2 = buf + 4096;
-  c.cdw10 = static_cast<uint32_t>(slba);
-  c.cdw11 = static_cast<uint32_t>(slba >> 32);
-  c.cdw12 = nlb - 1;
-  return top.driver.io_raw(0, c);
+  return top.driver.io_raw(0, rw_cmd(op, slba, nlb, buf));
 }
 uint8_t* hostmem(platform::ServerTop& top, uint64_t addr) { return top.dram.data() + (addr - host::HostBus::kDramBase); }
 }  // namespace

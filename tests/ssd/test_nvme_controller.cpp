@@ -301,7 +301,7 @@ TEST_CASE("Write Zeroes zeroes its LBAs and Identify advertises it and Dataset M
     REQUIRE(d.admin(id).status() == 0);
     uint16_t oncs;
     std::memcpy(&oncs, hostmem(top, page) + idctl::ONCS, 2);
-    CHECK(oncs == (ONCS_DSM | ONCS_WRITE_ZEROES));
+    CHECK(oncs == (ONCS_COMPARE | ONCS_DSM | ONCS_WRITE_ZEROES));
     std::memset(hostmem(top, data), 0x5A, 8192);
     REQUIRE(rw(top, IO_WRITE, 40, 2, data).status() == 0);
     Sqe z = Sqe::make(IO_WRITE_ZEROES, 0);
@@ -411,4 +411,24 @@ TEST_CASE("SMART percentage used follows the mean erase count over the rated end
         CHECK(hostmem(top, log)[smart::PERCENT_USED] == static_cast<uint8_t>(std::floor(mean * 50)));
       },
       {{"ssd.flash.endurance", "2"}});
+}
+
+TEST_CASE("Compare succeeds on equal data and reports a compare failure otherwise", "[ssd][nvme]") {
+  with_controller([](platform::ServerTop& top) {
+    auto& d = top.driver;
+    uint64_t data = d.alloc(8192);
+    for (int i = 0; i < 8192; ++i) hostmem(top, data)[i] = static_cast<uint8_t>(i * 7);
+    REQUIRE(rw(top, IO_WRITE, 30, 2, data).status() == 0);
+    CHECK(rw(top, IO_COMPARE, 30, 2, data).status() == 0);
+    hostmem(top, data)[5000] ^= 1;  // one bit of the second LBA differs
+    Cqe e = rw(top, IO_COMPARE, 30, 2, data);
+    CHECK(sct(e) == SCT_MEDIA);
+    CHECK(sc(e) == SC_COMPARE_FAILURE);
+    CHECK(rw(top, IO_COMPARE, 30, 1, data).status() == 0);  // the first LBA alone still matches
+    CHECK(sc(rw(top, IO_COMPARE, d.info().ns_lbas, 1, data)) == SC_LBA_OUT_OF_RANGE);
+    // The data was not changed by comparing.
+    std::memset(hostmem(top, data), 0, 8192);
+    REQUIRE(rw(top, IO_READ, 30, 2, data).status() == 0);
+    CHECK(hostmem(top, data)[5000] == static_cast<uint8_t>(5000 * 7));
+  });
 }

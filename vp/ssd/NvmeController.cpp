@@ -312,7 +312,7 @@ void NvmeController::execute_io(uint32_t s) {
   Slot& sl = slots_[s];
   const Sqe& c = sl.sqe;
   uint8_t op = c.opcode();
-  if (op != IO_READ && op != IO_WRITE && op != IO_FLUSH && op != IO_WRITE_ZEROES && op != IO_DSM)
+  if (op != IO_READ && op != IO_WRITE && op != IO_FLUSH && op != IO_WRITE_ZEROES && op != IO_DSM && op != IO_COMPARE)
     return complete(s, status(SCT_GENERIC, SC_INVALID_OPCODE, true));
   if (op == IO_FLUSH) {
     if (c.nsid != 1 && c.nsid != 0xFFFFFFFFu) return complete(s, status(SCT_GENERIC, SC_INVALID_NAMESPACE, true));
@@ -328,6 +328,7 @@ void NvmeController::execute_io(uint32_t s) {
   hc.result = 0;
   sl.steps.clear();
   sl.step = 0;
+  sl.compare = op == IO_COMPARE;
   if (op == IO_DSM) return execute_dsm(s);
   if (op == IO_WRITE_ZEROES) return execute_write_zeroes(s);
   if (op == IO_FLUSH) {
@@ -347,8 +348,8 @@ void NvmeController::execute_io(uint32_t s) {
   uint16_t st = walk_prps(sl, static_cast<uint32_t>(bytes), delay);
   if (st != 0) return complete(s, st, delay);
   if (sl.buf.size() < bytes) sl.buf.resize(bytes);  // buffers grow to the largest transfer seen
-  hc.op = op == IO_READ ? IoOp::Read : IoOp::Write;
-  ++(op == IO_READ ? read_cmds_ : write_cmds_);
+  hc.op = op == IO_WRITE ? IoOp::Write : IoOp::Read;  // a Compare reads the media first
+  ++(op == IO_WRITE ? write_cmds_ : read_cmds_);  // SMART counts a Compare as a host read
   hc.byte_offset = slba * lba_size_;
   hc.bytes = static_cast<uint32_t>(bytes);
   hc.data = sl.buf.data();
@@ -444,6 +445,13 @@ void NvmeController::firmware_done(HostCommand& hc) {
   if (!sl.steps.empty() && ++sl.step < sl.steps.size()) return run_step(s);
   if (sl.rec) sl.rec->clock.mark(Stage::Flash, now_ps());
   Tick delay = 0;
+  if (sl.compare) {  // fetch the host's data and compare it with the media's
+    sl.media.assign(sl.buf.begin(), sl.buf.begin() + hc.bytes);
+    if (!move_data(sl, false, hc.bytes, delay)) return complete(s, status(SCT_GENERIC, SC_DATA_TRANSFER_ERROR), delay);
+    if (sl.rec) sl.rec->clock.mark(Stage::DataDma, now_ps() + delay);
+    bool same = std::equal(sl.media.begin(), sl.media.end(), sl.buf.begin());
+    return complete(s, same ? 0 : status(SCT_MEDIA, SC_COMPARE_FAILURE), delay);
+  }
   if (hc.op == IoOp::Read) {
     bool ok = move_data(sl, true, hc.bytes, delay);
     if (sl.rec) sl.rec->clock.mark(Stage::DataDma, now_ps() + delay);
@@ -639,7 +647,7 @@ uint16_t NvmeController::admin_identify(Slot& sl, Tick& delay) {
       d[idctl::CQES] = 0x44;  // 16 bytes
       put32(d + idctl::NN, 1);
       d[idctl::VWC] = 0;
-      put16(d + idctl::ONCS, ONCS_DSM | ONCS_WRITE_ZEROES);
+      put16(d + idctl::ONCS, ONCS_COMPARE | ONCS_DSM | ONCS_WRITE_ZEROES);
       break;
     }
     case CNS_NAMESPACE: {

@@ -73,6 +73,8 @@ class NvmeController : public sc_core::sc_module, public FirmwareClient {
     std::vector<Segment> segs;
     DeviceHalf* rec = nullptr;
     bool io_counted = false;  // counted in the busy time
+    bool compare = false;     // a Compare: the data read is checked against the host's
+    std::vector<uint8_t> media;
   };
   struct ErrorEntry {  // one Error Information log entry
     uint64_t count;

@@ -37,10 +37,10 @@ enum AdminOpcode : uint8_t {
   ADMIN_GET_FEATURES = 0x0A, ADMIN_ASYNC_EVENT = 0x0C,
 };
 enum IoOpcode : uint8_t {
-  IO_FLUSH = 0x00, IO_WRITE = 0x01, IO_READ = 0x02, IO_WRITE_ZEROES = 0x08, IO_DSM = 0x09,
+  IO_FLUSH = 0x00, IO_WRITE = 0x01, IO_READ = 0x02, IO_COMPARE = 0x05, IO_WRITE_ZEROES = 0x08, IO_DSM = 0x09,
 };
 // Identify Controller ONCS bits and the Dataset Management attribute the controller acts on.
-constexpr uint16_t ONCS_DSM = 1u << 2, ONCS_WRITE_ZEROES = 1u << 3;
+constexpr uint16_t ONCS_COMPARE = 1u << 0, ONCS_DSM = 1u << 2, ONCS_WRITE_ZEROES = 1u << 3;
 constexpr uint32_t DSM_AD = 1u << 2;  // CDW11: deallocate the ranges
 constexpr uint32_t DSM_RANGE_SIZE = 16;  // context attributes, length in LBAs, starting LBA
 enum LogId : uint8_t { LOG_ERROR = 0x01, LOG_SMART = 0x02, LOG_FW_SLOT = 0x03 };
@@ -54,6 +54,7 @@ enum GenericStatus : uint8_t {
   SC_DATA_TRANSFER_ERROR = 0x04, SC_INTERNAL = 0x06, SC_INVALID_NAMESPACE = 0x0B,
   SC_PRP_OFFSET_INVALID = 0x13, SC_LBA_OUT_OF_RANGE = 0x80, SC_CAPACITY_EXCEEDED = 0x81,
 };
+enum MediaStatus : uint8_t { SC_COMPARE_FAILURE = 0x85 };
 enum CommandSpecificStatus : uint8_t {
   SC_CQ_INVALID = 0x00, SC_INVALID_QID = 0x01, SC_INVALID_QSIZE = 0x02, SC_INVALID_VECTOR = 0x08,
   SC_INVALID_LOG_PAGE = 0x09, SC_INVALID_QUEUE_DELETION = 0x0C,

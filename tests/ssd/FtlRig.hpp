@@ -40,17 +40,9 @@ class FtlRig : public ssd::FtlClient {
 
   // Runs `n` operations from `next` with up to `qd` in flight; returns when all completed.
   void run(uint64_t n, unsigned qd, const std::function<Op()>& next) {
-    next_ = next;
-    while (slots_.size() < qd) slots_.push_back(std::make_unique<Slot>(page_));
-    for (unsigned i = 0; i < qd; ++i) ready_.push_back(slots_[i].get());
-    // Issued from this thread, never from inside the FTL's call stack.
+    start(qd, next);
     while (n > 0 || busy_ > 0) {
-      while (n > 0 && !ready_.empty()) {
-        Slot* s = ready_.back();
-        ready_.pop_back();
-        --n;
-        issue(*s);
-      }
+      n -= issue_ready(n);
       if (busy_ > 0) sc_core::wait(completed_);
     }
     ready_.clear();
@@ -59,15 +51,9 @@ class FtlRig : public ssd::FtlClient {
   // the power with them still in flight, and boots again.
   void run_then_power_loss(Tick until, unsigned qd, const std::function<Op()>& next,
                            const std::function<void()>& before_cut = {}) {
-    next_ = next;
-    while (slots_.size() < qd) slots_.push_back(std::make_unique<Slot>(page_));
-    for (unsigned i = 0; i < qd; ++i) ready_.push_back(slots_[i].get());
+    start(qd, next);
     while (now_ps() < until) {
-      while (!ready_.empty()) {
-        Slot* s = ready_.back();
-        ready_.pop_back();
-        issue(*s);
-      }
+      issue_ready(UINT64_MAX);
       sc_core::wait(to_sc(until - now_ps()), completed_);
     }
     if (before_cut) before_cut();
@@ -135,6 +121,22 @@ class FtlRig : public ssd::FtlClient {
       uint64_t w[2] = {lpn * 0x9E3779B97F4A7C15ull + i, (uint64_t(version) << 32) ^ (i * 2654435761u)};
       std::memcpy(p + i, w, std::min<uint32_t>(16, page_ - i));
     }
+  }
+  void start(unsigned qd, const std::function<Op()>& next) {
+    next_ = next;
+    while (slots_.size() < qd) slots_.push_back(std::make_unique<Slot>(page_));
+    for (unsigned i = 0; i < qd; ++i) ready_.push_back(slots_[i].get());
+  }
+  // Issues up to `most` operations on free slots, from this thread (never
+  // from inside the FTL's call stack); returns how many.
+  uint64_t issue_ready(uint64_t most) {
+    uint64_t n = 0;
+    for (; n < most && !ready_.empty(); ++n) {
+      Slot* s = ready_.back();
+      ready_.pop_back();
+      issue(*s);
+    }
+    return n;
   }
   void issue(Slot& s) {
     Op o = next_();

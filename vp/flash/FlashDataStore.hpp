@@ -37,11 +37,10 @@ class FlashDataStore {
       pages_.erase(ppn);
     }
   }
-  // Returns false for a page never programmed since its block was erased.
-  // Without `oob` the block's state is not touched (a host read: one cache
-  // miss fewer on a large device) and the result is not known: true.
-  bool read(uint64_t ppn, uint8_t* data, FlashOob* oob) const {
-    bool ok = !oob || programmed(ppn);
+  // A page never programmed reads as zeros with an empty spare area. Without
+  // `oob` the block's state is not touched (a host read: one cache miss
+  // fewer on a large device).
+  void read(uint64_t ppn, uint8_t* data, FlashOob* oob) const {
     if (data) {
       auto it = pages_.find(ppn);
       if (it == pages_.end())
@@ -49,8 +48,7 @@ class FlashDataStore {
       else
         std::memcpy(data, it->second.get(), page_size_);
     }
-    if (oob) *oob = ok ? oob_of(ppn) : FlashOob{};
-    return ok;
+    if (oob) *oob = programmed(ppn) ? oob_of(ppn) : FlashOob{};
   }
   // Same die and plane copy without the data leaving the chip; `spare`, if
   // given, replaces the spare area (copy-back with data input).

@@ -37,14 +37,13 @@ struct PageMappingFtl::GcJob : flash::FlashClient {
   };
   PageMappingFtl& ftl;
   uint64_t plane, victim;
-  bool wear, background;
   uint32_t pending = 0;
   std::vector<Move> moves;
   std::vector<FlashTransaction> txns;
   std::vector<uint8_t> buf;  // read+program migration goes through controller DRAM
   std::set<uint32_t> tps;    // translation pages the moves changed (cached map)
   FlashTransaction erase;
-  GcJob(PageMappingFtl& f, uint64_t p, uint64_t v, bool w, bool bg) : ftl(f), plane(p), victim(v), wear(w), background(bg) {}
+  GcJob(PageMappingFtl& f, uint64_t p, uint64_t v) : ftl(f), plane(p), victim(v) {}
   void flash_done(FlashTransaction& t) override { ftl.job_txn_done(*this, t); }
 };
 
@@ -285,7 +284,7 @@ bool PageMappingFtl::open_block(uint64_t plane, int64_t& slot, bool for_gc) {
   return true;
 }
 
-void PageMappingFtl::place(uint64_t block, uint32_t page, uint32_t) {
+void PageMappingFtl::place(uint64_t block, uint32_t page) {
   blocks_.use(block, page, now_ps());
   close_if_full(block);
 }
@@ -294,18 +293,18 @@ void PageMappingFtl::close_if_full(uint64_t block) {
   if (blocks_.full(block)) blocks_[block].state = BlockState::Full;
 }
 
-bool PageMappingFtl::alloc_gc(uint64_t plane, uint32_t lpn, uint64_t& ppn) {
+bool PageMappingFtl::alloc_gc(uint64_t plane, uint64_t& ppn) {
   int64_t& slot = gc_open_[plane];
   if (slot < 0 || blocks_[slot].state != BlockState::Open)
     if (!open_block(plane, slot, true)) return false;
   uint32_t page;
   blocks_.next_sequential(slot, page);
-  place(slot, page, lpn);
+  place(slot, page);
   ppn = to_ppn(slot, page);
   return true;
 }
 
-bool PageMappingFtl::alloc_lsb(uint64_t plane, uint32_t lpn, uint64_t& ppn) {
+bool PageMappingFtl::alloc_lsb(uint64_t plane, uint64_t& ppn) {
   auto& list = lsb_blocks_[plane];
   uint32_t page;
   if (list.empty() || !blocks_.next_page(list.back(), PageType::LSB, page)) {
@@ -315,13 +314,13 @@ bool PageMappingFtl::alloc_lsb(uint64_t plane, uint32_t lpn, uint64_t& ppn) {
     list.push_back(slot);
     blocks_.next_page(slot, PageType::LSB, page);
   }
-  place(list.back(), page, lpn);
+  place(list.back(), page);
   ppn = to_ppn(list.back(), page);
   ++lsb_only_pages_;
   return true;
 }
 
-bool PageMappingFtl::alloc_upper(uint64_t plane, uint32_t lpn, uint64_t& ppn) {
+bool PageMappingFtl::alloc_upper(uint64_t plane, uint64_t& ppn) {
   auto& list = lsb_blocks_[plane];
   for (size_t i = 0; i < list.size();) {
     uint64_t b = list[i];
@@ -336,7 +335,7 @@ bool PageMappingFtl::alloc_upper(uint64_t plane, uint32_t lpn, uint64_t& ppn) {
     if (has_csb || has_msb) {
       page = has_csb && (!has_msb || csb < msb) ? csb : msb;
       if (geo_.page_type(page) == PageType::MSB) --lsb_only_pages_;  // the word line is complete
-      place(b, page, lpn);
+      place(b, page);
       ppn = to_ppn(b, page);
       return true;
     }
@@ -345,13 +344,13 @@ bool PageMappingFtl::alloc_upper(uint64_t plane, uint32_t lpn, uint64_t& ppn) {
   return false;
 }
 
-bool PageMappingFtl::alloc_in_plane(uint64_t plane, uint32_t shard, uint32_t lpn, bool urgent, uint64_t& ppn) {
+bool PageMappingFtl::alloc_in_plane(uint64_t plane, uint32_t shard, bool urgent, uint64_t& ppn) {
   if (alloc_ == Alloc::LsbGroup && !urgent) {
     // Upper pages of the LSB groups first, then their LSB pages (FastDrain).
-    if (alloc_upper(plane, lpn, ppn)) return true;
+    if (alloc_upper(plane, ppn)) return true;
     uint32_t page;
     auto& list = lsb_blocks_[plane];
-    if (!list.empty() && blocks_.next_page(list.back(), PageType::LSB, page)) return alloc_lsb(plane, lpn, ppn);
+    if (!list.empty() && blocks_.next_page(list.back(), PageType::LSB, page)) return alloc_lsb(plane, ppn);
   }
   int64_t& slot = host_open_[uint64_t(shard) * planes_ + plane];
   for (;;) {
@@ -365,7 +364,7 @@ bool PageMappingFtl::alloc_in_plane(uint64_t plane, uint32_t shard, uint32_t lpn
       close_if_full(slot);
       continue;
     }
-    place(slot, page, lpn);
+    place(slot, page);
     ppn = to_ppn(slot, page);
     return true;
   }
@@ -378,7 +377,7 @@ bool PageMappingFtl::alloc_host(uint32_t lpn, bool urgent, uint64_t& ppn) {
   if (urgent && alloc_ == Alloc::LsbGroup && lsb_only_pages_ < lsb_limit_pages_) {
     for (size_t k = 0; k < units.size(); ++k) {
       size_t idx = (rr + k) % units.size();
-      if (alloc_lsb(plane_of_unit(units[idx]), lpn, ppn)) {
+      if (alloc_lsb(plane_of_unit(units[idx]), ppn)) {
         rr = static_cast<uint32_t>((idx + 1) % units.size());
         ++lsb_urgent_;
         return true;
@@ -387,7 +386,7 @@ bool PageMappingFtl::alloc_host(uint32_t lpn, bool urgent, uint64_t& ppn) {
   }
   uint64_t plane = plane_of_unit(units[rr]);
   blocked_plane_ = plane;
-  if (!alloc_in_plane(plane, s, lpn, urgent, ppn)) return false;
+  if (!alloc_in_plane(plane, s, urgent, ppn)) return false;
   rr = static_cast<uint32_t>((rr + 1) % units.size());
   return true;
 }
@@ -598,7 +597,7 @@ void PageMappingFtl::maybe_gc(uint64_t plane, bool background) {
 }
 
 void PageMappingFtl::start_job(uint64_t plane, uint64_t victim, bool wear, bool background) {
-  auto job = std::make_unique<GcJob>(*this, plane, victim, wear, background);
+  auto job = std::make_unique<GcJob>(*this, plane, victim);
   GcJob& j = *job;
   jobs_[plane] = std::move(job);
   ++gc_active_signal_;
@@ -613,7 +612,7 @@ void PageMappingFtl::start_job(uint64_t plane, uint64_t victim, bool wear, bool 
     if (!blocks_.valid(victim, p)) continue;
     uint32_t lpn = lpn_at(to_ppn(victim, p));
     uint64_t dst;
-    if (!alloc_gc(plane, lpn, dst)) throw std::logic_error("FTL: GC found no free block for its destination");
+    if (!alloc_gc(plane, dst)) throw std::logic_error("FTL: GC found no free block for its destination");
     // The copy gets a sequence number now, while it is the current one: a
     // host write after this point is newer, also after a power loss.
     j.moves.push_back({to_ppn(victim, p), static_cast<uint32_t>(dst), lpn, next_seq()});
@@ -731,7 +730,7 @@ void PageMappingFtl::gc_functional(uint64_t plane) {
     if (!blocks_.valid(victim, p)) continue;
     uint32_t lpn = lpn_at(to_ppn(victim, p));
     uint64_t dst;
-    if (!alloc_gc(plane, lpn, dst)) throw std::logic_error("FTL: GC found no free block for its destination");
+    if (!alloc_gc(plane, dst)) throw std::logic_error("FTL: GC found no free block for its destination");
     flash->preload_page(dst, FlashOob{lpn, next_seq()});
     map_set(lpn, static_cast<uint32_t>(dst));
     blocks_.invalidate(victim, p);
@@ -1044,12 +1043,16 @@ bool PageMappingFtl::debug_read(uint64_t lpn, uint8_t* page) const {
 MediaHealth PageMappingFtl::health() const {
   MediaHealth h;
   uint64_t sum = 0, n = 0;
+  h.min_erase_count = UINT32_MAX;
   for (uint64_t b = 0; b < blocks_.blocks(); ++b) {
     if (blocks_[b].state == BlockState::Meta) continue;
-    sum += blocks_[b].erase_count;
-    h.max_erase_count = std::max(h.max_erase_count, blocks_[b].erase_count);
+    uint32_t e = blocks_[b].erase_count;
+    sum += e;
+    h.min_erase_count = std::min(h.min_erase_count, e);
+    h.max_erase_count = std::max(h.max_erase_count, e);
     ++n;
   }
+  if (n == 0) h.min_erase_count = 0;
   h.mean_erase_count = n ? double(sum) / double(n) : 0.0;
   h.endurance = static_cast<uint32_t>(svc_.cfg.get_int("ssd.flash.endurance"));
   h.unsafe_shutdowns = recoveries_.value;
@@ -1057,15 +1060,7 @@ MediaHealth PageMappingFtl::health() const {
 }
 
 nlohmann::json PageMappingFtl::summary() const {
-  uint64_t lo = UINT64_MAX, hi = 0, sum = 0, n = 0;
-  for (uint64_t b = 0; b < blocks_.blocks(); ++b) {
-    if (blocks_[b].state == BlockState::Meta) continue;
-    uint64_t e = blocks_[b].erase_count;
-    lo = std::min(lo, e);
-    hi = std::max(hi, e);
-    sum += e;
-    ++n;
-  }
+  MediaHealth h = health();
   uint64_t hw = host_writes_.value;
   nlohmann::json j;
   j["host_page_writes"] = hw;
@@ -1081,7 +1076,7 @@ nlohmann::json PageMappingFtl::summary() const {
   j["trimmed_pages"] = trimmed_.value;
   j["free_blocks"] = blocks_.free_total();
   j["free_blocks_min"] = min_free_.value;
-  j["erase_count"] = {{"min", n ? lo : 0}, {"mean", n ? double(sum) / double(n) : 0.0}, {"max", hi}};
+  j["erase_count"] = {{"min", h.min_erase_count}, {"mean", h.mean_erase_count}, {"max", h.max_erase_count}};
   j["map_dram_bytes"] = map_.dram_bytes();
   j["sim_memory_bytes"] = host_bytes();
   j["precondition"] = {{"writes", pre_writes_}, {"gc_pages_moved", pre_moved_}};

@@ -95,11 +95,13 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
   }
   bool open_block(uint64_t plane, int64_t& slot, bool for_gc);
   bool alloc_host(uint32_t lpn, bool urgent, uint64_t& ppn);
-  bool alloc_in_plane(uint64_t plane, uint32_t shard, uint32_t lpn, bool urgent, uint64_t& ppn);
-  bool alloc_lsb(uint64_t plane, uint32_t lpn, uint64_t& ppn);
-  bool alloc_upper(uint64_t plane, uint32_t lpn, uint64_t& ppn);
-  bool alloc_gc(uint64_t plane, uint32_t lpn, uint64_t& ppn);
-  void place(uint64_t block, uint32_t page, uint32_t lpn);
+  // The page allocators: the logical page goes into the spare area by the
+  // program, so they only pick where.
+  bool alloc_in_plane(uint64_t plane, uint32_t shard, bool urgent, uint64_t& ppn);
+  bool alloc_lsb(uint64_t plane, uint64_t& ppn);
+  bool alloc_upper(uint64_t plane, uint64_t& ppn);
+  bool alloc_gc(uint64_t plane, uint64_t& ppn);
+  void place(uint64_t block, uint32_t page);
   void close_if_full(uint64_t block);
   void remap(uint32_t lpn, uint32_t ppn);  // host write or trim: the old copy becomes invalid
   void map_set(uint32_t lpn, uint32_t ppn);

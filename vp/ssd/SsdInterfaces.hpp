@@ -39,7 +39,7 @@ struct FtlRequest {
 // The media's wear as firmware reports it (NVMe SMART / Health log).
 struct MediaHealth {
   double mean_erase_count = 0;
-  uint32_t max_erase_count = 0;
+  uint32_t min_erase_count = 0, max_erase_count = 0;
   uint32_t endurance = 1;           // rated program/erase cycles
   uint64_t unsafe_shutdowns = 0;    // power losses recovered from
 };

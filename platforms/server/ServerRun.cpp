@@ -153,6 +153,11 @@ void print_summary(const nlohmann::json& s) {
   fmt::print("device: flash reads {} programs {} erases {}; PCIe down {} B up {} B\n", d["flash_reads"].get<uint64_t>(),
              d["flash_programs"].get<uint64_t>(), d["flash_erases"].get<uint64_t>(), d["pcie_bytes_down"].get<uint64_t>(),
              d["pcie_bytes_up"].get<uint64_t>());
+  const auto& p = s["pcie"];
+  fmt::print("pcie: utilisation down {:.1f}% up {:.1f}%, payload down {:.3f} GB/s up {:.3f} GB/s of {:.3f} GB/s raw\n",
+             100 * p["down"]["utilisation"].get<double>(), 100 * p["up"]["utilisation"].get<double>(),
+             p["down"]["payload_GBps"].get<double>(), p["up"]["payload_GBps"].get<double>(),
+             p["raw_GBps"].get<double>());
   const auto& f = s["ftl"];
   fmt::print("ftl: write amplification {:.3f}, GC {} blocks ({} in idle time), {} pages moved, erase count "
              "min/mean/max {}/{:.1f}/{}\n",
@@ -299,6 +304,7 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
     s["verify"] = {{"blocks_checked", v->blocks_checked()}, {"mismatches", v->mismatches()}};
   s["ftl"] = top.ftl.summary();
   s["flash"] = top.flash.summary();
+  s["pcie"] = top.link.summary(now_ps());
   if (!power_loss.is_null()) s["power_loss"] = power_loss;
   s["counters"] = stats.to_json();
   res.summary = s;

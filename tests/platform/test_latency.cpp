@@ -18,7 +18,9 @@ const Sets kIdle = {
     {"pcie.lanes", "4"},
     {"pcie.tlp_overhead", "24B"},
     {"pcie.max_payload", "256B"},
-    {"pcie.latency", "300ns"},
+    {"pcie.rc_latency", "150ns"},   // one way: 150 + 150 = 300 ns with no switch
+    {"pcie.link_latency", "150ns"},
+    {"pcie.switches", "0"},
     {"ssd.fw.clock", "800MHz"},
     {"ssd.fw.parse_cycles", "400"},
     {"ssd.fw.ftl_lookup_cycles", "160"},

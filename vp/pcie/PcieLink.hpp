@@ -1,17 +1,47 @@
 #pragma once
 // A PCIe link between the root complex and one endpoint. Each direction is a
-// serial pipe of the configured generation and width: a transfer is cut into
-// TLPs of at most max_payload bytes, each paying the per-TLP overhead.
-// A write (posted) crosses once; a read sends request headers one way and
-// the completion with data back the other way.
+// serial pipe of the configured generation (1-5) and width (x1-x16) after the
+// line code (8b/10b for gen 1-2, 128b/130b for gen 3-5): a transfer is cut
+// into TLPs of at most max_payload bytes, each paying the per-TLP overhead.
+// A write (posted) crosses once; a read sends header-only requests of at most
+// max_read_request bytes one way and the completions with data back the
+// other way, cut at max_payload.
+//
 // Sharing a direction: bulk transfers and the device's posted writes keep
 // their order (first come first served; PCIe keeps posted writes in order, so
 // a completion entry follows its data). Read requests, completions of at most
-// 64 bytes (command fetches, PRP entries) and small MMIO writes slip between
-// the TLPs of bulk transfers, as a DMA engine interleaves them, and delay the
-// bulk traffic queued behind by their own wire time.
-//   down_in  -> down_out : MMIO from the host to the endpoint's BARs
-//   up_in    -> up_out   : DMA and MSI-X from the endpoint to host memory
+// 64 bytes (command fetches, PRP entries), small MMIO writes, configuration
+// TLPs and DLLPs slip between the TLPs of bulk transfers, as a DMA engine
+// interleaves them, and delay the bulk traffic queued behind by their own
+// wire time.
+//
+// DLLPs: the receiver of TLPs answers in the reverse direction with one ACK
+// DLLP per `ack_coalesce` TLPs and one UpdateFC DLLP (returning the credits)
+// per `fc_coalesce` TLPs, counted over all TLPs received in that direction;
+// each DLLP is 8 bytes on the wire (6 bytes plus framing). They are sent when
+// the TLPs that owe them have crossed one link hop, and take the reverse
+// direction's wire time: when that direction has work queued, the work
+// behind finishes later by the DLLPs' wire time; when it is idle, they use
+// idle time and delay nothing.
+//
+// Latency, one way: rc_latency + (switches + 1) * link_latency +
+// switches * switch_latency. Switches are cut-through and add latency only:
+// every hop runs at the same generation and width, so one pipe per direction
+// stands for the whole path (each hop carries its own DLLPs, at the same
+// share of its own bandwidth).
+//
+// Sockets:
+//   down_in -> down_out : MMIO from the host to the endpoint's BARs
+//   up_in   -> up_out   : DMA and MSI-X from the endpoint to host memory
+//   cfg_in  -> cfg_out  : configuration requests from the host to the
+//                         endpoint's configuration space; the address is the
+//                         register offset (0-4095), an access is 1-4 bytes
+//                         within one dword. Non-posted: the request TLP goes
+//                         down (a write carries its dword), a completion TLP
+//                         comes back up (a read's with its dword). With no
+//                         configuration space bound, requests get an
+//                         address error and take no time.
+#include <nlohmann/json.hpp>
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
@@ -23,27 +53,55 @@
 namespace vp::pcie {
 
 struct LinkTiming {
-  double bytes_per_s = 0;  // per direction, after line encoding
+  static constexpr uint32_t kDllpBytes = 8;  // on the wire, framing included
+  double bytes_per_s = 0;                    // per direction, after line encoding
   uint32_t max_payload = 256, max_read_request = 512, tlp_overhead = 24;
-  Tick latency = 0;
-  // Wire time of `payload` bytes sent as TLPs (a payload of 0 is one header-only TLP).
+  uint32_t ack_coalesce = 4, fc_coalesce = 4;  // TLPs received per ACK / UpdateFC; 0: none
+  Tick link_latency = 0;                       // one link hop, one way
+  Tick latency = 0;                            // root complex to endpoint, one way
+  // TLPs needed to carry `payload` bytes in pieces of at most `chunk` (a
+  // payload of 0 is one header-only TLP).
+  static uint64_t tlps(uint64_t payload, uint32_t chunk) { return payload == 0 ? 1 : (payload + chunk - 1) / chunk; }
+  Tick wire_time(uint64_t bytes) const;
+  // Wire time of `payload` bytes sent as TLPs of at most `chunk` bytes.
   Tick serialize(uint64_t payload, uint32_t chunk) const;
+  // DLLPs owed when `n` more TLPs arrive after `before` (ACKs and UpdateFCs).
+  uint64_t dllps_owed(uint64_t before, uint64_t n) const;
 };
 
 class PcieLink : public sc_core::sc_module {
  public:
   tlm_utils::simple_target_socket<PcieLink> down_in, up_in;
   tlm_utils::simple_initiator_socket<PcieLink> down_out, up_out;
+  // Optional until the endpoint model has a configuration space to bind.
+  tlm_utils::simple_target_socket_optional<PcieLink> cfg_in;
+  tlm_utils::simple_initiator_socket_optional<PcieLink> cfg_out;
 
   static void declare_params(ParamRegistry& reg);
   static LinkTiming timing_from(const Config& cfg);
   PcieLink(sc_core::sc_module_name name, Services& svc);
   const LinkTiming& timing() const { return t_; }
 
+  struct DirectionStats {
+    uint64_t payload_bytes = 0, wire_bytes = 0, tlps = 0, dllps = 0;
+    Tick busy_ps = 0;  // wire time of everything sent, TLPs and DLLPs
+  };
+  DirectionStats down_stats() const { return stats_of(down_); }
+  DirectionStats up_stats() const { return stats_of(up_); }
+  // Per direction: bytes, utilisation (busy / elapsed) and effective payload
+  // bandwidth over `elapsed` of simulated time; configuration requests.
+  nlohmann::json summary(Tick elapsed) const;
+  uint64_t events() const { return eq_.fired(); }  // waveform updates only
+
  private:
   struct Direction {
     FcfsResource ordered, small;
-    Counter* bytes;
+    Counter *payload, *wire, *tlps, *dllps, *busy;
+    // Waveform: a busy flag and the busy time so far, from the booked
+    // intervals clipped so that they never overlap.
+    bool traced = false, level = false;
+    uint64_t busy_ns = 0;
+    Tick traced_until = 0, traced_ps = 0;
   };
   // `writes_ordered`: small posted writes keep their place behind bulk ones
   // (a completion entry must not overtake the data it reports).
@@ -53,10 +111,19 @@ class PcieLink : public sc_core::sc_module {
     transport(gp, delay, down_, up_, down_out, false);
   }
   void b_up(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) { transport(gp, delay, up_, down_, up_out, true); }
-  Tick cross(Direction& d, Tick ready, uint64_t payload, uint32_t chunk, bool may_pass);
+  void b_cfg(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  // Sends `tlps` TLPs carrying `payload` bytes in all over `d`, ready at
+  // `ready`; returns when the last one reaches the far end. The receiver's
+  // DLLPs go over `rev`.
+  Tick send(Direction& d, Direction& rev, Tick ready, uint64_t payload, uint64_t tlps, bool may_pass);
+  void send_dllps(Direction& d, Tick at, uint64_t n);
+  void occupy(Direction& d, Tick start, Tick wire);
+  static DirectionStats stats_of(const Direction& d);
 
   LinkTiming t_;
+  EventQueue eq_;
   Direction down_, up_;
+  Counter &cfg_reads_, &cfg_writes_;
 };
 
 }  // namespace vp::pcie

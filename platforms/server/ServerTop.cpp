@@ -32,7 +32,8 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc)
       dram("dram", svc),
       intc("intc", svc),
       bus("bus"),
-      driver("driver", svc, static_cast<unsigned>(svc.cfg.get_int("host.cores")), host::HostBus::kPcieMmioBase),
+      driver("driver", svc, static_cast<unsigned>(svc.cfg.get_int("host.cores")), host::HostBus::kPcieConfigBase,
+             host::HostBus::kPcieMmioBase),
       workload(svc, static_cast<unsigned>(svc.cfg.get_int("host.cores"))),
       link("pcie", svc),
       nvme("nvme", svc),
@@ -48,8 +49,12 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc)
   bus.map(1, host::InterruptController::kBase, host::InterruptController::kSize, "msi");
   bus.out.bind(link.down_in);
   bus.map(2, host::HostBus::kPcieMmioBase, nvme::BAR0_SIZE, "nvme bar0");
+  bus.out.bind(link.cfg_in);
+  bus.map(3, host::HostBus::kPcieConfigBase, pcie::PciConfigSpace::kSize, "nvme config space");
   // PCIe to the SSD and back.
   link.down_out.bind(nvme.bar0);
+  link.cfg_out.bind(nvme.config);
+  nvme.set_intx_address(host::InterruptController::intx_address());
   nvme.dma.bind(link.up_in);
   // Inside the SSD.
   nvme.fw.bind(fw.target);

@@ -7,7 +7,7 @@ namespace vp {
 
 RequestLog::RequestLog(const std::string& path) : f_(std::fopen(path.c_str(), "w")) {
   if (!f_) throw std::runtime_error("cannot write " + path);
-  std::string head = "job,op,lba,bytes,sqid,cid,status,issue_ps";
+  std::string head = "job,op,lba,bytes,sqid,cid,status,attr,result,issue_ps";
   for (size_t i = 0; i < kStages; ++i) head += fmt::format(",{}_end_ps", stage_name(static_cast<Stage>(i)));
   head += ",latency_ns\n";
   std::fputs(head.c_str(), f_);
@@ -17,8 +17,8 @@ RequestLog::~RequestLog() { std::fclose(f_); }
 
 void RequestLog::write(const Row& r) {
   fmt::memory_buffer b;
-  fmt::format_to(std::back_inserter(b), "{},{},{},{},{},{},{},{}", r.job, r.write ? "write" : "read", r.lba, r.bytes,
-                 r.sqid, r.cid, r.status, r.issued);
+  fmt::format_to(std::back_inserter(b), "{},{},{},{},{},{},{},{},{},{}", r.job, r.write ? "write" : "read", r.lba,
+                 r.bytes, r.sqid, r.cid, r.status, r.attr, r.result, r.issued);
   for (size_t i = 0; i < kStages; ++i) {
     if (r.clock.ended[i])
       fmt::format_to(std::back_inserter(b), ",{}", r.clock.ended[i]);

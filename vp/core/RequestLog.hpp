@@ -18,6 +18,8 @@ class RequestLog {
     uint64_t lba;
     uint32_t bytes;
     uint16_t sqid, cid, status;
+    uint8_t attr;     // workload attribute as the device decoded it
+    uint32_t result;  // device-reported completion field (buffer status)
     Tick issued, done;
     const StageClock& clock;
   };

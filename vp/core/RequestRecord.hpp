@@ -73,6 +73,8 @@ struct StageClock {
 struct DeviceHalf {
   StageClock clock;  // starts when the fetch starts
   bool valid = false;
+  uint8_t attr = 0;     // workload attribute the controller decoded from the command
+  uint32_t result = 0;  // what the device reported in the completion (buffer status)
 };
 
 // Owned by the platform; the controller fills device halves, the host joins them.

@@ -17,7 +17,9 @@ class HostBus : public sc_core::sc_module {
   tlm_utils::multi_passthrough_initiator_socket<HostBus> out;
 
   // Address map of the modeled host.
-  static constexpr uint64_t kDramBase = 0, kPcieMmioBase = 0xE0000000ull;
+  // The configuration space of the SSD's function (bus 0, device 0, function
+  // 0) is the first 4 KiB of an ECAM window.
+  static constexpr uint64_t kDramBase = 0, kPcieConfigBase = 0xB0000000ull, kPcieMmioBase = 0xE0000000ull;
 
   explicit HostBus(sc_core::sc_module_name name);
   // Output `port` (in binding order) serves [base, base + size).

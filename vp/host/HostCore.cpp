@@ -81,6 +81,8 @@ void HostCore::service_interrupts(bool was_blocked) {
       DeviceHalf* d = svc_.tracker.device(r.sqid, r.cid);
       if (d && d->valid) {
         r.clock.join(d->clock, Stage::SqWait);
+        r.attr = d->attr;
+        r.result = d->result;
         d->valid = false;
       }
       r.clock.mark(Stage::Interrupt, t);
@@ -95,8 +97,8 @@ void HostCore::service_interrupts(bool was_blocked) {
   for (IoRequest* r : done_) {
     r->clock.mark(Stage::Wakeup, end);
     if (svc_.requests)
-      svc_.requests->write({r->job->result().name, r->write, r->lba, r->bytes, r->sqid, r->cid, r->status, r->issued,
-                            end, r->clock});
+      svc_.requests->write({r->job->result().name, r->write, r->lba, r->bytes, r->sqid, r->cid, r->status, r->attr,
+                            r->result, r->issued, end, r->clock});
     r->job->complete(*r, end);
   }
   if (!done_.empty()) wl_.job_progress(drv_);

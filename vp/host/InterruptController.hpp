@@ -1,7 +1,9 @@
 #pragma once
 // The host's interrupt controller as a memory-mapped MSI target: a 4-byte
 // write to base + (cpu << 12) with the vector as data (the x86 MSI address
-// format) interrupts that core when the write arrives.
+// format) interrupts that core when the write arrives. INTx assert/deassert
+// messages (data 1/0) are written to intx_address(); the level is counted,
+// not delivered: the modeled driver, like Linux, uses MSI-X when it exists.
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_target_socket.h>
@@ -20,8 +22,9 @@ class InterruptController : public sc_core::sc_module {
   tlm_utils::simple_target_socket<InterruptController> socket;
   sc_core::sc_port<IrqSink, 0> cpu;  // one binding per core, in core order
 
-  static constexpr uint64_t kBase = 0xFEE00000ull, kSize = 0x100000;
+  static constexpr uint64_t kBase = 0xFEE00000ull, kSize = 0x101000;
   static uint64_t msi_address(unsigned cpu) { return kBase + (uint64_t(cpu) << 12); }
+  static uint64_t intx_address() { return kBase + 0x100000; }  // after the pages of 256 cores
 
   InterruptController(sc_core::sc_module_name name, Services& svc);
   uint64_t events() const { return eq_.fired(); }
@@ -29,7 +32,8 @@ class InterruptController : public sc_core::sc_module {
  private:
   void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   EventQueue eq_;
-  Counter& delivered_;
+  Counter &delivered_, &intx_asserts_;
+  bool intx_level_ = false;
 };
 
 }  // namespace vp::host

@@ -22,6 +22,8 @@ struct IoRequest {
   uint32_t slot = 0;       // the job's in-flight slot
   uint16_t status = 0;     // NVMe status field of the completion
   uint16_t sqid = 0, cid = 0;
+  uint8_t attr = 0;     // workload attribute put in CDW2 (and as the device decoded it)
+  uint32_t result = 0;  // device-reported completion field (buffer status)
   Tick issued = 0;
   StageClock clock;
   // A command built by hand (tests, tools) instead of from the fields above.

@@ -36,11 +36,13 @@ void NvmeDriver::declare_params(ParamRegistry& r) {
   });
 }
 
-NvmeDriver::NvmeDriver(sc_core::sc_module_name name, Services& svc, unsigned cores, uint64_t bar0)
+NvmeDriver::NvmeDriver(sc_core::sc_module_name name, Services& svc, unsigned cores, uint64_t config,
+                       uint64_t bar0)
     : sc_module(name),
       bus("bus"),
       svc_(svc),
       cores_(cores),
+      config_(config),
       bar0_(bar0),
       io_depth_(static_cast<uint32_t>(svc.cfg.get_int("host.nvme.queue_depth"))),
       admin_depth_(static_cast<uint32_t>(svc.cfg.get_int("host.nvme.admin_queue_depth"))),
@@ -100,6 +102,60 @@ void NvmeDriver::mmio_write(uint32_t off, uint64_t v, unsigned len) {
   transport(tlm::TLM_WRITE_COMMAND, bar0_ + off, reinterpret_cast<uint8_t*>(&v), len, false);
 }
 
+uint32_t NvmeDriver::config_read(uint32_t off, unsigned len) {
+  uint32_t v = 0;
+  transport(tlm::TLM_READ_COMMAND, config_ + off, reinterpret_cast<uint8_t*>(&v), len, true);
+  return v;
+}
+
+void NvmeDriver::config_write(uint32_t off, uint32_t v, unsigned len) {
+  // Configuration writes are non-posted: the CPU waits for the completion.
+  transport(tlm::TLM_WRITE_COMMAND, config_ + off, reinterpret_cast<uint8_t*>(&v), len, true);
+}
+
+// ---------------------------------------------------------------- PCI
+
+void NvmeDriver::pci_enable() {
+  uint32_t id = config_read(0x00, 4);
+  if ((id & 0xFFFF) == 0xFFFF) fail("no PCI function answers at the SSD's configuration address");
+  uint32_t cls = config_read(0x08, 4) >> 8;
+  if (cls != 0x010802) fail(fmt::format("PCI function has class {:06x}, not an NVMe controller (010802)", cls));
+  // Size BAR0 (64-bit memory) with decoding off, then place it at its window.
+  uint16_t cmd = static_cast<uint16_t>(config_read(0x04, 2));
+  config_write(0x04, cmd & ~0x3u, 2);
+  uint32_t lo = config_read(0x10, 4);
+  if ((lo & 0x7) != 0x4) fail("BAR0 is not a 64-bit memory BAR");
+  config_write(0x10, 0xFFFFFFFFu, 4);
+  config_write(0x14, 0xFFFFFFFFu, 4);
+  uint64_t mask = config_read(0x10, 4) | uint64_t(config_read(0x14, 4)) << 32;
+  uint64_t size = ~(mask & ~0xFull) + 1;
+  if (size < nvme::DOORBELL_BASE + 8) fail(fmt::format("BAR0 of {} bytes cannot hold the NVMe registers", size));
+  config_write(0x10, static_cast<uint32_t>(bar0_) | 0x4, 4);
+  config_write(0x14, static_cast<uint32_t>(bar0_ >> 32), 4);
+  // The MSI-X capability says where the table is.
+  uint32_t msix = 0;
+  for (uint32_t p = config_read(0x34, 1) & 0xFC, hops = 0; p && hops < 48; ++hops) {
+    uint32_t hdr = config_read(p, 2);
+    if ((hdr & 0xFF) == 0x11) msix = p;
+    p = (hdr >> 8) & 0xFC;
+  }
+  if (!msix) fail("the NVMe function has no MSI-X capability");
+  uint32_t table = config_read(msix + 4, 4), vectors = (config_read(msix + 2, 2) & 0x7FF) + 1;
+  if ((table & 7) != 0) fail("the MSI-X table is not in BAR0");
+  if (vectors < cores_ + 1) fail(fmt::format("{} MSI-X vectors for {} cores and the admin queue", vectors, cores_));
+  msix_table_ = table & ~7u;
+  // Memory decoding and bus mastering on, INTx off; MSI-X on with the function unmasked.
+  config_write(0x04, (cmd | 0x6u | 0x400u) & 0xFFFF, 2);
+  config_write(msix + 2, 0x8000, 2);
+}
+
+void NvmeDriver::set_msix(uint32_t v, unsigned cpu) {
+  uint32_t e = msix_table_ + v * MSIX_ENTRY_SIZE;
+  mmio_write(e, InterruptController::msi_address(cpu), 8);
+  mmio_write(e + 8, v, 4);
+  mmio_write(e + 12, 0, 4);  // unmasked
+}
+
 // ---------------------------------------------------------------- admin
 
 Cqe NvmeDriver::admin(Sqe cmd) {
@@ -115,6 +171,7 @@ Cqe NvmeDriver::admin(Sqe cmd) {
 }
 
 void NvmeDriver::bring_up() {
+  pci_enable();
   info_.cap = mmio_read(CAP, 8);
   info_.version = static_cast<uint32_t>(mmio_read(VS, 4));
   dstrd_ = static_cast<uint32_t>((info_.cap >> 32) & 0xF);
@@ -132,9 +189,7 @@ void NvmeDriver::bring_up() {
   mmio_write(ASQ, admin_.sq, 8);
   mmio_write(ACQ, admin_.cq, 8);
   // MSI-X vector 0 (admin) goes to core 0.
-  mmio_write(MSIX_TABLE + 0, InterruptController::msi_address(0), 8);
-  mmio_write(MSIX_TABLE + 8, 0, 4);
-  mmio_write(MSIX_TABLE + 12, 0, 4);
+  set_msix(0, 0);
   // Enable: NVM command set, 4 KiB pages, round robin, 64/16-byte entries.
   mmio_write(CC, CC_EN | (6u << 16) | (4u << 20), 4);
   for (;;) {
@@ -196,9 +251,7 @@ void NvmeDriver::bring_up() {
     q.by_cid.assign(io_depth_, nullptr);
     for (uint32_t i = io_depth_ - 1; i-- > 0;) q.free_cids.push_back(static_cast<uint16_t>(i));  // SQ holds size-1
     uint32_t v = k + 1;
-    mmio_write(MSIX_TABLE + v * MSIX_ENTRY_SIZE, InterruptController::msi_address(k), 8);
-    mmio_write(MSIX_TABLE + v * MSIX_ENTRY_SIZE + 8, v, 4);
-    mmio_write(MSIX_TABLE + v * MSIX_ENTRY_SIZE + 12, 0, 4);
+    set_msix(v, k);
     c = Sqe::make(ADMIN_CREATE_CQ, 0);
     c.prp1 = q.cq;
     c.cdw10 = q.qid | ((io_depth_ - 1) << 16);
@@ -252,6 +305,7 @@ Cqe NvmeDriver::io_raw(unsigned core, const Sqe& cmd) {
 void NvmeDriver::write_sqe(QueuePair& q, IoRequest& r, uint16_t cid) {
   Sqe c = Sqe::make(r.flush ? IO_FLUSH : r.write ? IO_WRITE : IO_READ, cid);
   c.nsid = 1;
+  c.cdw2 = r.attr;  // FlashShare: the workload attribute rides in rsvd2
   if (r.raw) {
     c = *r.raw;
     c.cdw0 = (c.cdw0 & 0xFFFF) | (uint32_t(cid) << 16);

@@ -1,6 +1,9 @@
 #pragma once
-// The host's NVMe driver. It brings the controller up through its registers
-// and admin queue in the order Linux's nvme driver does (disable, admin queue
+// The host's NVMe driver. It finds the function in PCI configuration space
+// as Linux's PCI core and nvme_pci_enable do (class 01:08:02, BAR0 sized and
+// assigned, memory decoding and bus mastering on, MSI-X table located through
+// its capability and enabled), then brings the controller up through its
+// registers and admin queue in the order Linux's nvme driver does (disable, admin queue
 // registers, enable, wait for CSTS.RDY, Identify controller, Set Features
 // number of queues, Identify namespaces, then per core: MSI-X vector, Create
 // I/O CQ, Create I/O SQ), then gives every core one I/O queue pair. Commands
@@ -34,7 +37,7 @@ class NvmeDriver : public sc_core::sc_module {
   tlm_utils::simple_initiator_socket<NvmeDriver> bus;  // the CPU complex's port to the host bus
 
   static void declare_params(ParamRegistry& reg);
-  NvmeDriver(sc_core::sc_module_name name, Services& svc, unsigned cores, uint64_t bar0);
+  NvmeDriver(sc_core::sc_module_name name, Services& svc, unsigned cores, uint64_t config, uint64_t bar0);
 
   // DMA-able host memory (a bump allocator over host DRAM).
   uint64_t alloc(uint64_t bytes, uint64_t align = 4096);
@@ -58,6 +61,8 @@ class NvmeDriver : public sc_core::sc_module {
   nvme::Cqe io_raw(unsigned core, const nvme::Sqe& cmd);
   uint64_t mmio_read(uint32_t off, unsigned len);
   void mmio_write(uint32_t off, uint64_t v, unsigned len);
+  uint32_t config_read(uint32_t off, unsigned len);
+  void config_write(uint32_t off, uint32_t v, unsigned len);
 
  private:
   struct QueuePair {
@@ -71,6 +76,8 @@ class NvmeDriver : public sc_core::sc_module {
     std::deque<IoRequest*> held;
   };
   void bring_up();
+  void pci_enable();
+  void set_msix(uint32_t vector, unsigned cpu);
   void start_of_simulation() override;
   void write_sqe(QueuePair& q, IoRequest& r, uint16_t cid);
   uint64_t build_prps(QueuePair& q, uint16_t cid, uint64_t buf, uint32_t bytes);
@@ -79,7 +86,8 @@ class NvmeDriver : public sc_core::sc_module {
 
   Services& svc_;
   unsigned cores_;
-  uint64_t bar0_;
+  uint64_t config_, bar0_;
+  uint32_t msix_table_ = 0;  // BAR0 offset of the MSI-X table, from its capability
   uint32_t io_depth_, admin_depth_;
   Tick poll_;
   uint32_t dstrd_ = 0;

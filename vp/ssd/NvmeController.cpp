@@ -39,32 +39,84 @@ void NvmeController::declare_params(ParamRegistry& r) {
   r.time("ssd.nvme.admin_time", "2us", "controller time to execute one admin command");
   r.string("ssd.nvme.model", "FlashVP ULL Z-SSD", "model number reported by Identify");
   r.string("ssd.nvme.serial", "FVP0000000001", "serial number reported by Identify");
+  r.integer("ssd.nvme.fetch_engines", 16,
+            "command fetch reads the controller keeps in flight; each arbitration grant is one read")
+      .range(1, 1024);
+  r.integer("ssd.nvme.fetch_batch", 8,
+            "most commands one fetch read takes from an SQ (bounded by the arbitration burst)")
+      .range(1, 64);
+  r.integer("ssd.nvme.arbitration_burst", 0,
+            "Arbitration Burst at reset, as the AB field: 2^AB commands per turn, 7 = no limit (also Identify RAB)")
+      .range(0, 7);
+  r.integer("ssd.nvme.flashshare.drain_count", 8,
+            "FlashShare arbitration (CC.AMS = 111b): a throughput SQ holding more than this many commands is drained")
+      .at_least(1);
+  r.time("ssd.nvme.flashshare.drain_age", "200us",
+         "FlashShare arbitration: a throughput SQ whose oldest command waited longer than this is drained");
+  r.choice("ssd.nvme.buffer_status_field", "none", {"none", "dw0", "sq_head"},
+           "completion field carrying the firmware's write-buffer status (FastDrain overrides sq_head; dw0 is "
+           "reserved for Read/Write, so it leaves SQ flow control intact)");
+  pcie::PciConfigSpace::declare_params(r);
   r.rule([](const Config& c) {
     uint64_t lba = c.get_size("ssd.nvme.lba_size"), page = c.get_size("ssd.flash.page_size");
     if ((lba & (lba - 1)) != 0) c.fail("ssd.nvme.lba_size", "must be a power of two");
     if (lba % page != 0)
       c.fail("ssd.nvme.lba_size", fmt::format("must be a multiple of the FTL mapping unit (ssd.flash.page_size = {})",
                                               format_size(page)));
+    uint64_t doorbells = 2 * uint64_t(c.get_int("ssd.nvme.max_io_queues") + 1) * (4u << c.get_int("ssd.nvme.dstrd"));
+    if (DOORBELL_BASE + doorbells > MSIX_TABLE)
+      c.fail("ssd.nvme.dstrd", fmt::format("{} queue pairs with a {}-byte stride do not fit BAR0's doorbell area",
+                                           c.get_int("ssd.nvme.max_io_queues") + 1, 4u << c.get_int("ssd.nvme.dstrd")));
   });
 }
+
+namespace {
+pcie::PciFunctionShape function_shape(const Config& c, uint32_t vectors) {
+  pcie::PciFunctionShape s;
+  s.bar0_size = BAR0_SIZE;
+  s.msi_vectors = static_cast<unsigned>(c.get_int("ssd.pci.msi_vectors"));
+  s.msix_vectors = vectors;
+  s.msix_table_offset = MSIX_TABLE;
+  s.msix_pba_offset = MSIX_PBA;
+  s.max_payload_supported = static_cast<unsigned>(c.get_size("pcie.max_payload"));
+  s.link_speed = static_cast<unsigned>(c.get_int("pcie.gen"));
+  s.link_width = static_cast<unsigned>(c.get_int("pcie.lanes"));
+  return s;
+}
+}  // namespace
 
 NvmeController::NvmeController(sc_core::sc_module_name name, Services& svc)
     : sc_module(name),
       bar0("bar0"),
+      config("config"),
       dma("dma"),
       fw("fw"),
       svc_(svc),
       eq_("eq"),
+      pci_(pcie::PciConfigSpace::identity_from(svc.cfg),
+           function_shape(svc.cfg, static_cast<uint32_t>(svc.cfg.get_int("ssd.nvme.max_io_queues")) + 1)),
+      irq_(eq_, static_cast<uint32_t>(svc.cfg.get_int("ssd.nvme.max_io_queues")) + 1, pci_,
+           [this](uint64_t addr, uint32_t data, Tick delay) {
+             Tick d = delay;
+             dma_access(tlm::TLM_WRITE_COMMAND, addr, reinterpret_cast<uint8_t*>(&data), 4, d);
+             ++interrupts_sent_;
+           },
+           svc.stats),
+      arb_(static_cast<uint16_t>(svc.cfg.get_int("ssd.nvme.max_io_queues"))),
       max_queues_(static_cast<uint32_t>(svc.cfg.get_int("ssd.nvme.max_io_queues"))),
       max_entries_(static_cast<uint32_t>(svc.cfg.get_int("ssd.nvme.max_queue_entries"))),
       dstrd_(static_cast<uint32_t>(svc.cfg.get_int("ssd.nvme.dstrd"))),
       mdts_(static_cast<uint32_t>(svc.cfg.get_int("ssd.nvme.mdts"))),
       lba_size_(static_cast<uint32_t>(svc.cfg.get_size("ssd.nvme.lba_size"))),
+      fetch_engines_(static_cast<uint32_t>(svc.cfg.get_int("ssd.nvme.fetch_engines"))),
+      fetch_batch_(static_cast<uint32_t>(svc.cfg.get_int("ssd.nvme.fetch_batch"))),
       ready_time_(svc.cfg.get_time("ssd.nvme.ready_time")),
       admin_time_(svc.cfg.get_time("ssd.nvme.admin_time")),
+      drain_age_(svc.cfg.get_time("ssd.nvme.flashshare.drain_age")),
+      drain_count_(static_cast<uint32_t>(svc.cfg.get_int("ssd.nvme.flashshare.drain_count"))),
       model_(svc.cfg.get_string("ssd.nvme.model")),
       serial_(svc.cfg.get_string("ssd.nvme.serial")),
-      msix_(size_t(max_queues_ + 1) * MSIX_ENTRY_SIZE, 0),
+      buffer_status_field_(svc.cfg.get_string("ssd.nvme.buffer_status_field")),
       sqs_(max_queues_ + 1),
       cqs_(max_queues_ + 1),
       slots_(static_cast<size_t>(svc.cfg.get_int("ssd.nvme.max_inflight"))),
@@ -72,26 +124,40 @@ NvmeController::NvmeController(sc_core::sc_module_name name, Services& svc)
       io_cmds_(svc.stats.counter("ssd.nvme.io_commands", "commands", "I/O commands completed")),
       admin_cmds_(svc.stats.counter("ssd.nvme.admin_commands", "commands", "admin commands completed")),
       errors_(svc.stats.counter("ssd.nvme.error_completions", "commands", "commands completed with an error status")),
-
       doorbells_(svc.stats.counter("ssd.nvme.doorbell_writes", "writes", "doorbell register writes")),
-      irqs_(svc.stats.counter("ssd.nvme.msix_sent", "messages", "MSI-X messages sent")),
       bytes_read_(svc.stats.counter("ssd.nvme.bytes_read", "bytes", "bytes read by the host")),
       bytes_written_(svc.stats.counter("ssd.nvme.bytes_written", "bytes", "bytes written by the host")),
       read_cmds_(svc.stats.counter("ssd.nvme.read_commands", "commands", "Read commands accepted")),
-      write_cmds_(svc.stats.counter("ssd.nvme.write_commands", "commands", "Write commands accepted")) {
+      write_cmds_(svc.stats.counter("ssd.nvme.write_commands", "commands", "Write commands accepted")),
+      fetch_reads_(svc.stats.counter("ssd.nvme.fetch_reads", "reads", "command fetch reads (one per arbitration grant)")),
+      events_(svc.stats.counter("ssd.nvme.async_events", "events", "asynchronous events reported")) {
   bar0.register_b_transport(this, &NvmeController::bar_access);
-  // Vector control bit 0 = masked until the host programs the entry.
-  for (uint32_t v = 0; v <= max_queues_; ++v) msix_[v * MSIX_ENTRY_SIZE + 12] = 1;
+  config.register_b_transport(this, &NvmeController::config_access);
+  pci_.on_change([this](pcie::PciConfigSpace::Change c) {
+    using C = pcie::PciConfigSpace::Change;
+    if (c == C::FunctionLevelReset) {
+      reset_queues();
+      cc_ = csts_ = 0;
+      irq_.reset_table();
+      return;
+    }
+    irq_.config_changed();
+    if (c == C::Command) fetch();  // bus mastering may just have been granted
+  });
   for (uint32_t i = 0; i < slots_.size(); ++i) {
     slots_[i].hc.slot = i;
     slots_[i].hc.client = this;
     free_slots_.push_back(static_cast<uint32_t>(slots_.size()) - 1 - i);
   }
+  shutdown_flush_.op = IoOp::Flush;
+  shutdown_flush_.client = this;
+  shutdown_flush_.slot = kShutdownSlot;
+  reset_queues();
   if (svc.waves.enabled()) {
     for (uint32_t q = 0; q <= std::min<uint32_t>(max_queues_, 8); ++q)
       svc.waves.trace(sq_occupancy_[q], fmt::format("nvme_sq{}_occupancy", q), "nvme queues");
     svc.waves.trace(doorbell_writes_, "nvme_doorbell_writes", "nvme queues");
-    svc.waves.trace(interrupts_sent_, "nvme_msix_sent", "nvme queues");
+    svc.waves.trace(interrupts_sent_, "nvme_interrupts_sent", "nvme queues");
   }
 }
 
@@ -99,28 +165,53 @@ uint64_t NvmeController::namespace_lbas() const { return fw->capacity_bytes() / 
 
 // ---------------------------------------------------------------- registers
 
+void NvmeController::config_access(tlm::tlm_generic_payload& gp, sc_core::sc_time&) {
+  auto off = static_cast<uint32_t>(gp.get_address());
+  unsigned len = gp.get_data_length();
+  uint32_t v = 0;
+  if (gp.is_write()) {
+    std::memcpy(&v, gp.get_data_ptr(), std::min(len, 4u));
+    pci_.write(off, v, len);  // unsupported sizes are dropped, as a root complex would
+  } else {
+    v = pci_.read(off, len);
+    std::memcpy(gp.get_data_ptr(), &v, std::min(len, 4u));
+  }
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
 void NvmeController::bar_access(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
   uint64_t off = gp.get_address();
   unsigned len = gp.get_data_length();
   uint8_t* p = gp.get_data_ptr();
-  if (off + len > BAR0_SIZE || (len != 4 && len != 8)) {
+  // A function with memory decoding off (or in D3hot) claims nothing: the
+  // request ends as an Unsupported Request.
+  if (!pci_.memory_enabled() || pci_.power_state() != 0 || off + len > BAR0_SIZE || (len != 4 && len != 8)) {
     gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
     return;
   }
   if (gp.is_write()) {
+    // The write takes effect when it arrives, at the end of the annotated delay.
     uint64_t v = 0;
     std::memcpy(&v, p, len);
-    // The write takes effect when it arrives, at the end of the annotated
-    // delay. A 4-byte write (doorbells) packs into one word so the callback
-    // needs no heap.
-    uint32_t o = static_cast<uint32_t>(off);
-    if (len == 4) {
-      uint64_t packed = (v & 0xFFFFFFFFull) | (uint64_t(o) << 32);
-      eq_.after(delay.value(), [this, packed] { reg_write(static_cast<uint32_t>(packed >> 32), packed & 0xFFFFFFFFull, 4); });
-    } else {
-      eq_.after(delay.value(), [this, o, v] { reg_write(o, v, 8); });
-    }
+    posted_.push_back({static_cast<uint32_t>(off), len, v});
+    eq_.after(delay.value(), [this] {
+      if (posted_early_ > 0) {
+        --posted_early_;
+        return;
+      }
+      PostedWrite w = posted_.front();
+      posted_.pop_front();
+      reg_write(w.off, w.value, w.len);
+    });
   } else {
+    // A read may not pass the posted writes sent before it (PCIe ordering):
+    // they take effect first.
+    while (!posted_.empty()) {
+      PostedWrite w = posted_.front();
+      posted_.pop_front();
+      ++posted_early_;
+      reg_write(w.off, w.value, w.len);
+    }
     uint64_t v = reg_read(static_cast<uint32_t>(off), len);
     std::memcpy(p, &v, len);
   }
@@ -128,22 +219,26 @@ void NvmeController::bar_access(tlm::tlm_generic_payload& gp, sc_core::sc_time& 
 }
 
 uint64_t NvmeController::reg_read(uint32_t off, unsigned len) {
-  if (off >= MSIX_TABLE && off < MSIX_TABLE + msix_.size()) {
-    uint64_t v = 0;
-    std::memcpy(&v, &msix_[off - MSIX_TABLE], std::min<size_t>(len, msix_.size() - (off - MSIX_TABLE)));
+  uint64_t v = 0;
+  if (off >= MSIX_TABLE && off < MSIX_PBA) {
+    irq_.table_read(off - MSIX_TABLE, reinterpret_cast<uint8_t*>(&v), len);
+    return v;
+  }
+  if (off >= MSIX_PBA) {
+    irq_.pba_read(off - MSIX_PBA, reinterpret_cast<uint8_t*>(&v), len);
     return v;
   }
   uint64_t cap = uint64_t(max_entries_ - 1)   // MQES
                  | (1ull << 16)               // CQR: queues must be physically contiguous
+                 | CAP_AMS_WRR | CAP_AMS_VENDOR  // WRR with urgent class; vendor specific = FlashShare
                  | (20ull << 24)              // TO: 10 s
                  | (uint64_t(dstrd_) << 32)   // DSTRD
                  | (1ull << 37);              // CSS: NVM command set; MPSMIN = MPSMAX = 0 (4 KiB)
-  uint64_t v = 0;
   switch (off) {
     case CAP: v = cap; break;
     case CAP + 4: v = cap >> 32; break;
     case VS: v = 0x00010400; break;  // 1.4
-    case INTMS: case INTMC: v = intms_; break;
+    case INTMS: case INTMC: v = irq_.mask(); break;
     case CC: v = cc_; break;
     case CSTS: v = csts_; break;
     case AQA: v = aqa_; break;
@@ -151,14 +246,14 @@ uint64_t NvmeController::reg_read(uint32_t off, unsigned len) {
     case ASQ + 4: v = asq_ >> 32; break;
     case ACQ: v = acq_; break;
     case ACQ + 4: v = acq_ >> 32; break;
-    default: v = 0; break;
+    default: v = 0; break;  // reserved, and doorbells (write only) read as zero
   }
   return len == 4 ? (v & 0xFFFFFFFFu) : v;
 }
 
 void NvmeController::reg_write(uint32_t off, uint64_t v, unsigned len) {
-  if (off >= MSIX_TABLE && off < MSIX_TABLE + msix_.size()) {
-    std::memcpy(&msix_[off - MSIX_TABLE], &v, std::min<size_t>(len, msix_.size() - (off - MSIX_TABLE)));
+  if (off >= MSIX_TABLE && off < MSIX_PBA) {
+    irq_.table_write(off - MSIX_TABLE, reinterpret_cast<const uint8_t*>(&v), len);
     return;
   }
   if (off >= DOORBELL_BASE && off < MSIX_TABLE) {
@@ -167,19 +262,21 @@ void NvmeController::reg_write(uint32_t off, uint64_t v, unsigned len) {
   }
   auto lo = static_cast<uint32_t>(v);
   switch (off) {
-    case INTMS: intms_ |= lo; break;
-    case INTMC: intms_ &= ~lo; break;
+    case INTMS: irq_.mask_set(lo); break;
+    case INTMC: irq_.mask_clear(lo); break;
     case CC: {
       bool was = cc_ & CC_EN, now = lo & CC_EN;
-      cc_ = lo;
-      if (cc_shn(cc_) != 0) csts_ = (csts_ & ~0xCu) | (2u << 2);  // shutdown processing complete
+      uint32_t old_shn = cc_shn(cc_);
+      // While enabled, only EN and SHN change; the rest was fixed at enable.
+      cc_ = was && now ? (cc_ & ~(CC_EN | (3u << 14))) | (lo & (CC_EN | (3u << 14))) : lo & 0x00FFFFF1u;
       if (was != now) set_enable(now);
+      if (now && cc_shn(cc_) != 0 && old_shn == 0) shutdown();
       break;
     }
-    case AQA: aqa_ = lo; break;
-    case ASQ: asq_ = len == 8 ? v : (asq_ & ~0xFFFFFFFFull) | lo; break;
+    case AQA: aqa_ = lo & 0x0FFF0FFFu; break;
+    case ASQ: asq_ = (len == 8 ? v : (asq_ & ~0xFFFFFFFFull) | lo) & ~0xFFFull; break;
     case ASQ + 4: asq_ = (asq_ & 0xFFFFFFFFull) | (uint64_t(lo) << 32); break;
-    case ACQ: acq_ = len == 8 ? v : (acq_ & ~0xFFFFFFFFull) | lo; break;
+    case ACQ: acq_ = (len == 8 ? v : (acq_ & ~0xFFFFFFFFull) | lo) & ~0xFFFull; break;
     case ACQ + 4: acq_ = (acq_ & 0xFFFFFFFFull) | (uint64_t(lo) << 32); break;
     default: break;  // read-only or reserved: writes are ignored
   }
@@ -193,109 +290,196 @@ void NvmeController::set_enable(bool en) {
   }
   // A controller that cannot run with what the host programmed reports fatal status.
   uint32_t asqs = (aqa_ & 0xFFF) + 1, acqs = ((aqa_ >> 16) & 0xFFF) + 1;
-  bool ok = asq_ != 0 && acq_ != 0 && (asq_ % kHostPage) == 0 && (acq_ % kHostPage) == 0 && asqs >= 2 &&
-            acqs >= 2 && cc_mps(cc_) == 0 && cc_css(cc_) == 0;
+  bool ok = asq_ != 0 && acq_ != 0 && asqs >= 2 && acqs >= 2 && asqs <= max_entries_ && acqs <= max_entries_ &&
+            cc_mps(cc_) == 0 && cc_css(cc_) == 0 && ArbiterConfig::mode_from_ams(cc_ams(cc_)).has_value();
   eq_.after(ready_time_, [this, ok, asqs, acqs] {
+    if (!(cc_ & CC_EN)) return;  // disabled again before it became ready
     if (!ok) {
       csts_ |= CSTS_CFS;
       return;
     }
-    sqs_[0] = SubQueue{true, asq_, asqs, 0, 0, 0};
+    sqs_[0] = SubQueue{true, asq_, asqs, 0, 0, 0, 0};
     cqs_[0] = CompQueue{};
     cqs_[0].valid = true;
     cqs_[0].base = acq_;
     cqs_[0].size = acqs;
     cqs_[0].ien = true;
+    configure_arbiter();
     csts_ |= CSTS_RDY;
   });
 }
 
+// A controller reset (CC.EN to 0, or a function level reset): queues are
+// deleted, commands in flight are forgotten, features return to defaults.
 void NvmeController::reset_queues() {
   ++generation_;  // completions of commands from before the reset are dropped
   for (auto& q : sqs_) q = SubQueue{};
   for (auto& q : cqs_) q = CompQueue{};
   std::fill(sq_occupancy_.begin(), sq_occupancy_.end(), 0);
   waiting_ = 0;
-  top_sq_ = 0;
   nsq_alloc_ = ncq_alloc_ = 0;
   csts_ &= ~(CSTS_CFS | 0xCu);
+  feat_ = Features{};
+  feat_.arbitration = static_cast<uint32_t>(svc_.cfg.get_int("ssd.nvme.arbitration_burst"));
+  feat_.write_cache = fw.size() && fw->volatile_write_cache();
+  if (fw.size() && fw->volatile_write_cache()) fw->set_write_cache(true);
+  arb_.reset();
+  irq_.reset();
+  aer_slots_.clear();
+  aer_events_.clear();
+  error_events_masked_ = false;
+  ++keep_alive_gen_;
+  shutting_down_ = shutdown_flushing_ = false;
+}
+
+void NvmeController::configure_arbiter() {
+  ArbiterConfig a;
+  a.mode = *ArbiterConfig::mode_from_ams(cc_ams(cc_));
+  a.set_arbitration_feature(feat_.arbitration);
+  a.drain_count = drain_count_;
+  a.drain_age = drain_age_;
+  arb_.configure(a);
+}
+
+// Shutdown notification: stop fetching, let what was fetched finish, flush
+// the firmware's volatile state, then report SHST = complete.
+void NvmeController::shutdown() {
+  csts_ = (csts_ & ~0xCu) | (SHST_OCCURRING << 2);
+  shutting_down_ = true;
+  shutdown_when_idle();
+}
+
+void NvmeController::shutdown_when_idle() {
+  if (!shutting_down_ || shutdown_flushing_ || free_slots_.size() < slots_.size() - aer_slots_.size() || fetches_ > 0)
+    return;
+  shutdown_flushing_ = true;
+  shutdown_flush_.generation = generation_;
+  fw->submit(shutdown_flush_);
 }
 
 void NvmeController::doorbell(uint32_t off, uint32_t v) {
   ++doorbells_;
   ++doorbell_writes_;
+  if (!(csts_ & CSTS_RDY) || (csts_ & CSTS_CFS)) return;  // a disabled controller ignores doorbells
   uint32_t idx = (off - DOORBELL_BASE) / (4u << dstrd_);
   uint32_t qid = idx / 2;
-  if ((off - DOORBELL_BASE) % (4u << dstrd_) != 0 || qid > max_queues_ || !(csts_ & CSTS_RDY)) return;
-  if (idx % 2 == 0) {
+  bool sq_side = idx % 2 == 0;
+  if ((off - DOORBELL_BASE) % (4u << dstrd_) != 0 || qid > max_queues_ ||
+      !(sq_side ? sqs_[qid].valid : cqs_[qid].valid))
+    return raise_event(AER_ERROR, AER_INVALID_DOORBELL, LOG_ERROR);
+  if (sq_side) {
     SubQueue& q = sqs_[qid];
-    if (!q.valid || v >= q.size) return;  // invalid doorbell write: ignored (a real device raises an AER)
+    if (v >= q.size) return raise_event(AER_ERROR, AER_INVALID_DOORBELL_VALUE, LOG_ERROR);
+    uint32_t added = (v + q.size - q.tail) % q.size;
     q.tail = v;
-    waiting_ -= sq_occupancy_[qid];
-    sq_occupancy_[qid] = (q.tail + q.size - q.head) % q.size;
-    waiting_ += sq_occupancy_[qid];
+    if (added == 0) return;
+    waiting_ += added;
+    sq_occupancy_[qid] += added;
+    arb_.submitted(static_cast<uint16_t>(qid), added, now_ps());
     fetch();
   } else {
     CompQueue& q = cqs_[qid];
-    if (!q.valid || v >= q.size) return;
+    // The head may only move over entries the controller posted.
+    uint32_t posted = (q.tail + q.size - q.head) % q.size, moved = (v + q.size - q.head) % q.size;
+    if (v >= q.size || moved > posted) return raise_event(AER_ERROR, AER_INVALID_DOORBELL_VALUE, LOG_ERROR);
     q.head = v;
     while (!q.waiting.empty() && (q.tail + 1) % q.size != q.head) {
       uint32_t s = q.waiting.front();
       q.waiting.pop_front();
       post(s, 0);
     }
+    irq_.cq_level(cq_entries_outstanding(), 0);
   }
+}
+
+bool NvmeController::cq_entries_outstanding() const {
+  for (const auto& q : cqs_)
+    if (q.valid && q.ien && q.head != q.tail) return true;
+  return false;
 }
 
 // ---------------------------------------------------------------- fetch
 
+// Each arbitration grant becomes one read of up to `count` consecutive
+// entries (two when the run wraps around the end of the queue).
 void NvmeController::fetch() {
-  // Round robin over submission queues with entries, one command per visit.
-  uint32_t nq = top_sq_ + 1;
-  while (waiting_ > 0 && !free_slots_.empty() && !(csts_ & CSTS_CFS)) {
-    uint32_t q = 0;
-    bool found = false;
-    for (uint32_t i = 0; i < nq; ++i) {
-      uint32_t c = (rr_next_ + i) % nq;
-      if (sqs_[c].valid && sqs_[c].head != sqs_[c].tail) {
-        q = c;
-        found = true;
-        break;
-      }
-    }
-    if (!found) return;
-    rr_next_ = (q + 1) % nq;
-    SubQueue& sq = sqs_[q];
-    uint32_t s = free_slots_.back();
-    free_slots_.pop_back();
-    Slot& sl = slots_[s];
-    sl.sqid = static_cast<uint16_t>(q);
-    sl.generation = generation_;
-    sl.status = 0;
-    sl.dw0 = 0;
+  while (waiting_ > 0 && fetches_ < fetch_engines_ && !free_slots_.empty() && (csts_ & CSTS_RDY) &&
+         !(csts_ & CSTS_CFS) && !shutting_down_ && pci_.bus_master()) {
+    auto g = arb_.next(now_ps(), std::min<uint32_t>(fetch_batch_, static_cast<uint32_t>(free_slots_.size())));
+    if (!g) break;
+    SubQueue& sq = sqs_[g->qid];
     Tick start = now_ps(), delay = 0;
-    bool ok = dma_access(tlm::TLM_READ_COMMAND, sq.base + uint64_t(sq.head) * sizeof(Sqe),
-                         reinterpret_cast<uint8_t*>(&sl.sqe), sizeof(Sqe), delay);
-    sq.head = (sq.head + 1) % sq.size;
-    sq_occupancy_[q] = (sq.tail + sq.size - sq.head) % sq.size;
-    --waiting_;
-    sl.rec = svc_.tracker.device(q, sl.sqe.cid());
-    if (sl.rec) {
-      sl.rec->clock.start(start);
-      sl.rec->valid = true;
+    uint32_t first = sq.head + sq.fetching;
+    bool ok = true;
+    uint32_t got = 0;
+    std::vector<uint32_t> taken;
+    taken.reserve(g->count);
+    while (got < g->count && ok) {  // up to two reads: to the end of the queue, then from its start
+      uint32_t pos = (first + got) % sq.size;
+      uint32_t run = std::min(g->count - got, sq.size - pos);
+      std::vector<Sqe> buf(run);
+      Tick d = 0;
+      ok = dma_access(tlm::TLM_READ_COMMAND, sq.base + uint64_t(pos) * sizeof(Sqe),
+                      reinterpret_cast<uint8_t*>(buf.data()), run * sizeof(Sqe), d);
+      delay = std::max(delay, d);
+      for (uint32_t i = 0; i < run && ok; ++i) {
+        uint32_t s = free_slots_.back();
+        free_slots_.pop_back();
+        Slot& sl = slots_[s];
+        sl.busy = true;
+        sl.aborted = false;
+        sl.sqe = buf[i];
+        sl.sqid = g->qid;
+        sl.generation = generation_;
+        sl.status = 0;
+        sl.dw0 = 0;
+        sl.rec = svc_.tracker.device(g->qid, sl.sqe.cid());
+        if (sl.rec) {
+          sl.rec->clock.start(start);
+          sl.rec->valid = true;
+        }
+        taken.push_back(s);
+      }
+      got += run;
     }
+    ++fetch_reads_;
     if (!ok) {  // the SQ memory is unreachable: nothing sensible can be completed
       csts_ |= CSTS_CFS;
-      free_slots_.push_back(s);
+      for (uint32_t s : taken) {
+        slots_[s].busy = false;
+        free_slots_.push_back(s);
+      }
       return;
     }
-    eq_.at(start + delay, [this, s] { on_fetched(s); });
+    sq.fetching += g->count;
+    ++fetches_;
+    uint16_t qid = g->qid;
+    uint64_t gen = generation_;
+    eq_.at(start + delay, [this, taken = std::move(taken), qid, gen] {
+      --fetches_;
+      if (gen == generation_ && sqs_[qid].valid) {
+        SubQueue& q = sqs_[qid];
+        auto n = static_cast<uint32_t>(taken.size());
+        q.head = (q.head + n) % q.size;
+        q.fetching -= n;
+        sq_occupancy_[qid] -= n;
+        waiting_ -= n;
+      }
+      for (uint32_t s : taken) on_fetched(s, qid);
+      fetch();
+    });
+  }
+  // FlashShare: an age guard may fire before anything else wakes the controller.
+  Tick t = waiting_ > 0 ? arb_.next_guard_deadline() : SqArbiter::kNoDeadline;
+  if (t != SqArbiter::kNoDeadline && t > now_ps() && (guard_wakeup_ <= now_ps() || t < guard_wakeup_)) {
+    guard_wakeup_ = t;
+    eq_.at(t, [this] { fetch(); });
   }
 }
 
-void NvmeController::on_fetched(uint32_t s) {
+void NvmeController::on_fetched(uint32_t s, uint16_t sqid) {
   Slot& sl = slots_[s];
-  if (sl.generation != generation_) return release(s);
+  if (sl.generation != generation_ || !sqs_[sqid].valid) return release(s);
   if (sl.rec) sl.rec->clock.mark(Stage::Fetch, now_ps());
   if (sl.sqid == 0) {
     eq_.after(admin_time_, [this, s] { execute_admin(s); });
@@ -325,7 +509,10 @@ void NvmeController::execute_io(uint32_t s) {
   hc.sqid = sl.sqid;
   hc.cdw2 = c.cdw2;
   hc.cdw3 = c.cdw3;
+  hc.attr = static_cast<uint8_t>(c.cdw2 & 0xFF);  // FlashShare's workload attribute (rsvd2)
+  hc.fua = (op == IO_WRITE || op == IO_READ) && (c.cdw12 & RW_FUA);
   hc.result = 0;
+  if (sl.rec) sl.rec->attr = hc.attr;
   sl.steps.clear();
   sl.step = 0;
   sl.compare = op == IO_COMPARE;
@@ -434,14 +621,20 @@ void NvmeController::run_step(uint32_t s) {
 }
 
 void NvmeController::firmware_issued(HostCommand& hc) {
+  if (hc.slot == kShutdownSlot) return;
   Slot& sl = slots_[hc.slot];
   if (sl.rec) sl.rec->clock.mark(Stage::Firmware, now_ps());
 }
 
 void NvmeController::firmware_done(HostCommand& hc) {
   uint32_t s = hc.slot;
+  if (s == kShutdownSlot) {  // the shutdown flush: everything is durable now
+    if (shutdown_flush_.generation == generation_ && shutting_down_)
+      csts_ = (csts_ & ~0xCu) | (SHST_COMPLETE << 2);
+    return;
+  }
   Slot& sl = slots_[s];
-  if (sl.generation != generation_) return release(s);
+  if (sl.generation != generation_ || sl.aborted) return release(s);
   if (!sl.steps.empty() && ++sl.step < sl.steps.size()) return run_step(s);
   if (sl.rec) sl.rec->clock.mark(Stage::Flash, now_ps());
   Tick delay = 0;
@@ -543,6 +736,7 @@ void NvmeController::complete(uint32_t s, uint16_t st, Tick delay) {
     error_log_.push_front({errors_.value, sl.sqid, c.cid(), st, sl.sqid ? c.slba() : 0, c.nsid});
     if (error_log_.size() > ERROR_LOG_ENTRIES) error_log_.pop_back();
   }
+  if (!sqs_[sl.sqid].valid) return release(s);  // the SQ was deleted meanwhile
   CompQueue& cq = cqs_[sqs_[sl.sqid].cqid];
   if (!cq.valid) return release(s);
   if ((cq.tail + 1) % cq.size == cq.head) {  // CQ full: wait for the host to free entries
@@ -559,6 +753,11 @@ void NvmeController::post(uint32_t s, Tick delay) {
   Cqe e{};
   e.dw0 = sl.dw0;
   e.sq_head = static_cast<uint16_t>(sq.head);
+  if (sl.sqid != 0 && sl.status == 0) {  // the firmware's buffer status, where the configuration puts it
+    if (buffer_status_field_ == "dw0") e.dw0 = sl.hc.result;
+    if (buffer_status_field_ == "sq_head") e.sq_head = static_cast<uint16_t>(sl.hc.result);
+    if (sl.rec) sl.rec->result = buffer_status_field_ == "none" ? 0 : sl.hc.result;
+  }
   e.sq_id = sl.sqid;
   e.cid = sl.sqe.cid();
   e.status_phase = static_cast<uint16_t>((sl.status << 1) | (cq.phase ? 1 : 0));
@@ -572,30 +771,24 @@ void NvmeController::post(uint32_t s, Tick delay) {
     cq.phase = !cq.phase;
   }
   if (cq.ien) {
-    const uint8_t* ent = &msix_[size_t(cq.vector) * MSIX_ENTRY_SIZE];
-    uint64_t addr;
-    uint32_t data, ctrl;
-    std::memcpy(&addr, ent, 8);
-    std::memcpy(&data, ent + 8, 4);
-    std::memcpy(&ctrl, ent + 12, 4);
-    if (!(ctrl & 1)) {
-      Tick md = delay;  // sent right behind the entry
-      dma_access(tlm::TLM_WRITE_COMMAND, addr, reinterpret_cast<uint8_t*>(&data), 4, md);
-      ++irqs_;
-      ++interrupts_sent_;
-    }
+    irq_.completion_posted(cq.vector, delay, sq.cqid != 0);
+    irq_.cq_level(true, delay);
   }
   if (sl.sqid == 0) ++admin_cmds_;
-  release(s);
+  if (!sl.aborted) release(s);  // an aborted command's slot waits for the firmware
 }
 
 void NvmeController::release(uint32_t s) {
-  if (slots_[s].io_counted) {
-    slots_[s].io_counted = false;
+  Slot& sl = slots_[s];
+  if (sl.io_counted) {
+    sl.io_counted = false;
     io_busy(false);
   }
+  sl.busy = false;
+  sl.aborted = false;
   free_slots_.push_back(s);
   fetch();  // a freed slot may let a waiting command in
+  shutdown_when_idle();
 }
 
 // ---------------------------------------------------------------- admin commands
@@ -606,7 +799,7 @@ void NvmeController::execute_admin(uint32_t s) {
   const Sqe& c = sl.sqe;
   Tick delay = 0;
   uint16_t st = 0;
-  if (c.psdt() != 0) return complete(s, status(SCT_GENERIC, SC_INVALID_FIELD, true));
+  if ((c.cdw0 >> 8 & 3) != 0 || c.psdt() != 0) return complete(s, status(SCT_GENERIC, SC_INVALID_FIELD, true));
   switch (c.opcode()) {
     case ADMIN_IDENTIFY: st = admin_identify(sl, delay); break;
     case ADMIN_SET_FEATURES:
@@ -616,12 +809,106 @@ void NvmeController::execute_admin(uint32_t s) {
     case ADMIN_DELETE_SQ: st = admin_delete_sq(c); break;
     case ADMIN_DELETE_CQ: st = admin_delete_cq(c); break;
     case ADMIN_GET_LOG_PAGE: st = admin_get_log_page(sl, delay); break;
-    case ADMIN_ABORT: sl.dw0 = 1; break;  // command not aborted
-    case ADMIN_ASYNC_EVENT: return release(s);  // held: no asynchronous events are reported yet
+    case ADMIN_ABORT: st = admin_abort(sl); break;
+    case ADMIN_KEEP_ALIVE: keep_alive(); break;
+    case ADMIN_FORMAT_NVM: return admin_format(s);
+    case ADMIN_ASYNC_EVENT:
+      if (aer_slots_.size() >= kAerLimit) {
+        st = status(SCT_COMMAND_SPECIFIC, SC_AER_LIMIT);
+        break;
+      }
+      aer_slots_.push_back(s);  // held until an event occurs
+      return deliver_events();
     default: st = status(SCT_GENERIC, SC_INVALID_OPCODE, true); break;
   }
   complete(s, st, delay);
 }
+
+// ---------------------------------------------------------------- asynchronous events
+
+// Records an event; it completes an outstanding Asynchronous Event Request
+// now or when the host sends one. After an error event, further error events
+// stay queued until the host reads the Error Information log (masking).
+void NvmeController::raise_event(uint8_t type, uint8_t info, uint8_t log) {
+  aer_events_.push_back(type | uint32_t(info) << 8 | uint32_t(log) << 16);
+  if (aer_events_.size() > 64) aer_events_.pop_front();  // a host that never asks loses the oldest
+  deliver_events();
+}
+
+void NvmeController::deliver_events() {
+  while (!aer_slots_.empty()) {
+    auto it = std::find_if(aer_events_.begin(), aer_events_.end(),
+                           [this](uint32_t e) { return !((e & 7) == AER_ERROR && error_events_masked_); });
+    if (it == aer_events_.end()) return;
+    uint32_t s = aer_slots_.front();
+    aer_slots_.pop_front();
+    slots_[s].dw0 = *it;
+    if ((*it & 7) == AER_ERROR) error_events_masked_ = true;
+    aer_events_.erase(it);
+    ++events_;
+    complete(s, 0);
+  }
+}
+
+// Keep Alive: with a Keep Alive Timer set (feature 0Fh), the host must send
+// a Keep Alive within it (rounded up to KAS, 100 ms); otherwise the
+// controller logs the expiry and stops (CSTS.CFS).
+void NvmeController::keep_alive() {
+  uint64_t gen = ++keep_alive_gen_;
+  keep_alive_at_ = now_ps();
+  if (feat_.keep_alive_ms == 0) return;
+  Tick limit = Tick((feat_.keep_alive_ms + kKasMs - 1) / kKasMs * kKasMs) * MS;
+  eq_.after(limit, [this, gen] {
+    if (gen != keep_alive_gen_ || !(csts_ & CSTS_RDY)) return;
+    ++errors_;
+    error_log_.push_front({errors_.value, 0xFFFF, 0xFFFF, status(SCT_GENERIC, SC_KEEP_ALIVE_EXPIRED), 0, 0});
+    if (error_log_.size() > ERROR_LOG_ENTRIES) error_log_.pop_back();
+    csts_ |= CSTS_CFS;
+  });
+}
+
+// Abort: a command still waiting in its SQ cannot be reached without
+// fetching it, and one in flight is past its point of no return, so only an
+// outstanding Asynchronous Event Request is aborted; otherwise DW0 bit 0
+// says "not aborted", which the specification allows.
+uint16_t NvmeController::admin_abort(Slot& sl) {
+  const Sqe& c = sl.sqe;
+  uint16_t sqid = c.cdw10 & 0xFFFF, cid = static_cast<uint16_t>(c.cdw10 >> 16);
+  sl.dw0 = 1;
+  if (sqid != 0) return 0;
+  for (auto it = aer_slots_.begin(); it != aer_slots_.end(); ++it) {
+    if (slots_[*it].sqe.cid() != cid) continue;
+    uint32_t victim = *it;
+    aer_slots_.erase(it);
+    complete(victim, status(SCT_GENERIC, SC_ABORT_REQUESTED));
+    sl.dw0 = 0;
+    break;
+  }
+  return 0;
+}
+
+// Format NVM: one LBA format, no metadata or protection information, no
+// cryptographic erase; the user data is deallocated (reads return zeros).
+void NvmeController::admin_format(uint32_t s) {
+  Slot& sl = slots_[s];
+  const Sqe& c = sl.sqe;
+  if (c.nsid != 1 && c.nsid != 0xFFFFFFFFu) return complete(s, status(SCT_GENERIC, SC_INVALID_NAMESPACE, true));
+  if (fmt_lbaf(c.cdw10) != 0 || fmt_mset(c.cdw10) || fmt_pi(c.cdw10))
+    return complete(s, status(SCT_COMMAND_SPECIFIC, SC_INVALID_FORMAT, true));
+  if (fmt_ses(c.cdw10) > 1) return complete(s, status(SCT_GENERIC, SC_INVALID_FIELD, true));
+  sl.steps.clear();
+  sl.step = 0;
+  const uint64_t piece = (uint64_t(1) << 30) / lba_size_ * lba_size_, end = namespace_lbas() * lba_size_;
+  for (uint64_t off = 0; off < end; off += piece)
+    sl.steps.push_back({IoOp::Trim, off, static_cast<uint32_t>(std::min(piece, end - off))});
+  sl.compare = false;
+  sl.hc.sqid = 0;
+  sl.hc.fua = false;
+  if (sl.steps.empty()) return complete(s, 0);
+  run_step(s);
+}
+
+// ---------------------------------------------------------------- identify
 
 uint16_t NvmeController::admin_identify(Slot& sl, Tick& delay) {
   const Sqe& c = sl.sqe;
@@ -631,23 +918,33 @@ uint16_t NvmeController::admin_identify(Slot& sl, Tick& delay) {
   std::memset(d, 0, IDENTIFY_SIZE);
   switch (cns) {
     case CNS_CONTROLLER: {
-      put16(d + idctl::VID, 0x1b36);
-      put16(d + idctl::SSVID, 0x1af4);
+      put16(d + idctl::VID, pcie::PciConfigSpace::identity_from(svc_.cfg).vendor_id);
+      put16(d + idctl::SSVID, pcie::PciConfigSpace::identity_from(svc_.cfg).subsystem_vendor_id);
       put_str(d + idctl::SN, serial_, 20);
       put_str(d + idctl::MN, model_, 40);
       put_str(d + idctl::FR, "0.1", 8);
+      d[idctl::RAB] = static_cast<uint8_t>(svc_.cfg.get_int("ssd.nvme.arbitration_burst"));
       d[idctl::MDTS] = static_cast<uint8_t>(mdts_);
       put16(d + idctl::CNTLID, 1);
       put32(d + idctl::VER, 0x00010400);
-      put16(d + idctl::OACS, 0);
+      d[idctl::CNTRLTYPE] = 1;  // I/O controller
+      put16(d + idctl::OACS, idctl::OACS_FORMAT);
+      d[idctl::ACL] = kAbortLimit - 1;
+      d[idctl::AERL] = kAerLimit - 1;
       d[idctl::FRMW] = 1 << 1 | 1;  // one firmware slot, read only
       d[idctl::LPA] = 1 << 2;       // Get Log Page takes offsets and 32-bit lengths
       d[idctl::ELPE] = ERROR_LOG_ENTRIES - 1;
+      d[idctl::NPSS] = 0;           // one power state
+      put16(d + idctl::KAS, kKasMs / 100);
       d[idctl::SQES] = 0x66;  // required and maximum entry size: 64 bytes
       d[idctl::CQES] = 0x44;  // 16 bytes
       put32(d + idctl::NN, 1);
-      d[idctl::VWC] = 0;
       put16(d + idctl::ONCS, ONCS_COMPARE | ONCS_DSM | ONCS_WRITE_ZEROES);
+      d[idctl::FNA] = 0;
+      d[idctl::VWC] = fw->volatile_write_cache() ? 1 : 0;
+      put_str(d + idctl::SUBNQN, "nqn.2026-11.io.flashvp:nvme:" + serial_, 256);
+      std::memset(d + idctl::SUBNQN + 28 + serial_.size(), 0, 256 - std::min<size_t>(256, 28 + serial_.size()));
+      put16(d + idctl::PSD0, kMaxPowerCw);  // power state 0: maximum power in centiwatts
       break;
     }
     case CNS_NAMESPACE: {
@@ -658,17 +955,36 @@ uint16_t NvmeController::admin_identify(Slot& sl, Tick& delay) {
       put64(d + idns::NUSE, n);
       d[idns::NLBAF] = 0;  // one format
       d[idns::FLBAS] = 0;
+      std::memcpy(d + idns::NGUID, nguid().data(), 16);
       uint32_t lbads = 0;
       while ((1u << lbads) < lba_size_) ++lbads;
       put32(d + idns::LBAF0, lbads << 16);
       break;
     }
     case CNS_ACTIVE_NS_LIST:
+      if (c.nsid >= 0xFFFFFFFEu) return status(SCT_GENERIC, SC_INVALID_NAMESPACE, true);
       if (c.nsid < 1) put32(d, 1);  // namespaces with an id above nsid
+      break;
+    case CNS_NS_DESCRIPTORS:
+      if (c.nsid != 1) return status(SCT_GENERIC, SC_INVALID_NAMESPACE, true);
+      d[0] = NIDT_NGUID;
+      d[1] = 16;
+      std::memcpy(d + 4, nguid().data(), 16);
       break;
     default: return status(SCT_GENERIC, SC_INVALID_FIELD, true);
   }
   return send_to_host(sl, IDENTIFY_SIZE, delay);
+}
+
+// A namespace GUID derived from the serial number: stable across runs.
+std::array<uint8_t, 16> NvmeController::nguid() const {
+  std::array<uint8_t, 16> g{};
+  uint64_t h = 1469598103934665603ull;  // FNV-1a over the serial
+  for (char ch : serial_) h = (h ^ static_cast<uint8_t>(ch)) * 1099511628211ull;
+  std::memcpy(g.data(), &h, 8);
+  h = (h ^ 1) * 1099511628211ull;
+  std::memcpy(g.data() + 8, &h, 8);
+  return g;
 }
 
 uint16_t NvmeController::send_to_host(Slot& sl, uint32_t bytes, Tick& delay) {
@@ -742,32 +1058,105 @@ uint16_t NvmeController::admin_get_log_page(Slot& sl, Tick& delay) {
     default: return status(SCT_COMMAND_SPECIFIC, SC_INVALID_LOG_PAGE, true);
   }
   if (offset >= log.size()) return status(SCT_GENERIC, SC_INVALID_FIELD, true);
+  bool retain = c.cdw10 & (1u << 15);  // RAE: keep the asynchronous event masked
+  if (lid == LOG_ERROR && !retain && error_events_masked_) {
+    error_events_masked_ = false;
+    eq_.after(0, [this] { deliver_events(); });  // after this command's own completion
+  }
   if (sl.buf.size() < bytes) sl.buf.resize(bytes);
   std::memset(sl.buf.data(), 0, bytes);  // past the end of the log: zeros
   std::memcpy(sl.buf.data(), log.data() + offset, std::min<uint64_t>(bytes, log.size() - offset));
   return send_to_host(sl, static_cast<uint32_t>(bytes), delay);
 }
 
+// Get / Set Features. No feature is saveable: Set with SV fails, Get of the
+// saved value returns the default.
 uint16_t NvmeController::admin_features(Slot& sl) {
   const Sqe& c = sl.sqe;
   uint8_t fid = c.cdw10 & 0xFF;
-  bool set = c.opcode() == ADMIN_SET_FEATURES;
+  if (c.opcode() == ADMIN_GET_FEATURES) {
+    uint8_t sel = (c.cdw10 >> 8) & 7;
+    if (sel > SEL_CAPABILITIES) return status(SCT_GENERIC, SC_INVALID_FIELD, true);
+    return feature_value(fid, sel, c.cdw11, sl.dw0);
+  }
+  if (c.cdw10 & SET_FEATURES_SV) return status(SCT_COMMAND_SPECIFIC, SC_FEATURE_NOT_SAVEABLE, true);
+  uint32_t v = c.cdw11;
   switch (fid) {
-    case FEAT_NUM_QUEUES: {
-      if (set) {
-        uint32_t nsqr = c.cdw11 & 0xFFFF, ncqr = c.cdw11 >> 16;
-        if (nsqr == 0xFFFF || ncqr == 0xFFFF) return status(SCT_GENERIC, SC_INVALID_FIELD, true);
-        nsq_alloc_ = static_cast<uint16_t>(std::min(nsqr + 1, max_queues_));
-        ncq_alloc_ = static_cast<uint16_t>(std::min(ncqr + 1, max_queues_));
-      }
-      uint32_t nsq = nsq_alloc_ ? nsq_alloc_ : max_queues_, ncq = ncq_alloc_ ? ncq_alloc_ : max_queues_;
-      sl.dw0 = (nsq - 1) | ((ncq - 1) << 16);
-      return 0;
-    }
     case FEAT_ARBITRATION:
-    case FEAT_IRQ_COALESCE: return 0;  // accepted; round robin and no coalescing for now
+      feat_.arbitration = v;
+      if (csts_ & CSTS_RDY) configure_arbiter();
+      break;
+    case FEAT_POWER_MGMT:
+      if ((v & 0x1F) != 0) return status(SCT_GENERIC, SC_INVALID_FIELD, true);  // NPSS = 0: only PS0
+      feat_.power = v & 0xFF;
+      break;
+    case FEAT_VOLATILE_WC:
+      if (!fw->volatile_write_cache()) return status(SCT_GENERIC, SC_INVALID_FIELD, true);
+      feat_.write_cache = v & 1;
+      fw->set_write_cache(feat_.write_cache);
+      break;
+    case FEAT_NUM_QUEUES: {
+      uint32_t nsqr = v & 0xFFFF, ncqr = v >> 16;
+      if (nsqr == 0xFFFF || ncqr == 0xFFFF) return status(SCT_GENERIC, SC_INVALID_FIELD, true);
+      for (uint32_t q = 1; q <= max_queues_; ++q)  // only before any I/O queue exists
+        if (sqs_[q].valid || cqs_[q].valid) return status(SCT_GENERIC, SC_COMMAND_SEQUENCE, true);
+      nsq_alloc_ = static_cast<uint16_t>(std::min(nsqr + 1, max_queues_));
+      ncq_alloc_ = static_cast<uint16_t>(std::min(ncqr + 1, max_queues_));
+      break;
+    }
+    case FEAT_IRQ_COALESCE:
+      feat_.coalescing = v & 0xFFFF;
+      irq_.set_coalescing(static_cast<uint8_t>(v & 0xFF), static_cast<uint8_t>((v >> 8) & 0xFF));
+      break;
+    case FEAT_IRQ_CONFIG: {
+      uint32_t iv = v & 0xFFFF;
+      if (iv >= irq_.vectors()) return status(SCT_GENERIC, SC_INVALID_FIELD, true);
+      if (iv == 0 && (v >> 16 & 1)) return status(SCT_GENERIC, SC_INVALID_FIELD, true);  // admin is never coalesced
+      irq_.set_coalescing_disabled(static_cast<uint16_t>(iv), v >> 16 & 1);
+      break;
+    }
+    case FEAT_ASYNC_EVENT: feat_.async_events = v & 0x3FF; break;
+    case FEAT_KEEP_ALIVE:
+      feat_.keep_alive_ms = v;
+      keep_alive();  // a new timer starts now
+      break;
     default: return status(SCT_GENERIC, SC_INVALID_FIELD, true);
   }
+  uint32_t dw0 = 0;
+  feature_value(fid, SEL_CURRENT, v, dw0);
+  sl.dw0 = dw0;  // Number of Queues answers what was allocated; the others echo the value
+  return 0;
+}
+
+uint16_t NvmeController::feature_value(uint8_t fid, uint8_t sel, uint32_t cdw11, uint32_t& dw0) {
+  bool current = sel == SEL_CURRENT;
+  switch (fid) {
+    case FEAT_ARBITRATION:
+      dw0 = current ? feat_.arbitration : static_cast<uint32_t>(svc_.cfg.get_int("ssd.nvme.arbitration_burst"));
+      break;
+    case FEAT_POWER_MGMT: dw0 = current ? feat_.power : 0; break;
+    case FEAT_VOLATILE_WC:
+      if (!fw->volatile_write_cache()) return status(SCT_GENERIC, SC_INVALID_FIELD, true);
+      dw0 = current ? feat_.write_cache : 1;
+      break;
+    case FEAT_NUM_QUEUES: {
+      uint32_t nsq = nsq_alloc_ && current ? nsq_alloc_ : max_queues_, ncq = ncq_alloc_ && current ? ncq_alloc_ : max_queues_;
+      dw0 = (nsq - 1) | ((ncq - 1) << 16);
+      break;
+    }
+    case FEAT_IRQ_COALESCE: dw0 = current ? feat_.coalescing : 0; break;
+    case FEAT_IRQ_CONFIG: {
+      uint32_t iv = cdw11 & 0xFFFF;
+      if (iv >= irq_.vectors()) return status(SCT_GENERIC, SC_INVALID_FIELD, true);
+      dw0 = iv | (current && irq_.coalescing_disabled(static_cast<uint16_t>(iv)) ? 1u << 16 : 0);
+      break;
+    }
+    case FEAT_ASYNC_EVENT: dw0 = current ? feat_.async_events : 0; break;
+    case FEAT_KEEP_ALIVE: dw0 = current ? feat_.keep_alive_ms : 0; break;
+    default: return status(SCT_GENERIC, SC_INVALID_FIELD, true);
+  }
+  if (sel == SEL_CAPABILITIES) dw0 = FEAT_CAP_CHANGEABLE;
+  return 0;
 }
 
 uint16_t NvmeController::admin_create_cq(const Sqe& c) {
@@ -776,8 +1165,11 @@ uint16_t NvmeController::admin_create_cq(const Sqe& c) {
   uint32_t iv = c.cdw11 >> 16;
   uint32_t limit = ncq_alloc_ ? ncq_alloc_ : max_queues_;
   if (qid == 0 || qid > limit || cqs_[qid].valid) return status(SCT_COMMAND_SPECIFIC, SC_INVALID_QID, true);
-  if (size < 2 || size > max_entries_) return status(SCT_COMMAND_SPECIFIC, SC_INVALID_QSIZE, true);
-  if (iv > max_queues_) return status(SCT_COMMAND_SPECIFIC, SC_INVALID_VECTOR, true);
+  if (size < 2 || size > max_entries_ || cc_iocqes(cc_) != 4)
+    return status(SCT_COMMAND_SPECIFIC, SC_INVALID_QSIZE, true);
+  // With MSI-X, any table entry; with MSI or INTx the vectors the function has.
+  uint32_t vectors = pci_.msix_enabled() ? irq_.vectors() : pci_.msi_enabled() ? pci_.msi_enabled_vectors() : 1;
+  if (ien && iv >= vectors) return status(SCT_COMMAND_SPECIFIC, SC_INVALID_VECTOR, true);
   if (!pc || c.prp1 == 0 || c.prp1 % kHostPage) return status(SCT_GENERIC, SC_INVALID_FIELD, true);
   CompQueue& q = cqs_[qid];
   q = CompQueue{};
@@ -795,20 +1187,44 @@ uint16_t NvmeController::admin_create_sq(const Sqe& c) {
   uint32_t cqid = c.cdw11 >> 16;
   uint32_t limit = nsq_alloc_ ? nsq_alloc_ : max_queues_;
   if (qid == 0 || qid > limit || sqs_[qid].valid) return status(SCT_COMMAND_SPECIFIC, SC_INVALID_QID, true);
-  if (size < 2 || size > max_entries_) return status(SCT_COMMAND_SPECIFIC, SC_INVALID_QSIZE, true);
+  if (size < 2 || size > max_entries_ || cc_iosqes(cc_) != 6)
+    return status(SCT_COMMAND_SPECIFIC, SC_INVALID_QSIZE, true);
   if (cqid == 0 || cqid > max_queues_ || !cqs_[cqid].valid) return status(SCT_COMMAND_SPECIFIC, SC_CQ_INVALID, true);
   if (!pc || c.prp1 == 0 || c.prp1 % kHostPage) return status(SCT_GENERIC, SC_INVALID_FIELD, true);
-  sqs_[qid] = SubQueue{true, c.prp1, size, 0, 0, static_cast<uint16_t>(cqid)};
-  top_sq_ = std::max(top_sq_, qid);
+  sqs_[qid] = SubQueue{true, c.prp1, size, 0, 0, static_cast<uint16_t>(cqid), 0};
+  arb_.add_queue(static_cast<uint16_t>(qid), sq_priority(c.cdw11));  // QPRIO, used by WRR and FlashShare
   return 0;
 }
 
+// Delete I/O SQ: entries not fetched are dropped; commands in flight are
+// completed now with "aborted due to SQ deletion" (their firmware work is
+// discarded when it returns), before this command completes.
 uint16_t NvmeController::admin_delete_sq(const Sqe& c) {
   uint32_t qid = c.cdw10 & 0xFFFF;
   if (qid == 0 || qid > max_queues_ || !sqs_[qid].valid) return status(SCT_COMMAND_SPECIFIC, SC_INVALID_QID, true);
-  sqs_[qid] = SubQueue{};
+  CompQueue& cq = cqs_[sqs_[qid].cqid];
+  for (uint32_t s = 0; s < slots_.size(); ++s) {
+    Slot& sl = slots_[s];
+    if (!sl.busy || sl.aborted || sl.sqid != qid || sl.generation != generation_) continue;
+    auto w = std::find(cq.waiting.begin(), cq.waiting.end(), s);
+    if (w != cq.waiting.end()) continue;  // finished already; posted below or dropped
+    sl.aborted = true;
+    complete(s, status(SCT_GENERIC, SC_ABORTED_SQ_DELETION));
+  }
+  // Completions still waiting for room in the CQ are lost with their SQ.
+  for (auto it = cq.waiting.begin(); it != cq.waiting.end();) {
+    if (slots_[*it].sqid == qid) {
+      uint32_t s = *it;
+      it = cq.waiting.erase(it);
+      if (!slots_[s].aborted) release(s);  // an aborted one is released when the firmware returns it
+    } else {
+      ++it;
+    }
+  }
   waiting_ -= sq_occupancy_[qid];
   sq_occupancy_[qid] = 0;
+  sqs_[qid] = SubQueue{};
+  arb_.remove_queue(static_cast<uint16_t>(qid));
   return 0;
 }
 
@@ -818,6 +1234,7 @@ uint16_t NvmeController::admin_delete_cq(const Sqe& c) {
   for (const auto& sq : sqs_)
     if (sq.valid && sq.cqid == qid) return status(SCT_COMMAND_SPECIFIC, SC_INVALID_QUEUE_DELETION, true);
   cqs_[qid] = CompQueue{};
+  irq_.cq_level(cq_entries_outstanding(), 0);
   return 0;
 }
 

@@ -1,10 +1,15 @@
 #pragma once
-// NVMe controller: BAR0 registers and doorbells behind a PCIe target socket,
-// a DMA initiator socket towards host memory, the admin command set needed to
-// bring a controller up, and I/O Read/Write/Flush handed to firmware.
-// Submission queues are served round robin; each completion is written to
-// host memory with its phase tag and signalled by MSI-X. Malformed commands
-// complete with the status a real controller returns.
+// NVMe controller (NVM Express base specification 1.4): BAR0 registers,
+// doorbells and the MSI-X table behind a PCIe target socket, the PCI
+// configuration space behind another, a DMA initiator socket towards host
+// memory. Admin commands are executed here; I/O commands are checked, their
+// data moved by PRPs, and handed to firmware. Submission queues are chosen by
+// `SqArbiter` (round robin, weighted round robin with urgent class, or
+// FlashShare's priority SQ, per CC.AMS) and fetched in batches; completions
+// are written with their phase tag and signalled through `NvmeInterrupts`.
+// Malformed commands and register writes get the status or asynchronous
+// event a real controller returns.
+#include <array>
 #include <deque>
 #include <string>
 #include <systemc>
@@ -15,7 +20,10 @@
 
 #include "vp/core/EventQueue.hpp"
 #include "vp/core/Services.hpp"
+#include "vp/pcie/PciConfigSpace.hpp"
+#include "vp/ssd/NvmeInterrupts.hpp"
 #include "vp/ssd/NvmeSpec.hpp"
+#include "vp/ssd/SqArbiter.hpp"
 #include "vp/ssd/SsdInterfaces.hpp"
 
 namespace vp::ssd {
@@ -23,6 +31,7 @@ namespace vp::ssd {
 class NvmeController : public sc_core::sc_module, public FirmwareClient {
  public:
   tlm_utils::simple_target_socket<NvmeController> bar0;    // MMIO from the host
+  tlm_utils::simple_target_socket<NvmeController> config;  // PCI configuration requests
   tlm_utils::simple_initiator_socket<NvmeController> dma;  // to host memory and the interrupt controller
   sc_core::sc_port<IFirmware> fw;
 
@@ -33,6 +42,8 @@ class NvmeController : public sc_core::sc_module, public FirmwareClient {
   void firmware_done(HostCommand& c) override;
   uint64_t events() const { return eq_.fired(); }
   uint64_t namespace_lbas() const;
+  // Where INTx assert/deassert messages go (set by the platform).
+  void set_intx_address(uint64_t a) { irq_.intx_address = a; }
 
  private:
   struct SubQueue {
@@ -40,6 +51,7 @@ class NvmeController : public sc_core::sc_module, public FirmwareClient {
     uint64_t base = 0;
     uint32_t size = 0, head = 0, tail = 0;
     uint16_t cqid = 0;
+    uint32_t fetching = 0;  // entries being read (the arbiter already counted them out)
   };
   struct CompQueue {
     bool valid = false;
@@ -61,6 +73,8 @@ class NvmeController : public sc_core::sc_module, public FirmwareClient {
     uint32_t bytes;
   };
   struct Slot {
+    bool busy = false;
+    bool aborted = false;  // completed early (SQ deleted); the firmware's answer is dropped
     HostCommand hc;
     std::vector<Step> steps;
     size_t step = 0;
@@ -84,14 +98,22 @@ class NvmeController : public sc_core::sc_module, public FirmwareClient {
   };
 
   void bar_access(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  void config_access(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   uint64_t reg_read(uint32_t off, unsigned len);
   void reg_write(uint32_t off, uint64_t v, unsigned len);
   void doorbell(uint32_t off, uint32_t v);
   void set_enable(bool en);
   void reset_queues();
+  void shutdown();
+  void shutdown_when_idle();
+  void configure_arbiter();
+  void raise_event(uint8_t type, uint8_t info, uint8_t log);
+  void deliver_events();
+  void keep_alive();
+  bool cq_entries_outstanding() const;
 
   void fetch();
-  void on_fetched(uint32_t s);
+  void on_fetched(uint32_t s, uint16_t sqid);
   void execute_io(uint32_t s);
   void execute_admin(uint32_t s);
   void execute_dsm(uint32_t s);
@@ -103,6 +125,10 @@ class NvmeController : public sc_core::sc_module, public FirmwareClient {
   uint16_t admin_delete_sq(const nvme::Sqe& c);
   uint16_t admin_delete_cq(const nvme::Sqe& c);
   uint16_t admin_features(Slot& sl);
+  uint16_t feature_value(uint8_t fid, uint8_t sel, uint32_t cdw11, uint32_t& dw0);
+  uint16_t admin_abort(Slot& sl);
+  std::array<uint8_t, 16> nguid() const;
+  void admin_format(uint32_t s);
   uint16_t admin_get_log_page(Slot& sl, Tick& delay);
   // Sends `bytes` of the slot's buffer to the command's PRPs.
   uint16_t send_to_host(Slot& sl, uint32_t bytes, Tick& delay);
@@ -118,31 +144,65 @@ class NvmeController : public sc_core::sc_module, public FirmwareClient {
   void post(uint32_t s, Tick delay);
   void release(uint32_t s);
 
+  // Limits advertised in Identify Controller.
+  // Abort completes at once, so no more than ACL + 1 are ever outstanding.
+  static constexpr uint32_t kAerLimit = 4, kAbortLimit = 4;  // AERL + 1, ACL + 1
+  static constexpr uint32_t kKasMs = 100;                    // keep alive granularity (KAS)
+  static constexpr uint16_t kMaxPowerCw = 2500;              // power state 0: 25 W
+
   Services& svc_;
   EventQueue eq_;
+  pcie::PciConfigSpace pci_;
+  NvmeInterrupts irq_;
+  SqArbiter arb_;
   // Parameters.
-  uint32_t max_queues_, max_entries_, dstrd_, mdts_, lba_size_;
-  Tick ready_time_, admin_time_;
-  std::string model_, serial_;
+  uint32_t max_queues_, max_entries_, dstrd_, mdts_, lba_size_, fetch_engines_, fetch_batch_;
+  Tick ready_time_, admin_time_, drain_age_;
+  uint32_t drain_count_;
+  std::string model_, serial_, buffer_status_field_;
   // Registers.
-  uint32_t cc_ = 0, csts_ = 0, aqa_ = 0, intms_ = 0;
+  uint32_t cc_ = 0, csts_ = 0, aqa_ = 0;
   uint64_t asq_ = 0, acq_ = 0;
-  std::vector<uint8_t> msix_;  // the MSI-X table, as the host programmed it
   uint16_t nsq_alloc_ = 0, ncq_alloc_ = 0;
   uint64_t generation_ = 0;
+  // Features (current values; none is saveable).
+  struct Features {
+    uint32_t arbitration = 0, power = 0, coalescing = 0, async_events = 0, keep_alive_ms = 0;
+    bool write_cache = false;
+  } feat_;
+  // Asynchronous events: outstanding requests (slots) and events not yet reported.
+  std::deque<uint32_t> aer_slots_;
+  std::deque<uint32_t> aer_events_;  // completion DW0 of each
+  bool error_events_masked_ = false;  // until the host reads the Error Information log
+  Tick keep_alive_at_ = 0;  // last Keep Alive
+  uint64_t keep_alive_gen_ = 0;
+  bool shutting_down_ = false, shutdown_flushing_ = false;
+  static constexpr uint32_t kShutdownSlot = 0xFFFFFFFFu;
+  struct ShutdownFlush : HostCommand {
+    uint64_t generation = 0;
+  } shutdown_flush_;
+  Tick guard_wakeup_ = 0;  // FlashShare age guard re-arbitration already scheduled
+  uint32_t fetches_ = 0;  // fetch reads in flight
   // Queues and commands in flight.
   std::vector<SubQueue> sqs_;
   std::vector<CompQueue> cqs_;
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_slots_;
-  uint32_t rr_next_ = 0, top_sq_ = 0;  // round robin position, highest SQ id created
   uint64_t waiting_ = 0;  // entries in all SQs not fetched yet
   tlm::tlm_generic_payload gp_;
+  // Register writes on their way to the controller, in order.
+  struct PostedWrite {
+    uint32_t off;
+    unsigned len;
+    uint64_t value;
+  };
+  std::deque<PostedWrite> posted_;
+  uint32_t posted_early_ = 0;  // applied ahead of their arrival by a read that followed them
   // Observation.
   std::vector<uint64_t> sq_occupancy_;  // traced
   uint64_t doorbell_writes_ = 0, interrupts_sent_ = 0;  // traced
-  Counter &io_cmds_, &admin_cmds_, &errors_, &doorbells_, &irqs_, &bytes_read_, &bytes_written_, &read_cmds_,
-      &write_cmds_;
+  Counter &io_cmds_, &admin_cmds_, &errors_, &doorbells_, &bytes_read_, &bytes_written_, &read_cmds_, &write_cmds_,
+      &fetch_reads_, &events_;
   // Health and error logs.
   std::deque<ErrorEntry> error_log_;  // newest first
   uint64_t io_outstanding_ = 0;

@@ -66,11 +66,15 @@ struct HostCommand {
   uint32_t bytes = 0;
   uint8_t* data = nullptr;
   uint16_t sqid = 0;
-  // Command dwords 2-3 as the host wrote them: where a patched driver passes
-  // hints such as FlashShare's workload attribute.
+  // Command dwords 2-3 as the host wrote them (Linux's rsvd2): where a
+  // patched driver passes hints. The controller decodes FlashShare's
+  // workload attribute from CDW2 bits 7:0 into `attr`.
   uint32_t cdw2 = 0, cdw3 = 0;
-  // Completion dword 0 the firmware returns to the host (e.g. FastDrain's
-  // buffer status).
+  uint8_t attr = 0;
+  bool fua = false;  // force unit access: durable before completion even with a volatile cache
+  // What the firmware returns to the host in the completion (FastDrain's
+  // write-buffer status); the controller puts it in the field
+  // ssd.nvme.buffer_status_field names.
   uint32_t result = 0;
   FirmwareClient* client = nullptr;
   uint32_t slot = 0;
@@ -82,6 +86,9 @@ struct IFirmware : virtual sc_core::sc_interface {
   virtual uint64_t capacity_bytes() const = 0;
   virtual uint32_t mapping_unit() const = 0;  // transfers must be multiples of this
   virtual MediaHealth health() const = 0;
+  // A volatile write cache (NVMe VWC): present, and enabled or not by the host.
+  virtual bool volatile_write_cache() const = 0;
+  virtual void set_write_cache(bool enabled) = 0;
 };
 
 }  // namespace vp::ssd

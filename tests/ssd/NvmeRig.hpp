@@ -241,7 +241,9 @@ class NvmeRig : public sc_core::sc_module {
     if (gp.is_write()) eq_.at(a.at, [this] { written_.notify(); });
   }
   void record_irq(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-    Access a{now_ps() + delay.value(), true, gp.get_address(), gp.get_data_length(), 0};
+    // The bus hands targets addresses relative to their base.
+    Access a{now_ps() + delay.value(), true, gp.get_address() + host::InterruptController::kBase,
+             gp.get_data_length(), 0};
     std::memcpy(&a.data, gp.get_data_ptr(), std::min(4u, a.len));
     interrupts.push_back(a);
     gp.set_response_status(tlm::TLM_OK_RESPONSE);

@@ -56,7 +56,8 @@ class NvmeRig : public sc_core::sc_module {
 
   static constexpr uint64_t kBar = host::HostBus::kPcieMmioBase, kCfg = host::HostBus::kPcieConfigBase;
 
-  NvmeRig(sc_core::sc_module_name name, Services& s)
+  // `other_fw`: firmware to put behind the controller instead of the real one.
+  NvmeRig(sc_core::sc_module_name name, Services& s, ssd::IFirmware* other_fw = nullptr)
       : sc_module(name),
         cpu("cpu"),
         analyzer_in("analyzer_in"),
@@ -86,7 +87,10 @@ class NvmeRig : public sc_core::sc_module {
     link.cfg_out.bind(nvme.config);
     nvme.dma.bind(link.up_in);
     nvme.set_intx_address(host::InterruptController::intx_address());
-    nvme.fw.bind(fw.target);
+    if (other_fw)
+      nvme.fw.bind(*other_fw);
+    else
+      nvme.fw.bind(fw.target);
     fw.ftl.bind(ftl.target);
     ftl.flash.bind(flash.target);
     analyzer_in.register_b_transport(this, &NvmeRig::analyze);
@@ -255,14 +259,17 @@ class NvmeRig : public sc_core::sc_module {
   uint16_t next_cid_ = 0;
 };
 
-// Runs `body` in a SystemC thread on a fresh rig (quick preset plus `sets`).
-inline void with_rig(const std::function<void(NvmeRig&)>& body, const Sets& sets = {}) {
+// Runs `body` in a SystemC thread on a fresh rig (quick preset plus `sets`);
+// `make_fw` may build other firmware to put behind the controller.
+inline void with_rig(const std::function<void(NvmeRig&)>& body, const Sets& sets = {},
+                     const std::function<ssd::IFirmware*(Services&)>& make_fw = {}) {
   Config cfg = model_config("quick", {{"workload.fio", "[global]\n"}}, sets);
   StatRegistry stats;
   Waves waves;
   RequestTracker tracker;
   Services svc{cfg, stats, waves, tracker, 1};
-  NvmeRig rig("rig", svc);
+  ssd::IFirmware* other = make_fw ? make_fw(svc) : nullptr;
+  NvmeRig rig("rig", svc, other);
   bool ran = false;
   sc_core::sc_spawn([&] {
     body(rig);

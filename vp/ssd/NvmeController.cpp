@@ -321,8 +321,9 @@ void NvmeController::reset_queues() {
   csts_ &= ~(CSTS_CFS | 0xCu);
   feat_ = Features{};
   feat_.arbitration = static_cast<uint32_t>(svc_.cfg.get_int("ssd.nvme.arbitration_burst"));
+  // The cache is on by default (once the firmware is bound).
   feat_.write_cache = fw.size() && fw->volatile_write_cache();
-  if (fw.size() && fw->volatile_write_cache()) fw->set_write_cache(true);
+  if (feat_.write_cache) fw->set_write_cache(true);
   arb_.reset();
   irq_.reset();
   aer_slots_.clear();

@@ -102,6 +102,7 @@ class NvmeController : public sc_core::sc_module, public FirmwareClient {
   uint64_t reg_read(uint32_t off, unsigned len);
   void reg_write(uint32_t off, uint64_t v, unsigned len);
   void doorbell(uint32_t off, uint32_t v);
+  void end_of_elaboration() override { reset_queues(); }  // the firmware's cache is known now
   void set_enable(bool en);
   void reset_queues();
   void shutdown();

@@ -692,8 +692,8 @@ uint16_t NvmeController::walk_prps(Slot& sl, uint32_t bytes, Tick& delay) {
     }
     entries -= take;
     if (entries > 0) {
-      list = e[room - 1];
-      if (list & 7) return status(SCT_GENERIC, SC_PRP_OFFSET_INVALID, true);
+      list = e[room - 1];  // an entry of a list like any other: page aligned (only PRP2 may have an offset)
+      if (list % kHostPage) return status(SCT_GENERIC, SC_PRP_OFFSET_INVALID, true);
     }
   }
   return 0;

@@ -487,3 +487,25 @@ TEST_CASE("random commands all complete and leave the controller working", "[ssd
     CHECK(e.status() == 0);
   });
 }
+
+TEST_CASE("resets with event requests outstanding give back every command slot", "[ssd][nvme][bringup]") {
+  with_rig(
+      [](NvmeRig& r) {
+        r.pci_enable();
+        for (int cycle = 0; cycle < 3; ++cycle) {
+          REQUIRE((r.enable() & CSTS_RDY) == CSTS_RDY);
+          for (int i = 0; i < 4; ++i) r.push(r.admin_q, Sqe::make(ADMIN_ASYNC_EVENT, 0));  // all 4 slots held
+          r.sleep(20 * US);
+          r.set_reg(CC, 0);
+          r.wait_csts([](uint32_t c) { return !(c & CSTS_RDY); });
+        }
+        // With slots lost at each reset, nothing could be fetched any more.
+        REQUIRE((r.enable() & CSTS_RDY) == CSTS_RDY);
+        auto q = r.create_pair(1, 16, 1);
+        Cqe e;
+        r.push(q, NvmeRig::io(IO_READ, 0, 1, r.alloc(4096)));
+        REQUIRE(r.reap(q, e));
+        CHECK(e.status() == 0);
+      },
+      {{"ssd.nvme.max_inflight", "4"}});
+}

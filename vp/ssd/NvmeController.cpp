@@ -313,6 +313,12 @@ void NvmeController::set_enable(bool en) {
 // deleted, commands in flight are forgotten, features return to defaults.
 void NvmeController::reset_queues() {
   ++generation_;  // completions of commands from before the reset are dropped
+  // Slots no firmware answer will free: held event requests and
+  // completions waiting for room in a CQ.
+  for (uint32_t s : aer_slots_) free_slot(s);
+  for (auto& q : cqs_)
+    for (uint32_t s : q.waiting)
+      if (!slots_[s].aborted) free_slot(s);
   for (auto& q : sqs_) q = SubQueue{};
   for (auto& q : cqs_) q = CompQueue{};
   std::fill(sq_occupancy_.begin(), sq_occupancy_.end(), 0);
@@ -779,7 +785,7 @@ void NvmeController::post(uint32_t s, Tick delay) {
   if (!sl.aborted) release(s);  // an aborted command's slot waits for the firmware
 }
 
-void NvmeController::release(uint32_t s) {
+void NvmeController::free_slot(uint32_t s) {
   Slot& sl = slots_[s];
   if (sl.io_counted) {
     sl.io_counted = false;
@@ -788,6 +794,10 @@ void NvmeController::release(uint32_t s) {
   sl.busy = false;
   sl.aborted = false;
   free_slots_.push_back(s);
+}
+
+void NvmeController::release(uint32_t s) {
+  free_slot(s);
   fetch();  // a freed slot may let a waiting command in
   shutdown_when_idle();
 }

@@ -144,6 +144,7 @@ class NvmeController : public sc_core::sc_module, public FirmwareClient {
   void complete(uint32_t s, uint16_t status, Tick delay = 0);
   void post(uint32_t s, Tick delay);
   void release(uint32_t s);
+  void free_slot(uint32_t s);  // release without the follow-ups
 
   // Limits advertised in Identify Controller.
   // Abort completes at once, so no more than ACL + 1 are ever outstanding.

@@ -356,10 +356,12 @@ class CachingFirmware : public sc_core::sc_module, public ssd::IFirmware {
   };
   std::vector<Seen> seen;
   std::vector<bool> switches;
+  static constexpr uint32_t kBufferStatus = 0x0123;
   explicit CachingFirmware(sc_core::sc_module_name n) : sc_module(n), eq_("eq") {}
   void submit(ssd::HostCommand& c) override {
     seen.push_back({c.op, c.fua});
     if (c.op == ssd::IoOp::Read) std::memset(c.data, 0, c.bytes);
+    c.result = kBufferStatus;  // what FastDrain's firmware would report: its write buffer's state
     eq_.after(1 * US, [&c] {
       c.client->firmware_issued(c);
       c.client->firmware_done(c);
@@ -508,4 +510,28 @@ TEST_CASE("resets with event requests outstanding give back every command slot",
         CHECK(e.status() == 0);
       },
       {{"ssd.nvme.max_inflight", "4"}});
+}
+
+TEST_CASE("the firmware's buffer status goes in the completion field the configuration names",
+          "[ssd][nvme][fastdrain]") {
+  std::unique_ptr<CachingFirmware> fw;
+  with_rig(
+      [&](NvmeRig& r) {
+        r.svc.tracker.resize(65, 64);
+        r.pci_enable();
+        REQUIRE((r.enable() & CSTS_RDY) == CSTS_RDY);
+        auto q = r.create_pair(1, 16, 1);
+        Cqe e;
+        uint16_t cid = r.push(q, NvmeRig::io(IO_WRITE, 0, 1, r.alloc(4096)));
+        REQUIRE(r.reap(q, e));
+        CHECK(e.status() == 0);
+        CHECK(e.sq_head == CachingFirmware::kBufferStatus);  // FastDrain's choice: SQ head overridden
+        CHECK(e.dw0 == 0);
+        CHECK(r.svc.tracker.device(1, cid)->result == CachingFirmware::kBufferStatus);
+      },
+      {{"ssd.nvme.buffer_status_field", "sq_head"}},
+      [&](Services&) {
+        fw = std::make_unique<CachingFirmware>("cachefw");
+        return fw.get();
+      });
 }

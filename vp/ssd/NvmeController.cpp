@@ -657,7 +657,6 @@ void NvmeController::firmware_done(HostCommand& hc) {
     if (sl.rec) sl.rec->clock.mark(Stage::DataDma, now_ps() + delay);
     if (!ok) return complete(s, status(SCT_GENERIC, SC_DATA_TRANSFER_ERROR), delay);
   }
-  sl.dw0 = hc.result;
   // The entry is posted right behind the data; the link keeps them in order.
   complete(s, 0);
 }

@@ -16,11 +16,6 @@ using vp::test::with_rig;
 namespace {
 uint8_t sc(const Cqe& c) { return status_sc(c.status()); }
 uint8_t sct(const Cqe& c) { return status_sct(c.status()); }
-size_t messages_to(const NvmeRig& r, uint64_t addr, uint32_t data) {
-  size_t n = 0;
-  for (const auto& m : r.interrupts) n += m.addr == addr && m.data == data;
-  return n;
-}
 Sqe feature(uint8_t op, uint8_t fid, uint32_t cdw11, uint32_t sel = 0) {
   Sqe c = Sqe::make(op, 0);
   c.cdw10 = fid | (sel << 8);

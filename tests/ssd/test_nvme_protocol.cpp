@@ -142,7 +142,7 @@ TEST_CASE("invalid doorbell writes raise error events masked until the error log
   with_rig([](NvmeRig& r) {
     r.pci_enable();
     REQUIRE((r.enable() & CSTS_RDY) == CSTS_RDY);
-    auto q = r.create_pair(1, 16, 1);
+    r.create_pair(1, 16, 1);
     for (int i = 0; i < 2; ++i) r.push(r.admin_q, Sqe::make(ADMIN_ASYNC_EVENT, 0));
     r.sleep(20 * US);
     r.set_reg(sq_tail_doorbell(1, 0), 16);  // beyond the 16-entry queue

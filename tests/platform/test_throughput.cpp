@@ -83,3 +83,30 @@ TEST_CASE("the PCIe link limits large reads to its payload bandwidth", "[platfor
   CHECK(s["jobs"][0]["bandwidth_MBps"].get<double>() == Approx(payload_limit).epsilon(0.02));
   CHECK(s["jobs"][0]["bandwidth_MBps"].get<double>() <= payload_limit * 1.0001);
 }
+
+namespace {
+const std::string kQd32Reads = "[r]\nrw=randread\nbs=4k\niodepth=32\nnumber_ios=4000\n";
+// MSI-X messages for I/O: bring-up's admin commands each sent one too.
+double io_messages(const nlohmann::json& s) {
+  return s["counters"]["ssd.nvme.msix_sent"].get<double>() - s["counters"]["ssd.nvme.admin_commands"].get<double>();
+}
+}  // namespace
+
+TEST_CASE("without coalescing every completion sends its own interrupt", "[platform][irq]") {
+  auto s = run("quick", {{"host.cores", "1"}}, kQd32Reads);
+  CHECK(io_messages(s) == 4000);
+  CHECK(s["counters"]["ssd.nvme.irq_coalesced"].get<double>() == 0);
+}
+
+TEST_CASE("asking for interrupt coalescing by eight sends an eighth of the I/O interrupts", "[platform][irq]") {
+  auto s = run("quick",
+               {{"host.cores", "1"},
+                {"host.nvme.irq_coalescing_threshold", "8"},
+                {"host.nvme.irq_coalescing_time", "100us"}},
+               kQd32Reads);
+  // 4000 completions, eight per message, at QD32 never 100 us apart: 500,
+  // plus at most one message when the aggregation time ends a short batch.
+  CHECK(io_messages(s) >= 500);
+  CHECK(io_messages(s) <= 501);
+  CHECK(s["counters"]["ssd.nvme.irq_coalesced"].get<double>() >= 3499);
+}

@@ -21,6 +21,21 @@ void NvmeDriver::declare_params(ParamRegistry& r) {
   r.integer("host.nvme.admin_queue_depth", 32, "entries of the admin submission and completion queues")
       .range(2, 4096);
   r.time("host.nvme.poll_interval", "1us", "interval at which the driver polls CSTS.RDY during bring-up");
+  r.integer("host.nvme.irq_coalescing_threshold", 1,
+            "completions per interrupt the driver asks for (Set Features 08h, as nvme-cli set-feature -f 8 "
+            "would); 1 = no coalescing")
+      .range(1, 256);
+  r.time("host.nvme.irq_coalescing_time", "0ns",
+         "longest a completion may wait for its interrupt when coalescing (rounded up to 100 us units, at most "
+         "25.5 ms)");
+  r.rule([](const Config& c) {
+    if (c.get_int("host.nvme.irq_coalescing_threshold") > 1 && c.get_time("host.nvme.irq_coalescing_time") == 0)
+      c.fail("host.nvme.irq_coalescing_time",
+             "must be set when host.nvme.irq_coalescing_threshold > 1: the last completions of a run would "
+             "otherwise never be signalled");
+    if (c.get_time("host.nvme.irq_coalescing_time") > 25500 * US)
+      c.fail("host.nvme.irq_coalescing_time", "above 25.5 ms, the most the aggregation time field holds");
+  });
   r.rule([](const Config& c) {
     int64_t qd = c.get_int("host.nvme.queue_depth"), mq = c.get_int("ssd.nvme.max_queue_entries");
     if (qd > mq)
@@ -222,6 +237,15 @@ void NvmeDriver::bring_up() {
   Cqe r = admin(c);
   check(r, "Set Features (number of queues)");
   info_.io_queues = std::min((r.dw0 & 0xFFFF) + 1, (r.dw0 >> 16) + 1);
+  // Interrupt coalescing, when asked for.
+  auto thr = static_cast<uint32_t>(svc_.cfg.get_int("host.nvme.irq_coalescing_threshold"));
+  Tick agg = svc_.cfg.get_time("host.nvme.irq_coalescing_time");
+  if (thr > 1) {
+    c = Sqe::make(ADMIN_SET_FEATURES, 0);
+    c.cdw10 = FEAT_IRQ_COALESCE;
+    c.cdw11 = (thr - 1) | static_cast<uint32_t>((agg + 100 * US - 1) / (100 * US)) << 8;
+    check(admin(c), "Set Features (interrupt coalescing)");
+  }
   if (info_.io_queues < cores_) fail(fmt::format("controller granted {} I/O queues for {} cores", info_.io_queues, cores_));
   // Namespaces.
   c = Sqe::make(ADMIN_IDENTIFY, 0);

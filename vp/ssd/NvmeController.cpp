@@ -357,9 +357,10 @@ void NvmeController::shutdown() {
 }
 
 void NvmeController::shutdown_when_idle() {
-  if (!shutting_down_ || shutdown_flushing_ || free_slots_.size() < slots_.size() - aer_slots_.size() || fetches_ > 0)
+  if (!shutting_down_ || shutdown_flushing_ || flush_in_firmware_ ||
+      free_slots_.size() < slots_.size() - aer_slots_.size() || fetches_ > 0)
     return;
-  shutdown_flushing_ = true;
+  shutdown_flushing_ = flush_in_firmware_ = true;
   shutdown_flush_.generation = generation_;
   fw->submit(shutdown_flush_);
 }
@@ -636,8 +637,11 @@ void NvmeController::firmware_issued(HostCommand& hc) {
 void NvmeController::firmware_done(HostCommand& hc) {
   uint32_t s = hc.slot;
   if (s == kShutdownSlot) {  // the shutdown flush: everything is durable now
+    flush_in_firmware_ = false;
     if (shutdown_flush_.generation == generation_ && shutting_down_)
       csts_ = (csts_ & ~0xCu) | (SHST_COMPLETE << 2);
+    else
+      shutdown_when_idle();  // a reset came in between; a newer shutdown may be waiting for this one
     return;
   }
   Slot& sl = slots_[s];

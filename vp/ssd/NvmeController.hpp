@@ -179,6 +179,7 @@ class NvmeController : public sc_core::sc_module, public FirmwareClient {
   Tick keep_alive_at_ = 0;  // last Keep Alive
   uint64_t keep_alive_gen_ = 0;
   bool shutting_down_ = false, shutdown_flushing_ = false;
+  bool flush_in_firmware_ = false;  // the one shutdown flush object is with the firmware
   static constexpr uint32_t kShutdownSlot = 0xFFFFFFFFu;
   struct ShutdownFlush : HostCommand {
     uint64_t generation = 0;

@@ -177,3 +177,19 @@ TEST_CASE("without MSI or MSI-X the INTx pin follows unconsumed completions and 
     CHECK(messages(r, intx, 1) == asserts + 2);
   });
 }
+
+TEST_CASE("completion queues sharing a vector each signal it", "[ssd][nvme][irq]") {
+  with_rig([](NvmeRig& r) {
+    r.pci_enable();
+    REQUIRE((r.enable() & CSTS_RDY) == CSTS_RDY);
+    r.program_vector(0);
+    r.program_vector(3);
+    auto q1 = r.create_pair(1, 16, 3), q2 = r.create_pair(2, 16, 3);
+    uint64_t buf = r.alloc(4096);
+    reads(r, q1, 2, buf);
+    reads(r, q2, 3, buf);
+    r.sleep(5 * US);
+    CHECK(messages(r, kMsi, 3) == 5);
+    CHECK(messages(r, kMsi, 1) + messages(r, kMsi, 2) == 0);
+  });
+}

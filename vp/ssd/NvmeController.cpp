@@ -163,6 +163,14 @@ NvmeController::NvmeController(sc_core::sc_module_name name, Services& svc)
 
 uint64_t NvmeController::namespace_lbas() const { return fw->capacity_bytes() / lba_size_; }
 
+void NvmeController::pci_reset() {
+  pci_.reset(pcie::PciConfigSpace::Reset::Conventional);
+  reset_queues();
+  cc_ = csts_ = aqa_ = 0;
+  asq_ = acq_ = 0;
+  irq_.reset_table();
+}
+
 // ---------------------------------------------------------------- registers
 
 void NvmeController::config_access(tlm::tlm_generic_payload& gp, sc_core::sc_time&) {

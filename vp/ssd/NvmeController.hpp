@@ -44,6 +44,8 @@ class NvmeController : public sc_core::sc_module, public FirmwareClient {
   uint64_t namespace_lbas() const;
   // Where INTx assert/deassert messages go (set by the platform).
   void set_intx_address(uint64_t a) { irq_.intx_address = a; }
+  // A conventional PCI reset (power-on state of the function and controller).
+  void pci_reset();
 
  private:
   struct SubQueue {

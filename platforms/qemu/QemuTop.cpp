@@ -1,0 +1,26 @@
+#include "platforms/qemu/QemuTop.hpp"
+
+namespace vp::platform {
+
+QemuTop::QemuTop(sc_core::sc_module_name name, Services& svc, int proxy_fd)
+    : sc_module(name),
+      bridge("bridge", svc, proxy_fd, nvme::BAR0_SIZE),
+      link("pcie", svc),
+      nvme("nvme", svc),
+      fw("fw", svc),
+      ftl("ftl", svc),
+      flash("flash", svc) {
+  bridge.config_out.bind(link.cfg_in);
+  bridge.mmio_out.bind(link.down_in);
+  link.cfg_out.bind(nvme.config);
+  link.down_out.bind(nvme.bar0);
+  nvme.dma.bind(link.up_in);
+  link.up_out.bind(bridge.dma_in);
+  nvme.set_intx_address(pcie::QemuProxy2Tlm::kIntxAddress);
+  bridge.reset_device = [this] { nvme.pci_reset(); };
+  nvme.fw.bind(fw.target);
+  fw.ftl.bind(ftl.target);
+  ftl.flash.bind(flash.target);
+}
+
+}  // namespace vp::platform

@@ -1,0 +1,33 @@
+#pragma once
+// The QEMU platform: the SSD (PCIe link, NVMe controller, firmware, FTL,
+// flash) served to a Linux guest running in QEMU, through QEMU's PCI proxy.
+//
+//   QEMU --(x-pci-proxy-dev socket)-- QemuProxy2Tlm.config_out/mmio_out -> PcieLink -> NvmeController
+//   NvmeController.dma -> PcieLink.up -> QemuProxy2Tlm.dma_in -> guest RAM | interrupt route
+//   NvmeController -> Firmware -> PageMappingFtl -> FlashArray
+#include <systemc>
+
+#include "vp/core/Services.hpp"
+#include "vp/flash/FlashArray.hpp"
+#include "vp/pcie/PcieLink.hpp"
+#include "vp/pcie/QemuProxy2Tlm.hpp"
+#include "vp/ssd/Firmware.hpp"
+#include "vp/ssd/NvmeController.hpp"
+#include "vp/ssd/PageMappingFtl.hpp"
+
+namespace vp::platform {
+
+class QemuTop : public sc_core::sc_module {
+ public:
+  // `proxy_fd`: this process's end of the socket QEMU's proxy device uses.
+  QemuTop(sc_core::sc_module_name name, Services& svc, int proxy_fd);
+
+  pcie::QemuProxy2Tlm bridge;
+  pcie::PcieLink link;
+  ssd::NvmeController nvme;
+  ssd::Firmware fw;
+  ssd::PageMappingFtl ftl;
+  flash::FlashArray flash;
+};
+
+}  // namespace vp::platform

@@ -1,0 +1,157 @@
+// vp-qemu: the SSD model served to a Linux guest in QEMU. Starts QEMU,
+// answers its PCI proxy, and simulates the SSD while the guest runs; ends
+// when QEMU ends. The guest's console is this program's stdin/stdout; this
+// program's own messages go to stderr. See README.md ("A Linux guest in QEMU").
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <iostream>
+#include <cerrno>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <systemc>
+#include <thread>
+#include <unistd.h>
+
+#include "platforms/qemu/QemuProcess.hpp"
+#include "platforms/qemu/QemuTop.hpp"
+#include "platforms/server/ServerRun.hpp"
+#include "vp/core/RequestRecord.hpp"
+#include "vp/pcie/IvshmemServer.hpp"
+
+namespace po = boost::program_options;
+using namespace vp;
+using namespace vp::platform;
+
+namespace {
+// Runs the model against QEMU until QEMU ends; returns the process exit code.
+int serve_guest(const Config& cfg, const QemuOptions& qo, bool paced, double pace_scale) {
+  StatRegistry stats;
+  Waves waves;
+  RequestTracker tracker;
+  Services svc{cfg, stats, waves, tracker, static_cast<uint64_t>(cfg.get_int("sim.seed"))};
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) throw std::runtime_error("socketpair failed");
+  std::string dir = fmt::format("/tmp/vp-qemu-{}", getpid());
+  if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) throw std::runtime_error("cannot create " + dir);
+  pcie::IvshmemServer irq(dir + "/irq.sock");
+  QemuTop top("top", svc, sv[0]);
+  top.bridge.raise_irq = [&irq](uint32_t v) { irq.raise(v); };
+  QemuProcess qemu(qo, sv[1], irq.path());
+  close(sv[1]);
+  fmt::print(stderr, "vp-qemu: started {}\n", qemu.command());
+  // QEMU connects its ivshmem device while it starts, before the guest runs.
+  while (!irq.accept_client(200)) {
+    if (qemu.exited(false)) {
+      fmt::print(stderr, "vp-qemu: {} before connecting its devices\n", qemu.how_it_ended());
+      rmdir(dir.c_str());
+      return 4;
+    }
+  }
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaboration
+  auto wall0 = std::chrono::steady_clock::now();
+  bool open = true;
+  while (open) {
+    if (!top.bridge.serve(0)) break;
+    if (sc_core::sc_pending_activity()) {
+      sc_core::sc_time step = sc_core::sc_time_to_pending_activity();
+      if (paced) {  // the guest should see simulated latencies, scaled: hold back until the wall clock catches up
+        double due = (sc_core::sc_time_stamp() + step).to_seconds() * pace_scale;
+        for (;;) {
+          double now = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+          if (now >= due) break;
+          int ms = static_cast<int>((due - now) * 1000);
+          if (!(open = top.bridge.serve(std::min(ms, 50)))) break;
+          if (ms == 0) std::this_thread::yield();
+        }
+        if (!open) break;
+        step = sc_core::sc_time_to_pending_activity();  // a message may have brought work earlier
+      }
+      sc_core::sc_start(step);
+    } else {
+      open = top.bridge.serve(100);
+      if (qemu.exited(false)) break;
+    }
+  }
+  qemu.exited(true);
+  const auto& n = top.bridge.counts();
+  fmt::print(stderr,
+             "vp-qemu: {}; {:.6f} s simulated; {} config, {} BAR reads, {} BAR writes, {} RAM maps, {} resets, "
+             "{} interrupts raised\n",
+             qemu.how_it_ended(), sc_core::sc_time_stamp().to_seconds(), n.config, n.bar_reads, n.bar_writes,
+             n.sysmem_syncs, n.resets, irq.raised());
+  rmdir(dir.c_str());
+  int st = qemu.status();
+  if (WIFSIGNALED(st)) return 4;
+  return WEXITSTATUS(st) == 0 ? 0 : 5;
+}
+}  // namespace
+
+int sc_main(int argc, char** argv) {
+  po::options_description desc("vp-qemu options");
+  std::vector<std::string> sets;
+  RunOptions opt;
+  QemuOptions qo;
+  std::string pacing = "fast";
+  double scale = 1.0;
+  desc.add_options()("help,h", "show this help")
+      ("preset", po::value(&opt.preset), "a built-in preset (see vp-server --list-presets)")
+      ("config", po::value(&opt.config_file), "a configuration in a YAML file")
+      ("set", po::value(&sets), "override one parameter: --set key=value (repeatable)")
+      ("seed", po::value<std::string>(), "seed of the run (sim.seed)")
+      ("kernel", po::value(&qo.kernel), "guest kernel (bzImage; without one the firmware boots from what it finds)")
+      ("initrd", po::value(&qo.initrd), "guest initramfs")
+      ("append", po::value(&qo.append)->default_value(qo.append), "guest kernel command line")
+      ("memory", po::value(&qo.memory)->default_value(qo.memory), "guest RAM (QEMU -m)")
+      ("smp", po::value(&qo.smp)->default_value(qo.smp), "guest CPUs")
+      ("kvm", po::bool_switch(&qo.kvm), "use KVM instead of TCG")
+      ("qemu", po::value(&qo.binary)->default_value(qo.binary), "QEMU binary")
+      ("qemu-arg", po::value(&qo.extra), "one more QEMU argument (repeatable)")
+      ("pacing", po::value(&pacing)->default_value(pacing),
+       "fast: simulate as fast as possible; paced: hold simulated time to the wall clock times --pace-scale")
+      ("pace-scale", po::value(&scale)->default_value(scale), "wall seconds per simulated second when paced");
+  po::variables_map vm;
+  try {
+    po::store(po::parse_command_line(argc, argv, desc), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    fmt::print(stderr, "vp-qemu: {}\n{}", e.what(), (std::ostringstream() << desc).str());
+    return 2;
+  }
+  if (vm.count("help")) {
+    std::cout << desc;
+    return 0;
+  }
+  if (pacing != "fast" && pacing != "paced") {
+    fmt::print(stderr, "vp-qemu: --pacing '{}': expected fast or paced\n", pacing);
+    return 2;
+  }
+  if (!(scale > 0)) {
+    fmt::print(stderr, "vp-qemu: --pace-scale {}: must be above 0\n", scale);
+    return 2;
+  }
+  for (const auto& s : sets) {
+    auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      fmt::print(stderr, "vp-qemu: --set '{}': expected key=value\n", s);
+      return 2;
+    }
+    opt.sets.emplace_back(s.substr(0, eq), s.substr(eq + 1));
+  }
+  if (vm.count("seed")) opt.seed = vm["seed"].as<std::string>();
+  Config cfg(server_params());
+  try {
+    cfg = build_config(opt);
+    return serve_guest(cfg, qo, pacing == "paced", scale);
+  } catch (const ConfigError& e) {
+    fmt::print(stderr, "vp-qemu: configuration error: {}\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "vp-qemu: error: {}\n", e.what());
+    return 1;
+  }
+}
+
+int main(int argc, char** argv) { return vp::platform::systemc_main(argc, argv); }

@@ -1,0 +1,276 @@
+#include "vp/pcie/QemuProxy2Tlm.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fmt/format.h>
+#include <poll.h>
+#include <stdexcept>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "vp/core/Payload.hpp"
+
+namespace vp::pcie {
+
+namespace {
+// mpqemu-link commands.
+enum Cmd : int32_t { SYNC_SYSMEM = 0, RET = 1, CFG_WRITE = 2, CFG_READ = 3, BAR_WRITE = 4, BAR_READ = 5, SET_IRQFD = 6,
+                     DEVICE_RESET = 7 };
+constexpr size_t kHeader = 16, kMaxPayload = 192, kMaxFds = 8;
+
+bool read_full(int fd, uint8_t* p, size_t n) {
+  while (n > 0) {
+    ssize_t r = read(fd, p, n);
+    if (r == 0) return false;
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    p += r;
+    n -= static_cast<size_t>(r);
+  }
+  return true;
+}
+}  // namespace
+
+QemuProxy2Tlm::QemuProxy2Tlm(sc_core::sc_module_name name, Services& svc, int fd, uint64_t bar0_size)
+    : sc_module(name),
+      config_out("config_out"),
+      mmio_out("mmio_out"),
+      dma_in("dma_in"),
+      svc_(svc),
+      fd_(fd),
+      bar0_size_(bar0_size),
+      eq_("eq") {
+  dma_in.register_b_transport(this, &QemuProxy2Tlm::dma);
+}
+
+QemuProxy2Tlm::~QemuProxy2Tlm() { unmap_all(); }
+
+void QemuProxy2Tlm::unmap_all() {
+  for (auto& r : ram_) {
+    munmap(r.ptr, r.size);
+    close(r.fd);
+  }
+  ram_.clear();
+}
+
+bool QemuProxy2Tlm::serve(int timeout_ms) {
+  for (;;) {
+    pollfd p{fd_, POLLIN, 0};
+    int r = poll(&p, 1, timeout_ms);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return true;
+    if (!handle_one()) return false;
+    timeout_ms = 0;  // then drain what else is there
+  }
+}
+
+bool QemuProxy2Tlm::handle_one() {
+  uint8_t head[kHeader];
+  iovec iov{head, kHeader};
+  msghdr m{};
+  m.msg_iov = &iov;
+  m.msg_iovlen = 1;
+  alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int) * kMaxFds)];
+  m.msg_control = ctl;
+  m.msg_controllen = sizeof ctl;
+  ssize_t r;
+  do r = recvmsg(fd_, &m, MSG_CMSG_CLOEXEC | MSG_WAITALL);
+  while (r < 0 && errno == EINTR);
+  if (r <= 0) return false;
+  std::vector<int> fds;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+      for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); ++i) {
+        int f;
+        std::memcpy(&f, CMSG_DATA(c) + i * sizeof(int), sizeof f);
+        fds.push_back(f);
+      }
+  if (static_cast<size_t>(r) < kHeader && !read_full(fd_, head + r, kHeader - static_cast<size_t>(r))) return false;
+  int32_t cmd;
+  uint64_t size;
+  std::memcpy(&cmd, head, 4);
+  std::memcpy(&size, head + 8, 8);
+  if (size > kMaxPayload) throw std::runtime_error(fmt::format("QEMU proxy: message {} with a {}-byte payload", cmd, size));
+  uint8_t payload[kMaxPayload] = {};
+  if (size && !read_full(fd_, payload, size)) return false;
+  auto close_fds = [&] {
+    for (int f : fds) close(f);
+  };
+  switch (cmd) {
+    case SYNC_SYSMEM: sync_sysmem(payload, fds); break;
+    case CFG_READ:
+    case CFG_WRITE: {
+      uint32_t addr, value;
+      int32_t len;
+      std::memcpy(&addr, payload, 4);
+      std::memcpy(&value, payload + 4, 4);
+      std::memcpy(&len, payload + 8, 4);
+      ++n_.config;
+      uint32_t v = config_access(cmd == CFG_WRITE, addr, value, static_cast<unsigned>(len));
+      close_fds();
+      reply(cmd == CFG_READ ? v : 0);
+      break;
+    }
+    case BAR_READ:
+    case BAR_WRITE: {
+      uint64_t addr, value;
+      uint32_t len;
+      std::memcpy(&addr, payload, 8);
+      std::memcpy(&value, payload + 8, 8);
+      std::memcpy(&len, payload + 16, 4);
+      bool memory = payload[20] != 0;
+      ++(cmd == BAR_READ ? n_.bar_reads : n_.bar_writes);
+      uint64_t v = memory ? bar_access(cmd == BAR_WRITE, addr, value, len) : ~0ull;
+      close_fds();
+      reply(cmd == BAR_READ ? v : 0);
+      break;
+    }
+    case SET_IRQFD: close_fds(); break;  // INTx through KVM irqfd: not used, interrupts take the ivshmem route
+    case DEVICE_RESET:
+      ++n_.resets;
+      close_fds();
+      if (reset_device) reset_device();
+      msix_known_ = false;
+      reply(0);
+      break;
+    default:
+      close_fds();
+      throw std::runtime_error(fmt::format("QEMU proxy: unknown message {}", cmd));
+  }
+  return true;
+}
+
+void QemuProxy2Tlm::reply(uint64_t value) {
+  uint8_t msg[kHeader + 8] = {};
+  int32_t cmd = RET;
+  uint64_t size = 8;
+  std::memcpy(msg, &cmd, 4);
+  std::memcpy(msg + 8, &size, 8);
+  std::memcpy(msg + kHeader, &value, 8);
+  size_t off = 0;
+  while (off < sizeof msg) {
+    ssize_t w = send(fd_, msg + off, sizeof msg - off, MSG_NOSIGNAL);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) throw std::runtime_error(std::string("QEMU proxy: reply failed: ") + std::strerror(errno));
+    off += static_cast<size_t>(w);
+  }
+}
+
+// Every SYNC_SYSMEM replaces the whole map of guest RAM.
+void QemuProxy2Tlm::sync_sysmem(const uint8_t* p, const std::vector<int>& fds) {
+  ++n_.sysmem_syncs;
+  unmap_all();
+  for (size_t i = 0; i < fds.size() && i < 8; ++i) {
+    uint64_t gpa, size;
+    int64_t off;
+    std::memcpy(&gpa, p + 8 * i, 8);
+    std::memcpy(&size, p + 64 + 8 * i, 8);
+    std::memcpy(&off, p + 128 + 8 * i, 8);
+    void* m = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fds[i], off);
+    if (m == MAP_FAILED) {
+      close(fds[i]);
+      throw std::runtime_error(fmt::format("QEMU proxy: cannot map guest RAM at {:#x} ({} bytes): {}", gpa, size,
+                                           std::strerror(errno)));
+    }
+    ram_.push_back({gpa, size, static_cast<uint8_t*>(m), fds[i]});
+  }
+  for (size_t i = 8; i < fds.size(); ++i) close(fds[i]);
+}
+
+uint32_t QemuProxy2Tlm::config_access(bool write, uint32_t addr, uint32_t value, unsigned len) {
+  uint32_t v = write ? value : 0;
+  prepare(gp_, write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND, addr, reinterpret_cast<uint8_t*>(&v), len);
+  sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+  config_out->b_transport(gp_, d);
+  if (!gp_.is_response_ok()) return write ? 0 : (len >= 4 ? 0xFFFFFFFFu : (1u << (8 * len)) - 1);
+  return v;
+}
+
+// The MSI-X capability says where the table is; the bridge keeps a copy of
+// what the guest writes there, to tell which vector a message belongs to.
+void QemuProxy2Tlm::locate_msix() {
+  msix_known_ = true;
+  uint32_t p = config_access(false, 0x34, 0, 1) & 0xFC;
+  for (int hops = 0; p && hops < 48; ++hops) {
+    uint32_t hdr = config_access(false, p, 0, 4);
+    if ((hdr & 0xFF) == 0x11) {
+      msix_entries_ = ((hdr >> 16) & 0x7FF) + 1;
+      msix_table_ = config_access(false, p + 4, 0, 4) & ~7u;  // BIR 0 assumed: the SSD keeps it in BAR0
+      msix_.assign(msix_entries_, {0, 0});
+      return;
+    }
+    p = (hdr >> 8) & 0xFC;
+  }
+}
+
+uint64_t QemuProxy2Tlm::bar_access(bool write, uint64_t addr, uint64_t value, unsigned len) {
+  uint64_t off = addr & (bar0_size_ - 1);
+  if (!msix_known_) locate_msix();
+  if (write && msix_entries_ && off >= msix_table_ && off < msix_table_ + 16ull * msix_entries_) {
+    uint64_t e = (off - msix_table_) / 16, field = (off - msix_table_) % 16;
+    auto& [a, d] = msix_[e];
+    if (field == 0) a = len == 8 ? value : (a & ~0xFFFFFFFFull) | (value & 0xFFFFFFFFull);
+    if (field == 4) a = (a & 0xFFFFFFFFull) | (value << 32);
+    if (field == 8) d = static_cast<uint32_t>(value);
+  }
+  uint64_t v = write ? value : 0;
+  prepare(gp_, write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND, off, reinterpret_cast<uint8_t*>(&v), len);
+  sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+  mmio_out->b_transport(gp_, d);
+  if (!gp_.is_response_ok()) return ~0ull;
+  return v;
+}
+
+uint8_t* QemuProxy2Tlm::guest(uint64_t gpa, uint32_t len) {
+  for (auto& r : ram_)
+    if (gpa >= r.gpa && gpa + len <= r.gpa + r.size) return r.ptr + (gpa - r.gpa);
+  return nullptr;
+}
+
+// Device writes land in guest RAM at their arrival time, in order; reads
+// see guest RAM as it is when they are made.
+void QemuProxy2Tlm::dma(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+  uint64_t a = gp.get_address();
+  uint32_t len = gp.get_data_length();
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+  if (gp.is_write() && ((a >= kMsiBase && a < kMsiBase + kMsiSize) || a == kIntxAddress) && len == 4) {
+    uint32_t data;
+    std::memcpy(&data, gp.get_data_ptr(), 4);
+    eq_.after(delay.value(), [this, a, data] { interrupt(a, data); });
+    return;
+  }
+  uint8_t* p = guest(a, len);
+  if (!p) {
+    ++n_.dma_errors;
+    gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
+  if (gp.is_read()) {
+    std::memcpy(gp.get_data_ptr(), p, len);
+    return;
+  }
+  std::vector<uint8_t> bytes(gp.get_data_ptr(), gp.get_data_ptr() + len);
+  eq_.after(delay.value(), [this, a, bytes = std::move(bytes)] {
+    if (uint8_t* q = guest(a, static_cast<uint32_t>(bytes.size()))) std::memcpy(q, bytes.data(), bytes.size());
+  });
+}
+
+void QemuProxy2Tlm::interrupt(uint64_t addr, uint32_t data) {
+  uint32_t vector = 0;
+  if (addr == kIntxAddress) {
+    if (data == 0) return;  // deassert: the guest's handler already looks at every queue
+  } else {
+    for (uint32_t i = 0; i < msix_.size(); ++i)
+      if (msix_[i].first == addr && msix_[i].second == data) {
+        vector = i;
+        break;
+      }
+  }
+  ++n_.irqs;
+  if (raise_irq) raise_irq(vector);
+}
+
+}  // namespace vp::pcie

@@ -1,0 +1,88 @@
+#pragma once
+// Bridge from QEMU's multi-process PCI proxy (`-device x-pci-proxy-dev,fd=N`
+// in Debian's QEMU 7.2) to TLM: FlashVP stands where QEMU's remote process
+// would, serving one PCI function to a guest.
+//   QEMU -> config_out : configuration reads and writes (answered at once)
+//   QEMU -> mmio_out   : BAR0 reads and writes (answered at once)
+//   dma_in <- device   : DMA into guest RAM (the memfd regions QEMU shares)
+//                        and interrupt messages, handed to an interrupt route
+// Wire format (QEMU hw/remote/mpqemu-link): a 16-byte header (int32
+// command, pad, uint64 payload size), at most 192 bytes of payload, file
+// descriptors as SCM_RIGHTS. Register accesses block QEMU's vCPU until the
+// RET comes back, so they are answered while simulated time stands still;
+// writes then take effect in the model at their arrival time.
+//
+// Interrupts. The device's MSI-X messages (writes to the x86 MSI window)
+// are matched to their MSI-X table entry (the bridge watches the guest
+// program the table through BAR0) and INTx assert messages (at
+// intx_address) count as vector 0; each goes to `raise_irq(vector)`.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+#include <vector>
+
+#include "vp/core/EventQueue.hpp"
+#include "vp/core/Services.hpp"
+
+namespace vp::pcie {
+
+class QemuProxy2Tlm : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_initiator_socket<QemuProxy2Tlm> config_out, mmio_out;
+  tlm_utils::simple_target_socket<QemuProxy2Tlm> dma_in;
+
+  // The x86 MSI address window, and where the device sends INTx messages.
+  static constexpr uint64_t kMsiBase = 0xFEE00000ull, kMsiSize = 0x100000, kIntxAddress = 0xFEF00000ull;
+
+  QemuProxy2Tlm(sc_core::sc_module_name name, Services& svc, int fd, uint64_t bar0_size);
+  ~QemuProxy2Tlm() override;
+
+  std::function<void(uint32_t vector)> raise_irq;
+  std::function<void()> reset_device;  // QEMU reset the machine: conventional reset of the function
+
+  // Serves every message that arrives within `timeout_ms` (0: only those
+  // already there, -1: wait for at least one). False once QEMU has closed
+  // the connection.
+  bool serve(int timeout_ms);
+
+  struct Counts {
+    uint64_t config = 0, bar_reads = 0, bar_writes = 0, sysmem_syncs = 0, resets = 0, irqs = 0, dma_errors = 0;
+  };
+  const Counts& counts() const { return n_; }
+  uint64_t events() const { return eq_.fired(); }
+
+ private:
+  struct Region {
+    uint64_t gpa, size;
+    uint8_t* ptr;
+    int fd;
+  };
+  bool handle_one();
+  void reply(uint64_t value);
+  void sync_sysmem(const uint8_t* payload, const std::vector<int>& fds);
+  uint32_t config_access(bool write, uint32_t addr, uint32_t value, unsigned len);
+  uint64_t bar_access(bool write, uint64_t addr, uint64_t value, unsigned len);
+  void locate_msix();
+  void dma(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  uint8_t* guest(uint64_t gpa, uint32_t len);
+  void interrupt(uint64_t addr, uint32_t data);
+  void unmap_all();
+
+  Services& svc_;
+  int fd_;
+  uint64_t bar0_size_;
+  EventQueue eq_;
+  std::vector<Region> ram_;
+  tlm::tlm_generic_payload gp_;
+  Counts n_;
+  // MSI-X table as the guest programmed it (address, data per entry).
+  bool msix_known_ = false;
+  uint32_t msix_table_ = 0, msix_entries_ = 0;
+  std::vector<std::pair<uint64_t, uint32_t>> msix_;
+};
+
+}  // namespace vp::pcie

@@ -26,7 +26,7 @@ TARBALL=/usr/src/linux-source-6.1.tar.xz
 KDIR=$FLASHVP_CACHE/kernel
 mkdir -p "$KDIR"
 srcver=$(pkg_version linux-source-6.1 || true)
-key=$( { hash_inputs "$FRAGMENT" "${PATCHES[@]}" "$IRQFWD"/* "$HERE/build-kernel.sh";
+key=$( { hash_inputs "$FRAGMENT" "${PATCHES[@]}" "$IRQFWD"/Kconfig "$IRQFWD"/Makefile "$IRQFWD"/*.c "$HERE/build-kernel.sh";
          echo "linux-source-6.1 $srcver"; } | sha256sum | cut -c1-16)
 out=$KDIR/$key
 if [ -f "$out/bzImage" ]; then echo "$out/bzImage"; exit 0; fi

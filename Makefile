@@ -4,7 +4,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps configure build run test bench clean
+.PHONY: all deps configure build run test bench clean guest
 
 all: build
 
@@ -22,7 +22,12 @@ build: configure
 run: build
 	$(BUILD)/bin/vp-server $(ARGS)
 
-test: build
+# The guest kernel and image (cached outside the repository, see sw/guest).
+guest: deps
+	bash sw/guest/build-kernel.sh
+	bash sw/guest/build-image.sh
+
+test: build guest
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 bench: build

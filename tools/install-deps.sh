@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages FlashVP builds and tests with, if missing
-# (GTKWave, Xvfb and ImageMagick: the waveform test opens GTKWave headless).
+# (GTKWave, Xvfb and ImageMagick: the waveform test opens GTKWave headless;
+# QEMU: the guest tests; sw/guest/build-*.sh install what the guest build needs).
 set -euo pipefail
 pkgs=(g++ make cmake ninja-build pkg-config libsystemc-dev libboost-program-options-dev
       libyaml-cpp-dev nlohmann-json3-dev libfmt-dev catch2
-      gtkwave xvfb xauth imagemagick)
+      gtkwave xvfb xauth imagemagick qemu-system-x86 bc)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -159,6 +159,14 @@ TEST_CASE("invalid doorbell writes raise error events masked until the error log
     log.cdw10 = LOG_ERROR | ((64 / 4 - 1) << 16);
     Cqe l = r.admin(log);
     CHECK(l.status() == 0);
+    // The newest entry is the CQ head doorbell of queue 1: no command (CID FFFFh), status 0.
+    uint16_t sqid, cid, st;
+    std::memcpy(&sqid, r.mem(log.prp1) + 8, 2);
+    std::memcpy(&cid, r.mem(log.prp1) + 10, 2);
+    std::memcpy(&st, r.mem(log.prp1) + 12, 2);
+    CHECK(sqid == 1);
+    CHECK(cid == 0xFFFF);
+    CHECK(st == 0);
     REQUIRE(r.reap(r.admin_q, e));
     CHECK(e.dw0 == (AER_ERROR | AER_INVALID_DOORBELL_VALUE << 8 | LOG_ERROR << 16));
     // AERL = 3: four requests may be outstanding, the fifth is refused.

@@ -123,7 +123,7 @@ NvmeController::NvmeController(sc_core::sc_module_name name, Services& svc)
       sq_occupancy_(max_queues_ + 1, 0),
       io_cmds_(svc.stats.counter("ssd.nvme.io_commands", "commands", "I/O commands completed")),
       admin_cmds_(svc.stats.counter("ssd.nvme.admin_commands", "commands", "admin commands completed")),
-      errors_(svc.stats.counter("ssd.nvme.error_completions", "commands", "commands completed with an error status")),
+      errors_(svc.stats.counter("ssd.nvme.error_completions", "commands", "errors logged: commands completed with an error status, bad doorbell writes, keep alive expiry")),
       doorbells_(svc.stats.counter("ssd.nvme.doorbell_writes", "writes", "doorbell register writes")),
       bytes_read_(svc.stats.counter("ssd.nvme.bytes_read", "bytes", "bytes read by the host")),
       bytes_written_(svc.stats.counter("ssd.nvme.bytes_written", "bytes", "bytes written by the host")),
@@ -382,10 +382,10 @@ void NvmeController::doorbell(uint32_t off, uint32_t v) {
   bool sq_side = idx % 2 == 0;
   if ((off - DOORBELL_BASE) % (4u << dstrd_) != 0 || qid > max_queues_ ||
       !(sq_side ? sqs_[qid].valid : cqs_[qid].valid))
-    return raise_event(AER_ERROR, AER_INVALID_DOORBELL, LOG_ERROR);
+    return doorbell_error(qid, AER_INVALID_DOORBELL);
   if (sq_side) {
     SubQueue& q = sqs_[qid];
-    if (v >= q.size) return raise_event(AER_ERROR, AER_INVALID_DOORBELL_VALUE, LOG_ERROR);
+    if (v >= q.size) return doorbell_error(qid, AER_INVALID_DOORBELL_VALUE);
     uint32_t added = (v + q.size - q.tail) % q.size;
     q.tail = v;
     if (added == 0) return;
@@ -397,7 +397,7 @@ void NvmeController::doorbell(uint32_t off, uint32_t v) {
     CompQueue& q = cqs_[qid];
     // The head may only move over entries the controller posted.
     uint32_t posted = (q.tail + q.size - q.head) % q.size, moved = (v + q.size - q.head) % q.size;
-    if (v >= q.size || moved > posted) return raise_event(AER_ERROR, AER_INVALID_DOORBELL_VALUE, LOG_ERROR);
+    if (v >= q.size || moved > posted) return doorbell_error(qid, AER_INVALID_DOORBELL_VALUE);
     q.head = v;
     while (!q.waiting.empty() && (q.tail + 1) % q.size != q.head) {
       uint32_t s = q.waiting.front();
@@ -406,6 +406,19 @@ void NvmeController::doorbell(uint32_t off, uint32_t v) {
     }
     irq_.cq_level(cq_entries_outstanding(), 0);
   }
+}
+
+// A bad doorbell write: an entry in the Error Information log (no command:
+// CID FFFFh, status 0) and the asynchronous event pointing to it.
+void NvmeController::doorbell_error(uint32_t qid, uint8_t info) {
+  log_error(static_cast<uint16_t>(std::min<uint32_t>(qid, 0xFFFF)), 0xFFFF, 0, 0, 0);
+  raise_event(AER_ERROR, info, LOG_ERROR);
+}
+
+void NvmeController::log_error(uint16_t sqid, uint16_t cid, uint16_t st, uint64_t lba, uint32_t nsid) {
+  ++errors_;
+  error_log_.push_front({errors_.value, sqid, cid, st, lba, nsid});
+  if (error_log_.size() > ERROR_LOG_ENTRIES) error_log_.pop_back();
 }
 
 bool NvmeController::cq_entries_outstanding() const {
@@ -748,12 +761,7 @@ bool NvmeController::dma_access(tlm::tlm_command cmd, uint64_t addr, uint8_t* p,
 void NvmeController::complete(uint32_t s, uint16_t st, Tick delay) {
   Slot& sl = slots_[s];
   sl.status = st;
-  if (st != 0) {
-    ++errors_;
-    const Sqe& c = sl.sqe;
-    error_log_.push_front({errors_.value, sl.sqid, c.cid(), st, sl.sqid ? c.slba() : 0, c.nsid});
-    if (error_log_.size() > ERROR_LOG_ENTRIES) error_log_.pop_back();
-  }
+  if (st != 0) log_error(sl.sqid, sl.sqe.cid(), st, sl.sqid ? sl.sqe.slba() : 0, sl.sqe.nsid);
   if (!sqs_[sl.sqid].valid) return release(s);  // the SQ was deleted meanwhile
   CompQueue& cq = cqs_[sqs_[sl.sqid].cqid];
   if (!cq.valid) return release(s);
@@ -882,9 +890,7 @@ void NvmeController::keep_alive() {
   Tick limit = Tick((feat_.keep_alive_ms + kKasMs - 1) / kKasMs * kKasMs) * MS;
   eq_.after(limit, [this, gen] {
     if (gen != keep_alive_gen_ || !(csts_ & CSTS_RDY)) return;
-    ++errors_;
-    error_log_.push_front({errors_.value, 0xFFFF, 0xFFFF, status(SCT_GENERIC, SC_KEEP_ALIVE_EXPIRED), 0, 0});
-    if (error_log_.size() > ERROR_LOG_ENTRIES) error_log_.pop_back();
+    log_error(0xFFFF, 0xFFFF, status(SCT_GENERIC, SC_KEEP_ALIVE_EXPIRED), 0, 0);
     csts_ |= CSTS_CFS;
   });
 }

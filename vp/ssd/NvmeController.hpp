@@ -114,6 +114,8 @@ class NvmeController : public sc_core::sc_module, public FirmwareClient {
   void deliver_events();
   void keep_alive();
   bool cq_entries_outstanding() const;
+  void doorbell_error(uint32_t qid, uint8_t info);
+  void log_error(uint16_t sqid, uint16_t cid, uint16_t st, uint64_t lba, uint32_t nsid);
 
   void fetch();
   void on_fetched(uint32_t s, uint16_t sqid);

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Boots the project's guest on the SSD model (vp-qemu, TCG) and runs one of
+# sw/guest/scripts/NAME.sh in it. Passes when the script exits 0, vp-qemu
+# exits 0 (the guest powered off) and every EXPECTED text is in the console.
+#   run-guest.sh VP_QEMU NAME [EXPECTED...]
+set -uo pipefail
+vpq=$1 name=$2
+shift 2
+here=$(cd "$(dirname "$0")/../.." && pwd)
+kernel=$(bash "$here/sw/guest/build-kernel.sh" | tail -n 1) || { echo "kernel build failed"; exit 1; }
+initrd=$(bash "$here/sw/guest/build-image.sh" | tail -n 1) || { echo "image build failed"; exit 1; }
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+start=$(date +%s.%N)
+timeout 600 "$vpq" --preset quick --kernel "$kernel" --initrd "$initrd" \
+  --append "console=ttyS0 panic=-1 flashvp.script=$name" </dev/null >"$out/console" 2>"$out/vp-qemu"
+rc=$?
+end=$(date +%s.%N)
+fail=0
+if [ $rc -ne 0 ]; then echo "vp-qemu exited $rc"; fail=1; fi
+if ! grep -q "^FLASHVP-SCRIPT-EXIT 0" "$out/console"; then echo "the guest script did not exit 0"; fail=1; fi
+for e in "$@"; do
+  if ! grep -qF -- "$e" "$out/console"; then echo "missing from the console: $e"; fail=1; fi
+done
+printf 'guest run %s: %.1f s wall\n' "$name" "$(echo "$end - $start" | bc)"
+tail -n 1 "$out/vp-qemu"
+if [ $fail -ne 0 ]; then
+  echo "---- console (last 60 lines)"; tail -n 60 "$out/console"
+  echo "---- vp-qemu"; cat "$out/vp-qemu"
+fi
+exit $fail

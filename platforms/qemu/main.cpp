@@ -6,7 +6,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <cstdio>
 #include <iostream>
+#include <memory>
 #include <cerrno>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -27,7 +29,7 @@ using namespace vp::platform;
 
 namespace {
 // Runs the model against QEMU until QEMU ends; returns the process exit code.
-int serve_guest(const Config& cfg, const QemuOptions& qo, bool paced, double pace_scale) {
+int serve_guest(const Config& cfg, const QemuOptions& qo, bool paced, double pace_scale, const std::string& trace) {
   StatRegistry stats;
   Waves waves;
   RequestTracker tracker;
@@ -39,6 +41,16 @@ int serve_guest(const Config& cfg, const QemuOptions& qo, bool paced, double pac
   pcie::IvshmemServer irq(dir + "/irq.sock");
   QemuTop top("top", svc, sv[0]);
   top.bridge.raise_irq = [&irq](uint32_t v) { irq.raise(v); };
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> csv(nullptr, &std::fclose);
+  if (!trace.empty()) {
+    csv.reset(std::fopen(trace.c_str(), "w"));
+    if (!csv) throw std::runtime_error("cannot write " + trace);
+    std::fputs("sqid,cid,opcode,slba,nlb,attr,status,fetch_ps,complete_ps\n", csv.get());
+    top.nvme.on_command = [f = csv.get()](const ssd::NvmeController::CommandRecord& r) {
+      fmt::print(f, "{},{},{},{},{},{},{},{},{}\n", r.sqid, r.cid, r.opcode, r.slba, r.nlb, r.attr, r.status, r.fetched,
+                 r.completed);
+    };
+  }
   QemuProcess qemu(qo, sv[1], irq.path());
   close(sv[1]);
   fmt::print(stderr, "vp-qemu: started {}\n", qemu.command());
@@ -94,7 +106,7 @@ int sc_main(int argc, char** argv) {
   std::vector<std::string> sets;
   RunOptions opt;
   QemuOptions qo;
-  std::string pacing = "fast";
+  std::string pacing = "fast", trace;
   double scale = 1.0;
   desc.add_options()("help,h", "show this help")
       ("preset", po::value(&opt.preset), "a built-in preset (see vp-server --list-presets)")
@@ -111,7 +123,9 @@ int sc_main(int argc, char** argv) {
       ("qemu-arg", po::value(&qo.extra), "one more QEMU argument (repeatable)")
       ("pacing", po::value(&pacing)->default_value(pacing),
        "fast: simulate as fast as possible; paced: hold simulated time to the wall clock times --pace-scale")
-      ("pace-scale", po::value(&scale)->default_value(scale), "wall seconds per simulated second when paced");
+      ("pace-scale", po::value(&scale)->default_value(scale), "wall seconds per simulated second when paced")
+      ("requests", po::value(&trace), "write every I/O command as the device saw it to this CSV file "
+                                      "(sqid, cid, opcode, slba, nlb, attr, status, fetch and completion time)");
   po::variables_map vm;
   try {
     po::store(po::parse_command_line(argc, argv, desc), vm);
@@ -144,7 +158,7 @@ int sc_main(int argc, char** argv) {
   Config cfg(server_params());
   try {
     cfg = build_config(opt);
-    return serve_guest(cfg, qo, pacing == "paced", scale);
+    return serve_guest(cfg, qo, pacing == "paced", scale, trace);
   } catch (const ConfigError& e) {
     fmt::print(stderr, "vp-qemu: configuration error: {}\n", e.what());
     return 2;

@@ -457,6 +457,7 @@ void NvmeController::fetch() {
         Slot& sl = slots_[s];
         sl.busy = true;
         sl.aborted = false;
+        sl.fetched = start;
         sl.sqe = buf[i];
         sl.sqid = g->qid;
         sl.generation = generation_;
@@ -801,6 +802,11 @@ void NvmeController::post(uint32_t s, Tick delay) {
     irq_.cq_level(true, delay);
   }
   if (sl.sqid == 0) ++admin_cmds_;
+  if (on_command && sl.sqid != 0) {
+    const Sqe& c = sl.sqe;
+    on_command({sl.sqid, c.cid(), sl.status, c.opcode(), static_cast<uint8_t>(c.cdw2 & 0xFF), c.slba(),
+                (c.cdw12 & 0xFFFF) + 1, sl.fetched, now_ps() + d});
+  }
   if (!sl.aborted) release(s);  // an aborted command's slot waits for the firmware
 }
 

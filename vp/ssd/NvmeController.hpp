@@ -11,6 +11,7 @@
 // event a real controller returns.
 #include <array>
 #include <deque>
+#include <functional>
 #include <string>
 #include <systemc>
 #include <tlm>
@@ -46,6 +47,16 @@ class NvmeController : public sc_core::sc_module, public FirmwareClient {
   void set_intx_address(uint64_t a) { irq_.intx_address = a; }
   // A conventional PCI reset (power-on state of the function and controller).
   void pci_reset();
+  // Each I/O command as the device saw it, reported when its completion is
+  // posted (a device-side request trace; vp-qemu writes it as CSV).
+  struct CommandRecord {
+    uint16_t sqid, cid, status;
+    uint8_t opcode, attr;
+    uint64_t slba;
+    uint32_t nlb;
+    Tick fetched, completed;
+  };
+  std::function<void(const CommandRecord&)> on_command;
 
  private:
   struct SubQueue {
@@ -76,6 +87,7 @@ class NvmeController : public sc_core::sc_module, public FirmwareClient {
   };
   struct Slot {
     bool busy = false;
+    Tick fetched = 0;  // when its fetch began
     bool aborted = false;  // completed early (SQ deleted); the firmware's answer is dropped
     HostCommand hc;
     std::vector<Step> steps;

@@ -19,6 +19,7 @@
 
 #include "platforms/qemu/QemuProcess.hpp"
 #include "platforms/qemu/QemuTop.hpp"
+#include "platforms/server/ServerTop.hpp"
 #include "platforms/server/ServerRun.hpp"
 #include "vp/core/RequestRecord.hpp"
 #include "vp/pcie/IvshmemServer.hpp"
@@ -40,6 +41,7 @@ int serve_guest(const Config& cfg, const QemuOptions& qo, bool paced, double pac
   if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) throw std::runtime_error("cannot create " + dir);
   pcie::IvshmemServer irq(dir + "/irq.sock");
   QemuTop top("top", svc, sv[0]);
+  ssd::SsdImage image(cfg, top.ftl, ServerTop::capacity_bytes(cfg));  // loaded at elaboration
   top.bridge.raise_irq = [&irq](uint32_t v) { irq.raise(v); };
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> csv(nullptr, &std::fclose);
   if (!trace.empty()) {
@@ -95,6 +97,11 @@ int serve_guest(const Config& cfg, const QemuOptions& qo, bool paced, double pac
              qemu.how_it_ended(), sc_core::sc_time_stamp().to_seconds(), n.config, n.bar_reads, n.bar_writes,
              n.sysmem_syncs, n.resets, irq.raised());
   rmdir(dir.c_str());
+  if (image.enabled()) {
+    image.save();
+    fmt::print(stderr, "vp-qemu: {} pages loaded from {} at start, {} pages saved to it in {:.3f} s\n",
+               image.loaded().pages, image.path(), image.saved().pages, image.saved().wall_s);
+  }
   int st = qemu.status();
   if (WIFSIGNALED(st)) return 4;
   return WEXITSTATUS(st) == 0 ? 0 : 5;

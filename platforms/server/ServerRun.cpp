@@ -68,6 +68,7 @@ Config build_config(const RunOptions& opt) {
   flash::FlashArray::apply_cell(cfg);
   cfg.validate();
   host::Workload::check(host::Workload::jobs_from(cfg), cfg, ServerTop::capacity_bytes(cfg));
+  ssd::SsdImage::check(cfg, ServerTop::capacity_bytes(cfg));
   return cfg;
 }
 
@@ -169,6 +170,12 @@ void print_summary(const nlohmann::json& s) {
     fmt::print("power loss at {:.6f} s: FTL rebuilt from flash, {} acknowledged blocks checked, {} mismatches\n",
                s["power_loss"]["at_s"].get<double>(), s["power_loss"]["blocks_checked"].get<uint64_t>(),
                s["power_loss"]["mismatches"].get<uint64_t>());
+  if (s.contains("image")) {
+    const auto& i = s["image"];
+    fmt::print("image {}: {} pages loaded in {:.3f} s, {} pages saved in {:.3f} s\n", i["file"].get<std::string>(),
+               i["loaded_pages"].get<uint64_t>(), i["load_wall_s"].get<double>(), i["saved_pages"].get<uint64_t>(),
+               i["save_wall_s"].get<double>());
+  }
   if (s.contains("verify"))
     fmt::print("verify: {} blocks checked, {} mismatches\n", s["verify"]["blocks_checked"].get<uint64_t>(),
                s["verify"]["mismatches"].get<uint64_t>());
@@ -217,6 +224,7 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
   auto cores = static_cast<unsigned>(cfg.get_int("host.cores"));
   tracker.resize(cores + 1, static_cast<unsigned>(cfg.get_int("host.nvme.queue_depth")));
   ServerTop top("top", svc);
+  ssd::SsdImage image(cfg, top.ftl, ServerTop::capacity_bytes(cfg));
 
   Tick max_time = cfg.get_time("sim.max_time");
   Tick power_loss_at = cfg.get_time("ssd.power_loss_at");
@@ -273,6 +281,7 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
     fmt::print(stderr, "[vp-server] note: {}\n", why);
     power_loss = {{"skipped", why}};
   }
+  image.save();  // what the drive holds now, also after a power loss or an early stop
   double wall = std::chrono::duration<double>(clock::now() - wall0).count();
 
   nlohmann::json s;
@@ -306,6 +315,7 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
   s["flash"] = top.flash.summary();
   s["pcie"] = top.link.summary(now_ps());
   if (!power_loss.is_null()) s["power_loss"] = power_loss;
+  if (image.enabled()) s["image"] = image.summary();
   s["counters"] = stats.to_json();
   res.summary = s;
 

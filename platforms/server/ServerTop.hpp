@@ -23,6 +23,7 @@
 #include "vp/ssd/Firmware.hpp"
 #include "vp/ssd/NvmeController.hpp"
 #include "vp/ssd/PageMappingFtl.hpp"
+#include "vp/ssd/SsdImage.hpp"
 
 namespace vp::platform {
 

@@ -41,7 +41,10 @@ class FlashArray : public sc_core::sc_module, public IFlash {
     store_.read(ppn, data, oob);
     return store_.programmed(ppn);
   }
-  void preload_page(uint64_t ppn, const FlashOob& oob) override { store_.program(ppn, nullptr, oob); }
+  void preload_page(uint64_t ppn, const FlashOob& oob, const uint8_t* data = nullptr) override {
+    store_.program(ppn, data, oob);
+  }
+  void preload_copy(uint64_t src, uint64_t dst, const FlashOob& oob) override { store_.copy(src, dst, &oob); }
   void preload_block(uint64_t block, uint32_t pages, uint32_t first_lpn, uint32_t lpn_stride,
                      uint32_t seq) override {
     store_.set_rule(block, pages, first_lpn, lpn_stride, seq);

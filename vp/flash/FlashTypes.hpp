@@ -119,7 +119,10 @@ struct IFlash : virtual sc_core::sc_interface {
 
   // Functional (zero-time) access.
   virtual bool peek(uint64_t ppn, uint8_t* data, FlashOob* oob) const = 0;  // false: page not programmed
-  virtual void preload_page(uint64_t ppn, const FlashOob& oob) = 0;        // programmed, data all zeros
+  // Programmed with `data` (page_size bytes; null: all zeros).
+  virtual void preload_page(uint64_t ppn, const FlashOob& oob, const uint8_t* data = nullptr) = 0;
+  // `dst` programmed with the data of `src` and spare area `oob` (a functional copy-back).
+  virtual void preload_copy(uint64_t src, uint64_t dst, const FlashOob& oob) = 0;
   // Pages [0, pages) of block `block` programmed with lpn = first_lpn + i * lpn_stride, seq `seq`,
   // data all zeros; costs no memory per page.
   virtual void preload_block(uint64_t block, uint32_t pages, uint32_t first_lpn, uint32_t lpn_stride,

@@ -47,6 +47,8 @@ class MappingTable {
     return rule_ ? rule_->at(lpn) : kUnmapped;
   }
   void set(uint64_t lpn, uint32_t ppn) { chunk(lpn / kChunk)[lpn % kChunk] = ppn; }
+  // Whether the chunk holding `lpn` was ever set (false: it still follows the rule).
+  bool touched(uint64_t lpn) const { return chunks_[lpn / kChunk] != nullptr; }
   uint64_t dram_bytes() const { return lpns_ * sizeof(uint32_t); }
   uint64_t host_bytes() const { return materialised_ * kChunk * sizeof(uint32_t); }
 

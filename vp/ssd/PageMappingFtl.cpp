@@ -251,6 +251,10 @@ void PageMappingFtl::end_of_elaboration() {
   if (fg.total_pages() != geo_.total_pages() || fg.page_size != geo_.page_size || fg.bits_per_cell != geo_.bits_per_cell)
     throw std::logic_error("FTL and flash array disagree on geometry");
   precondition();
+  if (at_start_) at_start_();
+  free_blocks_signal_ = blocks_.free_total();
+  min_free_.value = blocks_.free_total();
+  if (ckpt_interval_ > 0) take_checkpoint(false);
   start_checkpoint_timer();
 }
 
@@ -722,16 +726,16 @@ void PageMappingFtl::schedule_background() {
 void PageMappingFtl::gc_functional(uint64_t plane) {
   uint64_t victim;
   if (!pick_victim(plane, victim))
-    throw ConfigError(fmt::format("ssd.precondition: plane {} filled with valid data and nothing to reclaim; "
+    throw ConfigError(fmt::format("ssd.precondition{}: plane {} filled with valid data and nothing to reclaim; "
                                   "raise ssd.ftl.overprovision",
-                                  plane));
+                                  loaded_ ? " and the pages loaded before the run" : "", plane));
   blocks_[victim].state = BlockState::Victim;
   for (uint32_t p = 0; p < geo_.pages_per_block; ++p) {
     if (!blocks_.valid(victim, p)) continue;
     uint32_t lpn = lpn_at(to_ppn(victim, p));
     uint64_t dst;
     if (!alloc_gc(plane, dst)) throw std::logic_error("FTL: GC found no free block for its destination");
-    flash->preload_page(dst, FlashOob{lpn, next_seq()});
+    flash->preload_copy(to_ppn(victim, p), dst, FlashOob{lpn, next_seq()});
     map_set(lpn, static_cast<uint32_t>(dst));
     blocks_.invalidate(victim, p);
     ++pre_moved_;
@@ -780,16 +784,6 @@ void PageMappingFtl::precondition() {
   }
   for (uint64_t b = 0; b < blocks_.blocks(); ++b)
     if (blocks_[b].state == BlockState::Free) blocks_.add_free(b);
-  min_free_.value = blocks_.free_total();
-  auto write = [&](uint32_t lpn) {
-    uint64_t ppn;
-    while (!alloc_host(lpn, false, ppn)) gc_functional(blocked_plane_);
-    remap(lpn, static_cast<uint32_t>(ppn));
-    flash->preload_page(ppn, FlashOob{lpn, next_seq()});
-    ++pre_writes_;
-    uint64_t plane = ppn / ppb / bpp;
-    while (blocks_.free_count(plane) < fg_threshold_) gc_functional(plane);
-  };
   // Ageing overwrites pages of the filled space chosen uniformly (a random
   // fill's pages are found by drawing until a mapped one comes up).
   auto overwrites = static_cast<uint64_t>(std::llround(age * double(n)));
@@ -798,11 +792,38 @@ void PageMappingFtl::precondition() {
     uint64_t lpn;
     do lpn = rng.below(sequential ? n : logical_pages_);
     while (map_.get(lpn) == MappingTable::kUnmapped);
-    write(static_cast<uint32_t>(lpn));
+    functional_write(static_cast<uint32_t>(lpn), nullptr);
+    ++pre_writes_;
   }
-  free_blocks_signal_ = blocks_.free_total();
-  min_free_.value = blocks_.free_total();
-  if (ckpt_interval_ > 0) take_checkpoint(false);
+}
+
+void PageMappingFtl::functional_write(uint32_t lpn, const uint8_t* data) {
+  uint64_t ppn;
+  while (!alloc_host(lpn, false, ppn)) gc_functional(blocked_plane_);
+  remap(lpn, static_cast<uint32_t>(ppn));
+  flash->preload_page(ppn, FlashOob{lpn, next_seq()}, data);
+  uint64_t plane = ppn / geo_.pages_per_block / geo_.blocks_per_plane;
+  while (blocks_.free_count(plane) < fg_threshold_) gc_functional(plane);
+}
+
+void PageMappingFtl::load_page(uint64_t lpn, const uint8_t* data) {
+  if (lpn >= logical_pages_)
+    throw std::out_of_range(fmt::format("FTL: load of logical page {}, beyond the {} the host has", lpn, logical_pages_));
+  functional_write(static_cast<uint32_t>(lpn), data);
+  ++loaded_;
+  // With a cached map, the page's translation page is on flash too, as on a
+  // drive that was written.
+  if (cmt_ && map_.get(logical_pages_ + lpn / epp_) == MappingTable::kUnmapped)
+    functional_write(static_cast<uint32_t>(logical_pages_ + lpn / epp_), nullptr);
+}
+
+void PageMappingFtl::for_each_written(uint64_t limit, const std::function<void(uint64_t lpn)>& fn) const {
+  limit = std::min(limit, logical_pages_);
+  for (uint64_t base = 0; base < limit; base += MappingTable::kChunk) {
+    if (!map_.touched(base)) continue;
+    for (uint64_t lpn = base; lpn < std::min(limit, base + MappingTable::kChunk); ++lpn)
+      if (map_.get(lpn) != MappingTable::kUnmapped) fn(lpn);
+  }
 }
 
 // ---------------------------------------------------------------- journaling
@@ -1031,6 +1052,11 @@ void PageMappingFtl::tp_write_back(uint32_t tp) {
 }
 
 bool PageMappingFtl::debug_read(uint64_t lpn, uint8_t* page) const {
+  auto w = writing_.find(static_cast<uint32_t>(lpn));
+  if (w != writing_.end()) {
+    std::memcpy(page, w->second.first, geo_.page_size);
+    return true;
+  }
   uint32_t ppn = map_.get(lpn);
   if (ppn == MappingTable::kUnmapped) {
     std::memset(page, 0, geo_.page_size);
@@ -1080,6 +1106,7 @@ nlohmann::json PageMappingFtl::summary() const {
   j["map_dram_bytes"] = map_.dram_bytes();
   j["sim_memory_bytes"] = host_bytes();
   j["precondition"] = {{"writes", pre_writes_}, {"gc_pages_moved", pre_moved_}};
+  j["loaded_pages"] = loaded_;
   j["checkpoints"] = ckpts_.value;
   return j;
 }

@@ -24,8 +24,10 @@
 //
 // Preconditioning sets up a used drive without simulating time: a
 // sequential fill is kept as a rule (no memory per page), a random fill or
-// ageing runs the allocator and GC functionally.
+// ageing runs the allocator and GC functionally. Contents given before the
+// run (an image file) are written the way ageing writes, after it.
 #include <deque>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <systemc>
 #include <unordered_map>
@@ -64,8 +66,23 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
   void power_loss();
   // Rebuilds the FTL from flash (checkpoint + spare-area scan), as at boot.
   void recover();
-  // Functional read of a logical page as the map now has it (false: unmapped).
+  // Functional read of a logical page as a host read would now see it: the
+  // data of a write still being programmed, else the mapped page (false:
+  // unmapped, zeros).
   bool debug_read(uint64_t lpn, uint8_t* page) const;
+  // Contents written before the run without simulated time (an image file):
+  // `fn` runs once the FTL is set up, after preconditioning and before the
+  // first checkpoint, and calls load_page().
+  void at_start(std::function<void()> fn) { at_start_ = std::move(fn); }
+  // Writes a logical page (page_size bytes) as preconditioning's overwrites
+  // do: allocated like a host write, its spare area naming it, GC run
+  // functionally when a plane runs short. Only from the at_start hook.
+  void load_page(uint64_t lpn, const uint8_t* data);
+  // Calls fn(lpn) in increasing order, for lpn < `limit`, on every logical
+  // page that may hold something other than zeros: the mapped pages of map
+  // chunks changed since boot. The others are unmapped, or where
+  // preconditioning laid them out, holding zeros.
+  void for_each_written(uint64_t limit, const std::function<void(uint64_t lpn)>& fn) const;
   uint32_t shard_of(uint64_t lpn) const;
   flash::FlashAddress where(uint64_t lpn) const { return flash::address_of(geo_, map_.get(lpn)); }  // mapped pages only
   nlohmann::json summary() const;
@@ -86,6 +103,7 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
 
   void end_of_elaboration() override;
   void precondition();
+  void functional_write(uint32_t lpn, const uint8_t* data);  // ageing and loading: no simulated time
   void start_checkpoint_timer();
 
   // Allocation.
@@ -169,7 +187,8 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
   std::unique_ptr<RandomPermutation> order_;  // of a random preconditioning
   std::unique_ptr<SequentialLayout> layout_;  // where preconditioning put the pages
   bool has_rule_ = false;
-  uint64_t pre_writes_ = 0, pre_moved_ = 0;
+  uint64_t pre_writes_ = 0, pre_moved_ = 0, loaded_ = 0;
+  std::function<void()> at_start_;
   std::unique_ptr<MappingCache> cmt_;
   std::unordered_map<uint32_t, std::unique_ptr<TpLoad>> loading_;
   std::vector<uint8_t> scratch_, zero_page_;

@@ -12,7 +12,9 @@ initrd=$(bash "$here/sw/guest/build-image.sh" | tail -n 1) || { echo "image buil
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 start=$(date +%s.%N)
-timeout 600 "$vpq" --preset quick --kernel "$kernel" --initrd "$initrd" \
+extra=()
+[ -n "${FLASHVP_EXTRA_SET:-}" ] && extra=(--set "$FLASHVP_EXTRA_SET")
+timeout 600 "$vpq" --preset quick "${extra[@]}" --kernel "$kernel" --initrd "$initrd" \
   --append "console=ttyS0 panic=-1 flashvp.script=$name" </dev/null >"$out/console" 2>"$out/vp-qemu"
 rc=$?
 end=$(date +%s.%N)

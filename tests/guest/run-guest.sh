@@ -15,7 +15,7 @@ start=$(date +%s.%N)
 extra=()
 [ -n "${FLASHVP_EXTRA_SET:-}" ] && extra=(--set "$FLASHVP_EXTRA_SET")
 timeout 600 "$vpq" --preset quick "${extra[@]}" --kernel "$kernel" --initrd "$initrd" \
-  --append "console=ttyS0 panic=-1 flashvp.script=$name" </dev/null >"$out/console" 2>"$out/vp-qemu"
+  --append "console=ttyS0 panic=-1 flashvp.script=$name ${FLASHVP_EXTRA_APPEND:-}" </dev/null >"$out/console" 2>"$out/vp-qemu"
 rc=$?
 end=$(date +%s.%N)
 fail=0

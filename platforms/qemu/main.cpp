@@ -96,6 +96,13 @@ int serve_guest(const Config& cfg, const QemuOptions& qo, bool paced, double pac
              "{} interrupts raised\n",
              qemu.how_it_ended(), sc_core::sc_time_stamp().to_seconds(), n.config, n.bar_reads, n.bar_writes,
              n.sysmem_syncs, n.resets, irq.raised());
+  uint64_t accesses = n.config + n.bar_reads + n.bar_writes;
+  fmt::print(stderr,
+             "vp-qemu: wall costs: {:.1f} us to serve a register access (mean of {}), {:.1f} us from raising an "
+             "interrupt to the guest's CQ head doorbell (mean of {})\n",
+             accesses ? n.access_wall_s / double(accesses) * 1e6 : 0.0, accesses,
+             n.irq_round_trips ? n.irq_to_doorbell_wall_s / double(n.irq_round_trips) * 1e6 : 0.0,
+             n.irq_round_trips);
   rmdir(dir.c_str());
   if (image.enabled()) {
     image.save();

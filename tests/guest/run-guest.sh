@@ -14,6 +14,8 @@ trap 'rm -rf "$out"' EXIT
 start=$(date +%s.%N)
 extra=()
 [ -n "${FLASHVP_EXTRA_SET:-}" ] && extra=(--set "$FLASHVP_EXTRA_SET")
+# shellcheck disable=SC2206
+[ -n "${FLASHVP_EXTRA_ARGS:-}" ] && extra+=($FLASHVP_EXTRA_ARGS)
 timeout 600 "$vpq" --preset quick "${extra[@]}" --kernel "$kernel" --initrd "$initrd" \
   --append "console=ttyS0 panic=-1 flashvp.script=$name ${FLASHVP_EXTRA_APPEND:-}" </dev/null >"$out/console" 2>"$out/vp-qemu"
 rc=$?

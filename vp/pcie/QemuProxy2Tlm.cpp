@@ -1,6 +1,7 @@
 #include "vp/pcie/QemuProxy2Tlm.hpp"
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <fmt/format.h>
 #include <poll.h>
@@ -14,6 +15,9 @@
 namespace vp::pcie {
 
 namespace {
+double wall_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 // mpqemu-link commands.
 enum Cmd : int32_t { SYNC_SYSMEM = 0, RET = 1, CFG_WRITE = 2, CFG_READ = 3, BAR_WRITE = 4, BAR_READ = 5, SET_IRQFD = 6,
                      DEVICE_RESET = 7 };
@@ -109,9 +113,11 @@ bool QemuProxy2Tlm::handle_one() {
       std::memcpy(&value, payload + 4, 4);
       std::memcpy(&len, payload + 8, 4);
       ++n_.config;
+      double t0 = wall_s();
       uint32_t v = config_access(cmd == CFG_WRITE, addr, value, static_cast<unsigned>(len));
       close_fds();
       reply(cmd == CFG_READ ? v : 0);
+      n_.access_wall_s += wall_s() - t0;
       break;
     }
     case BAR_READ:
@@ -123,9 +129,11 @@ bool QemuProxy2Tlm::handle_one() {
       std::memcpy(&len, payload + 16, 4);
       bool memory = payload[20] != 0;
       ++(cmd == BAR_READ ? n_.bar_reads : n_.bar_writes);
+      double t0 = wall_s();
       uint64_t v = memory ? bar_access(cmd == BAR_WRITE, addr, value, len) : ~0ull;
       close_fds();
       reply(cmd == BAR_READ ? v : 0);
+      n_.access_wall_s += wall_s() - t0;
       break;
     }
     case SET_IRQFD: close_fds(); break;  // INTx through KVM irqfd: not used, interrupts take the ivshmem route
@@ -209,6 +217,12 @@ void QemuProxy2Tlm::locate_msix() {
 uint64_t QemuProxy2Tlm::bar_access(bool write, uint64_t addr, uint64_t value, unsigned len) {
   uint64_t off = addr & (bar0_size_ - 1);
   if (!msix_known_) locate_msix();
+  // A CQ head doorbell (odd doorbell index, default stride) answers the oldest raised interrupt.
+  if (write && irq_raised_at_ >= 0 && off >= 0x1000 && off < 0x1000 + 8 * 1024 && (off - 0x1000) % 8 == 4) {
+    n_.irq_to_doorbell_wall_s += wall_s() - irq_raised_at_;
+    ++n_.irq_round_trips;
+    irq_raised_at_ = -1;
+  }
   if (write && msix_entries_ && off >= msix_table_ && off < msix_table_ + 16ull * msix_entries_) {
     uint64_t e = (off - msix_table_) / 16, field = (off - msix_table_) % 16;
     auto& [a, d] = msix_[e];
@@ -270,6 +284,7 @@ void QemuProxy2Tlm::interrupt(uint64_t addr, uint32_t data) {
       }
   }
   ++n_.irqs;
+  if (irq_raised_at_ < 0) irq_raised_at_ = wall_s();
   if (raise_irq) raise_irq(vector);
 }
 

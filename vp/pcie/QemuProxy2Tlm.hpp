@@ -51,6 +51,11 @@ class QemuProxy2Tlm : public sc_core::sc_module {
 
   struct Counts {
     uint64_t config = 0, bar_reads = 0, bar_writes = 0, sysmem_syncs = 0, resets = 0, irqs = 0, dma_errors = 0;
+    // Wall-clock costs: serving register accesses (message in to answer
+    // out), and from raising an interrupt to the guest's next CQ head
+    // doorbell (delivery, the guest's handler, the reaping).
+    double access_wall_s = 0, irq_to_doorbell_wall_s = 0;
+    uint64_t irq_round_trips = 0;
   };
   const Counts& counts() const { return n_; }
   uint64_t events() const { return eq_.fired(); }
@@ -83,6 +88,7 @@ class QemuProxy2Tlm : public sc_core::sc_module {
   bool msix_known_ = false;
   uint32_t msix_table_ = 0, msix_entries_ = 0;
   std::vector<std::pair<uint64_t, uint32_t>> msix_;
+  double irq_raised_at_ = -1;  // wall time of the oldest interrupt not yet answered by a CQ head doorbell
 };
 
 }  // namespace vp::pcie

@@ -1,0 +1,3 @@
+#!/bin/sh
+# The guest-visible cost of one register read and one register write.
+mmio-bench 2000

@@ -1,22 +1,23 @@
 #!/usr/bin/env bash
 # Builds the guest initramfs: busybox-static, nvme-cli and mkfs.ext4 (Debian
 # binaries with the shared libraries ldd reports), a static fio
-# (build-fio.sh), /init (sw/guest/init) and the scripts of sw/guest/scripts
-# under /scripts.
+# (build-fio.sh), the tools of sw/tools (static, in /bin), /init
+# (sw/guest/init) and the scripts of sw/guest/scripts under /scripts.
 #
 # Output: $FLASHVP_CACHE/image/<key>/initramfs.cpio.gz, <key> hashing this
-# script, init, the scripts, the fio binary and the package versions. A
-# cached key returns at once. Prints the image path.
+# script, init, the scripts, the tools' sources, the fio binary and the
+# package versions. A cached key returns at once. Prints the image path.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 . "$HERE/lib.sh"
 
 PKGS=(busybox-static nvme-cli e2fsprogs libc6)
-ensure_pkgs "${PKGS[@]}" cpio gzip
+ensure_pkgs "${PKGS[@]}" cpio gzip gcc libc6-dev
 fio=$("$HERE/build-fio.sh")
+TOOLS=("$REPO"/sw/tools/*.c)
 
-key=$( { hash_inputs "$HERE/build-image.sh" "$HERE/init" "$HERE"/scripts/*.sh "$fio";
+key=$( { hash_inputs "$HERE/build-image.sh" "$HERE/init" "$HERE"/scripts/*.sh "${TOOLS[@]}" "$fio";
          for p in "${PKGS[@]}"; do echo "$p $(pkg_version "$p")"; done; } | sha256sum | cut -c1-16)
 IDIR=$FLASHVP_CACHE/image
 out=$IDIR/$key
@@ -51,6 +52,11 @@ cp /etc/mke2fs.conf "$root/etc/"
 printf '/lib/x86_64-linux-gnu\n/usr/lib/x86_64-linux-gnu\n' > "$root/etc/ld.so.conf"
 ldconfig -r "$root"
 cp "$fio" "$root/usr/bin/fio"
+# sw/tools/NAME.c becomes /bin/NAME, static like busybox.
+for t in "${TOOLS[@]}"; do
+  gcc -static -O2 -Wall -Werror -o "$root/bin/$(basename "$t" .c)" "$t" || die "cannot build $t"
+  strip "$root/bin/$(basename "$t" .c)"
+done
 
 install -m 755 "$HERE/init" "$root/init"
 install -m 755 "$HERE"/scripts/*.sh "$root/scripts/"

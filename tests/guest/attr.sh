@@ -22,6 +22,6 @@ awk -F, -v start="$start" 'NR > 1 && $3 == 2 && $8 >= start {
   if ($4 < 2048) { a++; if ($6 != 1) abad++ }
   else if ($4 >= 8192 && $4 < 10240) { b++; if ($6 != 0) bbad++ }
 } END {
-  printf "job A: %d reads, %d without attribute 1; job B: %d reads, %d with an attribute\\n", a, abad, b, bbad
+  printf "job A: %d reads, %d without attribute 1; job B: %d reads, %d with an attribute\n", a, abad, b, bbad
   exit (a > 0 && b > 0 && abad == 0 && bbad == 0) ? 0 : 1
 }' "$dir/device.csv"

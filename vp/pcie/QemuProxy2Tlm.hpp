@@ -58,6 +58,7 @@ class QemuProxy2Tlm : public sc_core::sc_module {
     uint64_t irq_round_trips = 0;
   };
   const Counts& counts() const { return n_; }
+  uint64_t messages() const { return n_.config + n_.bar_reads + n_.bar_writes + n_.sysmem_syncs + n_.resets; }
   uint64_t events() const { return eq_.fired(); }
 
  private:

@@ -26,9 +26,13 @@ t0=$(date +%s)
 work=$FDIR/work
 rm -rf "$work"
 mkdir -p "$work/lists/partial" "$work/cache/archives/partial"
-cat > "$work/sources.list" <<'LIST'
-deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main
-LIST
+# The same Debian mirror the system uses (a CI machine may have its own).
+mirror=$( { awk '/^URIs:/ { for (i = 2; i <= NF; i++) print $i }' /etc/apt/sources.list.d/*.sources 2>/dev/null
+            awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^(http|https|file):/) { print $i; break } }' \
+                /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null; } |
+          grep -v -e security -e nodesource -e google | head -n 1 || true)
+mirror=${mirror:-http://deb.debian.org/debian}
+echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror bookworm main" > "$work/sources.list"
 apt_opts=(-o Dir::Etc::SourceList="$work/sources.list" -o Dir::Etc::SourceParts=/nonexistent
           -o Dir::State::Lists="$work/lists" -o Dir::Cache="$work/cache"
           -o Debug::NoLocking=1)

@@ -7,6 +7,9 @@
 #include <cstdlib>
 #include <fmt/format.h>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <iostream>
 #include <memory>
 #include <cerrno>
@@ -31,7 +34,7 @@ using namespace vp::platform;
 namespace {
 // Runs the model against QEMU until QEMU ends; returns the process exit code.
 int serve_guest(const Config& cfg, const QemuOptions& qo, bool paced, double pace_scale, const std::string& trace,
-                unsigned spin_us) {
+                unsigned spin_us, const std::string& out_dir) {
   StatRegistry stats;
   Waves waves;
   RequestTracker tracker;
@@ -117,6 +120,27 @@ int serve_guest(const Config& cfg, const QemuOptions& qo, bool paced, double pac
     fmt::print(stderr, "vp-qemu: {} pages loaded from {} at start, {} pages saved to it in {:.3f} s\n",
                image.loaded().pages, image.path(), image.saved().pages, image.saved().wall_s);
   }
+  if (!out_dir.empty()) {  // the run's configuration and summary, as vp-server writes them
+    std::filesystem::create_directories(out_dir);
+    std::ofstream(out_dir + "/config.yaml") << "# effective configuration; reproduce with --config\n" << cfg.to_yaml();
+    Tick elapsed = now_ps();
+    nlohmann::json s;
+    s["simulated_s"] = double(elapsed) / double(SEC);
+    s["qemu"] = {{"ended", qemu.how_it_ended()},
+                 {"config_accesses", n.config},
+                 {"bar_reads", n.bar_reads},
+                 {"bar_writes", n.bar_writes},
+                 {"interrupts_raised", irq.raised()},
+                 {"register_access_wall_us", accesses ? n.access_wall_s / double(accesses) * 1e6 : 0.0},
+                 {"irq_to_doorbell_wall_us",
+                  n.irq_round_trips ? n.irq_to_doorbell_wall_s / double(n.irq_round_trips) * 1e6 : 0.0}};
+    s["pcie"] = top.link.summary(elapsed);
+    s["ftl"] = top.ftl.summary();
+    s["flash"] = top.flash.summary();
+    s["counters"] = stats.to_json();
+    std::ofstream(out_dir + "/summary.json") << s.dump(2) << "\n";
+    fmt::print(stderr, "vp-qemu: outputs in {}/\n", out_dir);
+  }
   int st = qemu.status();
   if (WIFSIGNALED(st)) return 4;
   return WEXITSTATUS(st) == 0 ? 0 : 5;
@@ -149,6 +173,7 @@ int sc_main(int argc, char** argv) {
       ("pace-scale", po::value(&scale)->default_value(scale), "wall seconds per simulated second when paced")
       ("spin-us", po::value(&spin_us)->default_value(spin_us),
        "when idle, poll QEMU's socket this long before sleeping (shorter register round trips; 0: never spin)")
+      ("out", po::value(&opt.out_dir), "write config.yaml and summary.json (PCIe, FTL, flash, every counter) here")
       ("requests", po::value(&trace), "write every I/O command as the device saw it to this CSV file "
                                       "(sqid, cid, opcode, slba, nlb, attr, status, fetch and completion time)");
   po::variables_map vm;
@@ -183,7 +208,7 @@ int sc_main(int argc, char** argv) {
   Config cfg(server_params());
   try {
     cfg = build_config(opt);
-    return serve_guest(cfg, qo, pacing == "paced", scale, trace, spin_us);
+    return serve_guest(cfg, qo, pacing == "paced", scale, trace, spin_us, opt.out_dir);
   } catch (const ConfigError& e) {
     fmt::print(stderr, "vp-qemu: configuration error: {}\n", e.what());
     return 2;

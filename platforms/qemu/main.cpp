@@ -196,14 +196,7 @@ int sc_main(int argc, char** argv) {
     fmt::print(stderr, "vp-qemu: --pace-scale {}: must be above 0\n", scale);
     return 2;
   }
-  for (const auto& s : sets) {
-    auto eq = s.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      fmt::print(stderr, "vp-qemu: --set '{}': expected key=value\n", s);
-      return 2;
-    }
-    opt.sets.emplace_back(s.substr(0, eq), s.substr(eq + 1));
-  }
+  if (!add_sets(sets, opt, "vp-qemu")) return 2;
   if (vm.count("seed")) opt.seed = vm["seed"].as<std::string>();
   Config cfg(server_params());
   try {

@@ -41,6 +41,18 @@ std::string preset_text(const std::string& name) {
   throw ConfigError(fmt::format("--preset '{}': no such preset (known:{})", name, known));
 }
 
+bool add_sets(const std::vector<std::string>& sets, RunOptions& opt, const char* program) {
+  for (const auto& s : sets) {
+    auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      fmt::print(stderr, "{}: --set '{}': expected key=value\n", program, s);
+      return false;
+    }
+    opt.sets.emplace_back(s.substr(0, eq), s.substr(eq + 1));
+  }
+  return true;
+}
+
 Config build_config(const RunOptions& opt) {
   Config cfg(server_params());
   if (!opt.config_file.empty() && !opt.preset.empty())

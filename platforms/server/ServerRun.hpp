@@ -29,6 +29,10 @@ std::vector<std::string> preset_names();
 std::string preset_text(const std::string& name);  // throws ConfigError for an unknown name
 constexpr const char* kDefaultPreset = "zssd";
 
+// Adds `--set key=value` arguments to `opt`; false (after a message naming
+// `program` and the argument) when one is not key=value.
+bool add_sets(const std::vector<std::string>& sets, RunOptions& opt, const char* program);
+
 // Loads, overrides and validates; throws ConfigError naming the problem.
 Config build_config(const RunOptions& opt);
 

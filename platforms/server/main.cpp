@@ -47,14 +47,7 @@ int sc_main(int argc, char** argv) {
     for (const auto& n : preset_names()) fmt::print("{}{}\n", n, n == kDefaultPreset ? " (default)" : "");
     return 0;
   }
-  for (const auto& s : sets) {
-    auto eq = s.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      fmt::print(stderr, "vp-server: --set '{}': expected key=value\n", s);
-      return 2;
-    }
-    opt.sets.emplace_back(s.substr(0, eq), s.substr(eq + 1));
-  }
+  if (!add_sets(sets, opt, "vp-server")) return 2;
   for (const auto& t : traces) {
     std::stringstream ss(t);
     for (std::string w; std::getline(ss, w, ',');) {

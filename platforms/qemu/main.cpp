@@ -134,6 +134,7 @@ int serve_guest(const Config& cfg, const QemuOptions& qo, bool paced, double pac
                  {"register_access_wall_us", accesses ? n.access_wall_s / double(accesses) * 1e6 : 0.0},
                  {"irq_to_doorbell_wall_us",
                   n.irq_round_trips ? n.irq_to_doorbell_wall_s / double(n.irq_round_trips) * 1e6 : 0.0}};
+    s["nvme"] = {{"cc_ams", top.nvme.arbitration()}};
     s["pcie"] = top.link.summary(elapsed);
     s["ftl"] = top.ftl.summary();
     s["flash"] = top.flash.summary();

@@ -16,7 +16,8 @@ extra=()
 [ -n "${FLASHVP_EXTRA_SET:-}" ] && extra=(--set "$FLASHVP_EXTRA_SET")
 # shellcheck disable=SC2206
 [ -n "${FLASHVP_EXTRA_ARGS:-}" ] && extra+=($FLASHVP_EXTRA_ARGS)
-timeout 600 "$vpq" --preset quick "${extra[@]}" --out "$out/run" --kernel "$kernel" --initrd "$initrd" \
+run_out=${FLASHVP_OUT:-$out/run}
+timeout 600 "$vpq" --preset quick "${extra[@]}" --out "$run_out" --kernel "$kernel" --initrd "$initrd" \
   --append "console=ttyS0 panic=-1 flashvp.script=$name ${FLASHVP_EXTRA_APPEND:-}" </dev/null >"$out/console" 2>"$out/vp-qemu"
 rc=$?
 end=$(date +%s.%N)
@@ -24,7 +25,7 @@ fail=0
 if [ $rc -ne 0 ]; then echo "vp-qemu exited $rc"; fail=1; fi
 if ! grep -q "^FLASHVP-SCRIPT-EXIT 0" "$out/console"; then echo "the guest script did not exit 0"; fail=1; fi
 # The run's outputs: the configuration and a summary with the model's counters.
-if [ $rc -eq 0 ] && ! { [ -s "$out/run/config.yaml" ] && grep -q '"ssd.nvme.io_commands"' "$out/run/summary.json"; }; then
+if [ $rc -eq 0 ] && ! { [ -s "$run_out/config.yaml" ] && grep -q '"ssd.nvme.io_commands"' "$run_out/summary.json"; }; then
   echo "vp-qemu --out wrote no config.yaml or summary.json with counters"; fail=1
 fi
 for e in "$@"; do

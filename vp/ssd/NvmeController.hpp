@@ -45,6 +45,8 @@ class NvmeController : public sc_core::sc_module, public FirmwareClient {
   uint64_t namespace_lbas() const;
   // Where INTx assert/deassert messages go (set by the platform).
   void set_intx_address(uint64_t a) { irq_.intx_address = a; }
+  // The arbitration mechanism the host enabled (CC.AMS: 0 RR, 1 WRR, 7 FlashShare).
+  uint32_t arbitration() const { return nvme::cc_ams(cc_); }
   // A conventional PCI reset (power-on state of the function and controller).
   void pci_reset();
   // Each I/O command as the device saw it, reported when its completion is

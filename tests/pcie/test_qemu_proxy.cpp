@@ -10,6 +10,7 @@
 
 #include "platforms/qemu/QemuTop.hpp"
 #include "tests/TestSupport.hpp"
+#include "vp/pcie/FdPassing.hpp"
 #include "vp/ssd/NvmeSpec.hpp"
 
 using namespace vp;
@@ -28,21 +29,7 @@ struct FakeQemu {
     std::memcpy(buf, &cmd, 4);
     std::memcpy(buf + 8, &size, 8);
     std::memcpy(buf + 16, payload, size);
-    iovec iov{buf, 16 + size};
-    msghdr m{};
-    m.msg_iov = &iov;
-    m.msg_iovlen = 1;
-    alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))];
-    if (pass_fd >= 0) {
-      m.msg_control = ctl;
-      m.msg_controllen = sizeof ctl;
-      cmsghdr* c = CMSG_FIRSTHDR(&m);
-      c->cmsg_level = SOL_SOCKET;
-      c->cmsg_type = SCM_RIGHTS;
-      c->cmsg_len = CMSG_LEN(sizeof(int));
-      std::memcpy(CMSG_DATA(c), &pass_fd, sizeof pass_fd);
-    }
-    REQUIRE(sendmsg(fd, &m, 0) == static_cast<ssize_t>(16 + size));
+    REQUIRE(pcie::send_with_fd(fd, buf, 16 + size, pass_fd) == static_cast<ssize_t>(16 + size));
   }
   // The bridge answers at once, in simulated no time.
   uint64_t ret() {

@@ -1,5 +1,7 @@
 #include "vp/pcie/IvshmemServer.hpp"
 
+#include "vp/pcie/FdPassing.hpp"
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -50,21 +52,7 @@ IvshmemServer::~IvshmemServer() {
 }
 
 void IvshmemServer::send_msg(int64_t value, int fd) {
-  iovec iov{&value, sizeof value};
-  msghdr m{};
-  m.msg_iov = &iov;
-  m.msg_iovlen = 1;
-  alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))];
-  if (fd >= 0) {
-    m.msg_control = ctl;
-    m.msg_controllen = sizeof ctl;
-    cmsghdr* c = CMSG_FIRSTHDR(&m);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int));
-    std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
-  }
-  if (sendmsg(client_, &m, MSG_NOSIGNAL) != sizeof value) fail("sendmsg");
+  if (send_with_fd(client_, &value, sizeof value, fd) != sizeof value) fail("sendmsg");
 }
 
 bool IvshmemServer::accept_client(int timeout_ms) {

@@ -142,6 +142,7 @@ NvmeController::NvmeController(sc_core::sc_module_name name, Services& svc)
       return;
     }
     irq_.config_changed();
+    if (irq_.pin_based()) irq_.cq_level(cq_entries_outstanding(), 0);  // the pin now follows the CQs
     if (c == C::Command) fetch();  // bus mastering may just have been granted
   });
   for (uint32_t i = 0; i < slots_.size(); ++i) {
@@ -404,7 +405,7 @@ void NvmeController::doorbell(uint32_t off, uint32_t v) {
       q.waiting.pop_front();
       post(s, 0);
     }
-    irq_.cq_level(cq_entries_outstanding(), 0);
+    if (irq_.pin_based()) irq_.cq_level(cq_entries_outstanding(), 0);  // only the pin needs the level
   }
 }
 
@@ -799,7 +800,7 @@ void NvmeController::post(uint32_t s, Tick delay) {
   }
   if (cq.ien) {
     irq_.completion_posted(cq.vector, delay, sq.cqid != 0);
-    irq_.cq_level(true, delay);
+    if (irq_.pin_based()) irq_.cq_level(true, delay);
   }
   if (sl.sqid == 0) ++admin_cmds_;
   if (on_command && sl.sqid != 0) {
@@ -1268,7 +1269,7 @@ uint16_t NvmeController::admin_delete_cq(const Sqe& c) {
   for (const auto& sq : sqs_)
     if (sq.valid && sq.cqid == qid) return status(SCT_COMMAND_SPECIFIC, SC_INVALID_QUEUE_DELETION, true);
   cqs_[qid] = CompQueue{};
-  irq_.cq_level(cq_entries_outstanding(), 0);
+  if (irq_.pin_based()) irq_.cq_level(cq_entries_outstanding(), 0);
   return 0;
 }
 

@@ -76,7 +76,7 @@ void NvmeInterrupts::mask_set(uint32_t bits) { intms_ |= bits; }
 void NvmeInterrupts::mask_clear(uint32_t bits) {
   intms_ &= ~bits;
   deliver_pending();
-  if (!cfg_.msix_enabled() && !cfg_.msi_enabled()) cq_level(cq_level_, 0);
+  if (pin_based()) cq_level(cq_level_, 0);
 }
 
 bool NvmeInterrupts::masked(uint16_t v) const {
@@ -142,11 +142,7 @@ void NvmeInterrupts::deliver_pending() {
 
 void NvmeInterrupts::config_changed() {
   deliver_pending();
-  if (cfg_.msix_enabled() || cfg_.msi_enabled()) {
-    if (intx_level_) cq_level(false, 0);  // the pin is released when messages take over
-    return;
-  }
-  cq_level(cq_level_, 0);
+  if (!pin_based() && intx_level_) cq_level(false, 0);  // the pin is released when messages take over
 }
 
 void NvmeInterrupts::cq_level(bool entries_outstanding, Tick delay) {

@@ -52,7 +52,10 @@ class NvmeInterrupts {
   // the entry leaves the device (the message must follow it). Admin CQ
   // entries are never coalesced (`io` false).
   void completion_posted(uint16_t vector, Tick delay, bool io);
-  // For INTx: whether any interrupt-enabled CQ holds unconsumed entries.
+  // Neither MSI-X nor MSI is enabled: the INTx pin signals completions.
+  bool pin_based() const { return !cfg_.msix_enabled() && !cfg_.msi_enabled(); }
+  // For INTx: whether any interrupt-enabled CQ holds unconsumed entries
+  // (the controller reports it only while pin_based()).
   void cq_level(bool entries_outstanding, Tick delay);
   // The host changed MSI/MSI-X control or the command register: deliver
   // what was held by a mask that is gone.

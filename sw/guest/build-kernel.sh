@@ -54,18 +54,28 @@ unpack() {
 }
 [ -f "$src/.flashvp-srcver" ] && [ "$(cat "$src/.flashvp-srcver")" = "$srcver" ] || unpack
 
-# Take the previous series off (reverse order), then put this one on. A tree
-# that does not revert cleanly is unpacked afresh.
+# Keep the longest common prefix of the applied series and this one (same
+# names, same contents: their files keep their times, so make rebuilds only
+# what the changed patches touch); take the rest off in reverse order, then
+# put this series' remainder on. A tree that does not revert cleanly is
+# unpacked afresh.
+keep=0
+mapfile -t old < <(ls "$applied" 2>/dev/null)
+while [ $keep -lt ${#old[@]} ] && [ $keep -lt ${#PATCHES[@]} ] &&
+      [ "${old[$keep]}" = "$(basename "${PATCHES[$keep]}")" ] &&
+      cmp -s "$applied/${old[$keep]}" "${PATCHES[$keep]}"; do
+  keep=$((keep + 1))
+done
 revert_ok=1
-for p in $(ls -r "$applied" 2>/dev/null); do
-  if patch -p1 -R -s --no-backup-if-mismatch -d "$src" < "$applied/$p"; then
-    rm "$applied/$p"
+for ((i = ${#old[@]} - 1; i >= keep; i--)); do
+  if patch -p1 -R -s --no-backup-if-mismatch -d "$src" < "$applied/${old[$i]}"; then
+    rm "$applied/${old[$i]}"
   else
     revert_ok=0; break
   fi
 done
-[ $revert_ok -eq 1 ] || unpack
-for p in "${PATCHES[@]}"; do
+[ $revert_ok -eq 1 ] || { unpack; keep=0; }
+for p in "${PATCHES[@]:$keep}"; do
   say "applying $(basename "$p")"
   patch -p1 -N -s --no-backup-if-mismatch -d "$src" < "$p" || die "patch $(basename "$p") does not apply to Linux $srcver"
   cp "$p" "$applied/$(basename "$p")"

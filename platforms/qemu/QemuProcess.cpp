@@ -13,8 +13,13 @@
 namespace vp::platform {
 
 QemuProcess::QemuProcess(const QemuOptions& o, int proxy_fd, const std::string& irq_socket) {
+  // Single-threaded TCG: QEMU 7.2's x-pci-proxy-dev drops the big lock
+  // while it waits for our answer, and its per-device re-entrancy guard
+  // then refuses (drops) a second vCPU's access to the same BAR: with
+  // several vCPUs in their own threads, doorbell writes were lost. One TCG
+  // thread runs the vCPUs in turn, so no two proxy accesses overlap.
   std::vector<std::string> args = {o.binary,
-                                   "-accel", o.kvm ? "kvm" : "tcg",
+                                   "-accel", o.kvm ? "kvm" : "tcg,thread=single",
                                    "-machine", "q35,memory-backend=flashvp-ram",
                                    "-m", o.memory,
                                    "-object", "memory-backend-memfd,id=flashvp-ram,size=" + o.memory + ",share=on",

@@ -25,9 +25,10 @@ QemuProcess::QemuProcess(const QemuOptions& o, int proxy_fd, const std::string& 
                                    "-object", "memory-backend-memfd,id=flashvp-ram,size=" + o.memory + ",share=on",
                                    "-smp", std::to_string(o.smp),
                                    "-nographic", "-nodefaults", "-serial", "stdio", "-no-reboot",
-                                   "-device", fmt::format("x-pci-proxy-dev,id=flashvp-ssd,fd={}", proxy_fd),
-                                   "-chardev", "socket,path=" + irq_socket + ",id=flashvp-irq",
-                                   "-device", "ivshmem-doorbell,chardev=flashvp-irq,vectors=1"};
+                                   "-device", fmt::format("x-pci-proxy-dev,id=flashvp-ssd,fd={}", proxy_fd)};
+  if (!irq_socket.empty())
+    args.insert(args.end(), {"-chardev", "socket,path=" + irq_socket + ",id=flashvp-irq",
+                             "-device", "ivshmem-doorbell,chardev=flashvp-irq,vectors=1"});
   if (!o.kernel.empty()) args.insert(args.end(), {"-kernel", o.kernel, "-append", o.append});
   if (!o.initrd.empty()) args.insert(args.end(), {"-initrd", o.initrd});
   args.insert(args.end(), o.extra.begin(), o.extra.end());

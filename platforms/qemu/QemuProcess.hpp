@@ -2,7 +2,8 @@
 // QEMU started by vp-qemu: one socket end of the PCI proxy handed over by
 // file descriptor (`-device x-pci-proxy-dev,fd=N`), guest RAM in a shared
 // memfd (the proxy needs it for DMA), the serial console on our stdio, and
-// an `ivshmem-doorbell` device connected to our interrupt server. QEMU dies
+// (ivshmem interrupt route) an `ivshmem-doorbell` device connected to our
+// interrupt server. QEMU dies
 // with us (PR_SET_PDEATHSIG), so a killed vp-qemu leaves no orphan.
 #include <string>
 #include <sys/types.h>
@@ -21,6 +22,7 @@ struct QemuOptions {
 
 class QemuProcess {
  public:
+  // `irq_socket` empty: no ivshmem device (the INTx route needs none).
   QemuProcess(const QemuOptions& o, int proxy_fd, const std::string& irq_socket);
   ~QemuProcess();  // kills QEMU if it still runs
   pid_t pid() const { return pid_; }

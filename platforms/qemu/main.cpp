@@ -33,8 +33,10 @@ using namespace vp::platform;
 
 namespace {
 // Runs the model against QEMU until QEMU ends; returns the process exit code.
-int serve_guest(const Config& cfg, const QemuOptions& qo, bool paced, double pace_scale, const std::string& trace,
-                unsigned spin_us, const std::string& out_dir) {
+// `route`: "ivshmem" (an ivshmem-doorbell companion device and the guest's
+// forwarder module) or "intx" (INTx through QEMU's irqfd pair, KVM only).
+int serve_guest(const Config& cfg, const QemuOptions& qo, const std::string& route, bool paced, double pace_scale,
+                const std::string& trace, unsigned spin_us, const std::string& out_dir) {
   StatRegistry stats;
   Waves waves;
   RequestTracker tracker;
@@ -43,10 +45,13 @@ int serve_guest(const Config& cfg, const QemuOptions& qo, bool paced, double pac
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) throw std::runtime_error("socketpair failed");
   std::string dir = fmt::format("/tmp/vp-qemu-{}", getpid());
   if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) throw std::runtime_error("cannot create " + dir);
-  pcie::IvshmemServer irq(dir + "/irq.sock");
+  bool intx = route == "intx";
+  std::unique_ptr<pcie::IvshmemServer> irq;
+  if (!intx) irq = std::make_unique<pcie::IvshmemServer>(dir + "/irq.sock");
   QemuTop top("top", svc, sv[0]);
   ssd::SsdImage image(cfg, top.ftl, ServerTop::capacity_bytes(cfg));  // loaded at elaboration
-  top.bridge.raise_irq = [&irq](uint32_t v) { irq.raise(v); };
+  top.bridge.set_intx_route(intx);
+  if (irq) top.bridge.raise_irq = [&irq](uint32_t v) { irq->raise(v); };
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> csv(nullptr, &std::fclose);
   if (!trace.empty()) {
     csv.reset(std::fopen(trace.c_str(), "w"));
@@ -57,11 +62,17 @@ int serve_guest(const Config& cfg, const QemuOptions& qo, bool paced, double pac
                  r.completed);
     };
   }
-  QemuProcess qemu(qo, sv[1], irq.path());
+  QemuProcess qemu(qo, sv[1], irq ? irq->path() : "");
   close(sv[1]);
   fmt::print(stderr, "vp-qemu: started {}\n", qemu.command());
+  fmt::print(stderr, "vp-qemu: interrupt route {}\n",
+             intx ? "intx (QEMU's irqfd/resample pair; MSI and MSI-X hidden from the guest)"
+                  : "ivshmem (ivshmem-doorbell device and the guest's flashvp_irqfwd module)");
+  if (intx && !qo.kvm)
+    fmt::print(stderr, "vp-qemu: warning: without KVM QEMU never reads the irqfd: the guest will receive no "
+                       "interrupts (only polled queues complete)\n");
   // QEMU connects its ivshmem device while it starts, before the guest runs.
-  while (!irq.accept_client(200)) {
+  while (irq && !irq->accept_client(200)) {
     if (qemu.exited(false)) {
       fmt::print(stderr, "vp-qemu: {} before connecting its devices\n", qemu.how_it_ended());
       rmdir(dir.c_str());
@@ -102,11 +113,17 @@ int serve_guest(const Config& cfg, const QemuOptions& qo, bool paced, double pac
   }
   qemu.exited(true);
   const auto& n = top.bridge.counts();
+  uint64_t raised = irq ? irq->raised() : n.irqfd_writes;
+  if (intx) {
+    fmt::print(stderr, "vp-qemu: INTx route: {} irqfd pairs received, {} line raises ({} at a resample that found "
+                       "the level asserted, of {} resamples)\n", n.irqfd_sets, n.irqfd_writes, n.rearms, n.resamples);
+    if (n.irqfd_sets == 0) fmt::print(stderr, "vp-qemu: warning: QEMU sent no irqfd pair: no interrupt reached the guest\n");
+  }
   fmt::print(stderr,
              "vp-qemu: {}; {:.6f} s simulated; {} config, {} BAR reads, {} BAR writes, {} RAM maps, {} resets, "
              "{} interrupts raised\n",
              qemu.how_it_ended(), sc_core::sc_time_stamp().to_seconds(), n.config, n.bar_reads, n.bar_writes,
-             n.sysmem_syncs, n.resets, irq.raised());
+             n.sysmem_syncs, n.resets, raised);
   uint64_t accesses = n.config + n.bar_reads + n.bar_writes;
   fmt::print(stderr,
              "vp-qemu: wall costs: {:.1f} us to serve a register access (mean of {}), {:.1f} us from raising an "
@@ -130,7 +147,11 @@ int serve_guest(const Config& cfg, const QemuOptions& qo, bool paced, double pac
                  {"config_accesses", n.config},
                  {"bar_reads", n.bar_reads},
                  {"bar_writes", n.bar_writes},
-                 {"interrupts_raised", irq.raised()},
+                 {"irq_route", route},
+                 {"interrupts_raised", raised},
+                 {"irqfd_pairs", n.irqfd_sets},
+                 {"irqfd_resamples", n.resamples},
+                 {"irqfd_rearms", n.rearms},
                  {"register_access_wall_us", accesses ? n.access_wall_s / double(accesses) * 1e6 : 0.0},
                  {"irq_to_doorbell_wall_us",
                   n.irq_round_trips ? n.irq_to_doorbell_wall_s / double(n.irq_round_trips) * 1e6 : 0.0}};
@@ -153,7 +174,7 @@ int sc_main(int argc, char** argv) {
   std::vector<std::string> sets;
   RunOptions opt;
   QemuOptions qo;
-  std::string pacing = "fast", trace;
+  std::string pacing = "fast", trace, irq_route = "auto";
   double scale = 1.0;
   unsigned spin_us = 200;
   desc.add_options()("help,h", "show this help")
@@ -167,6 +188,10 @@ int sc_main(int argc, char** argv) {
       ("memory", po::value(&qo.memory)->default_value(qo.memory), "guest RAM (QEMU -m)")
       ("smp", po::value(&qo.smp)->default_value(qo.smp), "guest CPUs")
       ("kvm", po::bool_switch(&qo.kvm), "use KVM instead of TCG")
+      ("irq-route", po::value(&irq_route)->default_value(irq_route),
+       "how device interrupts reach the guest: ivshmem (an ivshmem-doorbell device and the guest's forwarder "
+       "module; works under TCG), intx (INTx through QEMU's irqfd pair, needs KVM; MSI and MSI-X hidden so the "
+       "stock driver uses the pin), auto (intx with --kvm, ivshmem otherwise)")
       ("qemu", po::value(&qo.binary)->default_value(qo.binary), "QEMU binary")
       ("qemu-arg", po::value(&qo.extra), "one more QEMU argument (repeatable)")
       ("pacing", po::value(&pacing)->default_value(pacing),
@@ -193,6 +218,13 @@ int sc_main(int argc, char** argv) {
     fmt::print(stderr, "vp-qemu: --pacing '{}': expected fast or paced\n", pacing);
     return 2;
   }
+  if (irq_route != "auto" && irq_route != "ivshmem" && irq_route != "intx") {
+    fmt::print(stderr, "vp-qemu: --irq-route '{}': expected auto, ivshmem or intx\n", irq_route);
+    return 2;
+  }
+  // QEMU sends its irqfd pair with or without KVM, and the ivshmem device
+  // must be on its command line from the start, so auto decides by --kvm.
+  if (irq_route == "auto") irq_route = qo.kvm ? "intx" : "ivshmem";
   if (!(scale > 0)) {
     fmt::print(stderr, "vp-qemu: --pace-scale {}: must be above 0\n", scale);
     return 2;
@@ -202,7 +234,7 @@ int sc_main(int argc, char** argv) {
   Config cfg(server_params());
   try {
     cfg = build_config(opt);
-    return serve_guest(cfg, qo, pacing == "paced", scale, trace, spin_us, opt.out_dir);
+    return serve_guest(cfg, qo, irq_route, pacing == "paced", scale, trace, spin_us, opt.out_dir);
   } catch (const ConfigError& e) {
     fmt::print(stderr, "vp-qemu: configuration error: {}\n", e.what());
     return 2;

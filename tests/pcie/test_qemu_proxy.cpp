@@ -8,75 +8,17 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "platforms/qemu/QemuTop.hpp"
 #include "tests/TestSupport.hpp"
-#include "vp/pcie/FdPassing.hpp"
+#include "tests/pcie/FakeQemu.hpp"
 #include "vp/ssd/NvmeSpec.hpp"
 
 using namespace vp;
 using namespace vp::nvme;
+using test::FakeQemu;
+using namespace test;  // the mpqemu-link commands
 
 namespace {
-enum Cmd : int32_t { SYNC_SYSMEM = 0, RET = 1, CFG_WRITE = 2, CFG_READ = 3, BAR_WRITE = 4, BAR_READ = 5,
-                     DEVICE_RESET = 7 };
-constexpr uint64_t kBar = 0xFEBC0000ull, kRam = 16 << 20;
-
-struct FakeQemu {
-  int fd;
-  platform::QemuTop& top;
-  void send(int32_t cmd, const void* payload, uint64_t size, int pass_fd = -1) {
-    uint8_t buf[16 + 192] = {};
-    std::memcpy(buf, &cmd, 4);
-    std::memcpy(buf + 8, &size, 8);
-    std::memcpy(buf + 16, payload, size);
-    REQUIRE(pcie::send_with_fd(fd, buf, 16 + size, pass_fd) == static_cast<ssize_t>(16 + size));
-  }
-  // The bridge answers at once, in simulated no time.
-  uint64_t ret() {
-    REQUIRE(top.bridge.serve(1000));
-    uint8_t r[24];
-    REQUIRE(read(fd, r, 24) == 24);
-    int32_t cmd;
-    uint64_t size, v;
-    std::memcpy(&cmd, r, 4);
-    std::memcpy(&size, r + 8, 8);
-    std::memcpy(&v, r + 16, 8);
-    CHECK(cmd == RET);
-    CHECK(size == 8);
-    return v;
-  }
-  uint32_t cfg_read(uint32_t addr, int32_t len) {
-    uint8_t p[12] = {};
-    std::memcpy(p, &addr, 4);
-    std::memcpy(p + 8, &len, 4);
-    send(CFG_READ, p, 12);
-    return static_cast<uint32_t>(ret());
-  }
-  void cfg_write(uint32_t addr, uint32_t v, int32_t len) {
-    uint8_t p[12] = {};
-    std::memcpy(p, &addr, 4);
-    std::memcpy(p + 4, &v, 4);
-    std::memcpy(p + 8, &len, 4);
-    send(CFG_WRITE, p, 12);
-    ret();
-  }
-  uint64_t bar(int32_t cmd, uint32_t off, uint64_t v, uint32_t len) {
-    uint8_t p[24] = {};
-    uint64_t addr = kBar + off;
-    std::memcpy(p, &addr, 8);
-    std::memcpy(p + 8, &v, 8);
-    std::memcpy(p + 16, &len, 4);
-    p[20] = 1;
-    send(cmd, p, 24);
-    return ret();
-  }
-  uint64_t reg(uint32_t off) { return bar(BAR_READ, off, 0, 4); }
-  void set_reg(uint32_t off, uint64_t v, uint32_t len = 4) { bar(BAR_WRITE, off, v, len); }
-  // Simulated time runs until nothing is left to do (the guest "waits").
-  void run() {
-    while (sc_core::sc_pending_activity()) sc_core::sc_start(sc_core::sc_time_to_pending_activity());
-  }
-};
+constexpr uint64_t kBar = FakeQemu::kBar, kRam = 16 << 20;
 }  // namespace
 
 TEST_CASE("the QEMU proxy bridge serves config space and BAR0 and DMA into shared guest RAM",

@@ -22,6 +22,7 @@ double wall_s() {
 enum Cmd : int32_t { SYNC_SYSMEM = 0, RET = 1, CFG_WRITE = 2, CFG_READ = 3, BAR_WRITE = 4, BAR_READ = 5, SET_IRQFD = 6,
                      DEVICE_RESET = 7 };
 constexpr size_t kHeader = 16, kMaxPayload = 192, kMaxFds = 8;
+constexpr uint8_t kCapIdMsi = 0x05, kCapIdMsix = 0x11;
 
 bool read_full(int fd, uint8_t* p, size_t n) {
   while (n > 0) {
@@ -50,7 +51,10 @@ QemuProxy2Tlm::QemuProxy2Tlm(sc_core::sc_module_name name, Services& svc, int fd
   dma_in.register_b_transport(this, &QemuProxy2Tlm::dma);
 }
 
-QemuProxy2Tlm::~QemuProxy2Tlm() { unmap_all(); }
+QemuProxy2Tlm::~QemuProxy2Tlm() {
+  close_irqfd();
+  unmap_all();
+}
 
 void QemuProxy2Tlm::unmap_all() {
   for (auto& r : ram_) {
@@ -62,11 +66,14 @@ void QemuProxy2Tlm::unmap_all() {
 
 bool QemuProxy2Tlm::serve(int timeout_ms) {
   for (;;) {
-    pollfd p{fd_, POLLIN, 0};
-    int r = poll(&p, 1, timeout_ms);
+    // The resample eventfd is watched with the socket: KVM signals it at
+    // the guest's EOI, whenever that comes.
+    pollfd p[2] = {{fd_, POLLIN, 0}, {resamplefd_, POLLIN, 0}};
+    int r = poll(p, resamplefd_ >= 0 ? 2 : 1, timeout_ms);
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) return true;
-    if (!handle_one()) return false;
+    if (resamplefd_ >= 0 && (p[1].revents & POLLIN)) resample();
+    if (p[0].revents && !handle_one()) return false;
     timeout_ms = 0;  // then drain what else is there
   }
 }
@@ -114,7 +121,8 @@ bool QemuProxy2Tlm::handle_one() {
       std::memcpy(&len, payload + 8, 4);
       ++n_.config;
       double t0 = wall_s();
-      uint32_t v = config_access(cmd == CFG_WRITE, addr, value, static_cast<unsigned>(len));
+      uint32_t v = cmd == CFG_READ ? guest_config_read(addr, static_cast<unsigned>(len))
+                                   : config_access(true, addr, value, static_cast<unsigned>(len));
       close_fds();
       reply(cmd == CFG_READ ? v : 0);
       n_.access_wall_s += wall_s() - t0;
@@ -136,7 +144,7 @@ bool QemuProxy2Tlm::handle_one() {
       n_.access_wall_s += wall_s() - t0;
       break;
     }
-    case SET_IRQFD: close_fds(); break;  // INTx through KVM irqfd: not used, interrupts take the ivshmem route
+    case SET_IRQFD: set_irqfd(fds); break;
     case DEVICE_RESET:
       ++n_.resets;
       close_fds();
@@ -149,6 +157,48 @@ bool QemuProxy2Tlm::handle_one() {
       throw std::runtime_error(fmt::format("QEMU proxy: unknown message {}", cmd));
   }
   return true;
+}
+
+// QEMU sends the pair once at startup (with or without KVM: under TCG
+// nothing reads it); a new pair replaces the old one.
+void QemuProxy2Tlm::set_irqfd(const std::vector<int>& fds) {
+  ++n_.irqfd_sets;
+  close_irqfd();
+  if (fds.size() >= 2) {
+    irqfd_ = fds[0];
+    resamplefd_ = fds[1];
+  }
+  for (size_t i = fds.size() >= 2 ? 2 : 0; i < fds.size(); ++i) close(fds[i]);
+  if (intx_route_ && intx_level_) raise_line();  // the line was already up: tell the new route
+}
+
+void QemuProxy2Tlm::close_irqfd() {
+  if (irqfd_ >= 0) close(irqfd_);
+  if (resamplefd_ >= 0) close(resamplefd_);
+  irqfd_ = resamplefd_ = -1;
+}
+
+// The guest's EOI lowered the line; a level still asserted raises it again.
+void QemuProxy2Tlm::resample() {
+  uint64_t v;
+  ssize_t r;
+  do r = read(resamplefd_, &v, sizeof v);
+  while (r < 0 && errno == EINTR);
+  if (r != sizeof v) return;  // already drained (QEMU's eventfds are non-blocking)
+  ++n_.resamples;
+  if (intx_route_ && intx_level_) {
+    ++n_.rearms;
+    raise_line();
+  }
+}
+
+void QemuProxy2Tlm::raise_line() {
+  if (irqfd_ < 0) return;
+  uint64_t one = 1;
+  ssize_t w;
+  do w = write(irqfd_, &one, sizeof one);
+  while (w < 0 && errno == EINTR);
+  if (w == sizeof one) ++n_.irqfd_writes;
 }
 
 void QemuProxy2Tlm::reply(uint64_t value) {
@@ -197,6 +247,40 @@ uint32_t QemuProxy2Tlm::config_access(bool write, uint32_t addr, uint32_t value,
   return v;
 }
 
+// A configuration read as the guest sees it: under the INTx route, the
+// capability pointers skip MSI and MSI-X, so the guest's driver finds
+// neither and uses the pin.
+uint32_t QemuProxy2Tlm::guest_config_read(uint32_t addr, unsigned len) {
+  uint32_t v = config_access(false, addr, 0, len);
+  if (!intx_route_) return v;
+  if (!caps_known_) locate_caps();
+  for (auto [at, link] : cap_links_)
+    if (at >= addr && at < addr + len) {
+      unsigned shift = 8 * (at - addr);
+      v = (v & ~(0xFFu << shift)) | uint32_t(link) << shift;
+    }
+  return v;
+}
+
+void QemuProxy2Tlm::locate_caps() {
+  caps_known_ = true;
+  cap_links_.clear();
+  std::vector<uint32_t> kept;
+  uint32_t p = config_access(false, 0x34, 0, 1) & 0xFC;
+  for (int hops = 0; p && hops < 48; ++hops) {
+    uint32_t hdr = config_access(false, p, 0, 2);
+    uint8_t id = hdr & 0xFF;
+    if (id != kCapIdMsi && id != kCapIdMsix) kept.push_back(p);
+    p = (hdr >> 8) & 0xFC;
+  }
+  uint32_t at = 0x34;  // each kept link points to the next kept capability
+  for (uint32_t c : kept) {
+    cap_links_.push_back({at, static_cast<uint8_t>(c)});
+    at = c + 1;
+  }
+  cap_links_.push_back({at, 0});
+}
+
 // The MSI-X capability says where the table is; the bridge keeps a copy of
 // what the guest writes there, to tell which vector a message belongs to.
 void QemuProxy2Tlm::locate_msix() {
@@ -204,7 +288,7 @@ void QemuProxy2Tlm::locate_msix() {
   uint32_t p = config_access(false, 0x34, 0, 1) & 0xFC;
   for (int hops = 0; p && hops < 48; ++hops) {
     uint32_t hdr = config_access(false, p, 0, 4);
-    if ((hdr & 0xFF) == 0x11) {
+    if ((hdr & 0xFF) == kCapIdMsix) {
       msix_entries_ = ((hdr >> 16) & 0x7FF) + 1;
       msix_table_ = config_access(false, p + 4, 0, 4) & ~7u;  // BIR 0 assumed: the SSD keeps it in BAR0
       msix_.assign(msix_entries_, {0, 0});
@@ -275,7 +359,12 @@ void QemuProxy2Tlm::dma(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
 void QemuProxy2Tlm::interrupt(uint64_t addr, uint32_t data) {
   uint32_t vector = 0;
   if (addr == kIntxAddress) {
-    if (data == 0) return;  // deassert: the guest's handler already looks at every queue
+    bool was = intx_level_;
+    intx_level_ = data != 0;
+    // Only the rising edge raises. Deassert needs nothing: under the INTx
+    // route the guest's EOI lowers the line (and the resample finds the
+    // level low); under the ivshmem route the handler looks at every queue.
+    if (!intx_level_ || was) return;
   } else {
     for (uint32_t i = 0; i < msix_.size(); ++i)
       if (msix_[i].first == addr && msix_[i].second == data) {
@@ -285,7 +374,11 @@ void QemuProxy2Tlm::interrupt(uint64_t addr, uint32_t data) {
   }
   ++n_.irqs;
   if (irq_raised_at_ < 0) irq_raised_at_ = wall_s();
-  if (raise_irq) raise_irq(vector);
+  if (intx_route_) {
+    if (addr == kIntxAddress) raise_line();  // (no MSI or MSI-X can be enabled: the guest cannot see them)
+  } else if (raise_irq) {
+    raise_irq(vector);
+  }
 }
 
 }  // namespace vp::pcie

@@ -16,6 +16,16 @@
 // are matched to their MSI-X table entry (the bridge watches the guest
 // program the table through BAR0) and INTx assert messages (at
 // intx_address) count as vector 0; each goes to `raise_irq(vector)`.
+//
+// The INTx route (set_intx_route): QEMU hands over an eventfd pair with
+// SET_IRQFD, which under KVM it registers as an irqfd with resample on the
+// line INTA routes to. The bridge keeps the level the device signals
+// (assert/deassert messages at kIntxAddress); a rising edge writes the
+// interrupt eventfd, KVM lowers the line at the guest's EOI and signals the
+// resample eventfd, and the bridge raises the line again if the level is
+// still asserted. The guest would pick MSI-X or MSI from the capability
+// list, which this path cannot deliver, so the route also hides those two
+// capabilities from the guest's capability walk.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -44,6 +54,11 @@ class QemuProxy2Tlm : public sc_core::sc_module {
   std::function<void(uint32_t vector)> raise_irq;
   std::function<void()> reset_device;  // QEMU reset the machine: conventional reset of the function
 
+  // Before serving: INTx through QEMU's irqfd pair instead of raise_irq.
+  void set_intx_route(bool on) { intx_route_ = on; }
+  bool intx_route() const { return intx_route_; }
+  bool has_irqfd() const { return irqfd_ >= 0; }
+
   // Serves every message that arrives within `timeout_ms` (0: only those
   // already there, -1: wait for at least one). False once QEMU has closed
   // the connection.
@@ -56,6 +71,9 @@ class QemuProxy2Tlm : public sc_core::sc_module {
     // doorbell (delivery, the guest's handler, the reaping).
     double access_wall_s = 0, irq_to_doorbell_wall_s = 0;
     uint64_t irq_round_trips = 0;
+    // INTx route: eventfd pairs received, line raises (edges and re-raises),
+    // resample signals, and those that found the level still asserted.
+    uint64_t irqfd_sets = 0, irqfd_writes = 0, resamples = 0, rearms = 0;
   };
   const Counts& counts() const { return n_; }
   uint64_t messages() const { return n_.config + n_.bar_reads + n_.bar_writes + n_.sysmem_syncs + n_.resets; }
@@ -68,6 +86,12 @@ class QemuProxy2Tlm : public sc_core::sc_module {
     int fd;
   };
   bool handle_one();
+  void set_irqfd(const std::vector<int>& fds);
+  void close_irqfd();
+  void resample();
+  void raise_line();
+  uint32_t guest_config_read(uint32_t addr, unsigned len);
+  void locate_caps();
   void reply(uint64_t value);
   void sync_sysmem(const uint8_t* payload, const std::vector<int>& fds);
   uint32_t config_access(bool write, uint32_t addr, uint32_t value, unsigned len);
@@ -89,6 +113,13 @@ class QemuProxy2Tlm : public sc_core::sc_module {
   bool msix_known_ = false;
   uint32_t msix_table_ = 0, msix_entries_ = 0;
   std::vector<std::pair<uint64_t, uint32_t>> msix_;
+  // INTx route: QEMU's eventfd pair and the level the device signals.
+  bool intx_route_ = false, intx_level_ = false;
+  int irqfd_ = -1, resamplefd_ = -1;
+  // Capability pointer bytes (0x34 and each capability's next field) as the
+  // guest sees them with MSI and MSI-X left out of the chain.
+  bool caps_known_ = false;
+  std::vector<std::pair<uint32_t, uint8_t>> cap_links_;
   double irq_raised_at_ = -1;  // wall time of the oldest interrupt not yet answered by a CQ head doorbell
 };
 

@@ -1,0 +1,241 @@
+// The INTx route of the QEMU proxy bridge (KVM's irqfd with resample)
+// against a fake QEMU that hands over its eventfd pair with SET_IRQFD and
+// plays KVM's part: it reads the interrupt eventfd as KVM would raise the
+// line, and signals the resample eventfd as KVM does at the guest's EOI.
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "tests/TestSupport.hpp"
+#include "tests/pcie/FakeQemu.hpp"
+#include "vp/ssd/NvmeSpec.hpp"
+
+using namespace vp;
+using namespace vp::nvme;
+using test::FakeQemu;
+
+namespace {
+constexpr uint64_t kRam = 16 << 20;
+
+size_t open_fds() {
+  size_t n = 0;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) {
+    (void)e;
+    ++n;
+  }
+  return n;
+}
+
+int new_eventfd() {
+  int f = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  REQUIRE(f >= 0);
+  return f;
+}
+
+// An INTx level message as the controller sends it, straight into the bridge.
+void intx_message(platform::QemuTop& top, uint32_t level) {
+  tlm::tlm_generic_payload gp;
+  gp.set_command(tlm::TLM_WRITE_COMMAND);
+  gp.set_address(pcie::QemuProxy2Tlm::kIntxAddress);
+  gp.set_data_ptr(reinterpret_cast<uint8_t*>(&level));
+  gp.set_data_length(4);
+  gp.set_streaming_width(4);
+  sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+  top.bridge.dma_in.get_base_export()->b_transport(gp, d);  // (the socket's -> is the backward path)
+  REQUIRE(gp.is_response_ok());
+}
+}  // namespace
+
+TEST_CASE("the INTx route raises the irqfd on the rising edge and again at a resample while the level holds",
+          "[pcie][qemu][irqfd]") {
+  Config cfg = test::model_config("quick", {}, {});
+  StatRegistry stats;
+  Waves waves;
+  RequestTracker tracker;
+  Services svc{cfg, stats, waves, tracker, 1};
+  int sv[2];
+  REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+  platform::QemuTop top("top", svc, sv[0]);
+  top.bridge.set_intx_route(true);
+  std::vector<uint32_t> ivshmem;  // the other route must stay silent
+  top.bridge.raise_irq = [&](uint32_t v) { ivshmem.push_back(v); };
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  FakeQemu q{sv[1], top};
+
+  int ram_fd = memfd_create("guest", 0);
+  REQUIRE(ftruncate(ram_fd, kRam) == 0);
+  auto* ram = static_cast<uint8_t*>(mmap(nullptr, kRam, PROT_READ | PROT_WRITE, MAP_SHARED, ram_fd, 0));
+  uint8_t sync[192] = {};
+  uint64_t size = kRam;
+  std::memcpy(sync + 64, &size, 8);
+  q.send(test::SYNC_SYSMEM, sync, 192, ram_fd);
+  REQUIRE(top.bridge.serve(1000));
+  // Startup order as QEMU sends it: RAM, then the eventfd pair.
+  int irqfd = new_eventfd(), resample = new_eventfd();
+  q.set_irqfd(irqfd, resample);
+  CHECK(top.bridge.has_irqfd());
+  CHECK(top.bridge.counts().irqfd_sets == 1);
+
+  // BAR0, memory decode and bus mastering; neither MSI nor MSI-X enabled,
+  // Interrupt Disable clear: the controller signals completions on its pin.
+  q.cfg_write(0x10, static_cast<uint32_t>(FakeQemu::kBar) | 4, 4);
+  q.cfg_write(0x04, 0x6, 2);
+  const uint64_t asq = 0x10000, acq = 0x20000, id = 0x30000;
+  q.set_reg(AQA, (7u << 16) | 7);
+  q.set_reg(ASQ, asq, 8);
+  q.set_reg(ACQ, acq, 8);
+  q.set_reg(CC, CC_EN | (6u << 16) | (4u << 20));
+  q.run();
+  REQUIRE((q.reg(CSTS) & CSTS_RDY) == CSTS_RDY);
+  CHECK(test::take_event(irqfd) == 0);  // nothing completed yet: the line is low
+
+  // Identify completes: one CQ entry outstanding, the level rises, the line is raised once.
+  Sqe c = Sqe::make(ADMIN_IDENTIFY, 0x11);
+  c.prp1 = id;
+  c.cdw10 = CNS_CONTROLLER;
+  std::memcpy(ram + asq, &c, sizeof c);
+  q.set_reg(sq_tail_doorbell(0, 0), 1);
+  q.run();
+  Cqe e;
+  std::memcpy(&e, ram + acq, sizeof e);
+  REQUIRE(e.cid == 0x11);
+  CHECK((q.cfg_read(0x06, 2) & 0x8) == 0x8);  // Interrupt Status
+  CHECK(test::take_event(irqfd) == 1);
+  CHECK(test::take_event(irqfd) == 0);  // one write per edge, not per poll
+  CHECK(top.bridge.counts().irqs == 1);
+
+  // The guest's EOI came before it reaped the entry: KVM lowered the line and
+  // signals resample; the level still holds, so the line goes up again.
+  test::signal_event(resample);
+  REQUIRE(top.bridge.serve(100));
+  CHECK(test::take_event(irqfd) == 1);
+  CHECK(top.bridge.counts().resamples == 1);
+  CHECK(top.bridge.counts().rearms == 1);
+
+  // The guest reaps the entry (CQ head 1): the level falls; that needs no
+  // write. The next EOI's resample then finds the level low: no re-raise.
+  q.set_reg(cq_head_doorbell(0, 0), 1);
+  q.run();
+  CHECK((q.cfg_read(0x06, 2) & 0x8) == 0);
+  CHECK(test::take_event(irqfd) == 0);
+  test::signal_event(resample);
+  REQUIRE(top.bridge.serve(100));
+  CHECK(test::take_event(irqfd) == 0);
+  CHECK(top.bridge.counts().resamples == 2);
+  CHECK(top.bridge.counts().rearms == 1);
+
+  // A second completion is a new rising edge: raises 1 (edge) + 1 (re-raise) + 1 (edge) = 3.
+  c = Sqe::make(ADMIN_IDENTIFY, 0x12);
+  c.prp1 = id;
+  c.cdw10 = CNS_CONTROLLER;
+  std::memcpy(ram + asq + 64, &c, sizeof c);
+  q.set_reg(sq_tail_doorbell(0, 0), 2);
+  q.run();
+  CHECK(test::take_event(irqfd) == 1);
+  CHECK(top.bridge.counts().irqfd_writes == 3);
+  CHECK(top.bridge.counts().irqs == 2);
+  CHECK(ivshmem.empty());
+
+  close(sv[1]);
+  CHECK_FALSE(top.bridge.serve(1000));
+  munmap(ram, kRam);
+  close(ram_fd);
+  close(irqfd);
+  close(resample);
+}
+
+TEST_CASE("the INTx route hides MSI and MSI-X from the capability list the guest walks", "[pcie][qemu][irqfd]") {
+  Config cfg = test::model_config("quick", {}, {});
+  StatRegistry stats;
+  Waves waves;
+  RequestTracker tracker;
+  Services svc{cfg, stats, waves, tracker, 1};
+  int sv[2];
+  REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+  platform::QemuTop top("top", svc, sv[0]);
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  FakeQemu q{sv[1], top};
+
+  // The function's chain: 0x34 -> PM at 0x40 -> MSI at 0x50 -> MSI-X at 0x70 -> PCIe at 0x80 -> end.
+  CHECK(q.cfg_read(0x34, 1) == 0x40);
+  CHECK(q.cfg_read(0x40, 2) == 0x5001);  // PM (id 01), next 0x50
+  CHECK(q.cfg_read(0x50, 2) == 0x7005);  // MSI (id 05), next 0x70
+  uint32_t pm_dword = q.cfg_read(0x40, 4);
+
+  // With the INTx route the guest sees 0x34 -> PM at 0x40 -> PCIe at 0x80 -> end.
+  top.bridge.set_intx_route(true);
+  CHECK(q.cfg_read(0x34, 1) == 0x40);
+  CHECK(q.cfg_read(0x34, 4) == 0x40);  // the dword holding the pointer (0x35..0x37 reserved, 0)
+  CHECK(q.cfg_read(0x40, 2) == 0x8001);  // PM, next 0x80
+  CHECK(q.cfg_read(0x41, 1) == 0x80);
+  CHECK(q.cfg_read(0x40, 4) == ((pm_dword & 0xFFFF00FFu) | 0x8000u));  // PMC untouched
+  CHECK(q.cfg_read(0x80, 2) == 0x0010);  // PCIe (id 10), last
+  // Config writes still reach the device (the pointers are read-only anyway).
+  q.cfg_write(0x04, 0x6, 2);
+  CHECK(q.cfg_read(0x04, 2) == 0x6);
+  close(sv[1]);
+}
+
+TEST_CASE("a second SET_IRQFD replaces the first pair and the bridge leaks no eventfd", "[pcie][qemu][irqfd]") {
+  Config cfg = test::model_config("quick", {}, {});
+  StatRegistry stats;
+  Waves waves;
+  RequestTracker tracker;
+  Services svc{cfg, stats, waves, tracker, 1};
+  int sv[2];
+  REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+  auto top = std::make_unique<platform::QemuTop>("top", svc, sv[0]);
+  top->bridge.set_intx_route(true);
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  FakeQemu q{sv[1], *top};
+  const size_t n0 = open_fds();
+
+  int a_irq = new_eventfd(), a_res = new_eventfd();
+  q.set_irqfd(a_irq, a_res);
+  CHECK(open_fds() == n0 + 4);  // ours 2 + the bridge's copies 2
+  intx_message(*top, 1);
+  q.run();
+  CHECK(test::take_event(a_irq) == 1);
+
+  // The new pair arrives while the level is up: the bridge drops its copies
+  // of the old pair (n0 + 4 ours + 2 bridge's; 8 if it kept them) and
+  // raises the line on the new one.
+  int b_irq = new_eventfd(), b_res = new_eventfd();
+  q.set_irqfd(b_irq, b_res);
+  CHECK(open_fds() == n0 + 6);
+  CHECK(top->bridge.counts().irqfd_sets == 2);
+  CHECK(test::take_event(b_irq) == 1);
+  CHECK(test::take_event(a_irq) == 0);
+
+  // The old resample eventfd is no longer watched; the new one is.
+  test::signal_event(a_res);
+  REQUIRE(top->bridge.serve(50));
+  CHECK(top->bridge.counts().resamples == 0);
+  test::signal_event(b_res);
+  REQUIRE(top->bridge.serve(100));
+  CHECK(top->bridge.counts().resamples == 1);
+  CHECK(test::take_event(b_irq) == 1);
+  CHECK(test::take_event(a_irq) == 0);
+
+  // Deasserted: a resample re-raises nothing.
+  intx_message(*top, 0);
+  q.run();
+  test::signal_event(b_res);
+  REQUIRE(top->bridge.serve(100));
+  CHECK(top->bridge.counts().resamples == 2);
+  CHECK(top->bridge.counts().rearms == 1);
+  CHECK(test::take_event(b_irq) == 0);
+  CHECK(top->bridge.counts().irqfd_writes == 3);  // a: edge; b: on arrival, re-raise
+
+  for (int f : {a_irq, a_res, b_irq, b_res}) close(f);
+  CHECK(open_fds() == n0 + 2);  // the bridge's copies of the current pair
+  top.reset();
+  CHECK(open_fds() == n0);  // closed on destruction
+  close(sv[0]);
+  close(sv[1]);
+}

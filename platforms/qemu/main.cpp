@@ -56,10 +56,12 @@ int serve_guest(const Config& cfg, const QemuOptions& qo, const std::string& rou
   if (!trace.empty()) {
     csv.reset(std::fopen(trace.c_str(), "w"));
     if (!csv) throw std::runtime_error("cannot write " + trace);
-    std::fputs("sqid,cid,opcode,slba,nlb,attr,status,fetch_ps,complete_ps\n", csv.get());
+    // New columns go at the end: scripts index the columns.
+    std::fputs("sqid,cid,opcode,slba,nlb,attr,status,fetch_ps,complete_ps,victim,victim_pages,buffer_status\n",
+               csv.get());
     top.nvme.on_command = [f = csv.get()](const ssd::NvmeController::CommandRecord& r) {
-      fmt::print(f, "{},{},{},{},{},{},{},{},{}\n", r.sqid, r.cid, r.opcode, r.slba, r.nlb, r.attr, r.status, r.fetched,
-                 r.completed);
+      fmt::print(f, "{},{},{},{},{},{},{},{},{},{},{},{}\n", r.sqid, r.cid, r.opcode, r.slba, r.nlb, r.attr, r.status,
+                 r.fetched, r.completed, r.victim ? 1 : 0, r.victim_pages, r.buffer_status);
     };
   }
   QemuProcess qemu(qo, sv[1], irq ? irq->path() : "");

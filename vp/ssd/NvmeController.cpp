@@ -56,8 +56,16 @@ void NvmeController::declare_params(ParamRegistry& r) {
   r.choice("ssd.nvme.buffer_status_field", "none", {"none", "dw0", "sq_head"},
            "completion field carrying the firmware's write-buffer status (FastDrain overrides sq_head; dw0 is "
            "reserved for Read/Write, so it leaves SQ flow control intact)");
+  r.choice("ssd.nvme.buffer_status_force", "firmware", {"firmware", "full", "drained", "between"},
+           "what-if knob for host-side FastDrain studies: report this write-buffer state in every successful I/O "
+           "completion instead of the firmware's (full 100%, between 50%, drained 0% occupancy), until a buffered "
+           "firmware reports real status");
   pcie::PciConfigSpace::declare_params(r);
   r.rule([](const Config& c) {
+    if (c.get_string("ssd.nvme.buffer_status_force") != "firmware" &&
+        c.get_string("ssd.nvme.buffer_status_field") == "none")
+      c.fail("ssd.nvme.buffer_status_force",
+             "a forced buffer status needs a completion field to go in (ssd.nvme.buffer_status_field = none)");
     uint64_t lba = c.get_size("ssd.nvme.lba_size"), page = c.get_size("ssd.flash.page_size");
     if ((lba & (lba - 1)) != 0) c.fail("ssd.nvme.lba_size", "must be a power of two");
     if (lba % page != 0)
@@ -71,6 +79,14 @@ void NvmeController::declare_params(ParamRegistry& r) {
 }
 
 namespace {
+// ssd.nvme.buffer_status_force as the status it reports (0: the firmware's).
+uint32_t forced_buffer_status(const std::string& force) {
+  if (force == "full") return buffer_status(BUF_FULL, 100);
+  if (force == "between") return buffer_status(BUF_BETWEEN, 50);
+  if (force == "drained") return buffer_status(BUF_DRAINED, 0);
+  return 0;
+}
+
 pcie::PciFunctionShape function_shape(const Config& c, uint32_t vectors) {
   pcie::PciFunctionShape s;
   s.bar0_size = BAR0_SIZE;
@@ -117,6 +133,7 @@ NvmeController::NvmeController(sc_core::sc_module_name name, Services& svc)
       model_(svc.cfg.get_string("ssd.nvme.model")),
       serial_(svc.cfg.get_string("ssd.nvme.serial")),
       buffer_status_field_(svc.cfg.get_string("ssd.nvme.buffer_status_field")),
+      forced_status_(forced_buffer_status(svc.cfg.get_string("ssd.nvme.buffer_status_force"))),
       sqs_(max_queues_ + 1),
       cqs_(max_queues_ + 1),
       slots_(static_cast<size_t>(svc.cfg.get_int("ssd.nvme.max_inflight"))),
@@ -540,7 +557,9 @@ void NvmeController::execute_io(uint32_t s) {
   hc.sqid = sl.sqid;
   hc.cdw2 = c.cdw2;
   hc.cdw3 = c.cdw3;
-  hc.attr = static_cast<uint8_t>(c.cdw2 & 0xFF);  // FlashShare's workload attribute (rsvd2)
+  hc.attr = c.attr();  // FlashShare's workload attribute (rsvd2)
+  hc.victim = c.victim();  // FastDrain's page-victimization tag
+  hc.victim_pages = c.victim_pages();
   hc.fua = (op == IO_WRITE || op == IO_READ) && (c.cdw12 & RW_FUA);
   hc.result = 0;
   if (sl.rec) sl.rec->attr = hc.attr;
@@ -781,10 +800,13 @@ void NvmeController::post(uint32_t s, Tick delay) {
   Cqe e{};
   e.dw0 = sl.dw0;
   e.sq_head = static_cast<uint16_t>(sq.head);
+  uint32_t reported = 0;  // the buffer status the host gets (0: none)
   if (sl.sqid != 0 && sl.status == 0) {  // the firmware's buffer status, where the configuration puts it
-    if (buffer_status_field_ == "dw0") e.dw0 = sl.hc.result;
-    if (buffer_status_field_ == "sq_head") e.sq_head = static_cast<uint16_t>(sl.hc.result);
-    if (sl.rec) sl.rec->result = buffer_status_field_ == "none" ? 0 : sl.hc.result;
+    uint32_t result = forced_status_ ? forced_status_ : sl.hc.result;
+    if (buffer_status_field_ == "dw0") e.dw0 = result;
+    if (buffer_status_field_ == "sq_head") e.sq_head = static_cast<uint16_t>(result);
+    reported = buffer_status_field_ == "none" ? 0 : result;
+    if (sl.rec) sl.rec->result = reported;
   }
   e.sq_id = sl.sqid;
   e.cid = sl.sqe.cid();
@@ -805,8 +827,9 @@ void NvmeController::post(uint32_t s, Tick delay) {
   if (sl.sqid == 0) ++admin_cmds_;
   if (on_command && sl.sqid != 0) {
     const Sqe& c = sl.sqe;
-    on_command({sl.sqid, c.cid(), sl.status, c.opcode(), static_cast<uint8_t>(c.cdw2 & 0xFF), c.slba(),
-                (c.cdw12 & 0xFFFF) + 1, sl.fetched, now_ps() + d});
+    // Decoded from the entry: a command failed before execution has no HostCommand.
+    on_command({sl.sqid, c.cid(), sl.status, c.opcode(), c.attr(), c.slba(), (c.cdw12 & 0xFFFF) + 1, sl.fetched,
+                now_ps() + d, c.victim(), c.victim_pages(), reported});
   }
   if (!sl.aborted) release(s);  // an aborted command's slot waits for the firmware
 }

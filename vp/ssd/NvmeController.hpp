@@ -57,6 +57,9 @@ class NvmeController : public sc_core::sc_module, public FirmwareClient {
     uint64_t slba;
     uint32_t nlb;
     Tick fetched, completed;
+    bool victim;            // FastDrain page-victimization write (CDW2 bit 8)
+    uint32_t victim_pages;  // its dirty pages (CDW3), 0 if untagged
+    uint32_t buffer_status; // what the completion reported (0: none)
   };
   std::function<void(const CommandRecord&)> on_command;
 
@@ -180,6 +183,7 @@ class NvmeController : public sc_core::sc_module, public FirmwareClient {
   Tick ready_time_, admin_time_, drain_age_;
   uint32_t drain_count_;
   std::string model_, serial_, buffer_status_field_;
+  uint32_t forced_status_;  // ssd.nvme.buffer_status_force (0: the firmware's own)
   // Registers.
   uint32_t cc_ = 0, csts_ = 0, aqa_ = 0;
   uint64_t asq_ = 0, acq_ = 0;

@@ -69,6 +69,19 @@ enum AerType : uint8_t { AER_ERROR = 0, AER_SMART = 1, AER_NOTICE = 2 };
 enum AerErrorInfo : uint8_t { AER_INVALID_DOORBELL = 0x00, AER_INVALID_DOORBELL_VALUE = 0x01 };
 // Read/Write CDW12 bit 30: force unit access.
 constexpr uint32_t RW_FUA = 1u << 30;
+// Hints a patched host driver puts in Read/Write CDW2 (reserved in the
+// specification): bits 7:0 FlashShare's workload attribute; bit 8 marks a
+// FastDrain page-victimization write, whose CDW3 holds the dirty pages of
+// the victimization event (saturating; 0 on untagged commands).
+constexpr uint32_t CDW2_ATTR_MASK = 0xFF, CDW2_VICTIM = 1u << 8;
+// FastDrain's write-buffer status in a completion (sq_head, or DW0 bits
+// 15:0): bits 1:0 the state, bits 15:8 the occupancy in percent.
+enum BufferState : uint16_t { BUF_NO_REPORT = 0, BUF_DRAINED = 1, BUF_BETWEEN = 2, BUF_FULL = 3 };
+inline uint16_t buffer_status(BufferState s, uint8_t percent) {
+  return static_cast<uint16_t>(s | (uint32_t(percent) << 8));
+}
+inline BufferState buffer_state(uint16_t v) { return static_cast<BufferState>(v & 3); }
+inline uint8_t buffer_occupancy(uint16_t v) { return static_cast<uint8_t>(v >> 8); }
 // Format NVM CDW10 fields.
 inline uint32_t fmt_lbaf(uint32_t cdw10) { return cdw10 & 0xF; }
 inline uint32_t fmt_mset(uint32_t cdw10) { return (cdw10 >> 4) & 1; }
@@ -110,6 +123,9 @@ struct Sqe {
   uint8_t psdt() const { return (cdw0 >> 14) & 3; }
   uint64_t slba() const { return cdw10 | (uint64_t(cdw11) << 32); }
   uint32_t nlb() const { return (cdw12 & 0xFFFF) + 1; }  // the field is 0-based
+  uint8_t attr() const { return static_cast<uint8_t>(cdw2 & CDW2_ATTR_MASK); }
+  bool victim() const { return opcode() == IO_WRITE && (cdw2 & CDW2_VICTIM); }  // only writes victimize pages
+  uint32_t victim_pages() const { return victim() ? cdw3 : 0; }
   static Sqe make(uint8_t opcode, uint16_t cid) {
     Sqe s;
     std::memset(&s, 0, sizeof s);

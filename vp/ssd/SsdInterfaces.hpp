@@ -68,13 +68,17 @@ struct HostCommand {
   uint16_t sqid = 0;
   // Command dwords 2-3 as the host wrote them (Linux's rsvd2): where a
   // patched driver passes hints. The controller decodes FlashShare's
-  // workload attribute from CDW2 bits 7:0 into `attr`.
+  // workload attribute from CDW2 bits 7:0 into `attr`, and FastDrain's
+  // page-victimization tag of a Write (CDW2 bit 8) into `victim`, with the
+  // dirty pages of the victimization event (CDW3) in `victim_pages`.
   uint32_t cdw2 = 0, cdw3 = 0;
   uint8_t attr = 0;
+  bool victim = false;
+  uint32_t victim_pages = 0;
   bool fua = false;  // force unit access: durable before completion even with a volatile cache
   // What the firmware returns to the host in the completion (FastDrain's
-  // write-buffer status); the controller puts it in the field
-  // ssd.nvme.buffer_status_field names.
+  // write-buffer status, nvme::buffer_status()); the controller puts it in
+  // the field ssd.nvme.buffer_status_field names.
   uint32_t result = 0;
   FirmwareClient* client = nullptr;
   uint32_t slot = 0;

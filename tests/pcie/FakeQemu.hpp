@@ -5,12 +5,16 @@
 #include <catch2/catch.hpp>
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <vector>
 
 #include "platforms/qemu/QemuTop.hpp"
+#include "tests/TestSupport.hpp"
+#include "vp/ssd/NvmeSpec.hpp"
 #include "vp/pcie/FdPassing.hpp"
 
 namespace vp::test {
@@ -34,20 +38,8 @@ struct FakeQemu {
     uint8_t head[16] = {};
     int32_t cmd = SET_IRQFD;
     std::memcpy(head, &cmd, 4);
-    iovec iov{head, sizeof head};
-    msghdr m{};
-    m.msg_iov = &iov;
-    m.msg_iovlen = 1;
-    alignas(cmsghdr) char ctl[CMSG_SPACE(2 * sizeof(int))];
-    m.msg_control = ctl;
-    m.msg_controllen = sizeof ctl;
-    cmsghdr* c = CMSG_FIRSTHDR(&m);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(2 * sizeof(int));
-    int fds[2] = {irq, resample};
-    std::memcpy(CMSG_DATA(c), fds, sizeof fds);
-    REQUIRE(sendmsg(fd, &m, MSG_NOSIGNAL) == 16);
+    const int fds[2] = {irq, resample};
+    REQUIRE(pcie::send_with_fds(fd, head, sizeof head, fds, 2) == 16);
     REQUIRE(top.bridge.serve(1000));  // no answer expected
   }
   // The bridge answers at once, in simulated no time.
@@ -91,10 +83,75 @@ struct FakeQemu {
   }
   uint64_t reg(uint32_t off) { return bar(BAR_READ, off, 0, 4); }
   void set_reg(uint32_t off, uint64_t v, uint32_t len = 4) { bar(BAR_WRITE, off, v, len); }
+  // A guest driver's first steps: 8-entry admin queues at `asq` and `acq`
+  // in guest RAM, controller enabled (4 KiB pages, 64/16-byte entries); the
+  // controller's CSTS afterwards.
+  uint64_t enable(uint64_t asq, uint64_t acq) {
+    set_reg(nvme::AQA, (7u << 16) | 7);
+    set_reg(nvme::ASQ, asq, 8);
+    set_reg(nvme::ACQ, acq, 8);
+    set_reg(nvme::CC, nvme::CC_EN | (6u << 16) | (4u << 20));
+    run();
+    return reg(nvme::CSTS);
+  }
+  // Identify Controller into guest RAM at `id` as the first admin command
+  // (slot 0 of the queues enable() set up); its completion entry.
+  nvme::Cqe identify_first(uint8_t* ram, uint64_t asq, uint64_t acq, uint64_t id, uint16_t cid) {
+    nvme::Sqe c = nvme::Sqe::make(nvme::ADMIN_IDENTIFY, cid);
+    c.prp1 = id;
+    c.cdw10 = nvme::CNS_CONTROLLER;
+    std::memcpy(ram + asq, &c, sizeof c);
+    set_reg(nvme::sq_tail_doorbell(0, 0), 1);
+    run();
+    nvme::Cqe e;
+    std::memcpy(&e, ram + acq, sizeof e);
+    return e;
+  }
   // Simulated time runs until nothing is left to do (the guest "waits").
   void run() {
     while (sc_core::sc_pending_activity()) sc_core::sc_start(sc_core::sc_time_to_pending_activity());
   }
+};
+
+// The model a fake QEMU talks to: the quick preset's QemuTop on one end of a
+// socketpair (`qemu_end` is the other).
+struct QemuBench {
+  Config cfg = model_config("quick", {}, {});
+  StatRegistry stats;
+  Waves waves;
+  RequestTracker tracker;
+  Services svc{cfg, stats, waves, tracker, 1};
+  int sv[2] = {-1, -1};
+  std::unique_ptr<platform::QemuTop> top;
+  QemuBench() {
+    REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+    top = std::make_unique<platform::QemuTop>("top", svc, sv[0]);
+  }
+  int qemu_end() const { return sv[1]; }
+};
+
+// Guest RAM as QEMU shares it: a memfd, announced with SYNC_SYSMEM as one
+// region at guest-physical 0, which the bridge maps.
+struct GuestRam {
+  uint64_t size;
+  int fd;
+  uint8_t* ptr;
+  GuestRam(FakeQemu& q, uint64_t bytes) : size(bytes), fd(memfd_create("guest", 0)) {
+    REQUIRE(fd >= 0);
+    REQUIRE(ftruncate(fd, static_cast<off_t>(size)) == 0);
+    ptr = static_cast<uint8_t*>(mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
+    REQUIRE(ptr != MAP_FAILED);
+    uint8_t sync[192] = {};  // base[8], size[8], offset[8]: entry 0 = {0, size, 0}
+    std::memcpy(sync + 64, &size, 8);
+    q.send(SYNC_SYSMEM, sync, 192, fd);
+    REQUIRE(q.top.bridge.serve(1000));  // no answer expected
+  }
+  ~GuestRam() {
+    munmap(ptr, size);
+    close(fd);
+  }
+  GuestRam(const GuestRam&) = delete;
+  GuestRam& operator=(const GuestRam&) = delete;
 };
 
 // An eventfd's counter, read and cleared; 0 when nothing was written

@@ -18,6 +18,8 @@
 using namespace vp;
 using namespace vp::nvme;
 using test::FakeQemu;
+using test::GuestRam;
+using test::QemuBench;
 
 namespace {
 constexpr uint64_t kRam = 16 << 20;
@@ -53,28 +55,16 @@ void intx_message(platform::QemuTop& top, uint32_t level) {
 
 TEST_CASE("the INTx route raises the irqfd on the rising edge and again at a resample while the level holds",
           "[pcie][qemu][irqfd]") {
-  Config cfg = test::model_config("quick", {}, {});
-  StatRegistry stats;
-  Waves waves;
-  RequestTracker tracker;
-  Services svc{cfg, stats, waves, tracker, 1};
-  int sv[2];
-  REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
-  platform::QemuTop top("top", svc, sv[0]);
+  QemuBench bench;
+  platform::QemuTop& top = *bench.top;
   top.bridge.set_intx_route(true);
   std::vector<uint32_t> ivshmem;  // the other route must stay silent
   top.bridge.raise_irq = [&](uint32_t v) { ivshmem.push_back(v); };
   sc_core::sc_start(sc_core::SC_ZERO_TIME);
-  FakeQemu q{sv[1], top};
+  FakeQemu q{bench.qemu_end(), top};
 
-  int ram_fd = memfd_create("guest", 0);
-  REQUIRE(ftruncate(ram_fd, kRam) == 0);
-  auto* ram = static_cast<uint8_t*>(mmap(nullptr, kRam, PROT_READ | PROT_WRITE, MAP_SHARED, ram_fd, 0));
-  uint8_t sync[192] = {};
-  uint64_t size = kRam;
-  std::memcpy(sync + 64, &size, 8);
-  q.send(test::SYNC_SYSMEM, sync, 192, ram_fd);
-  REQUIRE(top.bridge.serve(1000));
+  GuestRam guest_ram(q, kRam);
+  uint8_t* ram = guest_ram.ptr;
   // Startup order as QEMU sends it: RAM, then the eventfd pair.
   int irqfd = new_eventfd(), resample = new_eventfd();
   q.set_irqfd(irqfd, resample);
@@ -86,23 +76,11 @@ TEST_CASE("the INTx route raises the irqfd on the rising edge and again at a res
   q.cfg_write(0x10, static_cast<uint32_t>(FakeQemu::kBar) | 4, 4);
   q.cfg_write(0x04, 0x6, 2);
   const uint64_t asq = 0x10000, acq = 0x20000, id = 0x30000;
-  q.set_reg(AQA, (7u << 16) | 7);
-  q.set_reg(ASQ, asq, 8);
-  q.set_reg(ACQ, acq, 8);
-  q.set_reg(CC, CC_EN | (6u << 16) | (4u << 20));
-  q.run();
-  REQUIRE((q.reg(CSTS) & CSTS_RDY) == CSTS_RDY);
+  REQUIRE((q.enable(asq, acq) & CSTS_RDY) == CSTS_RDY);
   CHECK(test::take_event(irqfd) == 0);  // nothing completed yet: the line is low
 
   // Identify completes: one CQ entry outstanding, the level rises, the line is raised once.
-  Sqe c = Sqe::make(ADMIN_IDENTIFY, 0x11);
-  c.prp1 = id;
-  c.cdw10 = CNS_CONTROLLER;
-  std::memcpy(ram + asq, &c, sizeof c);
-  q.set_reg(sq_tail_doorbell(0, 0), 1);
-  q.run();
-  Cqe e;
-  std::memcpy(&e, ram + acq, sizeof e);
+  Cqe e = q.identify_first(ram, asq, acq, id, 0x11);
   REQUIRE(e.cid == 0x11);
   CHECK((q.cfg_read(0x06, 2) & 0x8) == 0x8);  // Interrupt Status
   CHECK(test::take_event(irqfd) == 1);
@@ -130,7 +108,7 @@ TEST_CASE("the INTx route raises the irqfd on the rising edge and again at a res
   CHECK(top.bridge.counts().rearms == 1);
 
   // A second completion is a new rising edge: raises 1 (edge) + 1 (re-raise) + 1 (edge) = 3.
-  c = Sqe::make(ADMIN_IDENTIFY, 0x12);
+  Sqe c = Sqe::make(ADMIN_IDENTIFY, 0x12);
   c.prp1 = id;
   c.cdw10 = CNS_CONTROLLER;
   std::memcpy(ram + asq + 64, &c, sizeof c);
@@ -141,25 +119,17 @@ TEST_CASE("the INTx route raises the irqfd on the rising edge and again at a res
   CHECK(top.bridge.counts().irqs == 2);
   CHECK(ivshmem.empty());
 
-  close(sv[1]);
+  close(bench.sv[1]);
   CHECK_FALSE(top.bridge.serve(1000));
-  munmap(ram, kRam);
-  close(ram_fd);
   close(irqfd);
   close(resample);
 }
 
 TEST_CASE("the INTx route hides MSI and MSI-X from the capability list the guest walks", "[pcie][qemu][irqfd]") {
-  Config cfg = test::model_config("quick", {}, {});
-  StatRegistry stats;
-  Waves waves;
-  RequestTracker tracker;
-  Services svc{cfg, stats, waves, tracker, 1};
-  int sv[2];
-  REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
-  platform::QemuTop top("top", svc, sv[0]);
+  QemuBench bench;
+  platform::QemuTop& top = *bench.top;
   sc_core::sc_start(sc_core::SC_ZERO_TIME);
-  FakeQemu q{sv[1], top};
+  FakeQemu q{bench.qemu_end(), top};
 
   // The function's chain: 0x34 -> PM at 0x40 -> MSI at 0x50 -> MSI-X at 0x70 -> PCIe at 0x80 -> end.
   CHECK(q.cfg_read(0x34, 1) == 0x40);
@@ -178,21 +148,15 @@ TEST_CASE("the INTx route hides MSI and MSI-X from the capability list the guest
   // Config writes still reach the device (the pointers are read-only anyway).
   q.cfg_write(0x04, 0x6, 2);
   CHECK(q.cfg_read(0x04, 2) == 0x6);
-  close(sv[1]);
+  close(bench.sv[1]);
 }
 
 TEST_CASE("a second SET_IRQFD replaces the first pair and the bridge leaks no eventfd", "[pcie][qemu][irqfd]") {
-  Config cfg = test::model_config("quick", {}, {});
-  StatRegistry stats;
-  Waves waves;
-  RequestTracker tracker;
-  Services svc{cfg, stats, waves, tracker, 1};
-  int sv[2];
-  REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
-  auto top = std::make_unique<platform::QemuTop>("top", svc, sv[0]);
+  QemuBench bench;
+  auto& top = bench.top;
   top->bridge.set_intx_route(true);
   sc_core::sc_start(sc_core::SC_ZERO_TIME);
-  FakeQemu q{sv[1], *top};
+  FakeQemu q{bench.qemu_end(), *top};
   const size_t n0 = open_fds();
 
   int a_irq = new_eventfd(), a_res = new_eventfd();
@@ -236,6 +200,6 @@ TEST_CASE("a second SET_IRQFD replaces the first pair and the bridge leaks no ev
   CHECK(open_fds() == n0 + 2);  // the bridge's copies of the current pair
   top.reset();
   CHECK(open_fds() == n0);  // closed on destruction
-  close(sv[0]);
-  close(sv[1]);
+  close(bench.sv[0]);
+  close(bench.sv[1]);
 }

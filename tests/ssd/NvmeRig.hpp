@@ -280,4 +280,41 @@ inline void with_rig(const std::function<void(NvmeRig&)>& body, const Sets& sets
   REQUIRE(ran);
 }
 
+// Firmware for controller tests: keeps what the controller decoded from each
+// command, completes it 1 us later, reports `status` as its buffer status,
+// and has a volatile write cache if asked (recording the host's switches).
+class RecordingFirmware : public sc_core::sc_module, public ssd::IFirmware {
+ public:
+  struct Seen {
+    ssd::IoOp op;
+    bool fua;
+    uint8_t attr;
+    bool victim;
+    uint32_t victim_pages;
+  };
+  std::vector<Seen> seen;
+  std::vector<bool> switches;
+  RecordingFirmware(sc_core::sc_module_name n, uint32_t status, bool cache)
+      : sc_module(n), status_(status), cache_(cache), eq_("eq") {}
+  void submit(ssd::HostCommand& c) override {
+    seen.push_back({c.op, c.fua, c.attr, c.victim, c.victim_pages});
+    if (c.op == ssd::IoOp::Read) std::memset(c.data, 0, c.bytes);
+    c.result = status_;
+    eq_.after(1 * US, [&c] {
+      c.client->firmware_issued(c);
+      c.client->firmware_done(c);
+    });
+  }
+  uint64_t capacity_bytes() const override { return 64ull << 20; }
+  uint32_t mapping_unit() const override { return 4096; }
+  ssd::MediaHealth health() const override { return {}; }
+  bool volatile_write_cache() const override { return cache_; }
+  void set_write_cache(bool on) override { switches.push_back(on); }
+
+ private:
+  uint32_t status_;
+  bool cache_;
+  EventQueue eq_;
+};
+
 }  // namespace vp::test

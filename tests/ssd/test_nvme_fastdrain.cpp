@@ -12,37 +12,9 @@ using vp::test::NvmeRig;
 using vp::test::with_rig;
 
 namespace {
-// Firmware that keeps what the controller decoded from each command and
-// reports a fixed buffer status of its own.
-class RecordingFirmware : public sc_core::sc_module, public ssd::IFirmware {
- public:
-  struct Seen {
-    ssd::IoOp op;
-    uint8_t attr;
-    bool victim;
-    uint32_t victim_pages;
-  };
-  std::vector<Seen> seen;
-  static constexpr uint32_t kOwnStatus = 0x2A02;  // between, 42 %
-  explicit RecordingFirmware(sc_core::sc_module_name n) : sc_module(n), eq_("eq") {}
-  void submit(ssd::HostCommand& c) override {
-    seen.push_back({c.op, c.attr, c.victim, c.victim_pages});
-    if (c.op == ssd::IoOp::Read) std::memset(c.data, 0, c.bytes);
-    c.result = kOwnStatus;
-    eq_.after(1 * US, [&c] {
-      c.client->firmware_issued(c);
-      c.client->firmware_done(c);
-    });
-  }
-  uint64_t capacity_bytes() const override { return 64ull << 20; }
-  uint32_t mapping_unit() const override { return 4096; }
-  ssd::MediaHealth health() const override { return {}; }
-  bool volatile_write_cache() const override { return false; }
-  void set_write_cache(bool) override {}
-
- private:
-  EventQueue eq_;
-};
+// The firmware reports a buffer status of its own: between, 42 %.
+constexpr uint32_t kOwnStatus = 0x2A02;
+using vp::test::RecordingFirmware;
 
 Sqe tagged(uint8_t op, uint32_t cdw2, uint32_t cdw3, uint64_t buf) {
   Sqe c = NvmeRig::io(op, 8, 1, buf);
@@ -96,7 +68,7 @@ TEST_CASE("a victimization write's CDW2 bit 8 and CDW3 reach the firmware beside
       },
       {},
       [&](Services&) {
-        fw = std::make_unique<RecordingFirmware>("recfw");
+        fw = std::make_unique<RecordingFirmware>("recfw", kOwnStatus, false);
         return fw.get();
       });
 }
@@ -135,7 +107,7 @@ TEST_CASE("buffer_status_force full reports state 3 and 100 percent in sq_head o
       },
       {{"ssd.nvme.buffer_status_field", "sq_head"}, {"ssd.nvme.buffer_status_force", "full"}},
       [&](Services&) {
-        fw = std::make_unique<RecordingFirmware>("recfw");
+        fw = std::make_unique<RecordingFirmware>("recfw", kOwnStatus, false);
         return fw.get();
       });
 }
@@ -161,7 +133,7 @@ TEST_CASE("buffer_status_force drained goes in DW0 and leaves sq_head to SQ flow
       },
       {{"ssd.nvme.buffer_status_field", "dw0"}, {"ssd.nvme.buffer_status_force", "drained"}},
       [&](Services&) {
-        fw = std::make_unique<RecordingFirmware>("recfw");
+        fw = std::make_unique<RecordingFirmware>("recfw", kOwnStatus, false);
         return fw.get();
       });
 }

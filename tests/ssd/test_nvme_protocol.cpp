@@ -349,36 +349,10 @@ TEST_CASE("deleting an SQ with commands in flight aborts them with the SQ deleti
 }
 
 namespace {
-// Firmware with a volatile write cache, to check what the controller tells
-// it: every command it receives, with its FUA flag, and the cache switch.
-class CachingFirmware : public sc_core::sc_module, public ssd::IFirmware {
- public:
-  struct Seen {
-    ssd::IoOp op;
-    bool fua;
-  };
-  std::vector<Seen> seen;
-  std::vector<bool> switches;
-  static constexpr uint32_t kBufferStatus = 0x0123;
-  explicit CachingFirmware(sc_core::sc_module_name n) : sc_module(n), eq_("eq") {}
-  void submit(ssd::HostCommand& c) override {
-    seen.push_back({c.op, c.fua});
-    if (c.op == ssd::IoOp::Read) std::memset(c.data, 0, c.bytes);
-    c.result = kBufferStatus;  // what FastDrain's firmware would report: its write buffer's state
-    eq_.after(1 * US, [&c] {
-      c.client->firmware_issued(c);
-      c.client->firmware_done(c);
-    });
-  }
-  uint64_t capacity_bytes() const override { return 64ull << 20; }
-  uint32_t mapping_unit() const override { return 4096; }
-  ssd::MediaHealth health() const override { return {}; }
-  bool volatile_write_cache() const override { return true; }
-  void set_write_cache(bool on) override { switches.push_back(on); }
-
- private:
-  EventQueue eq_;
-};
+// A firmware with a volatile write cache: what the controller tells it (every
+// command with its FUA flag, the cache switch) and what it reports back.
+constexpr uint32_t kBufferStatus = 0x0123;
+using CachingFirmware = vp::test::RecordingFirmware;
 }  // namespace
 
 TEST_CASE("a volatile write cache is advertised and switched and Flush and FUA reach the firmware",
@@ -422,7 +396,7 @@ TEST_CASE("a volatile write cache is advertised and switched and Flush and FUA r
         CHECK(fw->switches == std::vector<bool>{true, false, true});
       },
       {}, [&](Services&) {
-        fw = std::make_unique<CachingFirmware>("cachefw");
+        fw = std::make_unique<CachingFirmware>("cachefw", kBufferStatus, true);
         return fw.get();
       });
 }
@@ -528,13 +502,13 @@ TEST_CASE("the firmware's buffer status goes in the completion field the configu
         uint16_t cid = r.push(q, NvmeRig::io(IO_WRITE, 0, 1, r.alloc(4096)));
         REQUIRE(r.reap(q, e));
         CHECK(e.status() == 0);
-        CHECK(e.sq_head == CachingFirmware::kBufferStatus);  // FastDrain's choice: SQ head overridden
+        CHECK(e.sq_head == kBufferStatus);  // FastDrain's choice: SQ head overridden
         CHECK(e.dw0 == 0);
-        CHECK(r.svc.tracker.device(1, cid)->result == CachingFirmware::kBufferStatus);
+        CHECK(r.svc.tracker.device(1, cid)->result == kBufferStatus);
       },
       {{"ssd.nvme.buffer_status_field", "sq_head"}},
       [&](Services&) {
-        fw = std::make_unique<CachingFirmware>("cachefw");
+        fw = std::make_unique<CachingFirmware>("cachefw", kBufferStatus, true);
         return fw.get();
       });
 }

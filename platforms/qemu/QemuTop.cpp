@@ -1,6 +1,22 @@
 #include "platforms/qemu/QemuTop.hpp"
 
+#include <fmt/format.h>
+
 namespace vp::platform {
+
+std::vector<std::string> QemuTop::configure_interrupt_route(Config& cfg, bool intx) {
+  std::vector<std::string> warnings;
+  if (!intx) return warnings;
+  for (const char* key : {"ssd.pci.msi", "ssd.pci.msix"}) {
+    if (!cfg.is_set(key))
+      cfg.set(key, "false", "--irq-route intx");
+    else if (cfg.get_bool(key))
+      warnings.push_back(fmt::format("{} = true ({}) under the INTx route: a guest driver that enables it will "
+                                     "receive no interrupts",
+                                     key, cfg.origin(key)));
+  }
+  return warnings;
+}
 
 QemuTop::QemuTop(sc_core::sc_module_name name, Services& svc, int proxy_fd)
     : sc_module(name),

@@ -5,7 +5,9 @@
 //   QEMU --(x-pci-proxy-dev socket)-- QemuProxy2Tlm.config_out/mmio_out -> PcieLink -> NvmeController
 //   NvmeController.dma -> PcieLink.up -> QemuProxy2Tlm.dma_in -> guest RAM | interrupt route
 //   NvmeController -> Firmware -> PageMappingFtl -> FlashArray
+#include <string>
 #include <systemc>
+#include <vector>
 
 #include "vp/core/Services.hpp"
 #include "vp/flash/FlashArray.hpp"
@@ -21,6 +23,12 @@ class QemuTop : public sc_core::sc_module {
  public:
   // `proxy_fd`: this process's end of the socket QEMU's proxy device uses.
   QemuTop(sc_core::sc_module_name name, Services& svc, int proxy_fd);
+
+  // Before the model is built: the INTx route cannot deliver MSI or MSI-X,
+  // so the function is built without them (ssd.pci.msi/msix = false) unless
+  // the configuration sets them itself; that choice is kept, and each
+  // capability left on under the INTx route yields a warning (returned).
+  static std::vector<std::string> configure_interrupt_route(Config& cfg, bool intx);
 
   pcie::QemuProxy2Tlm bridge;
   pcie::PcieLink link;

@@ -68,7 +68,8 @@ int serve_guest(const Config& cfg, const QemuOptions& qo, const std::string& rou
   close(sv[1]);
   fmt::print(stderr, "vp-qemu: started {}\n", qemu.command());
   fmt::print(stderr, "vp-qemu: interrupt route {}\n",
-             intx ? "intx (QEMU's irqfd/resample pair; MSI and MSI-X hidden from the guest)"
+             intx ? fmt::format("intx (QEMU's irqfd/resample pair; function built with MSI {}, MSI-X {})",
+                                cfg.get_bool("ssd.pci.msi") ? "on" : "off", cfg.get_bool("ssd.pci.msix") ? "on" : "off")
                   : "ivshmem (ivshmem-doorbell device and the guest's flashvp_irqfwd module)");
   if (intx && !qo.kvm)
     fmt::print(stderr, "vp-qemu: warning: without KVM QEMU never reads the irqfd: the guest will receive no "
@@ -192,8 +193,8 @@ int sc_main(int argc, char** argv) {
       ("kvm", po::bool_switch(&qo.kvm), "use KVM instead of TCG")
       ("irq-route", po::value(&irq_route)->default_value(irq_route),
        "how device interrupts reach the guest: ivshmem (an ivshmem-doorbell device and the guest's forwarder "
-       "module; works under TCG), intx (INTx through QEMU's irqfd pair, needs KVM; MSI and MSI-X hidden so the "
-       "stock driver uses the pin), auto (intx with --kvm, ivshmem otherwise)")
+       "module; works under TCG), intx (INTx through QEMU's irqfd pair, needs KVM; sets ssd.pci.msi and "
+       "ssd.pci.msix to false unless given, so the stock driver uses the pin), auto (intx with --kvm, ivshmem otherwise)")
       ("qemu", po::value(&qo.binary)->default_value(qo.binary), "QEMU binary")
       ("qemu-arg", po::value(&qo.extra), "one more QEMU argument (repeatable)")
       ("pacing", po::value(&pacing)->default_value(pacing),
@@ -236,6 +237,9 @@ int sc_main(int argc, char** argv) {
   Config cfg(server_params());
   try {
     cfg = build_config(opt);
+    for (const std::string& w : QemuTop::configure_interrupt_route(cfg, irq_route == "intx"))
+      fmt::print(stderr, "vp-qemu: warning: {}\n", w);
+    cfg.validate();
     return serve_guest(cfg, qo, irq_route, pacing == "paced", scale, trace, spin_us, opt.out_dir);
   } catch (const ConfigError& e) {
     fmt::print(stderr, "vp-qemu: configuration error: {}\n", e.what());

@@ -123,7 +123,12 @@ struct QemuBench {
   Services svc{cfg, stats, waves, tracker, 1};
   int sv[2] = {-1, -1};
   std::unique_ptr<platform::QemuTop> top;
-  QemuBench() {
+  std::vector<std::string> route_warnings;
+  // `intx_route`: configured as vp-qemu does for --irq-route intx before the model is built.
+  explicit QemuBench(bool intx_route = false, const Sets& sets = {}) {
+    for (const auto& [k, v] : sets) cfg.set(k, v, "test");
+    route_warnings = platform::QemuTop::configure_interrupt_route(cfg, intx_route);
+    cfg.validate();
     REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
     top = std::make_unique<platform::QemuTop>("top", svc, sv[0]);
   }

@@ -125,29 +125,67 @@ TEST_CASE("the INTx route raises the irqfd on the rising edge and again at a res
   close(resample);
 }
 
-TEST_CASE("the INTx route hides MSI and MSI-X from the capability list the guest walks", "[pcie][qemu][irqfd]") {
-  QemuBench bench;
+TEST_CASE("under the INTx route the function is built without MSI and MSI-X and the bridge passes its chain through",
+          "[pcie][qemu][irqfd]") {
+  QemuBench bench(true);  // as vp-qemu --irq-route intx configures it
+  platform::QemuTop& top = *bench.top;
+  top.bridge.set_intx_route(true);
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  FakeQemu q{bench.qemu_end(), top};
+  CHECK(bench.route_warnings.empty());
+  CHECK(bench.cfg.origin("ssd.pci.msi") == "--irq-route intx");
+
+  // PciConfigSpace places PM at 0x40, MSI at 0x50, MSI-X at 0x70, PCIe at
+  // 0x80. Without MSI and MSI-X: 0x34 -> 0x40 (PM, id 01, next 0x80) ->
+  // 0x80 (PCIe, id 10, next 0). Header words: 0x80 << 8 | 0x01 = 0x8001, 0x0010.
+  CHECK(q.cfg_read(0x34, 1) == 0x40);
+  CHECK(q.cfg_read(0x34, 4) == 0x40);  // the dword holding the pointer (0x35..0x37 reserved, 0)
+  CHECK(q.cfg_read(0x40, 2) == 0x8001);
+  CHECK(q.cfg_read(0x80, 2) == 0x0010);
+  // The whole walk: no MSI (05) or MSI-X (11) id anywhere.
+  std::vector<uint32_t> ids;
+  for (uint32_t p = q.cfg_read(0x34, 1) & 0xFC; p && ids.size() < 48; p = q.cfg_read(p + 1, 1) & 0xFC)
+    ids.push_back(q.cfg_read(p, 1));
+  CHECK(ids == std::vector<uint32_t>{0x01, 0x10});
+  // Where MSI and MSI-X would be there is nothing, and enabling them does nothing.
+  CHECK(q.cfg_read(0x50, 4) == 0);
+  CHECK(q.cfg_read(0x70, 4) == 0);
+  q.cfg_write(0x72, 0x8000, 2);
+  q.cfg_write(0x52, 0x0001, 2);
+  CHECK(q.cfg_read(0x70, 4) == 0);
+  CHECK(q.cfg_read(0x50, 4) == 0);
+  // Config writes still reach the device.
+  q.cfg_write(0x04, 0x6, 2);
+  CHECK(q.cfg_read(0x04, 2) == 0x6);
+  close(bench.sv[1]);
+}
+
+TEST_CASE("under the INTx route an explicit ssd.pci.msix=true is kept with a warning", "[pcie][qemu][irqfd]") {
+  QemuBench bench(true, {{"ssd.pci.msix", "true"}});
   platform::QemuTop& top = *bench.top;
   sc_core::sc_start(sc_core::SC_ZERO_TIME);
   FakeQemu q{bench.qemu_end(), top};
+  REQUIRE(bench.route_warnings.size() == 1);  // MSI was defaulted to false: only MSI-X warns
+  CHECK_THAT(bench.route_warnings[0], Catch::Contains("ssd.pci.msix") && Catch::Contains("test"));
+  CHECK_FALSE(bench.cfg.get_bool("ssd.pci.msi"));
+  // 0x34 -> 0x40 (PM, next 0x70) -> 0x70 (MSI-X, next 0x80) -> 0x80 (PCIe):
+  // header words 0x7001 and 0x8011 (the next byte above the id).
+  CHECK(q.cfg_read(0x40, 2) == 0x7001);
+  CHECK(q.cfg_read(0x70, 2) == 0x8011);
+  close(bench.sv[1]);
+}
 
-  // The function's chain: 0x34 -> PM at 0x40 -> MSI at 0x50 -> MSI-X at 0x70 -> PCIe at 0x80 -> end.
-  CHECK(q.cfg_read(0x34, 1) == 0x40);
-  CHECK(q.cfg_read(0x40, 2) == 0x5001);  // PM (id 01), next 0x50
-  CHECK(q.cfg_read(0x50, 2) == 0x7005);  // MSI (id 05), next 0x70
-  uint32_t pm_dword = q.cfg_read(0x40, 4);
-
-  // With the INTx route the guest sees 0x34 -> PM at 0x40 -> PCIe at 0x80 -> end.
-  top.bridge.set_intx_route(true);
-  CHECK(q.cfg_read(0x34, 1) == 0x40);
-  CHECK(q.cfg_read(0x34, 4) == 0x40);  // the dword holding the pointer (0x35..0x37 reserved, 0)
-  CHECK(q.cfg_read(0x40, 2) == 0x8001);  // PM, next 0x80
-  CHECK(q.cfg_read(0x41, 1) == 0x80);
-  CHECK(q.cfg_read(0x40, 4) == ((pm_dword & 0xFFFF00FFu) | 0x8000u));  // PMC untouched
-  CHECK(q.cfg_read(0x80, 2) == 0x0010);  // PCIe (id 10), last
-  // Config writes still reach the device (the pointers are read-only anyway).
-  q.cfg_write(0x04, 0x6, 2);
-  CHECK(q.cfg_read(0x04, 2) == 0x6);
+TEST_CASE("the ivshmem route leaves the function whole", "[pcie][qemu][irqfd]") {
+  QemuBench bench(false);
+  platform::QemuTop& top = *bench.top;
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  FakeQemu q{bench.qemu_end(), top};
+  CHECK_FALSE(bench.cfg.is_set("ssd.pci.msi"));
+  // 0x34 -> 0x40 PM (next 0x50) -> 0x50 MSI (next 0x70) -> 0x70 MSI-X (next 0x80) -> 0x80 PCIe.
+  CHECK(q.cfg_read(0x40, 2) == 0x5001);
+  CHECK(q.cfg_read(0x50, 2) == 0x7005);
+  CHECK(q.cfg_read(0x70, 2) == 0x8011);
+  CHECK(q.cfg_read(0x80, 2) == 0x0010);
   close(bench.sv[1]);
 }
 

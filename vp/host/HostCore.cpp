@@ -100,6 +100,7 @@ void HostCore::service_interrupts(bool was_blocked) {
       svc_.requests->write({r->job->result().name, r->write, r->lba, r->bytes, r->sqid, r->cid, r->status, r->attr,
                             r->result, r->issued, end, r->clock});
     r->job->complete(*r, end);
+    if (r->job->core() != id_) wl_.completed_elsewhere(r->job->core());
   }
   if (!done_.empty()) wl_.job_progress(drv_);
 }
@@ -133,9 +134,9 @@ void HostCore::run() {
     for (FioJobRunner* j : wl_.runners_on(id_)) next = std::min(next, j->next_issue_time(now));
     blocked = true;
     if (next == kNever || next <= now)
-      sc_core::wait(wake_ | wl_.group_started());
+      sc_core::wait(wake_ | wl_.group_started() | wl_.remote_completion(id_));
     else
-      sc_core::wait(to_sc(next - now), wake_ | wl_.group_started());
+      sc_core::wait(to_sc(next - now), wake_ | wl_.group_started() | wl_.remote_completion(id_));
   }
 }
 

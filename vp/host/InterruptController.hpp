@@ -25,12 +25,15 @@ class InterruptController : public sc_core::sc_module {
   static constexpr uint64_t kBase = 0xFEE00000ull, kSize = 0x101000;
   static uint64_t msi_address(unsigned cpu) { return kBase + (uint64_t(cpu) << 12); }
   static uint64_t intx_address() { return kBase + 0x100000; }  // after the pages of 256 cores
+  static uint64_t eoi_address() { return kBase + 0x100004; }
+  static constexpr uint32_t kIntxVector = 0;  // what the driver's shared pin handler is called with
 
   InterruptController(sc_core::sc_module_name name, Services& svc);
   uint64_t events() const { return eq_.fired(); }
 
  private:
   void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  void deliver(unsigned core, uint32_t vector, Tick delay);
   EventQueue eq_;
   Counter &delivered_, &intx_asserts_;
   bool intx_level_ = false;

@@ -147,21 +147,48 @@ void NvmeDriver::pci_enable() {
   if (size < nvme::DOORBELL_BASE + 8) fail(fmt::format("BAR0 of {} bytes cannot hold the NVMe registers", size));
   config_write(0x10, static_cast<uint32_t>(bar0_) | 0x4, 4);
   config_write(0x14, static_cast<uint32_t>(bar0_ >> 32), 4);
-  // The MSI-X capability says where the table is.
-  uint32_t msix = 0;
+  // Interrupt capabilities, as the PCI core finds them.
+  uint32_t msix = 0, msi = 0;
   for (uint32_t p = config_read(0x34, 1) & 0xFC, hops = 0; p && hops < 48; ++hops) {
     uint32_t hdr = config_read(p, 2);
     if ((hdr & 0xFF) == 0x11) msix = p;
+    if ((hdr & 0xFF) == 0x05) msi = p;
     p = (hdr >> 8) & 0xFC;
   }
-  if (!msix) fail("the NVMe function has no MSI-X capability");
-  uint32_t table = config_read(msix + 4, 4), vectors = (config_read(msix + 2, 2) & 0x7FF) + 1;
-  if ((table & 7) != 0) fail("the MSI-X table is not in BAR0");
-  if (vectors < cores_ + 1) fail(fmt::format("{} MSI-X vectors for {} cores and the admin queue", vectors, cores_));
-  msix_table_ = table & ~7u;
-  // Memory decoding and bus mastering on, INTx off; MSI-X on with the function unmasked.
-  config_write(0x04, (cmd | 0x6u | 0x400u) & 0xFFFF, 2);
-  config_write(msix + 2, 0x8000, 2);
+  const uint32_t wanted = cores_ + 1;  // admin plus one per core
+  // Memory decoding and bus mastering on; INTx off unless it is what remains.
+  uint16_t on = static_cast<uint16_t>(cmd | 0x6u);
+  if (msix) {
+    uint32_t table = config_read(msix + 4, 4), vectors = (config_read(msix + 2, 2) & 0x7FF) + 1;
+    if ((table & 7) != 0) fail("the MSI-X table is not in BAR0");
+    if (vectors < wanted) fail(fmt::format("{} MSI-X vectors for {} cores and the admin queue", vectors, cores_));
+    msix_table_ = table & ~7u;
+    irq_mode_ = IrqMode::MsiX;
+    irq_vectors_ = wanted;
+    config_write(0x04, on | 0x400u, 2);
+    config_write(msix + 2, 0x8000, 2);  // MSI-X on with the function unmasked
+  } else if (msi) {
+    // As many messages as needed, up to Multiple Message Capable (powers of two).
+    uint32_t ctl = config_read(msi + 2, 2), mmc = (ctl >> 1) & 7, mme = 0;
+    while (mme < mmc && (1u << mme) < wanted) ++mme;
+    bool is64 = ctl & 0x80;
+    config_write(msi + 4, static_cast<uint32_t>(InterruptController::msi_address(0)), 4);
+    if (is64) config_write(msi + 8, static_cast<uint32_t>(InterruptController::msi_address(0) >> 32), 4);
+    config_write(msi + (is64 ? 12 : 8), 0, 2);  // data 0: the low bits carry the vector
+    irq_mode_ = IrqMode::Msi;
+    irq_vectors_ = 1u << mme;
+    config_write(0x04, on | 0x400u, 2);
+    config_write(msi + 2, (ctl & ~0x70u) | mme << 4 | 1, 2);
+  } else {
+    irq_mode_ = IrqMode::Intx;
+    irq_vectors_ = 1;
+    config_write(0x04, on & ~0x400u, 2);
+  }
+}
+
+// MSI-X entries are per vector; MSI and INTx were set up once in pci_enable.
+void NvmeDriver::route_vector(uint32_t v, unsigned cpu) {
+  if (irq_mode_ == IrqMode::MsiX) set_msix(v, cpu);
 }
 
 void NvmeDriver::set_msix(uint32_t v, unsigned cpu) {
@@ -203,8 +230,8 @@ void NvmeDriver::bring_up() {
   mmio_write(AQA, ((admin_depth_ - 1) << 16) | (admin_depth_ - 1), 4);
   mmio_write(ASQ, admin_.sq, 8);
   mmio_write(ACQ, admin_.cq, 8);
-  // MSI-X vector 0 (admin) goes to core 0.
-  set_msix(0, 0);
+  // Vector 0 (admin) goes to core 0.
+  route_vector(0, 0);
   // Enable: NVM command set, 4 KiB pages, round robin, 64/16-byte entries.
   mmio_write(CC, CC_EN | (6u << 16) | (4u << 20), 4);
   for (;;) {
@@ -274,8 +301,8 @@ void NvmeDriver::bring_up() {
     std::memset(dram_ + q.cq, 0, uint64_t(io_depth_) * sizeof(Cqe));
     q.by_cid.assign(io_depth_, nullptr);
     for (uint32_t i = io_depth_ - 1; i-- > 0;) q.free_cids.push_back(static_cast<uint16_t>(i));  // SQ holds size-1
-    uint32_t v = k + 1;
-    set_msix(v, k);
+    uint32_t v = vector_of(q.qid);
+    route_vector(v, k);
     c = Sqe::make(ADMIN_CREATE_CQ, 0);
     c.prp1 = q.cq;
     c.cdw10 = q.qid | ((io_depth_ - 1) << 16);
@@ -363,7 +390,19 @@ void NvmeDriver::submit(IoRequest& r, unsigned core) {
 }
 
 void NvmeDriver::handle_irq(uint32_t vector, std::vector<IoRequest*>& done) {
-  QueuePair& q = vector == 0 ? admin_ : io_[vector - 1];
+  if (vector_of(0) == vector) reap(admin_, done);
+  for (QueuePair& q : io_)
+    if (q.qid != 0 && vector_of(q.qid) == vector) reap(q, done);
+  // The pin is level-triggered: end of interrupt lets the I/O APIC fire again
+  // if the device still holds it.
+  if (irq_mode_ == IrqMode::Intx) {
+    uint32_t eoi = 0;
+    transport(tlm::TLM_WRITE_COMMAND, InterruptController::eoi_address(), reinterpret_cast<uint8_t*>(&eoi), 4, false);
+  }
+}
+
+void NvmeDriver::reap(QueuePair& q, std::vector<IoRequest*>& done) {
+  const bool admin_q = &q == &admin_;
   bool any = false;
   for (;;) {
     Cqe e;
@@ -374,7 +413,7 @@ void NvmeDriver::handle_irq(uint32_t vector, std::vector<IoRequest*>& done) {
       q.cq_head = 0;
       q.phase = !q.phase;
     }
-    if (vector == 0) {
+    if (admin_q) {
       admin_cqe_ = e;
       admin_done_ = true;
       admin_ev_.notify();

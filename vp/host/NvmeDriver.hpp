@@ -1,14 +1,21 @@
 #pragma once
 // The host's NVMe driver. It finds the function in PCI configuration space
 // as Linux's PCI core and nvme_pci_enable do (class 01:08:02, BAR0 sized and
-// assigned, memory decoding and bus mastering on, MSI-X table located through
-// its capability and enabled), then brings the controller up through its
+// assigned, memory decoding and bus mastering on) and picks the interrupt
+// the way pci_alloc_irq_vectors does: MSI-X if the function has the
+// capability, else MSI, else the INTx pin. Then it brings the controller up through its
 // registers and admin queue in the order Linux's nvme driver does (disable, admin queue
 // registers, enable, wait for CSTS.RDY, Identify controller, Set Features
 // number of queues, Identify namespaces, then per core: MSI-X vector, Create
 // I/O CQ, Create I/O SQ), then gives every core one I/O queue pair. Commands
 // use PRP1/PRP2 and PRP lists above two pages; completions are reaped in the
 // interrupt handler of the queue's vector.
+// MSI-X gives every queue its own vector, steered to the queue's core. MSI
+// has one message address, so all its vectors go to core 0, and with fewer
+// vectors than queues (INTx: one) queues share them round robin; a shared
+// handler reaps every CQ on its vector, as Linux's shared IRQ handlers each
+// check their own queue. Unlike Linux, which then cuts the I/O queues down
+// to the vectors it got, every core keeps its own queue pair.
 #include <deque>
 #include <string>
 #include <systemc>
@@ -55,6 +62,12 @@ class NvmeDriver : public sc_core::sc_module {
   // appended to `done`.
   void handle_irq(uint32_t vector, std::vector<IoRequest*>& done);
 
+  enum class IrqMode { MsiX, Msi, Intx };
+  IrqMode irq_mode() const { return irq_mode_; }
+  uint32_t irq_vectors() const { return irq_vectors_; }  // distinct vectors in use
+  // The vector queue `qid` (0: admin) completes on.
+  uint32_t vector_of(uint16_t qid) const { return qid % irq_vectors_; }
+
   // Commands built by hand, for tests and tools (call from a SystemC
   // thread; they wait for the completion). The command id is filled in.
   nvme::Cqe admin(nvme::Sqe cmd);
@@ -78,6 +91,8 @@ class NvmeDriver : public sc_core::sc_module {
   void bring_up();
   void pci_enable();
   void set_msix(uint32_t vector, unsigned cpu);
+  void route_vector(uint32_t vector, unsigned cpu);
+  void reap(QueuePair& q, std::vector<IoRequest*>& done);
   void start_of_simulation() override;
   void write_sqe(QueuePair& q, IoRequest& r, uint16_t cid);
   uint64_t build_prps(QueuePair& q, uint16_t cid, uint64_t buf, uint32_t bytes);
@@ -88,6 +103,8 @@ class NvmeDriver : public sc_core::sc_module {
   unsigned cores_;
   uint64_t config_, bar0_;
   uint32_t msix_table_ = 0;  // BAR0 offset of the MSI-X table, from its capability
+  IrqMode irq_mode_ = IrqMode::MsiX;
+  uint32_t irq_vectors_ = 1;
   uint32_t io_depth_, admin_depth_;
   Tick poll_;
   uint32_t dstrd_ = 0;

@@ -69,6 +69,13 @@ void PciConfigSpace::declare_params(ParamRegistry& r) {
   r.string("ssd.pci.subsystem_id", "0x1100", "PCI subsystem id (hex 0x.... or decimal)");
   r.integer("ssd.pci.msi_vectors", 32, "MSI vectors the function can send (MSI Multiple Message Capable)")
       .range(1, 32);
+  r.boolean("ssd.pci.msi", true,
+            "the function has an MSI capability; false leaves it out of the capability list, so the host must use "
+            "MSI-X or fall back to INTx (NVMe over PCIe expects MSI-X: a study/compatibility knob)");
+  r.boolean("ssd.pci.msix", true,
+            "the function has an MSI-X capability; false leaves it out of the capability list (the table and PBA "
+            "stay in BAR0 but can never be enabled), so the host must fall back to MSI or INTx (NVMe over PCIe "
+            "expects MSI-X: a study/compatibility knob)");
   r.rule([](const Config& c) {
     for (const IdKey& k : kIdKeys) id_value(c, k);
     if (!pow2(static_cast<uint64_t>(c.get_int("ssd.pci.msi_vectors"))))
@@ -84,6 +91,13 @@ PciIdentity PciConfigSpace::identity_from(const Config& c) {
   id.subsystem_vendor_id = static_cast<uint16_t>(id_value(c, kIdKeys[3]));
   id.subsystem_id = static_cast<uint16_t>(id_value(c, kIdKeys[4]));
   return id;
+}
+
+PciFunctionShape PciConfigSpace::shape_from(const Config& c, PciFunctionShape base) {
+  base.msi_vectors = static_cast<unsigned>(c.get_int("ssd.pci.msi_vectors"));
+  base.msi = c.get_bool("ssd.pci.msi");
+  base.msix = c.get_bool("ssd.pci.msix");
+  return base;
 }
 
 PciConfigSpace::PciConfigSpace(const PciIdentity& id, const PciFunctionShape& shape)
@@ -149,34 +163,42 @@ void PciConfigSpace::power_on() {
   // BAR2-5, CardBus CIS and the expansion ROM BAR stay 0: not implemented.
   put16(kSubsystem, id_.subsystem_vendor_id);
   put16(kSubsystem + 2, id_.subsystem_id);
-  put8(kCapPtr, kPmCap);
+  put8(kCapPtr, kPmCap);  // PM is always there, so the list never starts empty
   put8(kIntLine, 0, 0xFF);
   put8(kIntPin, 1);  // INTA; Min_Gnt and Max_Lat are 0 on PCIe
 
+  // Next pointers: each capability links to the next one present.
+  const uint8_t after_pm = uint8_t(s.msi ? kMsiCap : s.msix ? kMsixCap : kPcieCap);
+  const uint8_t after_msi = uint8_t(s.msix ? kMsixCap : kPcieCap);
+
   // Power Management, version 3 (PM 1.2): D0 and D3hot only, no PME.
   put8(kPmCap, kCapIdPm);
-  put8(kPmCap + 1, kMsiCap);
+  put8(kPmCap + 1, after_pm);
   put16(kPmCap + 2, 3);
   put16(kPmCap + 4, 1 << 3, 0x3);  // No_Soft_Reset: D3hot -> D0 keeps the configuration
 
   // MSI with 64-bit addresses and per-vector masking.
-  unsigned mmc = log2u(s.msi_vectors);
-  uint32_t vec_mask = s.msi_vectors == 32 ? 0xFFFFFFFFu : (1u << s.msi_vectors) - 1;
-  put8(kMsiCap, kCapIdMsi);
-  put8(kMsiCap + 1, kMsixCap);
-  put16(kMsiCap + 2, uint16_t(1 << 8 | 1 << 7 | mmc << 1), 0x0071);  // MSI Enable and Multiple Message Enable
-  put32(kMsiCap + 4, 0, 0xFFFFFFFCu);  // dword-aligned message address
-  put32(kMsiCap + 8, 0, 0xFFFFFFFFu);
-  put16(kMsiCap + 12, 0, 0xFFFF);  // +14: extended message data, not supported
-  put32(kMsiCap + 16, 0, vec_mask);  // mask bits for the vectors that exist
-  put32(kMsiCap + 20, 0);            // pending bits, set by the device
+  if (s.msi) {
+    unsigned mmc = log2u(s.msi_vectors);
+    uint32_t vec_mask = s.msi_vectors == 32 ? 0xFFFFFFFFu : (1u << s.msi_vectors) - 1;
+    put8(kMsiCap, kCapIdMsi);
+    put8(kMsiCap + 1, after_msi);
+    put16(kMsiCap + 2, uint16_t(1 << 8 | 1 << 7 | mmc << 1), 0x0071);  // MSI Enable and Multiple Message Enable
+    put32(kMsiCap + 4, 0, 0xFFFFFFFCu);  // dword-aligned message address
+    put32(kMsiCap + 8, 0, 0xFFFFFFFFu);
+    put16(kMsiCap + 12, 0, 0xFFFF);  // +14: extended message data, not supported
+    put32(kMsiCap + 16, 0, vec_mask);  // mask bits for the vectors that exist
+    put32(kMsiCap + 20, 0);            // pending bits, set by the device
+  }
 
   // MSI-X: table and PBA in BAR0 (BIR 0).
-  put8(kMsixCap, kCapIdMsix);
-  put8(kMsixCap + 1, kPcieCap);
-  put16(kMsixCap + 2, uint16_t(s.msix_vectors - 1), 0xC000);  // MSI-X Enable, Function Mask
-  put32(kMsixCap + 4, s.msix_table_offset);
-  put32(kMsixCap + 8, s.msix_pba_offset);
+  if (s.msix) {
+    put8(kMsixCap, kCapIdMsix);
+    put8(kMsixCap + 1, kPcieCap);
+    put16(kMsixCap + 2, uint16_t(s.msix_vectors - 1), 0xC000);  // MSI-X Enable, Function Mask
+    put32(kMsixCap + 4, s.msix_table_offset);
+    put32(kMsixCap + 8, s.msix_pba_offset);
+  }
 
   // PCI Express capability, version 2, PCI Express Endpoint; last in the chain.
   put8(kPcieCap, kCapIdPcie);
@@ -268,14 +290,14 @@ bool PciConfigSpace::msi_vector_masked(unsigned v) const {
 }
 
 void PciConfigSpace::set_msi_pending(unsigned v, bool pending) {
-  if (v >= shape_.msi_vectors) return;
+  if (!shape_.msi || v >= shape_.msi_vectors) return;  // no capability: nowhere to show it
   uint32_t bits = get32(kMsiCap + 20);
   bits = pending ? bits | 1u << v : bits & ~(1u << v);
   put32(kMsiCap + 20, bits);  // read-only to the host
 }
 
 bool PciConfigSpace::msi_pending(unsigned v) const {
-  return v < shape_.msi_vectors && ((get32(kMsiCap + 20) >> v) & 1);
+  return shape_.msi && v < shape_.msi_vectors && ((get32(kMsiCap + 20) >> v) & 1);
 }
 
 }  // namespace vp::pcie

@@ -2,7 +2,9 @@
 // The PCI configuration space of the NVMe SSD's endpoint function, as the
 // host's PCI core sees it: a type 0 header (class 01:08:02, one 64-bit memory
 // BAR in BAR0/BAR1, INTA) and the capabilities PCI Power Management, MSI,
-// MSI-X (table and PBA in BAR0) and PCI Express. A plain object: the device
+// MSI-X (table and PBA in BAR0) and PCI Express. MSI and MSI-X can each be
+// left out (PciFunctionShape::msi/msix): their bytes then read 0, are not
+// writable and the chain skips them, so the host can only use what remains. A plain object: the device
 // that owns it forwards configuration reads and writes to read()/write() and
 // asks it what the host enabled (memory decode, bus mastering, interrupts).
 //
@@ -42,18 +44,22 @@ struct PciFunctionShape {
   unsigned max_payload_supported = 256;  // bytes, power of two, 128..4096
   unsigned link_speed = 3;               // 1..5: 2.5, 5, 8, 16, 32 GT/s
   unsigned link_width = 4;               // 1, 2, 4, 8, 12, 16 or 32 lanes
+  bool msi = true, msix = true;  // implement these capabilities (without both, only INTx remains)
   bool flr_capable = false;  // advertise Function Level Reset (the device must then honour Change::FunctionLevelReset)
 };
 
 class PciConfigSpace {
  public:
   static constexpr uint32_t kSize = 4096;
-  // Where the capabilities sit (dword aligned, chained in this order).
+  // Where the capabilities sit (dword aligned, chained in this order; an
+  // absent one keeps its place empty so the others never move).
   static constexpr uint32_t kPmCap = 0x40, kMsiCap = 0x50, kMsixCap = 0x70, kPcieCap = 0x80;
 
-  // Parameters ssd.pci.* (identity and MSI vectors); not declared by anyone yet.
+  // Parameters ssd.pci.* (identity, MSI vectors, which interrupt capabilities exist).
   static void declare_params(ParamRegistry& r);
   static PciIdentity identity_from(const Config& c);
+  // The ssd.pci.* part of the shape (msi_vectors, msi, msix) laid over `base`.
+  static PciFunctionShape shape_from(const Config& c, PciFunctionShape base = {});
 
   // Throws std::invalid_argument for a shape no hardware could have.
   explicit PciConfigSpace(const PciIdentity& id = {}, const PciFunctionShape& shape = {});
@@ -98,6 +104,8 @@ class PciConfigSpace {
   void set_msi_pending(unsigned v, bool pending);  // ignored beyond the capable count
   bool msi_pending(unsigned v) const;
 
+  bool has_msi() const { return shape_.msi; }
+  bool has_msix() const { return shape_.msix; }
   bool msix_enabled() const { return cfg_[kMsixCap + 3] & 0x80; }
   bool msix_function_masked() const { return cfg_[kMsixCap + 3] & 0x40; }
   unsigned msix_vectors() const { return shape_.msix_vectors; }

@@ -22,7 +22,7 @@ double wall_s() {
 enum Cmd : int32_t { SYNC_SYSMEM = 0, RET = 1, CFG_WRITE = 2, CFG_READ = 3, BAR_WRITE = 4, BAR_READ = 5, SET_IRQFD = 6,
                      DEVICE_RESET = 7 };
 constexpr size_t kHeader = 16, kMaxPayload = 192, kMaxFds = 8;
-constexpr uint8_t kCapIdMsi = 0x05, kCapIdMsix = 0x11;
+constexpr uint8_t kCapIdMsix = 0x11;
 
 bool read_full(int fd, uint8_t* p, size_t n) {
   while (n > 0) {
@@ -121,8 +121,7 @@ bool QemuProxy2Tlm::handle_one() {
       std::memcpy(&len, payload + 8, 4);
       ++n_.config;
       double t0 = wall_s();
-      uint32_t v = cmd == CFG_READ ? guest_config_read(addr, static_cast<unsigned>(len))
-                                   : config_access(true, addr, value, static_cast<unsigned>(len));
+      uint32_t v = config_access(cmd == CFG_WRITE, addr, value, static_cast<unsigned>(len));
       close_fds();
       reply(cmd == CFG_READ ? v : 0);
       n_.access_wall_s += wall_s() - t0;
@@ -245,40 +244,6 @@ uint32_t QemuProxy2Tlm::config_access(bool write, uint32_t addr, uint32_t value,
   config_out->b_transport(gp_, d);
   if (!gp_.is_response_ok()) return write ? 0 : (len >= 4 ? 0xFFFFFFFFu : (1u << (8 * len)) - 1);
   return v;
-}
-
-// A configuration read as the guest sees it: under the INTx route, the
-// capability pointers skip MSI and MSI-X, so the guest's driver finds
-// neither and uses the pin.
-uint32_t QemuProxy2Tlm::guest_config_read(uint32_t addr, unsigned len) {
-  uint32_t v = config_access(false, addr, 0, len);
-  if (!intx_route_) return v;
-  if (!caps_known_) locate_caps();
-  for (auto [at, link] : cap_links_)
-    if (at >= addr && at < addr + len) {
-      unsigned shift = 8 * (at - addr);
-      v = (v & ~(0xFFu << shift)) | uint32_t(link) << shift;
-    }
-  return v;
-}
-
-void QemuProxy2Tlm::locate_caps() {
-  caps_known_ = true;
-  cap_links_.clear();
-  std::vector<uint32_t> kept;
-  uint32_t p = config_access(false, 0x34, 0, 1) & 0xFC;
-  for (int hops = 0; p && hops < 48; ++hops) {
-    uint32_t hdr = config_access(false, p, 0, 2);
-    uint8_t id = hdr & 0xFF;
-    if (id != kCapIdMsi && id != kCapIdMsix) kept.push_back(p);
-    p = (hdr >> 8) & 0xFC;
-  }
-  uint32_t at = 0x34;  // each kept link points to the next kept capability
-  for (uint32_t c : kept) {
-    cap_links_.push_back({at, static_cast<uint8_t>(c)});
-    at = c + 1;
-  }
-  cap_links_.push_back({at, 0});
 }
 
 // The MSI-X capability says where the table is; the bridge keeps a copy of

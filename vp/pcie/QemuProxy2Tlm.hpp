@@ -23,9 +23,9 @@
 // (assert/deassert messages at kIntxAddress); a rising edge writes the
 // interrupt eventfd, KVM lowers the line at the guest's EOI and signals the
 // resample eventfd, and the bridge raises the line again if the level is
-// still asserted. The guest would pick MSI-X or MSI from the capability
-// list, which this path cannot deliver, so the route also hides those two
-// capabilities from the guest's capability walk.
+// still asserted. The guest would pick MSI-X or MSI if the function had
+// them, which this path cannot deliver; the function's own parameters
+// (ssd.pci.msi, ssd.pci.msix) leave them out, the bridge only transports.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -90,8 +90,6 @@ class QemuProxy2Tlm : public sc_core::sc_module {
   void close_irqfd();
   void resample();
   void raise_line();
-  uint32_t guest_config_read(uint32_t addr, unsigned len);
-  void locate_caps();
   void reply(uint64_t value);
   void sync_sysmem(const uint8_t* payload, const std::vector<int>& fds);
   uint32_t config_access(bool write, uint32_t addr, uint32_t value, unsigned len);
@@ -116,10 +114,6 @@ class QemuProxy2Tlm : public sc_core::sc_module {
   // INTx route: QEMU's eventfd pair and the level the device signals.
   bool intx_route_ = false, intx_level_ = false;
   int irqfd_ = -1, resamplefd_ = -1;
-  // Capability pointer bytes (0x34 and each capability's next field) as the
-  // guest sees them with MSI and MSI-X left out of the chain.
-  bool caps_known_ = false;
-  std::vector<std::pair<uint32_t, uint8_t>> cap_links_;
   double irq_raised_at_ = -1;  // wall time of the oldest interrupt not yet answered by a CQ head doorbell
 };
 

@@ -88,9 +88,8 @@ uint32_t forced_buffer_status(const std::string& force) {
 }
 
 pcie::PciFunctionShape function_shape(const Config& c, uint32_t vectors) {
-  pcie::PciFunctionShape s;
+  pcie::PciFunctionShape s = pcie::PciConfigSpace::shape_from(c);
   s.bar0_size = BAR0_SIZE;
-  s.msi_vectors = static_cast<unsigned>(c.get_int("ssd.pci.msi_vectors"));
   s.msix_vectors = vectors;
   s.msix_table_offset = MSIX_TABLE;
   s.msix_pba_offset = MSIX_PBA;

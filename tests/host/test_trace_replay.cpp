@@ -135,3 +135,13 @@ TEST_CASE("a trace I/O beyond the job region stops the run naming the trace line
   auto missing = options("quick", {}, "[replay]\nread_iolog=" + dir + "/none.csv\n");
   CHECK_THROWS_WITH(vp::platform::build_config(missing), Contains(dir + "/none.csv: cannot read block trace"));
 }
+
+TEST_CASE("number_ios cuts a replay short of the trace's end", "[host][trace][replay]") {
+  nlohmann::json s;
+  auto io = replay("capped", kThree, "number_ios=2\nreplay_no_stall=1\n", &s);
+  // The trace has three I/Os; only the first two (read 4 KiB, read 8 KiB) go.
+  REQUIRE(io.size() == 2);
+  CHECK(s["jobs"][0]["reads"] == 2);
+  CHECK(s["jobs"][0]["writes"] == 0);
+  CHECK(io[1].bytes == 8192);
+}

@@ -203,6 +203,21 @@ void apply(FioJob& j, const Opt& o) {
     j.startdelay_ps = o.time(kPsPerS);
   } else if (k == "filename") {
     j.filename = o.value();
+  } else if (k == "read_iolog") {
+    if (o.value().empty()) o.fail("must name a trace file");
+    j.read_iolog = o.value();
+  } else if (k == "replay_no_stall") {
+    j.replay_no_stall = o.flag();
+  } else if (k == "replay_time_scale") {
+    j.replay_time_scale = static_cast<unsigned>(o.ranged(1, 1000000));
+  } else if (k == "replay_format") {
+    for (TraceFormat f : {TraceFormat::Auto, TraceFormat::Msr, TraceFormat::Blkparse, TraceFormat::Iolog})
+      if (o.value() == trace_format_name(f)) return void(j.replay_format = f);
+    o.fail("is not one of auto, msr, blkparse, iolog");
+  } else if (k == "replay_fit") {
+    for (ReplayFit f : {ReplayFit::None, ReplayFit::Scale, ReplayFit::Wrap})
+      if (o.value() == replay_fit_name(f)) return void(j.replay_fit = f);
+    o.fail("is not one of none, scale, wrap");
   } else if (k == "description") {
     o.value();  // accepted, not modelled
   } else if (k == "group_reporting") {
@@ -273,6 +288,9 @@ std::string FioJob::to_fio() const {
                    rate_iops, randseed, int(direct), ioengine, verify ? "meta" : "0");
   o += fmt::format("stonewall={}\nstartdelay={}\n", int(stonewall), fmt_time(startdelay_ps));
   if (!filename.empty()) o += fmt::format("filename={}\n", filename);
+  if (!read_iolog.empty()) o += fmt::format("read_iolog={}\n", read_iolog);
+  o += fmt::format("replay_no_stall={}\nreplay_time_scale={}\nreplay_format={}\nreplay_fit={}\n", int(replay_no_stall),
+                   replay_time_scale, trace_format_name(replay_format), replay_fit_name(replay_fit));
   return o;
 }
 
@@ -280,7 +298,8 @@ bool FioJob::operator==(const FioJob& o) const {
   auto tie = [](const FioJob& j) {
     return std::tie(j.name, j.rw, j.rwmixread, j.bs, j.iodepth, j.size, j.size_percent, j.offset, j.offset_percent,
                     j.number_ios, j.runtime_ps, j.time_based, j.numjobs, j.cpus_allowed, j.thinktime_ps, j.rate_iops,
-                    j.randseed, j.direct, j.ioengine, j.verify, j.stonewall, j.startdelay_ps, j.filename);
+                    j.randseed, j.direct, j.ioengine, j.verify, j.stonewall, j.startdelay_ps, j.filename, j.read_iolog,
+                    j.replay_no_stall, j.replay_time_scale, j.replay_format, j.replay_fit);
   };
   return tie(*this) == tie(o);
 }

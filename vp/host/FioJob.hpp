@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "vp/host/BlockTrace.hpp"
+
 namespace vp::host {
 
 enum class RwMode { Read, Write, RandRead, RandWrite, RandRW, SeqRW };
@@ -35,6 +37,13 @@ struct FioJob {
   bool stonewall = false;
   uint64_t startdelay_ps = 0;
   std::string filename;
+  // Block-trace replay: the trace gives each I/O's direction, offset and
+  // size (rw and bs are then unused); offset/size still give the region.
+  std::string read_iolog;       // empty = no replay
+  bool replay_no_stall = false;  // as fast as iodepth allows instead of at trace times
+  unsigned replay_time_scale = 100;  // percent speed: trace times x 100 / this
+  TraceFormat replay_format = TraceFormat::Auto;
+  ReplayFit replay_fit = ReplayFit::None;
 
   bool is_random() const;
   // Mixed modes count only if their rwmixread lets that direction through.

@@ -12,6 +12,17 @@ FioJobRunner::FioJobRunner(const FioJob& spec, std::string name, unsigned core, 
     : spec_(spec), core_(core), rng_(seed) {
   res_.name = std::move(name);
   res_.core = core;
+  // Loaded while the platform is built (Workload::check has already read it
+  // once, so a bad trace stops the run before this).
+  if (!spec_.read_iolog.empty()) {
+    source_ = BlockTrace::load(spec_.read_iolog, spec_.replay_format);
+    replay_ = true;
+  }
+}
+
+Tick FioJobRunner::trace_time(size_t i) const {
+  auto t = (unsigned __int128)trace_[i].time_ps * 100 / spec_.replay_time_scale + start_time_;
+  return t >= kNever ? kNever - 1 : static_cast<Tick>(t);
 }
 
 void FioJobRunner::start(Tick now, NvmeDriver& drv, VerifyTracker* verify) {
@@ -21,11 +32,17 @@ void FioJobRunner::start(Tick now, NvmeDriver& drv, VerifyTracker* verify) {
   uint64_t dev_bytes = dev.ns_lbas * uint64_t(dev.lba_size);
   uint64_t off = spec_.offset ? spec_.offset : static_cast<uint64_t>(double(dev_bytes) * spec_.offset_percent / 100.0);
   uint64_t size = spec_.size ? spec_.size : static_cast<uint64_t>(double(dev_bytes) * spec_.size_percent / 100.0);
-  off = off / spec_.bs * spec_.bs;
+  off = off / (replay_ ? lba_size_ : spec_.bs) * (replay_ ? lba_size_ : spec_.bs);
   if (off >= dev_bytes) off = 0;  // checked before the run; kept safe here
   size = std::min(size, dev_bytes - off);
   region_start_ = off / lba_size_;
   region_blocks_ = std::max<uint64_t>(1, size / spec_.bs);
+  uint64_t buf_bytes = spec_.bs;
+  if (replay_) {
+    trace_ = source_.fit(size, lba_size_, spec_.replay_fit);  // Workload::check ran the same fit
+    buf_bytes = 0;
+    for (const TraceRecord& t : trace_) buf_bytes = std::max(buf_bytes, t.bytes);
+  }
   slots_.resize(spec_.iodepth);
   for (uint32_t i = 0; i < spec_.iodepth; ++i) {
     IoRequest& r = slots_[i];
@@ -33,12 +50,13 @@ void FioJobRunner::start(Tick now, NvmeDriver& drv, VerifyTracker* verify) {
     r.slot = i;
     r.bytes = static_cast<uint32_t>(spec_.bs);
     r.nlb = static_cast<uint32_t>(spec_.bs / lba_size_);
-    r.buf_addr = drv.alloc(spec_.bs);
+    r.buf_addr = drv.alloc(buf_bytes);
     r.buf = drv.host_ptr(r.buf_addr);
     free_slots_.push_back(spec_.iodepth - 1 - i);
   }
   start_time_ = now + spec_.startdelay_ps;
   next_issue_ = start_time_;
+  if (replay_ && !spec_.replay_no_stall) next_issue_ = trace_time(0);
   interval_ = spec_.rate_iops ? static_cast<Tick>(1e12 / double(spec_.rate_iops)) : 0;
   res_.started = start_time_;
   started_ = true;
@@ -47,6 +65,7 @@ void FioJobRunner::start(Tick now, NvmeDriver& drv, VerifyTracker* verify) {
 bool FioJobRunner::out_of_work(Tick now) const {
   if (spec_.number_ios && issued_ >= spec_.number_ios) return true;
   if (spec_.runtime_ps && now >= start_time_ + spec_.runtime_ps) return true;
+  if (replay_) return trace_next_ >= trace_.size();
   if (!spec_.time_based && !spec_.number_ios && issued_bytes_ >= region_blocks_ * spec_.bs) return true;
   return false;
 }
@@ -69,6 +88,37 @@ IoRequest& FioJobRunner::issue(Tick now) {
   uint32_t s = free_slots_.back();
   free_slots_.pop_back();
   IoRequest& r = slots_[s];
+  if (replay_) {
+    const TraceRecord& t = trace_[trace_next_++];
+    r.write = t.write;
+    r.lba = region_start_ + t.offset / lba_size_;
+    r.bytes = static_cast<uint32_t>(t.bytes);  // Workload::check keeps it within MDTS
+    r.nlb = static_cast<uint32_t>(t.bytes / lba_size_);
+  } else {
+    pick_next(r);
+  }
+  r.status = 0;
+  r.issued = now;
+  r.clock.start(now);
+  ++issued_;
+  issued_bytes_ += r.bytes;
+  ++inflight_;
+  // Rate limit spaces issues evenly; think time follows each issue.
+  Tick gap = std::max(interval_, spec_.thinktime_ps);
+  if (gap) next_issue_ = std::max(next_issue_ + interval_, now + spec_.thinktime_ps);
+  // A timed replay also waits for the next record's time.
+  if (replay_ && !spec_.replay_no_stall && trace_next_ < trace_.size())
+    next_issue_ = std::max(next_issue_, trace_time(trace_next_));
+  if (verify_) {
+    if (r.write)
+      verify_->write_issued(r);
+    else
+      verify_->read_issued(r);
+  }
+  return r;
+}
+
+void FioJobRunner::pick_next(IoRequest& r) {
   bool rd;
   switch (spec_.rw) {
     case RwMode::Read: case RwMode::RandRead: rd = true; break;
@@ -84,22 +134,6 @@ IoRequest& FioJobRunner::issue(Tick now) {
   }
   r.write = !rd;
   r.lba = region_start_ + blk * (spec_.bs / lba_size_);
-  r.status = 0;
-  r.issued = now;
-  r.clock.start(now);
-  ++issued_;
-  issued_bytes_ += spec_.bs;
-  ++inflight_;
-  // Rate limit spaces issues evenly; think time follows each issue.
-  Tick gap = std::max(interval_, spec_.thinktime_ps);
-  if (gap) next_issue_ = std::max(next_issue_ + interval_, now + spec_.thinktime_ps);
-  if (verify_) {
-    if (r.write)
-      verify_->write_issued(r);
-    else
-      verify_->read_issued(r);
-  }
-  return r;
 }
 
 void FioJobRunner::complete(IoRequest& r, Tick now) {

@@ -2,7 +2,8 @@
 // One fio job (one of its numjobs clones) running on a host core: it decides
 // what to issue and when (rw mix, block size, offsets, iodepth, rate and
 // think time, stop conditions) and records the latency and stage breakdown of
-// every I/O it completes. Direct asynchronous I/O semantics (libaio).
+// every I/O it completes. Direct asynchronous I/O semantics (libaio). With
+// read_iolog the next I/O and its time come from a block trace instead.
 #include <array>
 #include <string>
 #include <vector>
@@ -48,10 +49,16 @@ class FioJobRunner {
 
  private:
   bool out_of_work(Tick now) const;
+  Tick trace_time(size_t i) const;
+  void pick_next(IoRequest& r);  // direction and LBA from rw, rwmix and the region  // when trace record i is due (timed replay)
   FioJob spec_;
+  std::vector<TraceRecord> trace_;  // placed in the region by start()
+  size_t trace_next_ = 0;
+  bool replay_ = false;
   unsigned core_;
   Rng rng_;
   VerifyTracker* verify_ = nullptr;
+  BlockTrace source_;
   uint32_t lba_size_ = 4096;
   uint64_t region_start_ = 0, region_blocks_ = 0, seq_next_ = 0;
   uint64_t issued_ = 0, issued_bytes_ = 0;

@@ -30,10 +30,6 @@ void Workload::check(const std::vector<FioJob>& jobs, const Config& cfg, uint64_
   // command id for every core, one buffer per in-flight I/O of every job.
   uint64_t qd = cfg.get_int("host.nvme.queue_depth"), aqd = cfg.get_int("host.nvme.admin_queue_depth");
   uint64_t need = (1 << 20) + 2 * 4096 + aqd * 80 + uint64_t(cores) * (qd * 80 + 4096 + qd * 8192);
-  for (const auto& j : jobs) need += uint64_t(j.numjobs) * j.iodepth * (j.bs + 4096);
-  if (need > cfg.get_size("host.dram.size"))
-    cfg.fail("host.dram.size", fmt::format("too small for the queues and I/O buffers of this run (needs about {})",
-                                           format_size(need)));
   for (const auto& j : jobs) {
     auto bad = [&](const std::string& opt, const std::string& why) {
       return ConfigError(fmt::format("workload job '{}': option '{}': {}", j.name, opt, why));
@@ -50,9 +46,32 @@ void Workload::check(const std::vector<FioJob>& jobs, const Config& cfg, uint64_
       throw bad("size", fmt::format("offset {} + size {} exceeds the device's {} bytes", off, size, capacity));
     for (unsigned c : j.cpus_allowed)
       if (c >= cores) throw bad("cpus_allowed", fmt::format("cpu {} does not exist (host.cores = {})", c, cores));
-    if (!j.number_ios && !j.runtime_ps && j.time_based)
+    if (!j.number_ios && !j.runtime_ps && j.time_based && j.read_iolog.empty())
       throw bad("time_based", "needs runtime or number_ios to end");
+    uint64_t buf = j.bs;
+    if (!j.read_iolog.empty()) {
+      // The same load and fit the runner does, so a bad trace or an I/O
+      // outside the region stops the run here, naming the trace line.
+      std::vector<TraceRecord> recs;
+      try {
+        recs = BlockTrace::load(j.read_iolog, j.replay_format).fit(size, static_cast<uint32_t>(lba), j.replay_fit);
+      } catch (const TraceError& e) {
+        throw bad("read_iolog", e.what());
+      }
+      buf = 0;
+      for (const TraceRecord& r : recs) {
+        if (r.bytes > mdts)
+          throw bad("read_iolog", fmt::format("{}:{}: an I/O of {} bytes exceeds the controller's maximum transfer of "
+                                              "{} bytes (ssd.nvme.mdts)",
+                                              j.read_iolog, r.line, r.bytes, mdts));
+        buf = std::max(buf, r.bytes);
+      }
+    }
+    need += uint64_t(j.numjobs) * j.iodepth * (buf + 4096);
   }
+  if (need > cfg.get_size("host.dram.size"))
+    cfg.fail("host.dram.size", fmt::format("too small for the queues and I/O buffers of this run (needs about {})",
+                                           format_size(need)));
 }
 
 Workload::Workload(Services& svc, unsigned cores) : per_core_(cores) {

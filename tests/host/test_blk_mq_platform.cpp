@@ -115,3 +115,92 @@ TEST_CASE("read write isolation never puts a read into a write queue", "[host][b
   // Reads of core k go to SQ k mod 3 + 1: core 3 shares SQ 1 with core 0.
   CHECK(per_sq[1] > per_sq[2]);
 }
+
+namespace {
+struct Row {
+  std::string job, op;
+  uint64_t lba, sqid, fetch_end;
+};
+// requests.csv rows, with the end of each command's fetch (device side).
+std::vector<Row> request_rows(const std::string& path) {
+  std::istringstream csv(slurp(path));
+  std::string line;
+  std::getline(csv, line);
+  std::vector<std::string> head;
+  std::stringstream hs(line);
+  for (std::string x; std::getline(hs, x, ',');) head.push_back(x);
+  size_t fetch = std::find(head.begin(), head.end(), "fetch_end_ps") - head.begin();
+  std::vector<Row> rows;
+  while (std::getline(csv, line)) {
+    std::vector<std::string> f;
+    std::stringstream ls(line);
+    for (std::string x; std::getline(ls, x, ',');) f.push_back(x);
+    rows.push_back({f[0], f[1], std::stoull(f[2]), std::stoull(f[4]), std::stoull(f.at(fetch))});
+  }
+  return rows;
+}
+}  // namespace
+
+TEST_CASE("the hazard rule makes a bypassing read wait for the queued write of its LBA at the device",
+          "[host][blkmq][platform]") {
+  // One tag, one core. The writer issues W0 (LBA 0, takes the tag) at
+  // t = 0 and W1 (LBA 1, queued) at 1.5 us; the latency-critical reader (attr 1)
+  // starts at 4 us, while W0 is still in flight, and reads LBA 1. W1 must
+  // reach the device first: it is put on the dispatch list ahead of the read.
+  std::string dir = scratch("hazard");
+  auto o = options("quick",
+                   {{"host.cores", "1"}, {"host.nvme.queue_depth", "2"}, {"host.blkmq.bypass", "on"}},
+                   "[w]\nrw=write\nbs=4k\nsize=8k\niodepth=2\nnumber_ios=2\n"
+                   "[r]\nrw=read\nbs=4k\noffset=4k\nsize=4k\niodepth=1\nnumber_ios=1\nworkload_attr=1\n"
+                   "startdelay=4us\n");
+  o.out_dir = dir;
+  o.requests = true;
+  auto r = vp::platform::run_server(vp::platform::build_config(o), o);
+  REQUIRE(r.aborted.empty());
+  const auto& c = r.summary["counters"];
+  CHECK(c["host.blkmq.bypassed"] == 1);
+  CHECK(c["host.blkmq.hazard_ordered"] == 1);
+  auto rows = request_rows(dir + "/requests.csv");
+  REQUIRE(rows.size() == 3);
+  const Row *w1 = nullptr, *rd = nullptr;
+  for (const Row& x : rows) {
+    if (x.op == "write" && x.lba == 1) w1 = &x;
+    if (x.op == "read") rd = &x;
+  }
+  REQUIRE(w1);
+  REQUIRE(rd);
+  CHECK(rd->lba == 1);
+  CHECK(w1->fetch_end < rd->fetch_end);
+}
+
+TEST_CASE("without the bypass the same read keeps its place behind the write", "[host][blkmq][platform]") {
+  // Bypass off: the read (issued after W1) queues behind W1 in the software
+  // queue anyway; nothing is counted as bypassed or ordered.
+  std::string dir = scratch("nobypass");
+  auto o = options("quick", {{"host.cores", "1"}, {"host.nvme.queue_depth", "2"}},
+                   "[w]\nrw=write\nbs=4k\nsize=8k\niodepth=2\nnumber_ios=2\n"
+                   "[r]\nrw=read\nbs=4k\noffset=4k\nsize=4k\niodepth=1\nnumber_ios=1\nworkload_attr=1\n"
+                   "startdelay=4us\n");
+  auto r = vp::platform::run_server(vp::platform::build_config(o), o);
+  REQUIRE(r.aborted.empty());
+  CHECK(r.summary["counters"]["host.blkmq.bypassed"] == 0);
+  CHECK(r.summary["counters"]["host.blkmq.tag_waits"] == 2);  // W1 and the read
+}
+
+TEST_CASE("a bypassing write absorbs the queued write it continues", "[host][blkmq][platform]") {
+  // W0 (LBA 0) in flight, W1 (LBA 1) queued; the latency-critical writer
+  // writes LBA 2 at 4 us: W1 and it leave as one 8 KiB command. 3 writes,
+  // 2 write commands; read back one by one and verified.
+  auto s = run("quick", {{"host.cores", "1"}, {"host.nvme.queue_depth", "2"}, {"host.blkmq.bypass", "on"}},
+               "[w]\nrw=write\nbs=4k\nsize=8k\niodepth=2\nnumber_ios=2\nverify=1\n"
+               "[b]\nrw=write\nbs=4k\noffset=8k\nsize=4k\niodepth=1\nnumber_ios=1\nworkload_attr=1\n"
+               "startdelay=4us\nverify=1\n"
+               "[r]\nstonewall\nrw=read\nbs=4k\nsize=12k\niodepth=1\nnumber_ios=3\nverify=1\n");
+  const auto& c = s["counters"];
+  CHECK(c["host.blkmq.hazard_merged"] == 1);
+  CHECK(c["host.blkmq.hazard_ordered"] == 0);
+  CHECK(c["ssd.nvme.write_commands"] == 2);
+  CHECK(c["ssd.nvme.bytes_written"] == 12288);
+  CHECK(s["verify"]["blocks_checked"] == 3);
+  CHECK(s["verify"]["mismatches"] == 0);
+}

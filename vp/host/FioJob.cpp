@@ -152,6 +152,8 @@ void apply(FioJob& j, const Opt& o) {
     j.bs = v;
   } else if (k == "iodepth") {
     j.iodepth = static_cast<unsigned>(o.ranged(1, 65536));
+  } else if (k == "workload_attr") {
+    j.workload_attr = static_cast<unsigned>(o.ranged(0, 255));
   } else if (k == "iodepth_batch_submit" || k == "iodepth_batch") {
     j.iodepth_batch_submit = std::max(1u, static_cast<unsigned>(o.ranged(0, 65536)));  // fio: 0 means 1
   } else if (k == "size") {
@@ -275,7 +277,7 @@ std::string FioJob::to_fio() const {
                    rate_iops, randseed, int(direct), ioengine, verify ? "meta" : "0");
   o += fmt::format("stonewall={}\nstartdelay={}\n", int(stonewall), fmt_time(startdelay_ps));
   if (!filename.empty()) o += fmt::format("filename={}\n", filename);
-  o += fmt::format("iodepth_batch_submit={}\n", iodepth_batch_submit);
+  o += fmt::format("iodepth_batch_submit={}\nworkload_attr={}\n", iodepth_batch_submit, workload_attr);
   return o;
 }
 
@@ -283,7 +285,8 @@ bool FioJob::operator==(const FioJob& o) const {
   auto tie = [](const FioJob& j) {
     return std::tie(j.name, j.rw, j.rwmixread, j.bs, j.iodepth, j.size, j.size_percent, j.offset, j.offset_percent,
                     j.number_ios, j.runtime_ps, j.time_based, j.numjobs, j.cpus_allowed, j.thinktime_ps, j.rate_iops,
-                    j.randseed, j.direct, j.ioengine, j.verify, j.stonewall, j.startdelay_ps, j.filename, j.iodepth_batch_submit);
+                    j.randseed, j.direct, j.ioengine, j.verify, j.stonewall, j.startdelay_ps, j.filename, j.iodepth_batch_submit,
+                    j.workload_attr);
   };
   return tie(*this) == tie(o);
 }

@@ -85,6 +85,7 @@ IoRequest& FioJobRunner::issue(Tick now) {
   r.write = !rd;
   r.lba = region_start_ + blk * (spec_.bs / lba_size_);
   r.status = 0;
+  r.attr = static_cast<uint8_t>(spec_.workload_attr);
   r.issued = now;
   r.clock.start(now);
   ++issued_;

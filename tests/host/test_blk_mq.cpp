@@ -231,3 +231,24 @@ TEST_CASE("read write isolation sends reads and writes to separate hardware queu
   }
   for (const auto& c : rig.drv.cmds) CHECK(c.hwq == (c.write ? 3u : c.lba / 10 % 3));
 }
+
+TEST_CASE("without a scheduler a core merges only with its own software queue", "[host][blkmq]") {
+  // Isolation on 2 queues (ratio 0.5): both cores send writes to queue 1.
+  BlkMqRig rig({{"host.nvme.queue_depth", "2"},
+                {"host.blkmq.rw_isolation", "on"},
+                {"host.blkmq.read_queue_ratio", "0.5"}},
+               2);
+  rig.submit(true, 1000, 0, 0);  // takes queue 1's tag
+  rig.submit(true, 20, 0, 0);    // core 0 queues LBA 20
+  rig.submit(true, 21, 0, 1);    // core 1 continues it: another software queue, no merge
+  rig.submit(true, 22, 0, 1);    // continues core 1's own LBA 21: merges
+  CHECK(rig.stat("host.blkmq.back_merges") == 1);
+  rig.q.completed(1, 1);
+  rig.q.completed(1, 1);
+  REQUIRE(rig.drv.cmds.size() == 3);
+  CHECK(rig.drv.cmds[1].lba == 20);
+  CHECK(rig.drv.cmds[1].nlb == 1);
+  CHECK(rig.drv.cmds[2].lba == 21);
+  CHECK(rig.drv.cmds[2].nlb == 2);
+  for (const auto& c : rig.drv.cmds) CHECK(c.hwq == 1u);
+}

@@ -121,7 +121,7 @@ bool BlkMqQueue::can_merge(const BlkRequest& rq, const IoRequest& io, bool& fron
 
 BlkMqQueue::Merge BlkMqQueue::find_merge(const IoRequest& io, unsigned core) const {
   Merge m;
-  for (BlkRequest* rq : hw_[hwq_for(core, io.write)].sched->merge_candidates(io)) {
+  for (BlkRequest* rq : hw_[hwq_for(core, io.write)].sched->merge_candidates(io, core)) {
     ++m.examined;
     if (can_merge(*rq, io, m.front)) {
       m.rq = rq;

@@ -93,7 +93,7 @@ BlkRequest* DeadlineScheduler::dispatch(Tick now) {
   return rq;
 }
 
-std::vector<BlkRequest*> DeadlineScheduler::merge_candidates(const IoRequest& io) const {
+std::vector<BlkRequest*> DeadlineScheduler::merge_candidates(const IoRequest& io, unsigned) const {
   std::vector<BlkRequest*> v;
   const Sorted& s = sorted_[io.write];
   // Back merge: a queued request ending where `io` starts.

@@ -28,10 +28,10 @@ class DeadlineScheduler : public IoScheduler {
   void insert(BlkRequest* rq, Tick now) override;
   BlkRequest* dispatch(Tick now) override;
   bool empty() const override { return fifo_[0].empty() && fifo_[1].empty(); }
-  // The elevator's two lookups: the request ending where `io` starts (back
-  // merge, by hash) and the one starting where it ends (front merge, by the
-  // sort tree).
-  std::vector<BlkRequest*> merge_candidates(const IoRequest& io) const override;
+  // The elevator's two lookups, whatever core submits: the request ending
+  // where `io` starts (back merge, by hash) and the one starting where it
+  // ends (front merge, by the sort tree).
+  std::vector<BlkRequest*> merge_candidates(const IoRequest& io, unsigned core) const override;
   void merged(BlkRequest* rq, bool front) override;
   std::vector<BlkRequest*> queued() const override;
   void remove(BlkRequest* rq) override;

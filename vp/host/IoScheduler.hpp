@@ -18,9 +18,9 @@ class IoScheduler {
   // The next request to issue, taken out; nullptr when empty.
   virtual BlkRequest* dispatch(Tick now) = 0;
   virtual bool empty() const = 0;
-  // Queued requests a bio merge may look at, in the order the lookup
-  // examines them, and how many a lookup examines at most.
-  virtual std::vector<BlkRequest*> merge_candidates(const IoRequest& io) const = 0;
+  // Queued requests a bio merge by `core` may look at, in the order the
+  // lookup examines them.
+  virtual std::vector<BlkRequest*> merge_candidates(const IoRequest& io, unsigned core) const = 0;
   // `rq` grew by a merge (a front merge moved its start sector).
   virtual void merged(BlkRequest* rq, bool front) = 0;
   // Every queued request, oldest first (hazard scan).

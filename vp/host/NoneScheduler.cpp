@@ -13,9 +13,10 @@ BlkRequest* NoneScheduler::dispatch(Tick) {
   return rq;
 }
 
-std::vector<BlkRequest*> NoneScheduler::merge_candidates(const IoRequest&) const {
+std::vector<BlkRequest*> NoneScheduler::merge_candidates(const IoRequest&, unsigned core) const {
   std::vector<BlkRequest*> v;
-  for (auto it = fifo_.rbegin(); it != fifo_.rend() && v.size() < kMergeLookback; ++it) v.push_back(*it);
+  for (auto it = fifo_.rbegin(); it != fifo_.rend() && v.size() < kMergeLookback; ++it)
+    if ((*it)->core == core) v.push_back(*it);
   return v;
 }
 

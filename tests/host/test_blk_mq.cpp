@@ -59,8 +59,8 @@ TEST_CASE("blk-mq does not merge across a gap or a change of direction or a PRP 
   rig.submit(true, 10);
   rig.submit(true, 12);   // a one-block gap after 10
   rig.submit(false, 11);  // contiguous with 10 but a read
-  // 2 KiB I/Os with 512-byte... not with 4 KiB LBAs: a buffer not starting at
-  // page offset 0 breaks the PRP rule even when the LBAs meet.
+  // A buffer not starting at page offset 0 breaks the PRP rule even when
+  // the LBAs meet.
   auto& odd = rig.io(true, 13);
   odd.buf_addr += 512;
   rig.q.submit(odd, 0, 0);  // would continue 12

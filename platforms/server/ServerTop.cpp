@@ -13,6 +13,7 @@ void ServerTop::declare_params(ParamRegistry& r) {
   host::HostCore::declare_params(r);
   host::HostDram::declare_params(r);
   host::NvmeDriver::declare_params(r);
+  host::BlkMqQueue::declare_params(r);
   host::Workload::declare_params(r);
   pcie::PcieLink::declare_params(r);
   ssd::NvmeController::declare_params(r);
@@ -35,6 +36,8 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc)
       bus("bus"),
       driver("driver", svc, static_cast<unsigned>(svc.cfg.get_int("host.cores")), host::HostBus::kPcieConfigBase,
              host::HostBus::kPcieMmioBase),
+      blkmq(svc.cfg, svc.stats, driver, static_cast<unsigned>(svc.cfg.get_int("host.cores")),
+            static_cast<unsigned>(svc.cfg.get_int("host.cores"))),
       workload(svc, static_cast<unsigned>(svc.cfg.get_int("host.cores"))),
       link("pcie", svc),
       nvme("nvme", svc),
@@ -62,9 +65,12 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc)
   fw.ftl.bind(ftl.target);
   ftl.flash.bind(flash.target);
   for (unsigned c = 0; c < static_cast<unsigned>(svc.cfg.get_int("host.cores")); ++c) {
-    cores_.push_back(std::make_unique<host::HostCore>(fmt::format("core{}", c).c_str(), svc, c, driver, workload));
+    cores_.push_back(
+        std::make_unique<host::HostCore>(fmt::format("core{}", c).c_str(), svc, c, driver, blkmq, workload));
     intc.cpu.bind(cores_.back()->irq);
+    peers_.push_back(cores_.back().get());
   }
+  for (auto& c : cores_) c->set_peers(&peers_);
 }
 
 uint64_t ServerTop::kernel_events() const {

@@ -4,6 +4,7 @@
 // and the SSD (NVMe controller -> firmware -> FTL -> flash array).
 //
 //   HostCore* --(irq)-- InterruptController
+//   HostCore* -> BlkMqQueue -> NvmeDriver (hardware queue k = I/O queue pair k)
 //   NvmeDriver -> HostBus -> HostDram | InterruptController | PcieLink.down
 //   PcieLink.down -> NvmeController.bar0      NvmeController.dma -> PcieLink.up -> HostBus
 //   NvmeController -> Firmware -> PageMappingFtl -> FlashArray
@@ -13,6 +14,7 @@
 
 #include "vp/core/Services.hpp"
 #include "vp/flash/FlashArray.hpp"
+#include "vp/host/BlkMqQueue.hpp"
 #include "vp/host/HostBus.hpp"
 #include "vp/host/HostCore.hpp"
 #include "vp/host/HostDram.hpp"
@@ -43,6 +45,7 @@ class ServerTop : public sc_core::sc_module {
   host::InterruptController intc;
   host::HostBus bus;
   host::NvmeDriver driver;
+  host::BlkMqQueue blkmq;
   host::Workload workload;
   pcie::PcieLink link;
   ssd::NvmeController nvme;
@@ -52,6 +55,7 @@ class ServerTop : public sc_core::sc_module {
 
  private:
   std::vector<std::unique_ptr<host::HostCore>> cores_;
+  std::vector<host::HostCore*> peers_;
 };
 
 }  // namespace vp::platform

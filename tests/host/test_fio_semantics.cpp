@@ -36,11 +36,14 @@ TEST_CASE("numjobs clones a job over the cores cpus_allowed names", "[host][fio]
   for (const auto& j : s["jobs"]) CHECK(j["ios"] == 300);
 }
 
-TEST_CASE("a job deeper than the NVMe queue waits in the driver for command ids", "[host][fio]") {
-  // A 4-entry SQ holds 3 commands; the other 5 of the job's 8 wait in the driver.
+TEST_CASE("a job deeper than the NVMe queue waits in blk-mq for tags", "[host][fio]") {
+  // A 4-entry SQ holds 3 commands (3 tags); the other 5 of the job's 8 wait in
+  // the software queue, not in the driver, whose command ids match the tags.
   auto s = run("quick", {{"host.nvme.queue_depth", "4"}}, "[deep]\nrw=randread\nbs=4k\niodepth=8\nnumber_ios=800\n");
   CHECK(s["jobs"][0]["ios"] == 800);
-  CHECK(s["jobs"][0]["breakdown_us"]["read"]["driver_queue"].get<double>() > 0.5);  // 0 when ids suffice
+  CHECK(s["jobs"][0]["breakdown_us"]["read"]["blk_mq"].get<double>() > 0.5);  // 0 when tags suffice
+  CHECK(s["jobs"][0]["breakdown_us"]["read"]["driver_queue"].get<double>() == 0.0);
+  CHECK(s["counters"]["host.blkmq.tag_waits"].get<uint64_t>() > 0);
   CHECK(s["counters"]["host.nvme.io_submitted"] == 800);
 }
 

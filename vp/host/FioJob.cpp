@@ -152,6 +152,10 @@ void apply(FioJob& j, const Opt& o) {
     j.bs = v;
   } else if (k == "iodepth") {
     j.iodepth = static_cast<unsigned>(o.ranged(1, 65536));
+  } else if (k == "workload_attr") {
+    j.workload_attr = static_cast<unsigned>(o.ranged(0, 255));
+  } else if (k == "iodepth_batch_submit" || k == "iodepth_batch") {
+    j.iodepth_batch_submit = std::max(1u, static_cast<unsigned>(o.ranged(0, 65536)));  // fio: 0 means 1
   } else if (k == "size") {
     // Setting one form resets the other so equal jobs compare equal.
     if (auto p = o.percent(0, 100)) {
@@ -291,6 +295,7 @@ std::string FioJob::to_fio() const {
   if (!read_iolog.empty()) o += fmt::format("read_iolog={}\n", read_iolog);
   o += fmt::format("replay_no_stall={}\nreplay_time_scale={}\nreplay_format={}\nreplay_fit={}\n", int(replay_no_stall),
                    replay_time_scale, trace_format_name(replay_format), replay_fit_name(replay_fit));
+  o += fmt::format("iodepth_batch_submit={}\nworkload_attr={}\n", iodepth_batch_submit, workload_attr);
   return o;
 }
 
@@ -299,7 +304,8 @@ bool FioJob::operator==(const FioJob& o) const {
     return std::tie(j.name, j.rw, j.rwmixread, j.bs, j.iodepth, j.size, j.size_percent, j.offset, j.offset_percent,
                     j.number_ios, j.runtime_ps, j.time_based, j.numjobs, j.cpus_allowed, j.thinktime_ps, j.rate_iops,
                     j.randseed, j.direct, j.ioengine, j.verify, j.stonewall, j.startdelay_ps, j.filename, j.read_iolog,
-                    j.replay_no_stall, j.replay_time_scale, j.replay_format, j.replay_fit);
+                    j.replay_no_stall, j.replay_time_scale, j.replay_format, j.replay_fit, j.iodepth_batch_submit,
+                    j.workload_attr);
   };
   return tie(*this) == tie(o);
 }

@@ -19,6 +19,8 @@ struct FioJob {
   unsigned rwmixread = 50;  // percent reads for RandRW / SeqRW
   uint64_t bs = 4096;
   unsigned iodepth = 1;
+  unsigned iodepth_batch_submit = 1;  // I/Os submitted per io_submit call
+  unsigned workload_attr = 0;  // FlashVP: the job's FlashShare workload attribute (as chworkload_attr sets it)
   uint64_t size = 0;
   double size_percent = 100.0;  // size==0 => use size_percent of the device
   uint64_t offset = 0;

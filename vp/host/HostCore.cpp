@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "vp/core/RequestLog.hpp"
+#include "vp/host/BlkMqQueue.hpp"
 #include "vp/host/FioJobRunner.hpp"
 #include "vp/host/NvmeDriver.hpp"
 #include "vp/host/Workload.hpp"
@@ -23,12 +24,14 @@ CoreCosts HostCore::costs_from(const Config& c) {
           c.get_time("host.core.ctx_switch_cost")};
 }
 
-HostCore::HostCore(sc_core::sc_module_name name, Services& svc, unsigned id, NvmeDriver& drv, Workload& wl)
+HostCore::HostCore(sc_core::sc_module_name name, Services& svc, unsigned id, NvmeDriver& drv, BlkMqQueue& blk,
+                   Workload& wl)
     : sc_module(name),
       irq("irq"),
       svc_(svc),
       id_(id),
       drv_(drv),
+      blk_(blk),
       wl_(wl),
       cost_(costs_from(svc.cfg)),
       busy_ps_(svc.stats.counter(fmt::format("host.core{}.busy_ps", id), "ps", "time the core was busy")),
@@ -42,6 +45,11 @@ HostCore::HostCore(sc_core::sc_module_name name, Services& svc, unsigned id, Nvm
 
 void HostCore::interrupt(uint32_t vector) {
   pending_.push_back(vector);
+  wake_.notify();
+}
+
+void HostCore::remote_completion() {
+  ++remote_;
   wake_.notify();
 }
 
@@ -79,14 +87,17 @@ void HostCore::service_interrupts(bool was_blocked) {
       IoRequest& r = *done_[i];
       t += cost_.complete;
       DeviceHalf* d = svc_.tracker.device(r.sqid, r.cid);
-      if (d && d->valid) {
+      if (d && d->valid) {  // every I/O a merged command carried shares its device half
         r.clock.join(d->clock, Stage::SqWait);
         r.attr = d->attr;
         r.result = d->result;
-        d->valid = false;
       }
       r.clock.mark(Stage::Interrupt, t);
     }
+  }
+  for (IoRequest* r : done_) {
+    if (DeviceHalf* d = svc_.tracker.device(r->sqid, r->cid)) d->valid = false;
+    if (!r->merged) blk_.completed(r->sqid - 1u, now);  // one tag per command
   }
   if (was_blocked && !done_.empty()) {
     t += cost_.ctx_switch;
@@ -100,7 +111,8 @@ void HostCore::service_interrupts(bool was_blocked) {
       svc_.requests->write({r->job->result().name, r->write, r->lba, r->bytes, r->sqid, r->cid, r->status, r->attr,
                             r->result, r->issued, end, r->clock});
     r->job->complete(*r, end);
-    if (r->job->core() != id_) wl_.completed_elsewhere(r->job->core());
+    unsigned owner = r->job->core();
+    if (owner != id_ && peers_) (*peers_)[owner]->remote_completion();
   }
   if (!done_.empty()) wl_.job_progress(drv_);
 }
@@ -114,6 +126,14 @@ void HostCore::run() {
       blocked = false;
       continue;
     }
+    if (remote_) {  // woken by another core's completion of our job's I/O
+      remote_ = 0;
+      if (blocked) {
+        busy(cost_.ctx_switch);
+        ++ctx_switches_;
+      }
+      blocked = false;
+    }
     if (!drv_.ready()) {
       sc_core::wait(wake_ | drv_.ready_event());
       continue;
@@ -123,10 +143,18 @@ void HostCore::run() {
     Tick now = now_ps();
     if (FioJobRunner* j = pick(now)) {
       blocked = false;
-      IoRequest& r = j->issue(now);
-      busy(cost_.submit);
-      r.clock.mark(Stage::HostSubmit, now_ps());
-      drv_.submit(r, id_);
+      // io_submit plugs batches above AIO_PLUG_THRESHOLD (2) requests.
+      unsigned batch = std::max(1u, j->spec().iodepth_batch_submit);
+      bool plug = batch > 2;
+      if (plug) blk_.start_plug(id_);
+      unsigned n = 0;
+      do {
+        IoRequest& r = j->issue(now_ps());
+        busy(cost_.submit + blk_.submit_cost(r, id_));
+        r.clock.mark(Stage::HostSubmit, now_ps());
+        blk_.submit(r, id_, now_ps());
+      } while (++n < batch && j->can_issue(now_ps()));
+      if (plug) blk_.finish_plug(id_, now_ps());
       continue;
     }
     wl_.job_progress(drv_);
@@ -134,9 +162,9 @@ void HostCore::run() {
     for (FioJobRunner* j : wl_.runners_on(id_)) next = std::min(next, j->next_issue_time(now));
     blocked = true;
     if (next == kNever || next <= now)
-      sc_core::wait(wake_ | wl_.group_started() | wl_.remote_completion(id_));
+      sc_core::wait(wake_ | wl_.group_started());
     else
-      sc_core::wait(to_sc(next - now), wake_ | wl_.group_started() | wl_.remote_completion(id_));
+      sc_core::wait(to_sc(next - now), wake_ | wl_.group_started());
   }
 }
 

@@ -25,6 +25,10 @@ struct IoRequest {
   uint8_t attr = 0;     // workload attribute put in CDW2 (and as the device decoded it)
   uint32_t result = 0;  // device-reported completion field (buffer status)
   Tick issued = 0;
+  // blk-mq merging: the further I/Os carried by the same command (set on the
+  // command's first I/O), and whether this one rides in another's command.
+  IoRequest* next_in_cmd = nullptr;
+  bool merged = false;
   StageClock clock;
   // A command built by hand (tests, tools) instead of from the fields above.
   const nvme::Sqe* raw = nullptr;

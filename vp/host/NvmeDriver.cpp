@@ -320,26 +320,32 @@ void NvmeDriver::bring_up() {
 
 // ---------------------------------------------------------------- I/O
 
-uint64_t NvmeDriver::build_prps(QueuePair& q, uint16_t cid, uint64_t buf, uint32_t bytes) {
-  uint32_t first = std::min<uint32_t>(bytes, kPage - static_cast<uint32_t>(buf % kPage));
-  uint32_t left = bytes - first;
-  if (left == 0) return 0;
-  uint64_t next = buf + first;
-  if (left <= kPage) return next;
+uint64_t NvmeDriver::build_prps(QueuePair& q, uint16_t cid, const IoRequest& head) {
+  // PRP1 covers the first segment up to its first page boundary; every further
+  // page of every segment is one entry (blk-mq merges only segments that
+  // meet at page boundaries, so each later one starts at page offset 0).
+  pages_.clear();
+  for (const IoRequest* s = &head; s; s = s->next_in_cmd) {
+    uint64_t a = s == &head ? (s->buf_addr / kPage + 1) * kPage : s->buf_addr, end = s->buf_addr + s->bytes;
+    for (; a < end; a += kPage) pages_.push_back(a);
+  }
+  if (pages_.empty()) return 0;
+  if (pages_.size() == 1) return pages_[0];
   // A list: 512 entries per page, the last one chaining when more follow.
   if (q.prp_lists.empty()) q.prp_lists.assign(q.size, 0);
   if (q.prp_lists[cid] == 0) q.prp_lists[cid] = alloc(2 * kPage);
   uint64_t list = q.prp_lists[cid];
-  uint32_t n = (left + kPage - 1) / kPage;
+  size_t n = pages_.size();
+  if (n > 511 + 512) fail(fmt::format("a command of {} pages needs more than two PRP list pages", n + 1));
   auto* e = reinterpret_cast<uint64_t*>(dram_ + list);
   uint32_t slot = 0;
-  for (uint32_t i = 0; i < n; ++i) {
+  for (size_t i = 0; i < n; ++i) {
     if (slot == 511 && n - i > 1) {
       e[slot] = list + kPage;
       e = reinterpret_cast<uint64_t*>(dram_ + list + kPage);
       slot = 0;
     }
-    e[slot++] = next + uint64_t(i) * kPage;
+    e[slot++] = pages_[i];
   }
   return list;
 }
@@ -361,18 +367,22 @@ void NvmeDriver::write_sqe(QueuePair& q, IoRequest& r, uint16_t cid) {
     c = *r.raw;
     c.cdw0 = (c.cdw0 & 0xFFFF) | (uint32_t(cid) << 16);
   } else if (!r.flush) {
+    uint32_t nlb = 0;
+    for (const IoRequest* s = &r; s; s = s->next_in_cmd) nlb += s->nlb;
     c.prp1 = r.buf_addr;
-    c.prp2 = build_prps(q, cid, r.buf_addr, r.bytes);
+    c.prp2 = build_prps(q, cid, r);
     c.cdw10 = static_cast<uint32_t>(r.lba);
     c.cdw11 = static_cast<uint32_t>(r.lba >> 32);
-    c.cdw12 = (r.nlb - 1) & 0xFFFF;
+    c.cdw12 = (nlb - 1) & 0xFFFF;
   }
   std::memcpy(dram_ + q.sq + uint64_t(q.sq_tail) * sizeof(Sqe), &c, sizeof c);
   q.sq_tail = (q.sq_tail + 1) % q.size;
   q.by_cid[cid] = &r;
-  r.sqid = q.qid;
-  r.cid = cid;
-  r.clock.mark(Stage::DriverQueue, now_ps());
+  for (IoRequest* s = &r; s; s = s->next_in_cmd) {
+    s->sqid = q.qid;
+    s->cid = cid;
+    s->clock.mark(Stage::DriverQueue, now_ps());
+  }
   ++commands_;
   mmio_write(sq_tail_doorbell(q.qid, dstrd_), q.sq_tail, 4);
   ++doorbells_;
@@ -433,7 +443,10 @@ void NvmeDriver::reap(QueuePair& q, std::vector<IoRequest*>& done) {
       raw_ev_.notify();
       continue;
     }
-    done.push_back(r);
+    for (IoRequest* s = r; s; s = s->next_in_cmd) {
+      s->status = e.status();
+      done.push_back(s);
+    }
   }
   if (!any) return;
   mmio_write(cq_head_doorbell(q.qid, dstrd_), q.cq_head, 4);

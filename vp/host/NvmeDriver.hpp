@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "vp/core/Services.hpp"
+#include "vp/host/BlkMqDriver.hpp"
 #include "vp/host/IoRequest.hpp"
 #include "vp/ssd/NvmeSpec.hpp"
 
@@ -39,7 +40,7 @@ struct ControllerInfo {
   uint32_t version = 0;
 };
 
-class NvmeDriver : public sc_core::sc_module {
+class NvmeDriver : public sc_core::sc_module, public BlkMqDriver {
  public:
   tlm_utils::simple_initiator_socket<NvmeDriver> bus;  // the CPU complex's port to the host bus
 
@@ -56,7 +57,12 @@ class NvmeDriver : public sc_core::sc_module {
 
   // Puts `r` in core `core`'s SQ and rings the doorbell, or holds it until a
   // command id frees up. The request's DriverQueue stage ends when it is in the SQ.
+  // I/Os chained behind `r` (next_in_cmd, blk-mq merging) ride in the same
+  // command: one PRP segment each, and each completes with it.
   void submit(IoRequest& r, unsigned core);
+  // blk-mq's view: hardware queue k is core k's queue pair.
+  uint32_t max_transfer() const override { return info_.max_transfer; }
+  void issue(IoRequest& head, unsigned hwq) override { submit(head, hwq); }
   // Interrupt handler body for `vector`: reaps the CQ, rings its head
   // doorbell, refills the SQ from held requests. Completed I/O requests are
   // appended to `done`.
@@ -95,7 +101,7 @@ class NvmeDriver : public sc_core::sc_module {
   void reap(QueuePair& q, std::vector<IoRequest*>& done);
   void start_of_simulation() override;
   void write_sqe(QueuePair& q, IoRequest& r, uint16_t cid);
-  uint64_t build_prps(QueuePair& q, uint16_t cid, uint64_t buf, uint32_t bytes);
+  uint64_t build_prps(QueuePair& q, uint16_t cid, const IoRequest& head);
   void transport(tlm::tlm_command cmd, uint64_t addr, uint8_t* p, unsigned len, bool wait_for_it);
   [[noreturn]] void fail(const std::string& what);
 
@@ -119,6 +125,7 @@ class NvmeDriver : public sc_core::sc_module {
   nvme::Cqe admin_cqe_{};
   bool admin_done_ = false;
   tlm::tlm_generic_payload gp_;
+  std::vector<uint64_t> pages_;  // scratch: PRP entries after PRP1
   Counter &doorbells_, &commands_;
 };
 

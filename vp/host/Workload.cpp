@@ -75,7 +75,6 @@ void Workload::check(const std::vector<FioJob>& jobs, const Config& cfg, uint64_
 }
 
 Workload::Workload(Services& svc, unsigned cores) : per_core_(cores) {
-  for (unsigned c = 0; c < cores; ++c) remote_done_.push_back(std::make_unique<sc_core::sc_event>());
   std::vector<FioJob> jobs = jobs_from(svc.cfg);
   std::vector<unsigned> load(cores, 0);
   uint64_t index = 0;

@@ -33,11 +33,6 @@ class Workload {
   // A core reports a completion; may start the next group or end the run.
   void job_progress(NvmeDriver& drv);
   const sc_core::sc_event& group_started() const { return group_ev_; }
-  // A core completed I/O of jobs placed on `core` (a shared MSI or INTx
-  // interrupt is handled on one core): the owner may issue again, as
-  // blk-mq's completion IPI to the submitting CPU would tell it.
-  void completed_elsewhere(unsigned core) { remote_done_[core]->notify(sc_core::SC_ZERO_TIME); }
-  const sc_core::sc_event& remote_completion(unsigned core) const { return *remote_done_[core]; }
   bool finished() const { return finished_; }
   const std::vector<std::unique_ptr<FioJobRunner>>& runners() const { return runners_; }
   const VerifyTracker* verify() const { return verify_.get(); }
@@ -51,7 +46,6 @@ class Workload {
   size_t group_ = 0;
   bool finished_ = false;
   sc_core::sc_event group_ev_;
-  std::vector<std::unique_ptr<sc_core::sc_event>> remote_done_;  // per core
 };
 
 }  // namespace vp::host

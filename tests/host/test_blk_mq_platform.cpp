@@ -1,0 +1,206 @@
+// blk-mq in the server platform: what reaches the device, and what the
+// applications get back.
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include "tests/TestSupport.hpp"
+
+using namespace vp::test;
+
+TEST_CASE("contiguous writes queued behind a full hardware queue reach the device as one command intact",
+          "[host][blkmq][platform]") {
+  // One tag (2-entry SQ). The job issues W0 (LBA 0: out at once), W1 (LBA 1:
+  // waits for the tag) and W2 (LBA 2: merges behind W1) 1.5 us apart, long
+  // before W0's program ends. The device sees 2 write commands for 3 writes,
+  // 4 + 8 KiB; the second group reads the 3 blocks back one by one (3 read
+  // commands) and checks them.
+  auto s = run("quick", {{"host.nvme.queue_depth", "2"}},
+               "[w]\nrw=write\nbs=4k\nsize=12k\niodepth=3\nnumber_ios=3\nverify=1\n"
+               "[r]\nstonewall\nrw=read\nbs=4k\nsize=12k\niodepth=1\nnumber_ios=3\nverify=1\n");
+  const auto& c = s["counters"];
+  CHECK(s["jobs"][0]["writes"] == 3);
+  CHECK(s["jobs"][0]["errors"] == 0);
+  CHECK(c["host.blkmq.back_merges"] == 1);
+  CHECK(c["ssd.nvme.write_commands"] == 2);
+  CHECK(c["ssd.nvme.bytes_written"] == 12288);
+  CHECK(c["ssd.nvme.read_commands"] == 3);
+  CHECK(s["verify"]["blocks_checked"] == 3);
+  CHECK(s["verify"]["mismatches"] == 0);
+  CHECK(s["stage_order_violations"] == 0);  // both carried I/Os joined the command's device half
+}
+
+TEST_CASE("an fio batch submitted under a plug merges into one command", "[host][blkmq][platform]") {
+  // iodepth_batch_submit=8: the 8 sequential 4 KiB writes collect in the plug,
+  // merge (7 back merges into the first) and leave at the flush as one
+  // 32 KiB command (within MDTS 128 KiB); read back one by one and verified.
+  auto s = run("quick", {},
+               "[w]\nrw=write\nbs=4k\nsize=32k\niodepth=8\niodepth_batch_submit=8\nnumber_ios=8\nverify=1\n"
+               "[r]\nstonewall\nrw=read\nbs=4k\nsize=32k\niodepth=1\nnumber_ios=8\nverify=1\n");
+  const auto& c = s["counters"];
+  CHECK(s["jobs"][0]["writes"] == 8);
+  CHECK(c["host.blkmq.plug_merges"] == 7);
+  CHECK(c["host.blkmq.plug_flushes"] == 1);
+  CHECK(c["ssd.nvme.write_commands"] == 1);
+  CHECK(c["ssd.nvme.bytes_written"] == 32768);
+  CHECK(s["verify"]["blocks_checked"] == 8);
+  CHECK(s["verify"]["mismatches"] == 0);
+  CHECK(s["stage_order_violations"] == 0);
+}
+
+TEST_CASE("without a batch the same writes go out one command each", "[host][blkmq][platform]") {
+  // The counterpart of the plug test: iodepth 8 but one I/O per submission,
+  // tags free: every write is its own command.
+  auto s = run("quick", {}, "[w]\nrw=write\nbs=4k\nsize=32k\niodepth=8\nnumber_ios=8\n");
+  CHECK(s["counters"]["ssd.nvme.write_commands"] == 8);
+  CHECK(s["counters"]["host.blkmq.plug_flushes"] == 0);
+}
+
+TEST_CASE("the blk-mq insert cost adds to host_submit of a single read", "[host][blkmq][platform]") {
+  // mq-deadline inserts every request into the scheduler: 300 ns on top of
+  // the 1 us submit cost; nothing queued to search and a free tag, so it is
+  // dispatched at once: host_submit = 1.3 us, blk_mq = driver_queue = 0.
+  auto s = run("quick",
+               {{"host.core.submit_cost", "1us"},
+                {"host.blkmq.scheduler", "deadline"},
+                {"host.blkmq.insert_cost", "300ns"},
+                {"host.blkmq.merge_search_cost", "50ns"}},
+               "[one]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=10\nthinktime=200\n");
+  const auto& b = s["jobs"][0]["breakdown_us"]["read"];
+  CHECK(b["host_submit"].get<double>() == Approx(1.3).margin(1e-6));
+  CHECK(b["blk_mq"].get<double>() == Approx(0).margin(1e-6));
+  CHECK(b["driver_queue"].get<double>() == Approx(0).margin(1e-6));
+  CHECK(s["counters"]["host.blkmq.deadline.batches"] == 10);
+}
+
+TEST_CASE("read write isolation never puts a read into a write queue", "[host][blkmq][platform]") {
+  // 4 cores = 4 queue pairs, ratio 0.75: SQs 1-3 take reads, SQ 4 writes.
+  std::string dir = scratch("rwiso");
+  auto o = options("quick", {{"host.cores", "4"}, {"host.blkmq.rw_isolation", "on"}},
+                   "[mix]\nrw=randrw\nbs=4k\niodepth=4\nnumjobs=4\nnumber_ios=400\nsize=8m\n");
+  o.out_dir = dir;
+  o.requests = true;
+  auto cfg = vp::platform::build_config(o);
+  auto r = vp::platform::run_server(cfg, o);
+  REQUIRE(r.aborted.empty());
+  for (const auto& j : r.summary["jobs"]) CHECK(j["ios"] == 400);  // completions on other cores wake the jobs
+  CHECK(r.summary["stage_order_violations"] == 0);
+  std::istringstream csv(slurp(dir + "/requests.csv"));
+  std::string line;
+  std::getline(csv, line);  // header: job,op,lba,bytes,sqid,...
+  uint64_t reads = 0, writes = 0, bad = 0;
+  std::vector<uint64_t> per_sq(5, 0);
+  while (std::getline(csv, line)) {
+    std::vector<std::string> f;
+    std::stringstream ls(line);
+    for (std::string x; std::getline(ls, x, ',');) f.push_back(x);
+    REQUIRE(f.size() > 5);
+    unsigned sq = std::stoul(f[4]);
+    REQUIRE(sq >= 1);
+    REQUIRE(sq <= 4);
+    ++per_sq[sq];
+    if (f[1] == "read") {
+      ++reads;
+      bad += sq == 4;
+    } else {
+      ++writes;
+      bad += sq != 4;
+    }
+  }
+  CHECK(reads + writes == 1600);
+  CHECK(reads > 600);
+  CHECK(writes > 600);
+  CHECK(bad == 0);
+  CHECK(per_sq[4] == writes);
+  // Reads of core k go to SQ k mod 3 + 1: core 3 shares SQ 1 with core 0.
+  CHECK(per_sq[1] > per_sq[2]);
+}
+
+namespace {
+struct Row {
+  std::string job, op;
+  uint64_t lba, sqid, fetch_end;
+};
+// requests.csv rows, with the end of each command's fetch (device side).
+std::vector<Row> request_rows(const std::string& path) {
+  std::istringstream csv(slurp(path));
+  std::string line;
+  std::getline(csv, line);
+  std::vector<std::string> head;
+  std::stringstream hs(line);
+  for (std::string x; std::getline(hs, x, ',');) head.push_back(x);
+  size_t fetch = std::find(head.begin(), head.end(), "fetch_end_ps") - head.begin();
+  std::vector<Row> rows;
+  while (std::getline(csv, line)) {
+    std::vector<std::string> f;
+    std::stringstream ls(line);
+    for (std::string x; std::getline(ls, x, ',');) f.push_back(x);
+    rows.push_back({f[0], f[1], std::stoull(f[2]), std::stoull(f[4]), std::stoull(f.at(fetch))});
+  }
+  return rows;
+}
+}  // namespace
+
+TEST_CASE("the hazard rule makes a bypassing read wait for the queued write of its LBA at the device",
+          "[host][blkmq][platform]") {
+  // One tag, one core. The writer issues W0 (LBA 0, takes the tag) at
+  // t = 0 and W1 (LBA 1, queued) at 1.5 us; the latency-critical reader (attr 1)
+  // starts at 4 us, while W0 is still in flight, and reads LBA 1. W1 must
+  // reach the device first: it is put on the dispatch list ahead of the read.
+  std::string dir = scratch("hazard");
+  auto o = options("quick",
+                   {{"host.cores", "1"}, {"host.nvme.queue_depth", "2"}, {"host.blkmq.bypass", "on"}},
+                   "[w]\nrw=write\nbs=4k\nsize=8k\niodepth=2\nnumber_ios=2\n"
+                   "[r]\nrw=read\nbs=4k\noffset=4k\nsize=4k\niodepth=1\nnumber_ios=1\nworkload_attr=1\n"
+                   "startdelay=4us\n");
+  o.out_dir = dir;
+  o.requests = true;
+  auto r = vp::platform::run_server(vp::platform::build_config(o), o);
+  REQUIRE(r.aborted.empty());
+  const auto& c = r.summary["counters"];
+  CHECK(c["host.blkmq.bypassed"] == 1);
+  CHECK(c["host.blkmq.hazard_ordered"] == 1);
+  auto rows = request_rows(dir + "/requests.csv");
+  REQUIRE(rows.size() == 3);
+  const Row *w1 = nullptr, *rd = nullptr;
+  for (const Row& x : rows) {
+    if (x.op == "write" && x.lba == 1) w1 = &x;
+    if (x.op == "read") rd = &x;
+  }
+  REQUIRE(w1);
+  REQUIRE(rd);
+  CHECK(rd->lba == 1);
+  CHECK(w1->fetch_end < rd->fetch_end);
+}
+
+TEST_CASE("without the bypass the same read keeps its place behind the write", "[host][blkmq][platform]") {
+  // Bypass off: the read (issued after W1) queues behind W1 in the software
+  // queue anyway; nothing is counted as bypassed or ordered.
+  std::string dir = scratch("nobypass");
+  auto o = options("quick", {{"host.cores", "1"}, {"host.nvme.queue_depth", "2"}},
+                   "[w]\nrw=write\nbs=4k\nsize=8k\niodepth=2\nnumber_ios=2\n"
+                   "[r]\nrw=read\nbs=4k\noffset=4k\nsize=4k\niodepth=1\nnumber_ios=1\nworkload_attr=1\n"
+                   "startdelay=4us\n");
+  auto r = vp::platform::run_server(vp::platform::build_config(o), o);
+  REQUIRE(r.aborted.empty());
+  CHECK(r.summary["counters"]["host.blkmq.bypassed"] == 0);
+  CHECK(r.summary["counters"]["host.blkmq.tag_waits"] == 2);  // W1 and the read
+}
+
+TEST_CASE("a bypassing write absorbs the queued write it continues", "[host][blkmq][platform]") {
+  // W0 (LBA 0) in flight, W1 (LBA 1) queued; the latency-critical writer
+  // writes LBA 2 at 4 us: W1 and it leave as one 8 KiB command. 3 writes,
+  // 2 write commands; read back one by one and verified.
+  auto s = run("quick", {{"host.cores", "1"}, {"host.nvme.queue_depth", "2"}, {"host.blkmq.bypass", "on"}},
+               "[w]\nrw=write\nbs=4k\nsize=8k\niodepth=2\nnumber_ios=2\nverify=1\n"
+               "[b]\nrw=write\nbs=4k\noffset=8k\nsize=4k\niodepth=1\nnumber_ios=1\nworkload_attr=1\n"
+               "startdelay=4us\nverify=1\n"
+               "[r]\nstonewall\nrw=read\nbs=4k\nsize=12k\niodepth=1\nnumber_ios=3\nverify=1\n");
+  const auto& c = s["counters"];
+  CHECK(c["host.blkmq.hazard_merged"] == 1);
+  CHECK(c["host.blkmq.hazard_ordered"] == 0);
+  CHECK(c["ssd.nvme.write_commands"] == 2);
+  CHECK(c["ssd.nvme.bytes_written"] == 12288);
+  CHECK(s["verify"]["blocks_checked"] == 3);
+  CHECK(s["verify"]["mismatches"] == 0);
+}

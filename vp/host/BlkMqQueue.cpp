@@ -1,0 +1,361 @@
+#include "vp/host/BlkMqQueue.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "vp/host/DeadlineScheduler.hpp"
+#include "vp/host/NoneScheduler.hpp"
+
+namespace vp::host {
+
+namespace {
+constexpr uint64_t kPage = 4096;                // the PRP page (CC.MPS = 4 KiB)
+constexpr uint32_t kNoMdtsLimit = 4096u << 10;  // Linux's NVME_MAX_KB_SZ when MDTS is 0
+}  // namespace
+
+void BlkMqQueue::declare_params(ParamRegistry& r) {
+  r.choice("host.blkmq.scheduler", "none", {"none", "deadline"},
+           "I/O scheduler of every hardware queue: none (software queues, first in first out) or mq-deadline");
+  r.choice("host.blkmq.bypass", "off", {"off", "on"},
+           "FlashShare: requests with a non-zero workload attribute skip plug, merging and scheduler (with the "
+           "same-LBA hazard rule)");
+  r.choice("host.blkmq.rw_isolation", "off", {"off", "on"},
+           "read/write queue isolation (IMCOM'17): reads use only the read hardware queues, writes only the "
+           "write ones");
+  r.real("host.blkmq.read_queue_ratio", 0.75,
+         "with rw_isolation: fraction of the hardware queues that serve reads (0.75 = RQ:WQ 3:1), rounded, at "
+         "least one queue of each kind")
+      .range(0.0, 1.0);
+  r.time("host.blkmq.insert_cost", "100ns",
+         "CPU time to allocate and insert a request into a plug, software queue or scheduler (on top of "
+         "host.core.submit_cost)");
+  r.time("host.blkmq.merge_search_cost", "25ns",
+         "CPU time per queued request examined by the merge search or the FlashShare hazard scan");
+  r.integer("host.blkmq.max_segments", 128, "application I/Os (PRP segments) one merged command may carry")
+      .range(1, 1024);
+  r.rule([](const Config& c) {
+    if (c.get_string("host.blkmq.rw_isolation") == "on" && c.get_int("host.cores") < 2)
+      c.fail("host.blkmq.rw_isolation", "needs at least two hardware queues, one per core (host.cores >= 2)");
+    double f = c.get_real("host.blkmq.read_queue_ratio");
+    if (f <= 0.0 || f >= 1.0) c.fail("host.blkmq.read_queue_ratio", "must lie strictly between 0 and 1");
+  });
+  DeadlineScheduler::declare_params(r);
+}
+
+BlkMqQueue::BlkMqQueue(const Config& cfg, StatRegistry& s, BlkMqDriver& drv, unsigned cores, unsigned hw_queues)
+    : drv_(drv),
+      cost_{cfg.get_time("host.blkmq.insert_cost"), cfg.get_time("host.blkmq.merge_search_cost")},
+      deadline_(cfg.get_string("host.blkmq.scheduler") == "deadline"),
+      bypass_(cfg.get_string("host.blkmq.bypass") == "on"),
+      isolate_(cfg.get_string("host.blkmq.rw_isolation") == "on" && hw_queues >= 2),
+      max_segments_(static_cast<uint32_t>(cfg.get_int("host.blkmq.max_segments"))),
+      hw_(hw_queues),
+      plugs_(cores),
+      back_merges_(s.counter("host.blkmq.back_merges", "merges", "I/Os appended to a queued request")),
+      front_merges_(s.counter("host.blkmq.front_merges", "merges", "I/Os prepended to a queued request")),
+      plug_merges_(s.counter("host.blkmq.plug_merges", "merges", "of the merges, those made in a plug")),
+      plug_flushes_(s.counter("host.blkmq.plug_flushes", "flushes", "plugs flushed to the queues")),
+      dispatches_(s.counter("host.blkmq.dispatches", "commands", "requests issued to the driver (one command each)")),
+      tag_waits_(s.counter("host.blkmq.tag_waits", "requests", "requests queued while their hardware queue had no tag")),
+      bypassed_(s.counter("host.blkmq.bypassed", "requests", "FlashShare: requests that bypassed the queues")),
+      hazard_ordered_(s.counter("host.blkmq.hazard_ordered", "requests",
+                                "FlashShare: queued requests issued ahead of an overlapping bypassing one")),
+      hazard_merged_(s.counter("host.blkmq.hazard_merged", "requests",
+                               "FlashShare: queued contiguous requests merged into a bypassing one")) {
+  auto tags = static_cast<uint32_t>(cfg.get_int("host.nvme.queue_depth")) - 1;  // an SQ of N holds N - 1
+  for (auto& h : hw_) {
+    h.free_tags = tags;
+    if (deadline_)
+      h.sched = std::make_unique<DeadlineScheduler>(DeadlineScheduler::params_from(cfg), s);
+    else
+      h.sched = std::make_unique<NoneScheduler>();
+  }
+  if (isolate_) {
+    auto n = static_cast<long>(hw_queues);
+    read_queues_ = static_cast<unsigned>(
+        std::clamp(std::lround(double(n) * cfg.get_real("host.blkmq.read_queue_ratio")), 1L, n - 1));
+  }
+}
+
+BlkMqQueue::~BlkMqQueue() = default;
+
+unsigned BlkMqQueue::hwq_for(unsigned core, bool write) const {
+  auto n = hw_queues();
+  if (!isolate_) return core % n;
+  return write ? read_queues_ + core % (n - read_queues_) : core % read_queues_;
+}
+
+size_t BlkMqQueue::waiting(unsigned hwq) const { return hw_[hwq].dispatch.size() + hw_[hwq].sched->queued().size(); }
+
+uint32_t BlkMqQueue::max_bytes() const {
+  uint32_t t = drv_.max_transfer();
+  return t ? t : kNoMdtsLimit;
+}
+
+// ---------------------------------------------------------------- merging
+
+// Can a command end with data ending at `a_end` and go on with data starting
+// at `b_start`? Linux's virt boundary for NVMe: no gap inside a PRP page.
+static bool no_gap(uint64_t a_end, uint64_t b_start) { return a_end % kPage == 0 && b_start % kPage == 0; }
+
+bool BlkMqQueue::can_join(const BlkRequest& a, const IoRequest& first_of_b, uint32_t b_bytes,
+                          uint32_t b_segs) const {
+  return uint64_t(a.bytes) + b_bytes <= max_bytes() && a.segments + b_segs <= max_segments_ &&
+         no_gap(a.tail->buf_addr + a.tail->bytes, first_of_b.buf_addr);
+}
+
+bool BlkMqQueue::can_merge(const BlkRequest& rq, const IoRequest& io, bool& front) const {
+  if (io.flush || io.raw || rq.write != io.write || rq.attr != io.attr) return false;
+  if (rq.end() == io.lba && can_join(rq, io, io.bytes, 1)) {
+    front = false;
+    return true;
+  }
+  if (io.lba + io.nlb == rq.lba && uint64_t(rq.bytes) + io.bytes <= max_bytes() &&
+      rq.segments + 1 <= max_segments_ && no_gap(io.buf_addr + io.bytes, rq.head->buf_addr)) {
+    front = true;
+    return true;
+  }
+  return false;
+}
+
+BlkMqQueue::Merge BlkMqQueue::find_merge(const IoRequest& io, unsigned core) const {
+  Merge m;
+  for (BlkRequest* rq : hw_[hwq_for(core, io.write)].sched->merge_candidates(io, core)) {
+    ++m.examined;
+    if (can_merge(*rq, io, m.front)) {
+      m.rq = rq;
+      break;
+    }
+  }
+  return m;
+}
+
+void BlkMqQueue::merge(BlkRequest* rq, IoRequest& io, bool front) {
+  if (front) {
+    io.next_in_cmd = rq->head;
+    rq->head->merged = true;
+    rq->head = &io;
+    rq->lba = io.lba;
+    ++front_merges_;
+  } else {
+    rq->tail->next_in_cmd = &io;
+    rq->tail = &io;
+    io.merged = true;
+    ++back_merges_;
+  }
+  rq->nlb += io.nlb;
+  rq->bytes += io.bytes;
+  ++rq->segments;
+}
+
+// ---------------------------------------------------------------- requests
+
+BlkRequest* BlkMqQueue::make(IoRequest& io, unsigned core) {
+  BlkRequest* rq;
+  if (free_.empty()) {
+    rq = &pool_.emplace_back();
+  } else {
+    rq = free_.back();
+    free_.pop_back();
+  }
+  *rq = BlkRequest{};
+  rq->head = rq->tail = &io;
+  rq->write = io.write;
+  rq->lba = io.lba;
+  rq->nlb = io.nlb;
+  rq->bytes = io.bytes;
+  rq->segments = 1;
+  rq->attr = io.attr;
+  rq->core = core;
+  rq->hwq = hwq_for(core, io.write);
+  rq->seq = seq_++;
+  return rq;
+}
+
+void BlkMqQueue::release(BlkRequest* rq) { free_.push_back(rq); }
+
+void BlkMqQueue::issue(BlkRequest* rq, Tick now) {
+  HwQueue& q = hw_[rq->hwq];
+  --q.free_tags;
+  for (IoRequest* io = rq->head; io; io = io->next_in_cmd) io->clock.mark(Stage::BlkMq, now);
+  IoRequest* head = rq->head;
+  head->attr = rq->attr;  // the command's attribute (a hazard merge may join attributes)
+  unsigned h = rq->hwq;
+  ++dispatches_;
+  release(rq);
+  drv_.issue(*head, h);
+}
+
+void BlkMqQueue::run(unsigned h, Tick now) {
+  HwQueue& q = hw_[h];
+  while (q.free_tags > 0) {
+    BlkRequest* rq;
+    if (!q.dispatch.empty()) {
+      rq = q.dispatch.front();
+      q.dispatch.pop_front();
+    } else if (!(rq = q.sched->dispatch(now))) {
+      break;
+    }
+    issue(rq, now);
+  }
+}
+
+void BlkMqQueue::insert(BlkRequest* rq, Tick now) {
+  HwQueue& q = hw_[rq->hwq];
+  if (q.free_tags == 0) ++tag_waits_;
+  q.sched->insert(rq, now);
+  run(rq->hwq, now);
+}
+
+void BlkMqQueue::send_or_hold(BlkRequest* rq, Tick now) {
+  HwQueue& q = hw_[rq->hwq];
+  if (q.free_tags > 0 && q.dispatch.empty()) {
+    issue(rq, now);
+  } else {
+    ++tag_waits_;
+    q.dispatch.push_back(rq);
+  }
+}
+
+// ---------------------------------------------------------------- submission
+
+Tick BlkMqQueue::submit_cost(const IoRequest& io, unsigned core) const {
+  if (bypasses(io)) {
+    size_t examined = plugs_[core].requests.size();
+    for (const auto& h : hw_) examined += h.sched->queued().size();
+    return Tick(examined) * cost_.merge_search;
+  }
+  const Plug& p = plugs_[core];
+  if (p.active) {
+    bool front;
+    BlkRequest* last = p.last();
+    if (!last) return cost_.insert;
+    return cost_.merge_search + (can_merge(*last, io, front) ? 0 : cost_.insert);
+  }
+  const HwQueue& q = hw_[hwq_for(core, io.write)];
+  if (!deadline_ && q.sched->empty() && q.dispatch.empty() && q.free_tags > 0) return 0;  // straight to the driver
+  Merge m = find_merge(io, core);
+  return Tick(m.examined) * cost_.merge_search + (m.rq ? 0 : cost_.insert);
+}
+
+void BlkMqQueue::submit(IoRequest& io, unsigned core, Tick now) {
+  io.next_in_cmd = nullptr;
+  io.merged = false;
+  if (bypasses(io)) return bypass(io, core, now);
+  Plug& p = plugs_[core];
+  if (p.active) {
+    bool front;
+    if (BlkRequest* last = p.last(); last && can_merge(*last, io, front)) {
+      merge(last, io, front);
+      ++plug_merges_;
+      return;
+    }
+    if (p.full()) {
+      ++plug_flushes_;
+      std::vector<BlkRequest*> batch;
+      batch.swap(p.requests);
+      for (BlkRequest* rq : batch) insert(rq, now);
+    }
+    p.requests.push_back(make(io, core));
+    return;
+  }
+  HwQueue& q = hw_[hwq_for(core, io.write)];
+  if (!deadline_ && q.sched->empty() && q.dispatch.empty() && q.free_tags > 0) return issue(make(io, core), now);
+  Merge m = find_merge(io, core);
+  if (m.rq) {
+    merge(m.rq, io, m.front);
+    q.sched->merged(m.rq, m.front);
+    return;
+  }
+  insert(make(io, core), now);
+}
+
+void BlkMqQueue::start_plug(unsigned core) { plugs_[core].active = true; }
+
+void BlkMqQueue::finish_plug(unsigned core, Tick now) {
+  Plug& p = plugs_[core];
+  p.active = false;
+  if (p.requests.empty()) return;
+  ++plug_flushes_;
+  std::vector<BlkRequest*> batch;
+  batch.swap(p.requests);
+  for (BlkRequest* rq : batch) insert(rq, now);
+}
+
+void BlkMqQueue::completed(unsigned hwq, Tick now) {
+  ++hw_[hwq].free_tags;
+  run(hwq, now);
+}
+
+// ---------------------------------------------------------------- FlashShare bypass
+
+void BlkMqQueue::bypass(IoRequest& io, unsigned core, Tick now) {
+  ++bypassed_;
+  BlkRequest* rq = make(io, core);
+  struct Queued {
+    BlkRequest* rq;
+    IoScheduler* sched;  // nullptr: in the submitter's plug
+  };
+  std::vector<Queued> all;
+  for (BlkRequest* r : plugs_[core].requests) all.push_back({r, nullptr});
+  for (auto& h : hw_)
+    for (BlkRequest* r : h.sched->queued()) all.push_back({r, h.sched.get()});
+  auto hazard = [](const BlkRequest& a, uint64_t lba, uint32_t nlb, bool write) {
+    return a.overlaps(lba, nlb) && (a.write || write);
+  };
+  // Decided on the queues as they are, before anything moves.
+  std::vector<Queued> ahead, joined;
+  for (const Queued& q : all) {
+    const BlkRequest& c = *q.rq;
+    if (c.overlaps(io.lba, io.nlb)) {
+      if (c.write || io.write) ahead.push_back(q);
+      continue;
+    }
+    if (c.write != io.write || (c.end() != io.lba && io.lba + io.nlb != c.lba)) continue;
+    // A neighbour in hazard with another queued request keeps its place:
+    // moving it would reorder it against that one.
+    bool tied = false;
+    for (const Queued& o : all)
+      if (o.rq != q.rq && hazard(*o.rq, c.lba, c.nlb, c.write)) tied = true;
+    if (!tied) joined.push_back(q);
+  }
+  auto take = [&](const Queued& q) {
+    if (q.sched)
+      q.sched->remove(q.rq);
+    else
+      plugs_[core].remove(q.rq);
+  };
+  for (const Queued& q : joined) {
+    BlkRequest& c = *q.rq;
+    bool before = c.end() == io.lba;
+    if (before ? rq->lba != io.lba : rq->end() != io.lba + io.nlb) continue;  // that side is taken
+    if (before ? !can_join(c, *rq->head, rq->bytes, rq->segments) : !can_join(*rq, *c.head, c.bytes, c.segments))
+      continue;
+    take(q);
+    if (before) {
+      c.tail->next_in_cmd = rq->head;
+      rq->head->merged = true;
+      rq->head = c.head;
+      rq->lba = c.lba;
+    } else {
+      rq->tail->next_in_cmd = c.head;
+      c.head->merged = true;
+      rq->tail = c.tail;
+    }
+    rq->nlb += c.nlb;
+    rq->bytes += c.bytes;
+    rq->segments += c.segments;
+    release(&c);
+    ++hazard_merged_;
+  }
+  std::sort(ahead.begin(), ahead.end(), [](const Queued& a, const Queued& b) { return a.rq->seq < b.rq->seq; });
+  for (const Queued& q : ahead) {
+    take(q);
+    ++hazard_ordered_;
+    send_or_hold(q.rq, now);
+  }
+  send_or_hold(rq, now);
+}
+
+}  // namespace vp::host

@@ -1,0 +1,113 @@
+#pragma once
+// The blk-mq request queue of the NVMe namespace, between the cores'
+// submission path and the NVMe driver (Linux block/blk-mq.c, event driven:
+// it acts when a core submits or flushes a plug and when a command
+// completes; nothing ticks).
+//
+// Hardware queues are the driver's I/O queue pairs; each has depth - 1 tags
+// (an SQ of N entries holds N - 1 commands) and a request takes one before it
+// goes to the driver; a completion frees it and dispatches what waits. A
+// request that finds no tag waits in the software queues (`none`: first in,
+// first out), or always goes through the I/O scheduler (`deadline`). A new
+// I/O merges into a queued request of the same direction that it continues
+// or precedes in LBA, within the device's largest transfer and where the
+// PRP rule allows (the data before the seam ends on a page boundary, the
+// data after it starts at page offset 0, as Linux's virt boundary), so one
+// command carries several application I/Os. Plugged batches collect (and
+// merge) per core and are flushed at the end of the batch.
+//
+// FlashShare bypass: a request with a non-zero workload attribute skips the
+// plug, merging and the scheduler and goes to the driver (or to the front
+// dispatch list of its hardware queue when no tag is free). Same-LBA hazard
+// rule: queued requests (plug, software queues, scheduler) that overlap it,
+// where one of the two writes, are issued ahead of it, oldest first; a
+// queued request of the same direction that it continues or precedes is
+// merged into its command. Overlapping reads stay queued.
+//
+// Read/write queue isolation (IMCOM'17): the hardware queues are split into
+// a read set (the first round(n * read_queue_ratio), at least one) and a write
+// set (the rest, at least one); a core sends reads to read queue core mod
+// |read set| and writes to write queue core mod |write set|. Without it a
+// core uses hardware queue `core`.
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "vp/core/Config.hpp"
+#include "vp/core/Stats.hpp"
+#include "vp/host/BlkMqDriver.hpp"
+#include "vp/host/BlkRequest.hpp"
+#include "vp/host/IoScheduler.hpp"
+#include "vp/host/Plug.hpp"
+
+namespace vp::host {
+
+struct BlkMqCosts {
+  Tick insert, merge_search;
+};
+
+class BlkMqQueue {
+ public:
+  static void declare_params(ParamRegistry& reg);
+  // `hw_queues` I/O queue pairs of `queue_depth` entries, `cores` software queues.
+  BlkMqQueue(const Config& cfg, StatRegistry& stats, BlkMqDriver& drv, unsigned cores, unsigned hw_queues);
+  ~BlkMqQueue();
+
+  unsigned hw_queues() const { return static_cast<unsigned>(hw_.size()); }
+  unsigned hwq_for(unsigned core, bool write) const;
+  uint32_t free_tags(unsigned hwq) const { return hw_[hwq].free_tags; }
+  // Requests of hardware queue `hwq` waiting for a tag (dispatch list and scheduler).
+  size_t waiting(unsigned hwq) const;
+
+  // CPU time blk-mq adds to the submission of `io` by `core` (host.core.submit_cost
+  // covers the rest): insert_cost when it becomes a new queued request,
+  // merge_search_cost per queued request examined for a merge or a hazard.
+  // Worked out from the queues as they are when the core starts submitting.
+  Tick submit_cost(const IoRequest& io, unsigned core) const;
+  void submit(IoRequest& io, unsigned core, Tick now);
+  // A batch (fio iodepth_batch_submit) starts / ends on `core`.
+  void start_plug(unsigned core);
+  void finish_plug(unsigned core, Tick now);
+  // A command of hardware queue `hwq` completed: its tag is free again.
+  void completed(unsigned hwq, Tick now);
+
+ private:
+  struct HwQueue {
+    uint32_t free_tags = 0;
+    std::deque<BlkRequest*> dispatch;  // served before the scheduler
+    std::unique_ptr<IoScheduler> sched;
+  };
+  struct Merge {
+    BlkRequest* rq = nullptr;
+    bool front = false;
+    unsigned examined = 0;
+  };
+  bool bypasses(const IoRequest& io) const { return bypass_ && io.attr != 0; }
+  bool can_join(const BlkRequest& a, const IoRequest& first_of_b, uint32_t b_bytes, uint32_t b_segs) const;
+  bool can_merge(const BlkRequest& rq, const IoRequest& io, bool& front) const;
+  Merge find_merge(const IoRequest& io, unsigned core) const;
+  void merge(BlkRequest* rq, IoRequest& io, bool front);
+  BlkRequest* make(IoRequest& io, unsigned core);
+  void release(BlkRequest* rq);
+  void insert(BlkRequest* rq, Tick now);
+  void issue(BlkRequest* rq, Tick now);
+  void run(unsigned hwq, Tick now);
+  void send_or_hold(BlkRequest* rq, Tick now);
+  void bypass(IoRequest& io, unsigned core, Tick now);
+  uint32_t max_bytes() const;
+
+  BlkMqDriver& drv_;
+  BlkMqCosts cost_;
+  bool deadline_, bypass_, isolate_;
+  unsigned read_queues_ = 0;
+  uint32_t max_segments_;
+  std::vector<HwQueue> hw_;
+  std::vector<Plug> plugs_;  // per core
+  std::deque<BlkRequest> pool_;
+  std::vector<BlkRequest*> free_;
+  uint64_t seq_ = 0;
+  Counter &back_merges_, &front_merges_, &plug_merges_, &plug_flushes_, &dispatches_, &tag_waits_, &bypassed_,
+      &hazard_ordered_, &hazard_merged_;
+};
+
+}  // namespace vp::host

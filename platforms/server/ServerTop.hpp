@@ -39,6 +39,7 @@ class ServerTop : public sc_core::sc_module {
   ServerTop(sc_core::sc_module_name name, Services& svc);
 
   unsigned cores() const { return static_cast<unsigned>(cores_.size()); }
+  host::HostCore& core(unsigned i) { return *cores_.at(i); }
   uint64_t kernel_events() const;
 
   host::HostDram dram;

@@ -7,6 +7,7 @@
 #include <systemc>
 
 #include "platforms/server/ServerRun.hpp"
+#include "vp/host/AppProfile.hpp"
 
 namespace po = boost::program_options;
 using namespace vp;
@@ -26,6 +27,7 @@ int sc_main(int argc, char** argv) {
       ("trace", po::value(&traces)->multitoken(), "what to trace: vcd, requests (comma separated)")
       ("list-params", "print every parameter with type, default and description")
       ("list-presets", "print the built-in presets")
+      ("list-apps", "print the FlashShare Table 3 applications a job can name with app=")
       ("print-config", "print the effective configuration and exit");
   po::variables_map vm;
   try {
@@ -45,6 +47,10 @@ int sc_main(int argc, char** argv) {
   }
   if (vm.count("list-presets")) {
     for (const auto& n : preset_names()) fmt::print("{}{}\n", n, n == kDefaultPreset ? " (default)" : "");
+    return 0;
+  }
+  if (vm.count("list-apps")) {
+    std::cout << vp::host::AppProfile::table();
     return 0;
   }
   if (!add_sets(sets, opt, "vp-server")) return 2;

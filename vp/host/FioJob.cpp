@@ -1,5 +1,7 @@
 #include "vp/host/FioJob.hpp"
 
+#include "vp/host/AppProfile.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -184,6 +186,22 @@ void apply(FioJob& j, const Opt& o) {
     j.cpus_allowed = o.cpu_list();
   } else if (k == "thinktime") {
     j.thinktime_ps = o.time(kPsPerUs);  // fio: plain thinktime is microseconds
+  } else if (k == "thinktime_spin") {
+    j.thinktime_spin_ps = o.time(kPsPerUs);
+  } else if (k == "thinktime_insts") {
+    j.thinktime_insts = o.ranged(0, UINT64_MAX);
+  } else if (k == "percentage_random") {
+    j.percentage_random = static_cast<unsigned>(o.ranged(0, 100));
+  } else if (k == "app") {
+    const AppProfile* a = AppProfile::find(o.value());
+    if (!a) o.fail(fmt::format("is not an application of FlashShare Table 3 ({})", AppProfile::names()));
+    // Options after app= (or in the job after a [global] app=) override these.
+    j.app = a->name;
+    j.rw = RwMode::RandRW;
+    j.rwmixread = a->rwmixread();
+    j.bs = a->bs();
+    j.percentage_random = a->percentage_random();
+    j.thinktime_insts = a->insts_per_io();
   } else if (k == "rate_iops") {
     j.rate_iops = o.ranged(0, UINT64_MAX);
   } else if (k == "randseed") {
@@ -282,7 +300,9 @@ std::string FioJob::rw_name() const {
 std::string FioJob::to_fio() const {
   // Every value is written, so a [global] placed before the section cannot
   // change the job; only empty strings/lists (which fio cannot spell) are left out.
-  std::string o = fmt::format("[{}]\nrw={}\nrwmixread={}\nbs={}\niodepth={}\n", name, rw_name(), rwmixread, bs, iodepth);
+  std::string o = fmt::format("[{}]\n", name);
+  if (!app.empty()) o += fmt::format("app={}\n", app);  // first: the values below override what it fills in
+  o += fmt::format("rw={}\nrwmixread={}\nbs={}\niodepth={}\n", rw_name(), rwmixread, bs, iodepth);
   o += size ? fmt::format("size={}\n", size) : fmt::format("size={}%\n", size_percent);
   o += offset || offset_percent == 0 ? fmt::format("offset={}\n", offset) : fmt::format("offset={}%\n", offset_percent);
   o += fmt::format("number_ios={}\nruntime={}\ntime_based={}\nnumjobs={}\n", number_ios, fmt_time(runtime_ps),
@@ -296,6 +316,8 @@ std::string FioJob::to_fio() const {
   o += fmt::format("replay_no_stall={}\nreplay_time_scale={}\nreplay_format={}\nreplay_fit={}\n", int(replay_no_stall),
                    replay_time_scale, trace_format_name(replay_format), replay_fit_name(replay_fit));
   o += fmt::format("iodepth_batch_submit={}\nworkload_attr={}\n", iodepth_batch_submit, workload_attr);
+  o += fmt::format("thinktime_spin={}\nthinktime_insts={}\npercentage_random={}\n", fmt_time(thinktime_spin_ps),
+                   thinktime_insts, percentage_random);
   return o;
 }
 
@@ -305,7 +327,7 @@ bool FioJob::operator==(const FioJob& o) const {
                     j.number_ios, j.runtime_ps, j.time_based, j.numjobs, j.cpus_allowed, j.thinktime_ps, j.rate_iops,
                     j.randseed, j.direct, j.ioengine, j.verify, j.stonewall, j.startdelay_ps, j.filename, j.read_iolog,
                     j.replay_no_stall, j.replay_time_scale, j.replay_format, j.replay_fit, j.iodepth_batch_submit,
-                    j.workload_attr);
+                    j.workload_attr, j.thinktime_spin_ps, j.thinktime_insts, j.percentage_random, j.app);
   };
   return tie(*this) == tie(o);
 }

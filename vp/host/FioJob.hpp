@@ -31,6 +31,14 @@ struct FioJob {
   unsigned numjobs = 1;
   std::vector<unsigned> cpus_allowed;  // sorted, unique; empty = any
   uint64_t thinktime_ps = 0;
+  // fio: of each thinktime, burn this much CPU on the job's core first, then
+  // sleep the rest (ignored without thinktime, as fio does).
+  uint64_t thinktime_spin_ps = 0;
+  // VP extension: compute of this many instructions after each I/O, spun on
+  // the core at host.core.clock x host.core.ipc (set by app=).
+  uint64_t thinktime_insts = 0;
+  unsigned percentage_random = 100;  // fio: random share of a random job's offsets; the rest continue sequentially
+  std::string app;  // FlashShare Table 3 application this job was filled from (app=), empty if none
   uint64_t rate_iops = 0;  // 0 = unthrottled
   uint64_t randseed = 0;   // 0 = derive from the run seed
   bool direct = true;

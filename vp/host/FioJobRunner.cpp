@@ -11,6 +11,12 @@ namespace vp::host {
 FioJobRunner::FioJobRunner(const FioJob& spec, std::string name, unsigned core, uint64_t seed)
     : spec_(spec), core_(core), rng_(seed) {
   res_.name = std::move(name);
+  // fio's handle_thinktime: spin thinktime_spin (only with a thinktime), then
+  // sleep whatever of thinktime is left.
+  if (spec_.thinktime_ps) {
+    spin_ps_ = spec_.thinktime_spin_ps;
+    sleep_after_spin_ = spec_.thinktime_ps - std::min(spec_.thinktime_ps, spin_ps_);
+  }
   res_.core = core;
   // Loaded while the platform is built (Workload::check has already read it
   // once, so a bad trace stops the run before this).
@@ -104,9 +110,11 @@ IoRequest& FioJobRunner::issue(Tick now) {
   ++issued_;
   issued_bytes_ += r.bytes;
   ++inflight_;
-  // Rate limit spaces issues evenly; think time follows each issue.
-  Tick gap = std::max(interval_, spec_.thinktime_ps);
-  if (gap) next_issue_ = std::max(next_issue_ + interval_, now + spec_.thinktime_ps);
+  // Rate limit spaces issues evenly; think time follows each issue (a
+  // spinning job's think time counts from the end of its spin: spun()).
+  Tick think = spins() ? 0 : spec_.thinktime_ps;
+  Tick gap = std::max(interval_, think);
+  if (gap) next_issue_ = std::max(next_issue_ + interval_, now + think);
   // A timed replay also waits for the next record's time.
   if (replay_ && !spec_.replay_no_stall && trace_next_ < trace_.size())
     next_issue_ = std::max(next_issue_, trace_time(trace_next_));
@@ -119,6 +127,10 @@ IoRequest& FioJobRunner::issue(Tick now) {
   return r;
 }
 
+void FioJobRunner::spun(Tick end) {
+  if (spec_.thinktime_ps) next_issue_ = std::max(next_issue_, end + sleep_after_spin_);
+}
+
 void FioJobRunner::pick_next(IoRequest& r) {
   bool rd;
   switch (spec_.rw) {
@@ -128,7 +140,11 @@ void FioJobRunner::pick_next(IoRequest& r) {
   }
   uint64_t blk;
   if (spec_.is_random()) {
-    blk = rng_.below(region_blocks_);
+    // fio's should_do_random: one draw per I/O unless fully random; the
+    // sequential ones continue from the block after the last I/O.
+    bool random = spec_.percentage_random >= 100 || rng_.below(100) < spec_.percentage_random;
+    blk = random ? rng_.below(region_blocks_) : seq_next_;
+    seq_next_ = (blk + 1) % region_blocks_;
   } else {
     blk = seq_next_;
     seq_next_ = (seq_next_ + 1) % region_blocks_;

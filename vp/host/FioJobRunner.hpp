@@ -41,6 +41,13 @@ class FioJobRunner {
   // When it may issue next if only time holds it back; kNever otherwise.
   Tick next_issue_time(Tick now) const;
   IoRequest& issue(Tick now);
+  // CPU the job burns on its core after each issue (thinktime_spin, and
+  // thinktime_insts converted by the core); the core calls spun() when done,
+  // and the rest of thinktime is slept from there.
+  bool spins() const { return spin_ps_ || spec_.thinktime_insts; }
+  Tick spin_ps() const { return spin_ps_; }
+  uint64_t spin_insts() const { return spec_.thinktime_insts; }
+  void spun(Tick end);
   void complete(IoRequest& r, Tick now);
   bool done() const { return started_ && stopped_ && inflight_ == 0; }
   const JobResult& result() const { return res_; }
@@ -64,6 +71,7 @@ class FioJobRunner {
   uint64_t issued_ = 0, issued_bytes_ = 0;
   uint32_t inflight_ = 0;
   Tick start_time_ = 0, next_issue_ = 0, interval_ = 0;
+  Tick spin_ps_ = 0, sleep_after_spin_ = 0;
   bool started_ = false, stopped_ = false;
   std::vector<IoRequest> slots_;
   std::vector<uint32_t> free_slots_;

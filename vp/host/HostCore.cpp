@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <utility>
+
 #include "vp/core/RequestLog.hpp"
 #include "vp/host/BlkMqQueue.hpp"
 #include "vp/host/FioJobRunner.hpp"
@@ -17,6 +20,11 @@ void HostCore::declare_params(ParamRegistry& r) {
   r.time("host.core.isr_cost", "2.5us", "CPU time of entering and leaving the MSI-X interrupt handler");
   r.time("host.core.complete_cost", "0.5us", "CPU time per completion reaped in the interrupt handler");
   r.time("host.core.ctx_switch_cost", "3.5us", "context switch to a thread blocked waiting for completions");
+  // FlashShare Table 2: 2 GHz ARM cores. With the IPC this turns an
+  // application's instructions between I/Os (thinktime_insts, app=) into core time.
+  r.freq("host.core.clock", "2GHz", "host core clock, for jobs' compute given in instructions (thinktime_insts, app=)");
+  r.real("host.core.ipc", 1.0, "instructions per cycle of the host cores' compute (thinktime_insts, app=)")
+      .range(0.01, 16);
 }
 
 CoreCosts HostCore::costs_from(const Config& c) {
@@ -34,7 +42,16 @@ HostCore::HostCore(sc_core::sc_module_name name, Services& svc, unsigned id, Nvm
       blk_(blk),
       wl_(wl),
       cost_(costs_from(svc.cfg)),
+      insts_per_ps_(svc.cfg.get_freq("host.core.clock") * svc.cfg.get_real("host.core.ipc") / 1e12),
       busy_ps_(svc.stats.counter(fmt::format("host.core{}.busy_ps", id), "ps", "time the core was busy")),
+      user_ps_(svc.stats.counter(fmt::format("host.core{}.cpu_user_ps", id), "ps", "core time in jobs' compute")),
+      kernel_ps_(svc.stats.counter(fmt::format("host.core{}.cpu_kernel_ps", id), "ps",
+                                   "core time in the submission path (blk-mq included) and reaping completions")),
+      irq_ps_(svc.stats.counter(fmt::format("host.core{}.cpu_irq_ps", id), "ps",
+                                "core time entering and leaving interrupt handlers")),
+      ctxsw_ps_(svc.stats.counter(fmt::format("host.core{}.cpu_ctxsw_ps", id), "ps",
+                                  "core time switching to threads woken from waiting")),
+      idle_ps_(svc.stats.counter(fmt::format("host.core{}.cpu_idle_ps", id), "ps", "core time with nothing to do")),
       isrs_(svc.stats.counter("host.isr_runs", "interrupts", "interrupt handler invocations")),
       ctx_switches_(svc.stats.counter("host.context_switches", "switches", "wake-ups of blocked threads")) {
   irq.bind(*this);
@@ -53,12 +70,64 @@ void HostCore::remote_completion() {
   wake_.notify();
 }
 
-void HostCore::busy(Tick t) {
-  if (t == 0) return;
-  busy_ps_ += t;
+Tick HostCore::insts_time(uint64_t insts) const {
+  return static_cast<Tick>(std::llround(double(insts) / insts_per_ps_));
+}
+
+void HostCore::charge(const CpuTime& t) {
+  user_ps_ += t.user;
+  kernel_ps_ += t.kernel;
+  irq_ps_ += t.irq;
+  ctxsw_ps_ += t.ctxsw;
+  idle_ps_ += t.idle;
+  busy_ps_ += t.user + t.kernel + t.irq + t.ctxsw;
+}
+
+// Only the waits in busy() and idle_until() advance this thread's time, so
+// each stretch starts where the one before ended (mark_).
+void HostCore::busy(const CpuTime& t) {
+  Tick d = t.user + t.kernel + t.irq + t.ctxsw;
+  if (d == 0) return;
+  in_busy_ = t;
   busy_trace_ = true;
-  sc_core::wait(to_sc(t));
+  sc_core::wait(to_sc(d));
   busy_trace_ = false;
+  charge(in_busy_);
+  in_busy_ = {};
+  mark_ = now_ps();
+}
+
+void HostCore::idle_until(const sc_core::sc_event_or_list& ev) {
+  in_idle_ = true;
+  sc_core::wait(ev);
+  in_idle_ = false;
+  account_to(now_ps());
+}
+
+void HostCore::idle_until(const sc_core::sc_time& t, const sc_core::sc_event_or_list& ev) {
+  in_idle_ = true;
+  sc_core::wait(t, ev);
+  in_idle_ = false;
+  account_to(now_ps());
+}
+
+CpuTime HostCore::account_to(Tick now) {
+  Tick el = now - mark_;
+  CpuTime c;
+  if (in_busy_.user + in_busy_.kernel + in_busy_.irq + in_busy_.ctxsw == 0) {
+    c.idle = el;  // waiting (or about to: no time passes outside the waits)
+  } else {  // stopped part-way through a busy stretch: charge what has run, in category order
+    using Part = std::pair<Tick*, Tick*>;
+    for (Part p : {Part{&c.user, &in_busy_.user}, Part{&c.kernel, &in_busy_.kernel}, Part{&c.irq, &in_busy_.irq},
+                   Part{&c.ctxsw, &in_busy_.ctxsw}}) {
+      *p.first = std::min(*p.second, el);
+      *p.second -= *p.first;
+      el -= *p.first;
+    }
+  }
+  charge(c);
+  mark_ = now;
+  return {user_ps_.value, kernel_ps_.value, irq_ps_.value, ctxsw_ps_.value, idle_ps_.value};
 }
 
 FioJobRunner* HostCore::pick(Tick now) {
@@ -75,6 +144,7 @@ FioJobRunner* HostCore::pick(Tick now) {
 
 void HostCore::service_interrupts(bool was_blocked) {
   Tick now = now_ps(), t = now;
+  CpuTime c;
   done_.clear();
   while (!pending_.empty()) {
     uint32_t v = pending_.front();
@@ -83,9 +153,11 @@ void HostCore::service_interrupts(bool was_blocked) {
     size_t before = done_.size();
     drv_.handle_irq(v, done_);
     t += cost_.isr;
+    c.irq += cost_.isr;
     for (size_t i = before; i < done_.size(); ++i) {
       IoRequest& r = *done_[i];
       t += cost_.complete;
+      c.kernel += cost_.complete;
       DeviceHalf* d = svc_.tracker.device(r.sqid, r.cid);
       if (d && d->valid) {  // every I/O a merged command carried shares its device half
         r.clock.join(d->clock, Stage::SqWait);
@@ -101,9 +173,10 @@ void HostCore::service_interrupts(bool was_blocked) {
   }
   if (was_blocked && !done_.empty()) {
     t += cost_.ctx_switch;
+    c.ctxsw += cost_.ctx_switch;
     ++ctx_switches_;
   }
-  busy(t - now);
+  busy(c);
   Tick end = now_ps();
   for (IoRequest* r : done_) {
     r->clock.mark(Stage::Wakeup, end);
@@ -129,13 +202,15 @@ void HostCore::run() {
     if (remote_) {  // woken by another core's completion of our job's I/O
       remote_ = 0;
       if (blocked) {
-        busy(cost_.ctx_switch);
+        CpuTime c;
+        c.ctxsw = cost_.ctx_switch;
+        busy(c);
         ++ctx_switches_;
       }
       blocked = false;
     }
     if (!drv_.ready()) {
-      sc_core::wait(wake_ | drv_.ready_event());
+      idle_until(wake_ | drv_.ready_event());
       continue;
     }
     if (!begun && id_ == 0) wl_.begin(drv_);
@@ -150,11 +225,19 @@ void HostCore::run() {
       unsigned n = 0;
       do {
         IoRequest& r = j->issue(now_ps());
-        busy(cost_.submit + blk_.submit_cost(r, id_));
+        CpuTime c;
+        c.kernel = cost_.submit + blk_.submit_cost(r, id_);
+        busy(c);
         r.clock.mark(Stage::HostSubmit, now_ps());
         blk_.submit(r, id_, now_ps());
       } while (++n < batch && j->can_issue(now_ps()));
       if (plug) blk_.finish_plug(id_, now_ps());
+      if (j->spins()) {  // the job's compute after its I/Os, once per I/O issued
+        CpuTime c;
+        c.user = n * (j->spin_ps() + insts_time(j->spin_insts()));
+        busy(c);
+        j->spun(now_ps());
+      }
       continue;
     }
     wl_.job_progress(drv_);
@@ -162,9 +245,9 @@ void HostCore::run() {
     for (FioJobRunner* j : wl_.runners_on(id_)) next = std::min(next, j->next_issue_time(now));
     blocked = true;
     if (next == kNever || next <= now)
-      sc_core::wait(wake_ | wl_.group_started());
+      idle_until(wake_ | wl_.group_started());
     else
-      sc_core::wait(to_sc(next - now), wake_ | wl_.group_started());
+      idle_until(to_sc(next - now), wake_ | wl_.group_started());
   }
 }
 

@@ -10,6 +10,14 @@
 // queue isolation shares queues between cores), that core completes the I/O
 // and wakes the job's core. One SystemC thread per core, woken by interrupts
 // or by the time a job may issue next; none per request.
+//
+// A job's compute (thinktime_spin, thinktime_insts) runs on its core after
+// the issue: while it spins the core does nothing else, so the other jobs on
+// it wait to issue and interrupts wait to be serviced (no preemption).
+// Core time is accounted per category, together always the simulated time:
+// user (job compute), kernel (submission path incl. blk-mq, completion
+// reaping), irq (entering/leaving the ISR), ctxsw (waking a blocked thread:
+// its own category, not kernel) and idle (waiting for an interrupt or a job).
 #include <deque>
 #include <systemc>
 #include <vector>
@@ -29,6 +37,12 @@ struct CoreCosts {
   Tick submit, isr, complete, ctx_switch;
 };
 
+// Core time by category, ps; the five add up to the time accounted.
+struct CpuTime {
+  Tick user = 0, kernel = 0, irq = 0, ctxsw = 0, idle = 0;
+  Tick total() const { return user + kernel + irq + ctxsw + idle; }
+};
+
 class HostCore : public sc_core::sc_module, public IrqSink {
  public:
   sc_core::sc_export<IrqSink> irq;
@@ -45,12 +59,20 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   // Another core completed an I/O of a job on this core.
   void remote_completion();
   uint64_t wakeups() const { return wakeups_; }
+  // Brings the counters up to `now` (the idle or busy stretch in progress)
+  // and returns them; call when the simulation has stopped.
+  CpuTime account_to(Tick now);
+  // Core time of `insts` instructions at host.core.clock x host.core.ipc.
+  Tick insts_time(uint64_t insts) const;
 
  private:
   void run();
   FioJobRunner* pick(Tick now);
   void service_interrupts(bool was_blocked);
-  void busy(Tick t);
+  void busy(const CpuTime& t);  // idle unused
+  void idle_until(const sc_core::sc_event_or_list& ev);
+  void idle_until(const sc_core::sc_time& t, const sc_core::sc_event_or_list& ev);
+  void charge(const CpuTime& t);
 
   Services& svc_;
   unsigned id_;
@@ -66,7 +88,11 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   uint64_t wakeups_ = 0;
   bool busy_trace_ = false;
   std::vector<IoRequest*> done_;
-  Counter &busy_ps_, &isrs_, &ctx_switches_;
+  double insts_per_ps_;
+  Tick mark_ = 0;                // everything before this is in the counters
+  CpuTime in_busy_{};            // the busy stretch in progress (charged when it ends)
+  bool in_idle_ = false;
+  Counter &busy_ps_, &user_ps_, &kernel_ps_, &irq_ps_, &ctxsw_ps_, &idle_ps_, &isrs_, &ctx_switches_;
 };
 
 }  // namespace vp::host

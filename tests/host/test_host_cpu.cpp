@@ -1,0 +1,220 @@
+// Core time of the modeled host: jobs' compute (thinktime_spin,
+// thinktime_insts, app=) and the per-core accounting by category.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "tests/TestSupport.hpp"
+#include "vp/host/AppProfile.hpp"
+#include "vp/host/FioJob.hpp"
+
+using namespace vp::test;
+
+namespace {
+// Round numbers for the hand arithmetic: submit 1 us, ISR 2 us, reaping
+// 0.5 us per completion, context switch 3 us. No blk-mq cost with the
+// `none` scheduler and a free tag.
+const Sets kCosts = {{"host.core.submit_cost", "1us"},
+                     {"host.core.isr_cost", "2us"},
+                     {"host.core.complete_cost", "500ns"},
+                     {"host.core.ctx_switch_cost", "3us"}};
+
+Sets with(Sets a, const Sets& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+struct Req {
+  std::string job;
+  uint64_t lba, issued;
+  double latency_ns;
+};
+
+// Rows of requests.csv sorted by issue time.
+std::vector<Req> requests(const std::string& dir) {
+  std::istringstream csv(slurp(dir + "/requests.csv"));
+  std::string line;
+  std::getline(csv, line);  // header: job,op,lba,bytes,sqid,cid,status,attr,result,issue_ps,...,latency_ns
+  std::vector<Req> rows;
+  while (std::getline(csv, line)) {
+    std::vector<std::string> f;
+    std::stringstream ls(line);
+    for (std::string x; std::getline(ls, x, ',');) f.push_back(x);
+    rows.push_back({f[0], std::stoull(f[2]), std::stoull(f[9]), std::stod(f.back())});
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const Req& a, const Req& b) { return a.issued < b.issued; });
+  return rows;
+}
+
+nlohmann::json run_traced(const std::string& dir, const Sets& sets, const std::string& fio) {
+  auto o = options("quick", sets, fio);
+  o.out_dir = dir;
+  o.requests = true;
+  auto cfg = vp::platform::build_config(o);
+  auto r = vp::platform::run_server(cfg, o);
+  REQUIRE(r.aborted.empty());
+  return r.summary;
+}
+}  // namespace
+
+TEST_CASE("thinktime_spin is user time and the core categories add up to the simulated time", "[host][cpu]") {
+  // Core 1 runs only this job (core 0 takes the admin interrupts of bring-up).
+  auto s = run("quick", with(kCosts, {{"host.cores", "2"}}),
+               "[spin]\nrw=randread\nbs=4k\niodepth=1\nthinktime=10us\nthinktime_spin=10us\nnumber_ios=10\n"
+               "cpus_allowed=1\n");
+  REQUIRE(s["jobs"][0]["ios"] == 10);
+  const auto& c = s["cpu"][1];
+  // user = 10 x 10 us spin = 100 us; kernel = 10 x (1 us submit + 0.5 us reap)
+  // = 15 us; irq = 10 x 2 us = 20 us.
+  CHECK(c["user_ps"] == 100000000);
+  CHECK(c["kernel_ps"] == 15000000);
+  CHECK(c["irq_ps"] == 20000000);
+  // The device takes under 10 us for a 4 KiB read here, so each completion
+  // waits for the spin to end and the job never blocks: no context switch,
+  // and every latency is 1 us submit + 10 us spin + 2.5 us ISR = 13.5 us.
+  CHECK(c["ctxsw_ps"] == 0);
+  CHECK(s["jobs"][0]["latency_us"]["read"]["max"].get<double>() == Approx(13.5));
+  CHECK(s["jobs"][0]["latency_us"]["read"]["min"].get<double>() == Approx(13.5));
+  uint64_t sum = c["user_ps"].get<uint64_t>() + c["kernel_ps"].get<uint64_t>() + c["irq_ps"].get<uint64_t>() +
+                 c["ctxsw_ps"].get<uint64_t>() + c["idle_ps"].get<uint64_t>();
+  CHECK(sum == c["elapsed_ps"].get<uint64_t>());
+  CHECK(c["elapsed_ps"].get<double>() == Approx(s["sim_time_s"].get<double>() * 1e12));
+  // The same figures are registered as counters.
+  CHECK(s["counters"]["host.core1.cpu_user_ps"] == 100000000);
+  CHECK(s["counters"]["host.core1.cpu_idle_ps"] == c["idle_ps"]);
+  // Core 0 did only bring-up: no user time, and it adds up too.
+  const auto& c0 = s["cpu"][0];
+  CHECK(c0["user_ps"] == 0);
+  CHECK(c0["user_ps"].get<uint64_t>() + c0["kernel_ps"].get<uint64_t>() + c0["irq_ps"].get<uint64_t>() +
+            c0["ctxsw_ps"].get<uint64_t>() + c0["idle_ps"].get<uint64_t>() ==
+        c0["elapsed_ps"].get<uint64_t>());
+}
+
+TEST_CASE("without thinktime the spin is ignored as fio ignores it", "[host][cpu]") {
+  auto s = run("quick", with(kCosts, {{"host.cores", "2"}}),
+               "[nospin]\nrw=randread\nbs=4k\niodepth=1\nthinktime_spin=10us\nnumber_ios=10\ncpus_allowed=1\n");
+  CHECK(s["cpu"][1]["user_ps"] == 0);
+  CHECK(s["cpu"][1]["kernel_ps"] == 15000000);  // 10 x (1 + 0.5) us, as above
+}
+
+TEST_CASE("a job spinning on a core delays the issues and completions of another job there", "[host][cpu]") {
+  // Both jobs on core 1, picked in job order at the group's start t0:
+  //   t0         A issues (1 us submit)
+  //   t0+1 us    A spins 50 us; A's read (about 20 us) completes meanwhile
+  //              but its interrupt waits for the core
+  //   t0+51 us   ISR 2 us + reap 0.5 us (A was not blocked: no switch)
+  //   t0+53.5 us B issues.
+  // So B issues 53.5 us after A (1 us without the spin), and A's latency is
+  // 53.5 us: issue to the end of its completion.
+  std::string dir = scratch("spin2");
+  auto s = run_traced(dir, with(kCosts, {{"host.cores", "2"}}),
+                      "[global]\nrw=randread\nbs=4k\niodepth=1\ncpus_allowed=1\n"
+                      "[A]\nnumber_ios=1\nthinktime=50us\nthinktime_spin=50us\n"
+                      "[B]\nnumber_ios=1\n");
+  auto rows = requests(dir);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].job == "A");
+  CHECK(rows[1].job == "B");
+  CHECK(rows[1].issued - rows[0].issued == 53500000);
+  CHECK(rows[0].latency_ns == Approx(53500.0));
+  CHECK(s["cpu"][1]["user_ps"] == 50000000);
+}
+
+TEST_CASE("the same two jobs without the spin issue one submit cost apart", "[host][cpu]") {
+  // The control of the test above: B issues right after A's 1 us submission.
+  std::string dir = scratch("nospin2");
+  run_traced(dir, with(kCosts, {{"host.cores", "2"}}),
+             "[global]\nrw=randread\nbs=4k\niodepth=1\ncpus_allowed=1\n"
+             "[A]\nnumber_ios=1\nthinktime=50us\n[B]\nnumber_ios=1\n");
+  auto rows = requests(dir);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[1].issued - rows[0].issued == 1000000);
+}
+
+TEST_CASE("app=PR fills the job from FlashShare Table 3", "[host][cpu][fio]") {
+  auto jobs = vp::host::parse_fio("[p]\napp=PR\n", "t.fio");
+  REQUIRE(jobs.size() == 1);
+  const auto& j = jobs[0];
+  CHECK(j.app == "PR");
+  CHECK(j.rw == vp::host::RwMode::RandRW);
+  CHECK(j.rwmixread == 99);            // 0.995: 99.5%, the half goes to the writes
+  CHECK(j.bs == 32768);                // 30 KB rounded up to whole 4 KiB: 32 KiB
+  CHECK(j.percentage_random == 29);    // (1 - 0.71) x 100
+  CHECK(j.thinktime_insts == 2724796);  // 1e6 / 0.367 = 2724795.64 -> nearest
+  // The alias, any case; later options override.
+  auto k = vp::host::parse_fio("[q]\napp=PageRank\nbs=8k\n", "t.fio");
+  CHECK(k[0].app == "PR");
+  CHECK(k[0].bs == 8192);
+  CHECK(k[0].rwmixread == 99);
+  // to_fio keeps both the app and the override.
+  CHECK(vp::host::parse_fio(k[0].to_fio(), "again")[0] == k[0]);
+  CHECK_THROWS_WITH(vp::host::parse_fio("[x]\napp=doom\n", "t.fio"),
+                    Catch::Contains("t.fio:2") && Catch::Contains("bfs, gpgnu"));
+}
+
+TEST_CASE("all thirteen applications of Table 3 are known", "[host][cpu]") {
+  REQUIRE(vp::host::AppProfile::all().size() == 13);
+  // ungzip: read 0.096 -> 9.6% -> 10; 580 KB is 145 x 4 KiB: 580 KiB.
+  const auto* u = vp::host::AppProfile::find("ungzip");
+  REQUIRE(u);
+  CHECK(u->rwmixread() == 10);
+  CHECK(u->bs() == 580 * 1024);
+  // is: 12 KB, 5.761 I/Os per MInst -> 173581 instructions; seq 0.86 -> 14% random.
+  const auto* is = vp::host::AppProfile::find("is");
+  REQUIRE(is);
+  CHECK(is->insts_per_io() == 173581);
+  CHECK(is->percentage_random() == 14);
+  CHECK(is->online);
+  // au: 0.476 -> 47.6% -> 48.
+  CHECK(vp::host::AppProfile::find("au")->rwmixread() == 48);
+}
+
+TEST_CASE("the PR preset spins 1.3624 ms per I/O at 2 GHz and IPC 1", "[host][cpu]") {
+  // 2724796 instructions / (2e9 Hz x 1) = 1.362398 ms = 1362398000 ps per I/O;
+  // two I/Os: 2724796000 ps of user time.
+  auto s = run("quick", with(kCosts, {{"host.cores", "2"}}), "[pr]\napp=PR\nnumber_ios=2\ncpus_allowed=1\n");
+  CHECK(s["jobs"][0]["ios"] == 2);
+  CHECK(s["jobs"][0]["app"] == "PR");
+  CHECK(s["cpu"][1]["user_ps"] == 2724796000ull);
+}
+
+TEST_CASE("host core clock and IPC scale the compute of an app", "[host][cpu]") {
+  // At 4 GHz and IPC 1: 2724796 / 4e9 = 681199 ns per I/O.
+  auto s = run("quick", with(kCosts, {{"host.cores", "2"}, {"host.core.clock", "4GHz"}}),
+               "[pr]\napp=PR\nnumber_ios=2\ncpus_allowed=1\n");
+  CHECK(s["cpu"][1]["user_ps"] == 2 * 681199000ull);
+}
+
+TEST_CASE("half the clock at twice the IPC gives the same compute time", "[host][cpu]") {
+  // 2724796 / (1e9 x 2) s = 1.362398 ms per I/O, as at 2 GHz and IPC 1.
+  auto t = run("quick", with(kCosts, {{"host.cores", "2"}, {"host.core.clock", "1GHz"}, {"host.core.ipc", "2"}}),
+               "[pr]\napp=PR\nnumber_ios=2\ncpus_allowed=1\n");
+  CHECK(t["cpu"][1]["user_ps"] == 2724796000ull);
+}
+
+TEST_CASE("percentage_random makes the rest of a random job's offsets sequential", "[host][cpu][fio]") {
+  // randread, 30% random: each I/O after the first continues the one before
+  // with p = 0.7 (a random pick hitting the next block is ~1 / region blocks,
+  // negligible). Of 1999 successors: mean 0.7 x 1999 = 1399.3, binomial sd
+  // sqrt(1999 x 0.7 x 0.3) = 20.5; accept +-4 sd = +-82: 1318..1481.
+  std::string dir = scratch("prand");
+  run_traced(dir, {}, "[p]\nrw=randread\nbs=4k\niodepth=1\npercentage_random=30\nnumber_ios=2000\nrandseed=7\n");
+  auto rows = requests(dir);
+  REQUIRE(rows.size() == 2000);
+  unsigned seq = 0;
+  for (size_t i = 1; i < rows.size(); ++i) seq += rows[i].lba == rows[i - 1].lba + 1;
+  CHECK(seq >= 1318);
+  CHECK(seq <= 1481);
+}
+
+TEST_CASE("a fully random job has no sequential continuations to speak of", "[host][cpu][fio]") {
+  // Default percentage_random=100: a continuation needs a 1-in-region-blocks hit.
+  std::string dir = scratch("frand");
+  run_traced(dir, {}, "[p]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=2000\nrandseed=7\n");
+  auto rows = requests(dir);
+  unsigned seq = 0;
+  for (size_t i = 1; i < rows.size(); ++i) seq += rows[i].lba == rows[i - 1].lba + 1;
+  CHECK(seq <= 2);
+}

@@ -180,3 +180,62 @@ TEST_CASE("data written through both SQs of a core reads back intact", "[host][n
   CHECK(s["verify"]["mismatches"] == 0);
   for (const auto& j : s["jobs"]) CHECK(j["errors"] == 0);
 }
+
+namespace {
+// One core, the controller taking one command at a time (max_inflight 1)
+// and FlashShare's starvation guard out of reach: tp keeps 16 reads
+// outstanding; lc issues 10 single reads. Returns, per lc read, how many tp
+// commands finished their fetch between the lc read's issue and the end
+// of its own fetch (the tp commands fetched ahead of it).
+std::vector<uint64_t> overtaken(const std::string& name, const std::string& dual, nlohmann::json* s) {
+  auto rows = run_rows(name,
+                       {{"host.cores", "1"},
+                        {"host.nvme.dual_sq", dual},
+                        {"ssd.nvme.max_inflight", "1"},
+                        {"ssd.nvme.flashshare.drain_count", "1000"},
+                        {"ssd.nvme.flashshare.drain_age", "1s"}},
+                       "[tp]\nrw=randread\nbs=4k\niodepth=16\nnumber_ios=400\n"
+                       "[lc]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=10\nworkload_attr=1\nstartdelay=200us\n"
+                       "thinktime=100\n",
+                       s);
+  std::vector<uint64_t> n;
+  for (const Row& l : rows) {
+    if (l.job != "lc") continue;
+    uint64_t k = 0;
+    for (const Row& t : rows) k += t.job == "tp" && t.fetch_end > l.issue && t.fetch_end < l.fetch_end;
+    n.push_back(k);
+  }
+  return n;
+}
+}  // namespace
+
+// Why the bounds hold: with one command inside the controller at a time, a
+// tp read takes about 128 us / 16 = 8 us from fetch to fetch, and an lc read
+// rings its doorbell 1.5 us (host.core submit cost) after its issue, so at
+// most one tp fetch can end between the issue and the doorbell.
+// Dual SQs: after the doorbell the next grant is the high SQ (LS entries
+// always go first, the drain guard is out of reach), so at most 1 tp command
+// is fetched ahead of each lc read. One SQ: the lc read is queued behind the
+// 15 tp reads waiting in SQ 1 (16 outstanding, one inside), so at least 14
+// (the tp job may be one short as the lc read lands) and at most 16.
+TEST_CASE("the latency-critical SQ is fetched ahead of a deep throughput SQ", "[host][nvme][dualsq]") {
+  nlohmann::json s;
+  auto n = overtaken("dualsq-prio", "on", &s);
+  REQUIRE(n.size() == 10);
+  for (auto k : n) CHECK(k <= 1);
+  // Seen from the host: the lc reads' mean SQ wait is below the tp reads'.
+  const auto& tp = s["jobs"][0];
+  const auto& lc = s["jobs"][1];
+  REQUIRE(lc["name"] == "lc");
+  CHECK(lc["breakdown_us"]["read"]["sq_wait"].get<double>() < tp["breakdown_us"]["read"]["sq_wait"].get<double>());
+}
+
+TEST_CASE("one SQ per core makes the latency-critical read wait behind the throughput reads", "[host][nvme][dualsq]") {
+  nlohmann::json s;
+  auto n = overtaken("dualsq-prio-off", "off", &s);
+  REQUIRE(n.size() == 10);
+  for (auto k : n) {
+    CHECK(k >= 14);
+    CHECK(k <= 16);
+  }
+}

@@ -238,8 +238,7 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
     if (opt.requests) reqlog = std::make_unique<RequestLog>((fs::path(opt.out_dir) / "requests.csv").string());
   }
   Services svc{cfg, stats, waves, tracker, static_cast<uint64_t>(cfg.get_int("sim.seed")), reqlog.get()};
-  auto cores = static_cast<unsigned>(cfg.get_int("host.cores"));
-  tracker.resize(cores + 1, static_cast<unsigned>(cfg.get_int("host.nvme.queue_depth")));
+  tracker.resize(host::NvmeDriver::sq_ids(cfg), static_cast<unsigned>(cfg.get_int("host.nvme.queue_depth")));
   ServerTop top("top", svc);
   ssd::SsdImage image(cfg, top.ftl, ServerTop::capacity_bytes(cfg));
 

@@ -69,6 +69,9 @@ class BlkMqQueue {
   void start_plug(unsigned core);
   void finish_plug(unsigned core, Tick now);
   // A command of hardware queue `hwq` completed: its tag is free again.
+  // Callers pass the command's SQ id - 1; with the driver's dual SQs the
+  // latency-critical SQ N+1+k belongs to hardware queue k, so ids past the
+  // hardware queues fold back onto them (both SQs share the queue's tags).
   void completed(unsigned hwq, Tick now);
 
  private:

@@ -28,6 +28,10 @@ void NvmeDriver::declare_params(ParamRegistry& r) {
   r.time("host.nvme.irq_coalescing_time", "0ns",
          "longest a completion may wait for its interrupt when coalescing (rounded up to 100 us units, at most "
          "25.5 ms)");
+  r.choice("host.nvme.dual_sq", "off", {"off", "on"},
+           "FlashShare's two SQs per I/O queue on one CQ: SQ q (QPRIO medium, throughput) and SQ N+q (QPRIO "
+           "high) for requests with a non-zero workload attribute, with vendor-specific arbitration (CC.AMS = "
+           "111b); a controller without it in CAP.AMS gets a warning and one SQ per queue");
   r.rule([](const Config& c) {
     if (c.get_int("host.nvme.irq_coalescing_threshold") > 1 && c.get_time("host.nvme.irq_coalescing_time") == 0)
       c.fail("host.nvme.irq_coalescing_time",
@@ -48,7 +52,16 @@ void NvmeDriver::declare_params(ParamRegistry& r) {
       c.fail("host.cores", fmt::format("one I/O queue pair per core needs ssd.nvme.max_io_queues >= host.cores "
                                        "(ssd.nvme.max_io_queues = {})",
                                        c.get_int("ssd.nvme.max_io_queues")));
+    if (c.get_string("host.nvme.dual_sq") == "on" && 2 * c.get_int("host.cores") > c.get_int("ssd.nvme.max_io_queues"))
+      c.fail("host.nvme.dual_sq", fmt::format("two SQs per core need ssd.nvme.max_io_queues >= 2 * host.cores "
+                                              "(ssd.nvme.max_io_queues = {}, host.cores = {})",
+                                              c.get_int("ssd.nvme.max_io_queues"), c.get_int("host.cores")));
   });
+}
+
+unsigned NvmeDriver::sq_ids(const Config& cfg) {
+  auto n = static_cast<unsigned>(cfg.get_int("host.cores"));
+  return 1 + (cfg.get_string("host.nvme.dual_sq") == "on" ? 2 * n : n);
 }
 
 NvmeDriver::NvmeDriver(sc_core::sc_module_name name, Services& svc, unsigned cores, uint64_t config,
@@ -62,9 +75,16 @@ NvmeDriver::NvmeDriver(sc_core::sc_module_name name, Services& svc, unsigned cor
       io_depth_(static_cast<uint32_t>(svc.cfg.get_int("host.nvme.queue_depth"))),
       admin_depth_(static_cast<uint32_t>(svc.cfg.get_int("host.nvme.admin_queue_depth"))),
       poll_(svc.cfg.get_time("host.nvme.poll_interval")),
+      dual_wanted_(svc.cfg.get_string("host.nvme.dual_sq") == "on"),
       io_(cores),
       doorbells_(svc.stats.counter("host.nvme.doorbell_writes", "writes", "doorbell writes by the driver")),
-      commands_(svc.stats.counter("host.nvme.io_submitted", "commands", "I/O commands put in SQs")) {
+      commands_(svc.stats.counter("host.nvme.io_submitted", "commands", "I/O commands put in SQs")),
+      normal_sq_commands_(svc.stats.counter("host.nvme.io_submitted_normal_sq", "commands",
+                                            "I/O commands put in the normal SQs (SQ q: all of them without "
+                                            "host.nvme.dual_sq, else the throughput class, QPRIO medium)")),
+      high_sq_commands_(svc.stats.counter("host.nvme.io_submitted_high_sq", "commands",
+                                          "I/O commands put in the latency-critical SQs (SQ N+q, QPRIO high; "
+                                          "host.nvme.dual_sq only)")) {
   SC_HAS_PROCESS(NvmeDriver);
   SC_THREAD(bring_up);
 }
@@ -203,10 +223,11 @@ void NvmeDriver::set_msix(uint32_t v, unsigned cpu) {
 Cqe NvmeDriver::admin(Sqe cmd) {
   uint16_t cid = admin_cid_++;
   cmd.cdw0 = (cmd.cdw0 & 0xFFFF) | (uint32_t(cid) << 16);
-  std::memcpy(dram_ + admin_.sq + uint64_t(admin_.sq_tail) * sizeof(Sqe), &cmd, sizeof cmd);
-  admin_.sq_tail = (admin_.sq_tail + 1) % admin_.size;
+  SubQueue& sq = admin_.sqs[0];
+  std::memcpy(dram_ + sq.addr + uint64_t(sq.tail) * sizeof(Sqe), &cmd, sizeof cmd);
+  sq.tail = (sq.tail + 1) % sq.size;
   admin_done_ = false;
-  mmio_write(sq_tail_doorbell(0, dstrd_), admin_.sq_tail, 4);
+  mmio_write(sq_tail_doorbell(0, dstrd_), sq.tail, 4);
   ++doorbells_;
   while (!admin_done_) sc_core::wait(admin_ev_);
   return admin_cqe_;
@@ -219,21 +240,30 @@ void NvmeDriver::bring_up() {
   dstrd_ = static_cast<uint32_t>((info_.cap >> 32) & 0xF);
   uint32_t mqes = static_cast<uint32_t>(info_.cap & 0xFFFF) + 1;
   if (io_depth_ > mqes) fail(fmt::format("host.nvme.queue_depth {} exceeds CAP.MQES+1 = {}", io_depth_, mqes));
+  // QPRIO means something only under the vendor-specific arbitration; without
+  // it, go on with one SQ per queue as the guest patch does.
+  dual_ = dual_wanted_ && (info_.cap & CAP_AMS_VENDOR);
+  if (dual_wanted_ && !dual_)
+    fmt::print(stderr, "{}: warning: host.nvme.dual_sq = on but CAP.AMS has no vendor-specific arbitration "
+                       "(bit 18): one SQ per queue\n", name());
   // Disable and wait for the controller to drop RDY.
   mmio_write(CC, 0, 4);
   while (mmio_read(CSTS, 4) & CSTS_RDY) sc_core::wait(to_sc(poll_));
   // Admin queues.
   admin_.size = admin_depth_;
-  admin_.sq = alloc(uint64_t(admin_depth_) * sizeof(Sqe));
+  admin_.sqs.resize(1);
+  admin_.sqs[0].size = admin_depth_;
+  admin_.sqs[0].addr = alloc(uint64_t(admin_depth_) * sizeof(Sqe));
   admin_.cq = alloc(uint64_t(admin_depth_) * sizeof(Cqe));
   std::memset(dram_ + admin_.cq, 0, uint64_t(admin_depth_) * sizeof(Cqe));
   mmio_write(AQA, ((admin_depth_ - 1) << 16) | (admin_depth_ - 1), 4);
-  mmio_write(ASQ, admin_.sq, 8);
+  mmio_write(ASQ, admin_.sqs[0].addr, 8);
   mmio_write(ACQ, admin_.cq, 8);
   // Vector 0 (admin) goes to core 0.
   route_vector(0, 0);
-  // Enable: NVM command set, 4 KiB pages, round robin, 64/16-byte entries.
-  mmio_write(CC, CC_EN | (6u << 16) | (4u << 20), 4);
+  // Enable: NVM command set, 4 KiB pages, round robin (vendor specific with
+  // dual SQs), 64/16-byte entries.
+  mmio_write(CC, CC_EN | (dual_ ? uint32_t(AMS_VENDOR) << 11 : 0u) | (6u << 16) | (4u << 20), 4);
   for (;;) {
     uint32_t csts = static_cast<uint32_t>(mmio_read(CSTS, 4));
     if (csts & CSTS_CFS) fail("controller reported fatal status (CSTS.CFS) while enabling");
@@ -257,13 +287,15 @@ void NvmeDriver::bring_up() {
   info_.model.erase(info_.model.find_last_not_of(' ') + 1);
   uint8_t mdts = id[idctl::MDTS];
   info_.max_transfer = mdts ? kPage << mdts : 0;
-  // Number of queues: one pair per core.
+  // Number of queues: one pair per core, or 2N SQs and N CQs (0's based).
+  const uint32_t nsq = dual_ ? 2 * cores_ : cores_;
   c = Sqe::make(ADMIN_SET_FEATURES, 0);
   c.cdw10 = FEAT_NUM_QUEUES;
-  c.cdw11 = (cores_ - 1) | ((cores_ - 1) << 16);
+  c.cdw11 = (nsq - 1) | ((cores_ - 1) << 16);
   Cqe r = admin(c);
   check(r, "Set Features (number of queues)");
-  info_.io_queues = std::min((r.dw0 & 0xFFFF) + 1, (r.dw0 >> 16) + 1);
+  uint32_t got_sq = (r.dw0 & 0xFFFF) + 1, got_cq = (r.dw0 >> 16) + 1;
+  info_.io_queues = std::min(dual_ ? got_sq / 2 : got_sq, got_cq);
   // Interrupt coalescing, when asked for.
   auto thr = static_cast<uint32_t>(svc_.cfg.get_int("host.nvme.irq_coalescing_threshold"));
   Tick agg = svc_.cfg.get_time("host.nvme.irq_coalescing_time");
@@ -291,16 +323,17 @@ void NvmeDriver::bring_up() {
   uint32_t lbaf;
   std::memcpy(&lbaf, dram_ + id_buf + idns::LBAF0 + 4 * (dram_[id_buf + idns::FLBAS] & 0xF), 4);
   info_.lba_size = 1u << ((lbaf >> 16) & 0xFF);
-  // One I/O queue pair per core, its vector routed to that core.
+  // One I/O queue pair per core, its vector routed to that core; with dual
+  // SQs the latency-critical SQ N+q joins CQ q.
   for (unsigned k = 0; k < cores_; ++k) {
     QueuePair& q = io_[k];
     q.qid = static_cast<uint16_t>(k + 1);
     q.size = io_depth_;
-    q.sq = alloc(uint64_t(io_depth_) * sizeof(Sqe));
+    q.sqs.resize(dual_ ? 2 : 1);
+    setup_sq(q.sqs[0], q.qid, normal_sq_commands_);
+    if (dual_) setup_sq(q.sqs[1], static_cast<uint16_t>(cores_ + k + 1), high_sq_commands_);
     q.cq = alloc(uint64_t(io_depth_) * sizeof(Cqe));
     std::memset(dram_ + q.cq, 0, uint64_t(io_depth_) * sizeof(Cqe));
-    q.by_cid.assign(io_depth_, nullptr);
-    for (uint32_t i = io_depth_ - 1; i-- > 0;) q.free_cids.push_back(static_cast<uint16_t>(i));  // SQ holds size-1
     uint32_t v = vector_of(q.qid);
     route_vector(v, k);
     c = Sqe::make(ADMIN_CREATE_CQ, 0);
@@ -308,19 +341,32 @@ void NvmeDriver::bring_up() {
     c.cdw10 = q.qid | ((io_depth_ - 1) << 16);
     c.cdw11 = 1 | 2 | (v << 16);  // physically contiguous, interrupts enabled, vector v
     check(admin(c), "Create I/O Completion Queue");
-    c = Sqe::make(ADMIN_CREATE_SQ, 0);
-    c.prp1 = q.sq;
-    c.cdw10 = q.qid | ((io_depth_ - 1) << 16);
-    c.cdw11 = 1 | (uint32_t(q.qid) << 16);  // physically contiguous, CQ qid
-    check(admin(c), "Create I/O Submission Queue");
+    for (const SubQueue& s : q.sqs) {
+      // QPRIO (bits 2:1) counts only under CC.AMS 111b: medium for SQ q, high for SQ N+q.
+      uint32_t qprio = !dual_ ? 0 : &s == &q.sqs[0] ? 2 : 1;
+      c = Sqe::make(ADMIN_CREATE_SQ, 0);
+      c.prp1 = s.addr;
+      c.cdw10 = s.qid | ((io_depth_ - 1) << 16);
+      c.cdw11 = 1 | qprio << 1 | (uint32_t(q.qid) << 16);  // physically contiguous, QPRIO, CQ qid
+      check(admin(c), "Create I/O Submission Queue");
+    }
   }
   ready_ = true;
   ready_ev_.notify();
 }
 
+void NvmeDriver::setup_sq(SubQueue& s, uint16_t qid, Counter& commands) {
+  s.qid = qid;
+  s.size = io_depth_;
+  s.addr = alloc(uint64_t(io_depth_) * sizeof(Sqe));
+  s.by_cid.assign(io_depth_, nullptr);
+  for (uint32_t i = io_depth_ - 1; i-- > 0;) s.free_cids.push_back(static_cast<uint16_t>(i));  // SQ holds size-1
+  s.commands = &commands;
+}
+
 // ---------------------------------------------------------------- I/O
 
-uint64_t NvmeDriver::build_prps(QueuePair& q, uint16_t cid, const IoRequest& head) {
+uint64_t NvmeDriver::build_prps(SubQueue& q, uint16_t cid, const IoRequest& head) {
   // PRP1 covers the first segment up to its first page boundary; every further
   // page of every segment is one entry (blk-mq merges only segments that
   // meet at page boundaries, so each later one starts at page offset 0).
@@ -359,7 +405,7 @@ Cqe NvmeDriver::io_raw(unsigned core, const Sqe& cmd) {
   return r.raw_cqe;
 }
 
-void NvmeDriver::write_sqe(QueuePair& q, IoRequest& r, uint16_t cid) {
+void NvmeDriver::write_sqe(SubQueue& q, IoRequest& r, uint16_t cid) {
   Sqe c = Sqe::make(r.flush ? IO_FLUSH : r.write ? IO_WRITE : IO_READ, cid);
   c.nsid = 1;
   c.cdw2 = r.attr;  // FlashShare: the workload attribute rides in rsvd2
@@ -375,8 +421,8 @@ void NvmeDriver::write_sqe(QueuePair& q, IoRequest& r, uint16_t cid) {
     c.cdw11 = static_cast<uint32_t>(r.lba >> 32);
     c.cdw12 = (nlb - 1) & 0xFFFF;
   }
-  std::memcpy(dram_ + q.sq + uint64_t(q.sq_tail) * sizeof(Sqe), &c, sizeof c);
-  q.sq_tail = (q.sq_tail + 1) % q.size;
+  std::memcpy(dram_ + q.addr + uint64_t(q.tail) * sizeof(Sqe), &c, sizeof c);
+  q.tail = (q.tail + 1) % q.size;
   q.by_cid[cid] = &r;
   for (IoRequest* s = &r; s; s = s->next_in_cmd) {
     s->sqid = q.qid;
@@ -384,19 +430,24 @@ void NvmeDriver::write_sqe(QueuePair& q, IoRequest& r, uint16_t cid) {
     s->clock.mark(Stage::DriverQueue, now_ps());
   }
   ++commands_;
-  mmio_write(sq_tail_doorbell(q.qid, dstrd_), q.sq_tail, 4);
+  ++*q.commands;
+  mmio_write(sq_tail_doorbell(q.qid, dstrd_), q.tail, 4);
   ++doorbells_;
 }
 
 void NvmeDriver::submit(IoRequest& r, unsigned core) {
   QueuePair& q = io_[core];
-  if (q.free_cids.empty() || !q.held.empty()) {
-    q.held.push_back(&r);
+  place(q.sqs[dual_ && r.attr != 0 ? 1 : 0], r);
+}
+
+void NvmeDriver::place(SubQueue& s, IoRequest& r) {
+  if (s.free_cids.empty() || !s.held.empty()) {
+    s.held.push_back(&r);
     return;
   }
-  uint16_t cid = q.free_cids.back();
-  q.free_cids.pop_back();
-  write_sqe(q, r, cid);
+  uint16_t cid = s.free_cids.back();
+  s.free_cids.pop_back();
+  write_sqe(s, r, cid);
 }
 
 void NvmeDriver::handle_irq(uint32_t vector, std::vector<IoRequest*>& done) {
@@ -429,13 +480,16 @@ void NvmeDriver::reap(QueuePair& q, std::vector<IoRequest*>& done) {
       admin_ev_.notify();
       continue;
     }
-    IoRequest* r = e.cid < q.by_cid.size() ? q.by_cid[e.cid] : nullptr;
+    // Command ids are unique per SQ only: the completion's SQ id picks the SQ.
+    auto sq = std::find_if(q.sqs.begin(), q.sqs.end(), [&](const SubQueue& s) { return s.qid == e.sq_id; });
+    IoRequest* r = sq != q.sqs.end() && e.cid < sq->by_cid.size() ? sq->by_cid[e.cid] : nullptr;
     if (!r) {
-      sim_abort(fmt::format("NVMe driver: completion for unknown command id {} on queue {}", e.cid, q.qid));
+      sim_abort(fmt::format("NVMe driver: completion for unknown command id {} of SQ {} on CQ {}", e.cid, e.sq_id,
+                            q.qid));
       return;
     }
-    q.by_cid[e.cid] = nullptr;
-    q.free_cids.push_back(e.cid);
+    sq->by_cid[e.cid] = nullptr;
+    sq->free_cids.push_back(e.cid);
     r->status = e.status();
     if (r->raw) {
       r->raw_cqe = e;
@@ -451,13 +505,14 @@ void NvmeDriver::reap(QueuePair& q, std::vector<IoRequest*>& done) {
   if (!any) return;
   mmio_write(cq_head_doorbell(q.qid, dstrd_), q.cq_head, 4);
   ++doorbells_;
-  while (!q.held.empty() && !q.free_cids.empty()) {
-    IoRequest* r = q.held.front();
-    q.held.pop_front();
-    uint16_t cid = q.free_cids.back();
-    q.free_cids.pop_back();
-    write_sqe(q, *r, cid);
-  }
+  for (SubQueue& s : q.sqs)
+    while (!s.held.empty() && !s.free_cids.empty()) {
+      IoRequest* r = s.held.front();
+      s.held.pop_front();
+      uint16_t cid = s.free_cids.back();
+      s.free_cids.pop_back();
+      write_sqe(s, *r, cid);
+    }
 }
 
 }  // namespace vp::host

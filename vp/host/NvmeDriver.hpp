@@ -16,6 +16,14 @@
 // handler reaps every CQ on its vector, as Linux's shared IRQ handlers each
 // check their own queue. Unlike Linux, which then cuts the I/O queues down
 // to the vectors it got, every core keeps its own queue pair.
+// With host.nvme.dual_sq on (FlashShare, OSDI'18 section 3.3, as the guest
+// patch 0007-nvme-pci-dual-sq does it) and a controller offering vendor
+// specific arbitration (CAP.AMS bit 18), the controller is enabled with
+// CC.AMS = 111b and queue q (1..N) has two SQs on CQ q: SQ q, QPRIO medium
+// (throughput), and SQ N+q, QPRIO high (latency-critical), which takes the
+// requests with a non-zero workload attribute. Each SQ has its own memory,
+// tail, doorbell and command ids; the CQ handler finds the request by the
+// completion's SQ id and command id.
 #include <deque>
 #include <string>
 #include <systemc>
@@ -73,6 +81,10 @@ class NvmeDriver : public sc_core::sc_module, public BlkMqDriver {
   uint32_t irq_vectors() const { return irq_vectors_; }  // distinct vectors in use
   // The vector queue `qid` (0: admin) completes on.
   uint32_t vector_of(uint16_t qid) const { return qid % irq_vectors_; }
+  // Whether the two SQs per queue are in use (known once ready()).
+  bool dual_sq() const { return dual_; }
+  // SQs a platform must track: 1 + N, or 1 + 2N with host.nvme.dual_sq on.
+  static unsigned sq_ids(const Config& cfg);
 
   // Commands built by hand, for tests and tools (call from a SystemC
   // thread; they wait for the completion). The command id is filled in.
@@ -84,24 +96,35 @@ class NvmeDriver : public sc_core::sc_module, public BlkMqDriver {
   void config_write(uint32_t off, uint32_t v, unsigned len);
 
  private:
-  struct QueuePair {
+  struct SubQueue {
     uint16_t qid = 0;
-    uint64_t sq = 0, cq = 0;
-    uint32_t size = 0, sq_tail = 0, cq_head = 0;
-    bool phase = true;
-    std::vector<uint16_t> free_cids;
+    uint64_t addr = 0;
+    uint32_t size = 0, tail = 0;
+    std::vector<uint16_t> free_cids;  // unique per SQ: the CQE names the SQ
     std::vector<IoRequest*> by_cid;
     std::vector<uint64_t> prp_lists;  // two pages per command id
     std::deque<IoRequest*> held;
+    Counter* commands = nullptr;  // its class's counter
+  };
+  // A CQ and the SQs completing on it: [0] the normal SQ (qid = CQ id),
+  // [1] the latency-critical SQ with host.nvme.dual_sq.
+  struct QueuePair {
+    uint16_t qid = 0;
+    uint64_t cq = 0;
+    uint32_t size = 0, cq_head = 0;
+    bool phase = true;
+    std::vector<SubQueue> sqs;
   };
   void bring_up();
   void pci_enable();
   void set_msix(uint32_t vector, unsigned cpu);
   void route_vector(uint32_t vector, unsigned cpu);
   void reap(QueuePair& q, std::vector<IoRequest*>& done);
+  void setup_sq(SubQueue& s, uint16_t qid, Counter& commands);
+  void place(SubQueue& s, IoRequest& r);
   void start_of_simulation() override;
-  void write_sqe(QueuePair& q, IoRequest& r, uint16_t cid);
-  uint64_t build_prps(QueuePair& q, uint16_t cid, const IoRequest& head);
+  void write_sqe(SubQueue& q, IoRequest& r, uint16_t cid);
+  uint64_t build_prps(SubQueue& q, uint16_t cid, const IoRequest& head);
   void transport(tlm::tlm_command cmd, uint64_t addr, uint8_t* p, unsigned len, bool wait_for_it);
   [[noreturn]] void fail(const std::string& what);
 
@@ -114,6 +137,7 @@ class NvmeDriver : public sc_core::sc_module, public BlkMqDriver {
   uint32_t io_depth_, admin_depth_;
   Tick poll_;
   uint32_t dstrd_ = 0;
+  bool dual_wanted_, dual_ = false;
   uint8_t* dram_ = nullptr;
   uint64_t dram_size_ = 0, brk_ = 1 << 20;
   bool ready_ = false;
@@ -126,7 +150,7 @@ class NvmeDriver : public sc_core::sc_module, public BlkMqDriver {
   bool admin_done_ = false;
   tlm::tlm_generic_payload gp_;
   std::vector<uint64_t> pages_;  // scratch: PRP entries after PRP1
-  Counter &doorbells_, &commands_;
+  Counter &doorbells_, &commands_, &normal_sq_commands_, &high_sq_commands_;
 };
 
 }  // namespace vp::host

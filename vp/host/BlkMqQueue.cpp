@@ -284,7 +284,6 @@ void BlkMqQueue::finish_plug(unsigned core, Tick now) {
 }
 
 void BlkMqQueue::completed(unsigned hwq, Tick now) {
-  hwq %= hw_queues();
   ++hw_[hwq].free_tags;
   run(hwq, now);
 }

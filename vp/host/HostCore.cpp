@@ -169,7 +169,7 @@ void HostCore::service_interrupts(bool was_blocked) {
   }
   for (IoRequest* r : done_) {
     if (DeviceHalf* d = svc_.tracker.device(r->sqid, r->cid)) d->valid = false;
-    if (!r->merged) blk_.completed(r->sqid - 1u, now);  // one tag per command
+    if (!r->merged) blk_.completed(drv_.hw_queue_of(r->sqid), now);  // one tag per command
   }
   if (was_blocked && !done_.empty()) {
     t += cost_.ctx_switch;

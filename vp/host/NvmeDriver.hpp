@@ -83,6 +83,9 @@ class NvmeDriver : public sc_core::sc_module, public BlkMqDriver {
   uint32_t vector_of(uint16_t qid) const { return qid % irq_vectors_; }
   // Whether the two SQs per queue are in use (known once ready()).
   bool dual_sq() const { return dual_; }
+  // The I/O queue pair (blk-mq hardware queue) submission queue `sqid` belongs
+  // to: SQ q, and with dual SQs also SQ N+q, are queue q-1's.
+  unsigned hw_queue_of(uint16_t sqid) const { return (sqid - 1u) % static_cast<unsigned>(io_.size()); }
   // SQs a platform must track: 1 + N, or 1 + 2N with host.nvme.dual_sq on.
   static unsigned sq_ids(const Config& cfg);
 

@@ -53,6 +53,20 @@ TEST_CASE("a sequential buffered read grows its read-ahead window up to the maxi
   CHECK(s["jobs"][0]["reads"] == 64);
 }
 
+TEST_CASE("read-ahead of 8 KiB sequential reads counts both pages of the first read as misses", "[host][pagecache]") {
+  auto s = run("quick", cache(), "[r]\nrw=read\nbs=8k\nsize=64k\ndirect=0\nnumber_ios=8\n");
+  // 16 pages. Read 0-1 misses both: initial window max(4, 2) = 4 pages [0,4),
+  // async 4 - 2 = 2, marker on page 2. Read 2-3 hits the marker: [4,12)
+  // (4 x 2), marker 4. Read 4-5: [12,28) cut at the region end = [12,16),
+  // marker 12. Read 12-13: the next window starts at 28, past the end: nothing.
+  // 3 device reads of 4 + 8 + 4 pages; 2 misses, 14 hits.
+  CHECK(u(s["device"]["read_commands"]) == 3);
+  CHECK(u(s["counters"]["host.pagecache.readahead_windows"]) == 3);
+  CHECK(u(s["pagecache"]["readahead_pages"]) == 16);
+  CHECK(u(s["pagecache"]["misses"]) == 2);
+  CHECK(u(s["pagecache"]["hits"]) == 14);
+}
+
 TEST_CASE("random buffered reads read only what they ask for", "[host][pagecache]") {
   // A miss that does not follow the previous read gets no read-ahead: each
   // read of 1 page that misses is one device read of 1 page (4 KiB).
@@ -215,4 +229,27 @@ TEST_CASE("a device buffer reported drained keeps fastdrain on the low dirty rat
 TEST_CASE("fsync on a direct job is refused", "[host][pagecache]") {
   CHECK_THROWS_WITH(run("quick", {}, "[w]\nrw=write\nbs=4k\nnumber_ios=4\nfsync=1\n"),
                     Catch::Contains("fsync") && Catch::Contains("direct=0"));
+}
+
+TEST_CASE("buffered jobs on three cores with evictions and fsync read back what they wrote", "[host][pagecache]") {
+  // A 2 MiB cache (512 pages) under 8 MiB + 8 MiB + 4 MiB regions: pages are
+  // dropped, written back, throttled (limits 51 / 102 pages) and fsynced
+  // (every 64 writes). Every read must match, every interrupt delivered to a
+  // core must be serviced (one arriving while the core switches to a woken
+  // job used to be left pending), and nothing may stay blocked.
+  auto s = run("quick", {{"host.cores", "4"}, {"host.pagecache.size", "2MiB"}},
+               "[global]\ndirect=0\nverify=1\nbs=8k\niodepth=4\n"
+               "[a]\nrw=randrw\nsize=8m\nnumber_ios=6000\ncpus_allowed=1\n"
+               "[b]\nrw=rw\noffset=16m\nsize=8m\nnumber_ios=6000\nfsync=64\ncpus_allowed=2\n"
+               "[c]\nrw=read\noffset=32m\nsize=4m\nnumber_ios=2000\ncpus_allowed=3\n");
+  CHECK(s["completed"] == true);
+  CHECK(u(s["verify"]["mismatches"]) == 0);
+  CHECK(u(s["verify"]["blocks_checked"]) > 10000);
+  CHECK(u(s["counters"]["host.isr_runs"]) == u(s["counters"]["host.irq.delivered"]));
+  CHECK(u(s["counters"]["host.pagecache.evictions"]) > 0);
+  CHECK(u(s["pagecache"]["throttle_events"]) > 0);
+  CHECK(u(s["pagecache"]["blocked_ios"]) == 0);
+  CHECK(u(s["pagecache"]["waiting_reads"]) == 0);
+  // b: about half of 6000 I/Os are writes; one fsync per 64 of them.
+  CHECK(s["jobs"][1]["fsyncs"].get<uint64_t>() == s["jobs"][1]["writes"].get<uint64_t>() / 64);
 }

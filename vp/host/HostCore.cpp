@@ -326,6 +326,10 @@ void HostCore::run() {
       continue;
     }
     wl_.job_progress(drv_);
+    // An interrupt or a remote wake-up that came while this core was busy
+    // above (the context switch of a remote wake-up, page-cache work) found
+    // no wait to end: look again instead of sleeping on it.
+    if (!pending_.empty() || remote_) continue;
     Tick next = kNever;
     for (FioJobRunner* j : wl_.runners_on(id_)) next = std::min(next, j->next_issue_time(now));
     if (pc_ && id_ == 0) next = std::min(next, pc_->flusher_next());  // the periodic write-back

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
 
 #include "vp/core/EventQueue.hpp"
 #include "vp/host/FioJobRunner.hpp"
@@ -177,6 +178,7 @@ bool PageCache::reserve(uint64_t frames) {
 }
 
 uint32_t PageCache::take_frame(uint64_t index) {
+  if (free_.empty()) throw std::logic_error("page cache: no free frame (reserve first)");
   uint32_t f = free_.back();
   free_.pop_back();
   Page& p = frames_[f];
@@ -260,12 +262,12 @@ void PageCache::readahead(FioJobRunner* job, uint64_t index, uint64_t req, bool 
   read_pages(ra.start, ra.size, end, ra.start + ra.size - ra.async, attr, w);
 }
 
-void PageCache::finish_read(IoRequest& r, uint64_t first, uint64_t n, Work& w) {
+void PageCache::finish_read(IoRequest& r, uint64_t first, uint64_t n, bool pinned, Work& w) {
   for (uint64_t k = 0; k < n; ++k) {
     Page& p = *find(first + k);
     if (!p.uptodate) r.status = kReadError;
     std::memcpy(r.buf + k * kPageSize, drv_->host_ptr(base_ + uint64_t(&p - frames_.data()) * kPageSize), kPageSize);
-    if (p.pins) --p.pins;
+    if (pinned) --p.pins;
     lru_remove(p);  // most recently used now
     lru_add(p);
   }
@@ -276,11 +278,15 @@ void PageCache::finish_read(IoRequest& r, uint64_t first, uint64_t n, Work& w) {
 bool PageCache::try_read(IoRequest& r, bool count, Work& w) {
   uint64_t first = r.lba / lba_per_page_, n = r.bytes / kPageSize;
   uint64_t end = (r.job->region_lba() + r.job->region_lbas()) / lba_per_page_;
+  auto cached = [&](uint64_t i) {
+    Page* p = find(i);
+    return p && (p->uptodate || p->reading || p->dirty);
+  };
+  if (count)
+    for (uint64_t i = first; i < first + n; ++i) ++(cached(i) ? hits_ : misses_);
   for (uint64_t i = first; i < first + n; ++i) {
     Page* p = find(i);
-    bool cached = p && (p->uptodate || p->reading || p->dirty);
-    if (count) ++(cached ? hits_ : misses_);
-    if (!cached) {
+    if (!cached(i)) {  // (a window started for an earlier page of this read may have brought it)
       readahead(r.job, i, first + n - i, false, std::max(end, first + n), w);
     } else if (p->ra_mark) {
       p->ra_mark = false;
@@ -295,7 +301,7 @@ bool PageCache::try_read(IoRequest& r, bool count, Work& w) {
   }
   if (!present) return false;
   if (settled) {
-    finish_read(r, first, n, w);
+    finish_read(r, first, n, false, w);
   } else {
     for (uint64_t i = first; i < first + n; ++i) {
       Page& p = *find(i);
@@ -333,7 +339,14 @@ bool PageCache::try_write(IoRequest& r, Tick now, Work& w) {
     if (p && p->reading) return false;  // the page is locked for a read in flight
     if (!p) ++missing;
   }
-  if (!reserve(missing)) return false;
+  // The write's own clean pages must not be dropped to make room for its others.
+  for (uint64_t i = first; i < first + n; ++i)
+    if (Page* p = find(i)) lru_remove(*p);
+  if (!reserve(missing)) {
+    for (uint64_t i = first; i < first + n; ++i)
+      if (Page* p = find(i)) lru_add(*p);
+    return false;
+  }
   for (uint64_t k = 0; k < n; ++k) {
     Page* p = find(first + k);
     if (!p) p = &frames_[take_frame(first + k)];
@@ -498,7 +511,7 @@ void PageCache::pump(Tick now, Work& w) {
       ++it;
       continue;
     }
-    finish_read(*it->r, it->first, it->n, w);
+    finish_read(*it->r, it->first, it->n, true, w);
     it = reads_.erase(it);
   }
   for (auto it = blocked_.begin(); it != blocked_.end();) {
@@ -558,7 +571,12 @@ nlohmann::json PageCache::summary() const {
           {"throttle_events", throttles_.value},
           {"throttle_s", double(throttle_ps_.value) / 1e12},
           {"fsyncs", fsyncs_done_.value},
-          {"ratio_switches", ratio_switches_.value}};
+          {"ratio_switches", ratio_switches_.value},
+          {"blocked_ios", blocked_.size()},
+          {"waiting_reads", reads_.size()},
+          {"waiting_fsyncs", fsyncs_.size()},
+          {"free_frames", free_.size()},
+          {"clean_lru_pages", lru_.size()}};
 }
 
 }  // namespace vp::host

@@ -143,7 +143,7 @@ class PageCache {
   void lru_remove(Page& p);
   bool try_read(IoRequest& r, bool count, Work& w);
   bool try_write(IoRequest& r, Tick now, Work& w);
-  void finish_read(IoRequest& r, uint64_t first, uint64_t n, Work& w);
+  void finish_read(IoRequest& r, uint64_t first, uint64_t n, bool pinned, Work& w);
   void readahead(FioJobRunner* job, uint64_t index, uint64_t req, bool marker, uint64_t end, Work& w);
   void read_pages(uint64_t start, uint64_t n, uint64_t end, uint64_t mark, uint8_t attr, Work& w);
   void start_io(Page& p, bool write, Work& w);

@@ -126,6 +126,8 @@ nlohmann::json job_json(const host::FioJobRunner& r) {
   j["bs"] = r.spec().bs;
   j["iodepth"] = r.spec().iodepth;
   if (!r.spec().app.empty()) j["app"] = r.spec().app;
+  if (!r.spec().direct) j["direct"] = 0;
+  if (r.spec().fsync) j["fsyncs"] = res.fsyncs;
   j["ios"] = ios;
   j["reads"] = res.reads;
   j["writes"] = res.writes;
@@ -241,6 +243,20 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
   tracker.resize(host::NvmeDriver::sq_ids(cfg), static_cast<unsigned>(cfg.get_int("host.nvme.queue_depth")));
   ServerTop top("top", svc);
   ssd::SsdImage image(cfg, top.ftl, ServerTop::capacity_bytes(cfg));
+  // I/O commands as the controller decoded them (FastDrain's tag included).
+  struct {
+    uint64_t reads = 0, writes = 0, written_blocks = 0, victim_writes = 0, victim_pages_max = 0;
+  } cmds;
+  top.nvme.on_command = [&cmds](const ssd::NvmeController::CommandRecord& c) {
+    if (c.opcode == nvme::IO_READ) ++cmds.reads;
+    if (c.opcode != nvme::IO_WRITE) return;
+    ++cmds.writes;
+    cmds.written_blocks += c.nlb;
+    if (c.victim) {
+      ++cmds.victim_writes;
+      cmds.victim_pages_max = std::max<uint64_t>(cmds.victim_pages_max, c.victim_pages);
+    }
+  };
 
   Tick max_time = cfg.get_time("sim.max_time");
   Tick power_loss_at = cfg.get_time("ssd.power_loss_at");
@@ -335,7 +351,13 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
                  {"pcie_bytes_down", stats.value("pcie.bytes_down")},
                  {"pcie_bytes_up", stats.value("pcie.bytes_up")},
                  {"nvme_error_completions", stats.value("ssd.nvme.error_completions")},
-                 {"flash_stored_bytes", top.flash.stored_bytes()}};
+                 {"flash_stored_bytes", top.flash.stored_bytes()},
+                 {"read_commands", cmds.reads},
+                 {"write_commands", cmds.writes},
+                 {"written_blocks", cmds.written_blocks},
+                 {"victim_writes", cmds.victim_writes},
+                 {"victim_pages_max", cmds.victim_pages_max}};
+  if (top.pagecache.active()) s["pagecache"] = top.pagecache.summary();
   if (const auto* v = top.workload.verify())
     s["verify"] = {{"blocks_checked", v->blocks_checked()}, {"mismatches", v->mismatches()}};
   s["ftl"] = top.ftl.summary();

@@ -14,6 +14,7 @@ void ServerTop::declare_params(ParamRegistry& r) {
   host::HostDram::declare_params(r);
   host::NvmeDriver::declare_params(r);
   host::BlkMqQueue::declare_params(r);
+  host::PageCache::declare_params(r);
   host::Workload::declare_params(r);
   pcie::PcieLink::declare_params(r);
   ssd::NvmeController::declare_params(r);
@@ -38,6 +39,7 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc)
              host::HostBus::kPcieMmioBase),
       blkmq(svc.cfg, svc.stats, driver, static_cast<unsigned>(svc.cfg.get_int("host.cores")),
             static_cast<unsigned>(svc.cfg.get_int("host.cores"))),
+      pagecache(svc),
       workload(svc, static_cast<unsigned>(svc.cfg.get_int("host.cores"))),
       link("pcie", svc),
       nvme("nvme", svc),
@@ -70,7 +72,11 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc)
     intc.cpu.bind(cores_.back()->irq);
     peers_.push_back(cores_.back().get());
   }
-  for (auto& c : cores_) c->set_peers(&peers_);
+  for (auto& c : cores_) {
+    c->set_peers(&peers_);
+    c->set_page_cache(&pagecache);
+  }
+  pagecache.kick = [this] { cores_[0]->kick(); };  // core 0 runs the flusher
 }
 
 uint64_t ServerTop::kernel_events() const {

@@ -5,6 +5,7 @@
 //
 //   HostCore* --(irq)-- InterruptController
 //   HostCore* -> BlkMqQueue -> NvmeDriver (hardware queue k = I/O queue pair k)
+//   HostCore* -> PageCache (buffered jobs; its reads and write-backs go back through a core to BlkMqQueue)
 //   NvmeDriver -> HostBus -> HostDram | InterruptController | PcieLink.down
 //   PcieLink.down -> NvmeController.bar0      NvmeController.dma -> PcieLink.up -> HostBus
 //   NvmeController -> Firmware -> PageMappingFtl -> FlashArray
@@ -20,6 +21,7 @@
 #include "vp/host/HostDram.hpp"
 #include "vp/host/InterruptController.hpp"
 #include "vp/host/NvmeDriver.hpp"
+#include "vp/host/PageCache.hpp"
 #include "vp/host/Workload.hpp"
 #include "vp/pcie/PcieLink.hpp"
 #include "vp/ssd/Firmware.hpp"
@@ -47,6 +49,7 @@ class ServerTop : public sc_core::sc_module {
   host::HostBus bus;
   host::NvmeDriver driver;
   host::BlkMqQueue blkmq;
+  host::PageCache pagecache;
   host::Workload workload;
   pcie::PcieLink link;
   ssd::NvmeController nvme;

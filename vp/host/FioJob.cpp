@@ -208,6 +208,8 @@ void apply(FioJob& j, const Opt& o) {
     j.randseed = o.ranged(0, UINT64_MAX);
   } else if (k == "direct") {
     j.direct = o.ranged(0, 1) != 0;
+  } else if (k == "fsync") {
+    j.fsync = static_cast<unsigned>(o.ranged(0, UINT32_MAX));
   } else if (k == "ioengine") {
     if (o.value().empty()) o.fail("must not be empty");
     j.ioengine = o.value();
@@ -318,6 +320,7 @@ std::string FioJob::to_fio() const {
   o += fmt::format("iodepth_batch_submit={}\nworkload_attr={}\n", iodepth_batch_submit, workload_attr);
   o += fmt::format("thinktime_spin={}\nthinktime_insts={}\npercentage_random={}\n", fmt_time(thinktime_spin_ps),
                    thinktime_insts, percentage_random);
+  o += fmt::format("fsync={}\n", fsync);
   return o;
 }
 
@@ -327,7 +330,7 @@ bool FioJob::operator==(const FioJob& o) const {
                     j.number_ios, j.runtime_ps, j.time_based, j.numjobs, j.cpus_allowed, j.thinktime_ps, j.rate_iops,
                     j.randseed, j.direct, j.ioengine, j.verify, j.stonewall, j.startdelay_ps, j.filename, j.read_iolog,
                     j.replay_no_stall, j.replay_time_scale, j.replay_format, j.replay_fit, j.iodepth_batch_submit,
-                    j.workload_attr, j.thinktime_spin_ps, j.thinktime_insts, j.percentage_random, j.app);
+                    j.workload_attr, j.thinktime_spin_ps, j.thinktime_insts, j.percentage_random, j.app, j.fsync);
   };
   return tie(*this) == tie(o);
 }

@@ -41,7 +41,8 @@ struct FioJob {
   std::string app;  // FlashShare Table 3 application this job was filled from (app=), empty if none
   uint64_t rate_iops = 0;  // 0 = unthrottled
   uint64_t randseed = 0;   // 0 = derive from the run seed
-  bool direct = true;
+  bool direct = true;  // false: buffered, through the host page cache
+  unsigned fsync = 0;  // buffered jobs: fsync after every this many writes (0: never)
   std::string ioengine = "libaio";
   bool verify = false;  // host checks read data against what it wrote
   bool stonewall = false;

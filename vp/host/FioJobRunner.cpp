@@ -77,7 +77,7 @@ bool FioJobRunner::out_of_work(Tick now) const {
 }
 
 bool FioJobRunner::can_issue(Tick now) {
-  if (!started_ || stopped_ || free_slots_.empty() || now < next_issue_) return false;
+  if (!started_ || stopped_ || sync_due_ || free_slots_.empty() || now < next_issue_) return false;
   if (out_of_work(now)) {
     stopped_ = true;
     return false;
@@ -86,7 +86,7 @@ bool FioJobRunner::can_issue(Tick now) {
 }
 
 Tick FioJobRunner::next_issue_time(Tick now) const {
-  if (!started_ || stopped_ || free_slots_.empty()) return kNever;
+  if (!started_ || stopped_ || sync_due_ || free_slots_.empty()) return kNever;
   return std::max(now, next_issue_);
 }
 
@@ -109,6 +109,10 @@ IoRequest& FioJobRunner::issue(Tick now) {
   r.clock.start(now);
   ++issued_;
   issued_bytes_ += r.bytes;
+  if (r.write && spec_.fsync && ++writes_since_sync_ >= spec_.fsync) {  // fio: fsync after every N writes
+    writes_since_sync_ = 0;
+    sync_due_ = true;
+  }
   ++inflight_;
   // Rate limit spaces issues evenly; think time follows each issue (a
   // spinning job's think time counts from the end of its spin: spun()).
@@ -125,6 +129,13 @@ IoRequest& FioJobRunner::issue(Tick now) {
       verify_->read_issued(r);
   }
   return r;
+}
+
+void FioJobRunner::synced(Tick now) {
+  sync_due_ = syncing_ = false;
+  ++res_.fsyncs;
+  res_.ended = std::max(res_.ended, now);
+  if (out_of_work(now)) stopped_ = true;
 }
 
 void FioJobRunner::spun(Tick end) {

@@ -2,7 +2,8 @@
 // One fio job (one of its numjobs clones) running on a host core: it decides
 // what to issue and when (rw mix, block size, offsets, iodepth, rate and
 // think time, stop conditions) and records the latency and stage breakdown of
-// every I/O it completes. Direct asynchronous I/O semantics (libaio). With
+// every I/O it completes. Direct asynchronous I/O semantics (libaio), or
+// buffered ones (direct=0) that the core carries out through the page cache. With
 // read_iolog the next I/O and its time come from a block trace instead.
 #include <array>
 #include <string>
@@ -22,7 +23,7 @@ constexpr Tick kNever = ~Tick(0);
 struct JobResult {
   std::string name;
   unsigned core = 0;
-  uint64_t reads = 0, writes = 0, read_bytes = 0, write_bytes = 0, errors = 0;
+  uint64_t reads = 0, writes = 0, read_bytes = 0, write_bytes = 0, errors = 0, fsyncs = 0;
   Tick started = 0, ended = 0;
   std::vector<Tick> read_lat, write_lat;  // per I/O, ps
   std::array<Tick, kStages> read_stage{}, write_stage{};  // summed over I/Os
@@ -49,7 +50,18 @@ class FioJobRunner {
   uint64_t spin_insts() const { return spec_.thinktime_insts; }
   void spun(Tick end);
   void complete(IoRequest& r, Tick now);
-  bool done() const { return started_ && stopped_ && inflight_ == 0; }
+  bool done() const { return started_ && stopped_ && inflight_ == 0 && !sync_due_; }
+  // Buffered I/O (direct=0): through the page cache.
+  bool buffered() const { return !spec_.direct; }
+  // The job's region on the device (its file, for the page cache).
+  uint64_t region_lba() const { return region_start_; }
+  uint64_t region_lbas() const { return region_blocks_ * (spec_.bs / lba_size_); }
+  // fsync=N: after N writes the job stops issuing; once its writes have
+  // completed the core starts the fsync (sync_started) and the job goes on
+  // when it finishes (synced).
+  bool wants_sync() const { return started_ && sync_due_ && !syncing_ && inflight_ == 0; }
+  void sync_started() { syncing_ = true; }
+  void synced(Tick now);
   const JobResult& result() const { return res_; }
   const FioJob& spec() const { return spec_; }
   unsigned core() const { return core_; }
@@ -73,6 +85,8 @@ class FioJobRunner {
   Tick start_time_ = 0, next_issue_ = 0, interval_ = 0;
   Tick spin_ps_ = 0, sleep_after_spin_ = 0;
   bool started_ = false, stopped_ = false;
+  bool sync_due_ = false, syncing_ = false;
+  uint64_t writes_since_sync_ = 0;
   std::vector<IoRequest> slots_;
   std::vector<uint32_t> free_slots_;
   JobResult res_;

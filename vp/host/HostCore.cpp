@@ -167,27 +167,84 @@ void HostCore::service_interrupts(bool was_blocked) {
       r.clock.mark(Stage::Interrupt, t);
     }
   }
+  bool wakes = false;  // a job's I/O among the completions (not only the page cache's)
   for (IoRequest* r : done_) {
     if (DeviceHalf* d = svc_.tracker.device(r->sqid, r->cid)) d->valid = false;
     if (!r->merged) blk_.completed(drv_.hw_queue_of(r->sqid), now);  // one tag per command
+    wakes |= r->job != nullptr;
   }
-  if (was_blocked && !done_.empty()) {
+  if (was_blocked && wakes) {
     t += cost_.ctx_switch;
     c.ctxsw += cost_.ctx_switch;
     ++ctx_switches_;
   }
   busy(c);
   Tick end = now_ps();
+  cw_ = {};
   for (IoRequest* r : done_) {
     r->clock.mark(Stage::Wakeup, end);
     if (svc_.requests)
-      svc_.requests->write({r->job->result().name, r->write, r->lba, r->bytes, r->sqid, r->cid, r->status, r->attr,
-                            r->result, r->issued, end, r->clock});
+      svc_.requests->write({r->job ? r->job->result().name : std::string("pagecache"), r->write, r->lba, r->bytes,
+                            r->sqid, r->cid, r->status, r->attr, r->result, r->issued, end, r->clock});
+    if (pc_) pc_->observe_status(r->result, end, cw_);
+    if (r->cache) {
+      pc_->completed(*r, end, cw_);
+      continue;
+    }
     r->job->complete(*r, end);
     unsigned owner = r->job->core();
     if (owner != id_ && peers_) (*peers_)[owner]->remote_completion();
   }
   if (!done_.empty()) wl_.job_progress(drv_);
+  if (!cw_.runs.empty() || !cw_.done.empty() || !cw_.synced.empty() || cw_.cpu) {
+    PageCache::Work w = std::move(cw_);
+    cache_work(w, was_blocked && !wakes);
+  }
+}
+
+void HostCore::wake_owner(FioJobRunner& j) {
+  if (j.core() != id_ && peers_) (*peers_)[j.core()]->remote_completion();
+}
+
+void HostCore::cache_work(PageCache::Work& w, bool may_switch) {
+  CpuTime c;
+  c.kernel = w.cpu;
+  if (may_switch) {
+    bool mine = false;
+    for (IoRequest* r : w.done) mine |= r->job->core() == id_;
+    for (FioJobRunner* j : w.synced) mine |= j->core() == id_;
+    if (mine) {
+      c.ctxsw = cost_.ctx_switch;
+      ++ctx_switches_;
+    }
+  }
+  busy(c);
+  for (auto& run : w.runs) {  // one run of pages: built once, merged by blk-mq under the plug
+    blk_.start_plug(id_);
+    bool first = true;
+    for (IoRequest* io : run) {
+      CpuTime k;
+      k.kernel = (first ? cost_.submit : 0) + blk_.submit_cost(*io, id_);
+      first = false;
+      busy(k);
+      io->clock.mark(Stage::HostSubmit, now_ps());
+      blk_.submit(*io, id_, now_ps());
+    }
+    blk_.finish_plug(id_, now_ps());
+  }
+  Tick end = now_ps();
+  // A buffered I/O's whole latency is host time in the breakdown (its device
+  // reads are the page cache's own requests).
+  for (IoRequest* r : w.done) {
+    r->clock.mark(Stage::HostSubmit, end);
+    r->job->complete(*r, end);
+    wake_owner(*r->job);
+  }
+  for (FioJobRunner* j : w.synced) {
+    j->synced(end);
+    wake_owner(*j);
+  }
+  if (!w.done.empty() || !w.synced.empty()) wl_.job_progress(drv_);
 }
 
 void HostCore::run() {
@@ -213,18 +270,46 @@ void HostCore::run() {
       idle_until(wake_ | drv_.ready_event());
       continue;
     }
-    if (!begun && id_ == 0) wl_.begin(drv_);
+    if (!begun && id_ == 0) {
+      if (pc_) pc_->begin(drv_, wl_.buffered());
+      wl_.begin(drv_);
+    }
     begun = true;
     Tick now = now_ps();
+    if (pc_ && pc_->active()) {
+      if (id_ == 0 && pc_->flusher_due(now)) {  // write-back before the jobs' issues
+        PageCache::Work w;
+        pc_->flusher_run(now, w);
+        cache_work(w, false);
+        continue;
+      }
+      FioJobRunner* syncing = nullptr;
+      for (FioJobRunner* j : wl_.runners_on(id_))
+        if (j->wants_sync()) syncing = j;
+      if (syncing) {
+        syncing->sync_started();
+        PageCache::Work w;
+        pc_->fsync(*syncing, id_, now, w);
+        cache_work(w, false);
+        continue;
+      }
+    }
     if (FioJobRunner* j = pick(now)) {
       blocked = false;
       // io_submit plugs batches above AIO_PLUG_THRESHOLD (2) requests.
       unsigned batch = std::max(1u, j->spec().iodepth_batch_submit);
-      bool plug = batch > 2;
+      bool buffered = pc_ && j->buffered();
+      bool plug = batch > 2 && !buffered;
       if (plug) blk_.start_plug(id_);
       unsigned n = 0;
       do {
         IoRequest& r = j->issue(now_ps());
+        if (buffered) {  // the page cache: done now, or when its pages are in / the writer may go on
+          PageCache::Work w;
+          pc_->access(r, id_, now_ps(), w);
+          cache_work(w, false);
+          continue;
+        }
         CpuTime c;
         c.kernel = cost_.submit + blk_.submit_cost(r, id_);
         busy(c);
@@ -241,8 +326,13 @@ void HostCore::run() {
       continue;
     }
     wl_.job_progress(drv_);
+    // An interrupt or a remote wake-up that came while this core was busy
+    // above (the context switch of a remote wake-up, page-cache work) found
+    // no wait to end: look again instead of sleeping on it.
+    if (!pending_.empty() || remote_) continue;
     Tick next = kNever;
     for (FioJobRunner* j : wl_.runners_on(id_)) next = std::min(next, j->next_issue_time(now));
+    if (pc_ && id_ == 0) next = std::min(next, pc_->flusher_next());  // the periodic write-back
     blocked = true;
     if (next == kNever || next <= now)
       idle_until(wake_ | wl_.group_started());

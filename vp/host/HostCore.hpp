@@ -18,6 +18,12 @@
 // user (job compute), kernel (submission path incl. blk-mq, completion
 // reaping), irq (entering/leaving the ISR), ctxsw (waking a blocked thread:
 // its own category, not kernel) and idle (waiting for an interrupt or a job).
+//
+// Buffered jobs (direct=0) go through the page cache instead of blk-mq: the
+// core pays the cache's copy costs and submits the device reads it starts
+// (one submit_cost per run of pages plus blk-mq's per-page costs); a job's
+// fsync is carried out on its core. Core 0 is also the page cache's flusher:
+// write-back is kernel time there, ahead of the jobs' issues.
 #include <deque>
 #include <systemc>
 #include <vector>
@@ -25,6 +31,7 @@
 #include "vp/core/Services.hpp"
 #include "vp/host/InterruptController.hpp"
 #include "vp/host/IoRequest.hpp"
+#include "vp/host/PageCache.hpp"
 
 namespace vp::host {
 
@@ -56,6 +63,9 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   // All cores of the platform, indexed by id (to wake a job's core when
   // another core completed its I/O).
   void set_peers(const std::vector<HostCore*>* peers) { peers_ = peers; }
+  void set_page_cache(PageCache* pc) { pc_ = pc; }
+  // Something for this core to look at (the page cache's flusher work).
+  void kick() { wake_.notify(); }
   // Another core completed an I/O of a job on this core.
   void remote_completion();
   uint64_t wakeups() const { return wakeups_; }
@@ -73,6 +83,10 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   void idle_until(const sc_core::sc_event_or_list& ev);
   void idle_until(const sc_core::sc_time& t, const sc_core::sc_event_or_list& ev);
   void charge(const CpuTime& t);
+  // Does what the page cache left for this core; `may_switch`: waking a job of
+  // this core that was blocked costs a context switch.
+  void cache_work(PageCache::Work& w, bool may_switch);
+  void wake_owner(FioJobRunner& j);
 
   Services& svc_;
   unsigned id_;
@@ -80,6 +94,8 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   BlkMqQueue& blk_;
   Workload& wl_;
   const std::vector<HostCore*>* peers_ = nullptr;
+  PageCache* pc_ = nullptr;
+  PageCache::Work cw_;
   uint64_t remote_ = 0;
   CoreCosts cost_;
   std::deque<uint32_t> pending_;

@@ -9,6 +9,7 @@
 namespace vp::host {
 
 class FioJobRunner;
+class PageCache;
 
 struct IoRequest {
   bool write = false;
@@ -24,6 +25,10 @@ struct IoRequest {
   uint16_t sqid = 0, cid = 0;
   uint8_t attr = 0;     // workload attribute put in CDW2 (and as the device decoded it)
   uint32_t result = 0;  // device-reported completion field (buffer status)
+  // Hints the driver puts in the command: ORed into CDW2 above the attribute
+  // (FastDrain's page-victimization bit 8), and CDW3 (its dirty pages).
+  uint32_t cdw2_hint = 0, cdw3 = 0;
+  PageCache* cache = nullptr;  // a page-cache read or write-back: its completion goes there, not to a job
   Tick issued = 0;
   // blk-mq merging: the further I/Os carried by the same command (set on the
   // command's first I/O), and whether this one rides in another's command.

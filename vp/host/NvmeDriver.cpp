@@ -408,7 +408,8 @@ Cqe NvmeDriver::io_raw(unsigned core, const Sqe& cmd) {
 void NvmeDriver::write_sqe(SubQueue& q, IoRequest& r, uint16_t cid) {
   Sqe c = Sqe::make(r.flush ? IO_FLUSH : r.write ? IO_WRITE : IO_READ, cid);
   c.nsid = 1;
-  c.cdw2 = r.attr;  // FlashShare: the workload attribute rides in rsvd2
+  c.cdw2 = r.attr | r.cdw2_hint;  // FlashShare: the workload attribute rides in rsvd2 (FastDrain: bit 8)
+  c.cdw3 = r.cdw3;                 // FastDrain: dirty pages of a page-victimization write
   if (r.raw) {
     c = *r.raw;
     c.cdw0 = (c.cdw0 & 0xFFFF) | (uint32_t(cid) << 16);

@@ -30,6 +30,7 @@ void Workload::check(const std::vector<FioJob>& jobs, const Config& cfg, uint64_
   // command id for every core, one buffer per in-flight I/O of every job.
   uint64_t qd = cfg.get_int("host.nvme.queue_depth"), aqd = cfg.get_int("host.nvme.admin_queue_depth");
   uint64_t need = (1 << 20) + 2 * 4096 + aqd * 80 + uint64_t(cores) * (qd * 80 + 4096 + qd * 8192);
+  bool buffered = false;
   for (const auto& j : jobs) {
     auto bad = [&](const std::string& opt, const std::string& why) {
       return ConfigError(fmt::format("workload job '{}': option '{}': {}", j.name, opt, why));
@@ -48,6 +49,16 @@ void Workload::check(const std::vector<FioJob>& jobs, const Config& cfg, uint64_
       if (c >= cores) throw bad("cpus_allowed", fmt::format("cpu {} does not exist (host.cores = {})", c, cores));
     if (!j.number_ios && !j.runtime_ps && j.time_based && j.read_iolog.empty())
       throw bad("time_based", "needs runtime or number_ios to end");
+    if (j.fsync && j.direct)
+      throw bad("fsync", "needs direct=0 (a direct job's fsync would only be an NVMe Flush, which is not modeled)");
+    if (!j.direct) {
+      buffered = true;
+      if (lba > 4096) throw bad("direct", fmt::format("buffered I/O needs ssd.nvme.lba_size at most the 4 KiB page "
+                                                      "(it is {})", lba));
+      if (j.bs % 4096) throw bad("bs", fmt::format("{} is not a multiple of the 4 KiB page (direct=0)", j.bs));
+      if (j.offset % 4096) throw bad("offset", fmt::format("{} is not a multiple of the 4 KiB page (direct=0)", j.offset));
+      if (!j.read_iolog.empty()) throw bad("read_iolog", "block-trace replay needs direct=1");
+    }
     uint64_t buf = j.bs;
     if (!j.read_iolog.empty()) {
       // The same load and fit the runner does, so a bad trace or an I/O
@@ -69,6 +80,7 @@ void Workload::check(const std::vector<FioJob>& jobs, const Config& cfg, uint64_
     }
     need += uint64_t(j.numjobs) * j.iodepth * (buf + 4096);
   }
+  if (buffered) need += cfg.get_size("host.pagecache.size");  // the cache's page frames
   if (need > cfg.get_size("host.dram.size"))
     cfg.fail("host.dram.size", fmt::format("too small for the queues and I/O buffers of this run (needs about {})",
                                            format_size(need)));
@@ -102,6 +114,12 @@ Workload::Workload(Services& svc, unsigned cores) : per_core_(cores) {
   }
   for (const auto& j : jobs)
     if (j.verify) verify_ = std::make_unique<VerifyTracker>(static_cast<uint32_t>(svc.cfg.get_size("ssd.nvme.lba_size")));
+}
+
+bool Workload::buffered() const {
+  for (const auto& r : runners_)
+    if (r->buffered()) return true;
+  return false;
 }
 
 void Workload::start_group(size_t g, NvmeDriver& drv) {

@@ -34,6 +34,8 @@ class Workload {
   void job_progress(NvmeDriver& drv);
   const sc_core::sc_event& group_started() const { return group_ev_; }
   bool finished() const { return finished_; }
+  // Some job does buffered I/O (direct=0): the page cache is needed.
+  bool buffered() const;
   const std::vector<std::unique_ptr<FioJobRunner>>& runners() const { return runners_; }
   const VerifyTracker* verify() const { return verify_.get(); }
 

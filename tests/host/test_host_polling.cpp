@@ -225,3 +225,19 @@ TEST_CASE("fio hipri without poll queues takes interrupts", "[host][polling]") {
   CHECK(counter(s, "host.interrupts_avoided") == 0);
   CHECK(s["cpu"][1]["irq_ps"].get<uint64_t>() == 6 * 2 * kUs);
 }
+
+TEST_CASE("polled completion refuses rw_isolation and too few controller queues", "[host][polling]") {
+  // A core polls its own queues; rw_isolation sends its reads to others'.
+  CHECK_THROWS_WITH(model_config("quick", {}, {{"host.nvme.completion", "poll"}, {"host.blkmq.rw_isolation", "on"}}),
+                    Catch::Contains("host.blkmq.rw_isolation"));
+  // select_isr with 4 cores: 4 + 4 poll SQs = 8 I/O queues, over 6.
+  CHECK_THROWS_WITH(model_config("quick", {},
+                                 {{"host.cores", "4"}, {"ssd.nvme.max_io_queues", "6"},
+                                  {"host.nvme.completion", "select_isr"}}),
+                    Catch::Contains("max_io_queues >= 8"));
+  CHECK_NOTHROW(model_config("quick", {},
+                             {{"host.cores", "4"}, {"ssd.nvme.max_io_queues", "8"}, {"host.nvme.completion", "select_isr"}}));
+  // dedcore needs a core for the jobs besides the polling one.
+  CHECK_THROWS_WITH(model_config("quick", {}, {{"host.cores", "1"}, {"host.nvme.completion", "dedcore"}}),
+                    Catch::Contains("host.cores >= 2"));
+}

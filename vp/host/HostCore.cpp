@@ -258,6 +258,19 @@ bool HostCore::polls_now() const {
   return mode_ != NvmeDriver::Completion::DedCore && drv_.polled_in_flight(id_) > 0;
 }
 
+// A polled completion that landed while the core was busy elsewhere (other
+// jobs' submissions, interrupts) is reaped by the next check, before more
+// issuing: the polling thread checks whenever it runs, so it is not starved.
+bool HostCore::polled_waiting() {
+  if (mode_ == NvmeDriver::Completion::DedCore || !drv_.poll_ready(id_)) return false;
+  ++polls_;
+  CpuTime c;
+  c.poll = cost_.poll;
+  busy(c);
+  reap_polled();
+  return true;
+}
+
 void HostCore::spun(Tick origin) {
   Tick el = now_ps() - origin;
   uint64_t checks = std::max<uint64_t>(1, (el + cost_.poll - 1) / cost_.poll);
@@ -383,6 +396,7 @@ void HostCore::run() {
     if (!begun && id_ == 0) wl_.begin(drv_);
     begun = true;
     if (dedicated_) run_dedicated();
+    if (polled_waiting()) continue;
     Tick now = now_ps();
     if (FioJobRunner* j = pick(now)) {
       blocked = false;

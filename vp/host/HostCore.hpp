@@ -91,6 +91,7 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   // Polled completion (see the file comment).
   bool polled_io(const FioJobRunner& j, const IoRequest& r) const;
   bool polls_now() const;
+  bool polled_waiting();  // reaps (one check) a polled entry already there
   void poll_wait(Tick next_issue);
   void reap_polled();
   [[noreturn]] void run_dedicated();

@@ -297,6 +297,7 @@ void HostCore::poll_wait(Tick next) {
   }
   Tick origin = now_ps();
   in_poll_ = true;
+  busy_trace_ = true;  // spinning is busy in the waveform too
   for (;;) {
     if (drv_.poll_ready(id_) || !pending_.empty() || remote_) break;
     Tick now = now_ps();
@@ -308,6 +309,7 @@ void HostCore::poll_wait(Tick next) {
   }
   account_to(now_ps());
   in_poll_ = false;
+  busy_trace_ = false;
   spun(origin);
   if (drv_.poll_ready(id_)) reap_polled();
 }
@@ -346,10 +348,10 @@ void HostCore::run_dedicated() {
     bool any = false;
     for (unsigned k = 0; k < n && !any; ++k) any = drv_.poll_ready(k);
     if (!any) {
-      in_poll_ = true;
+      in_poll_ = busy_trace_ = true;
       sc_core::wait(drv_.memory_written() | wake_);
       account_to(now_ps());
-      in_poll_ = false;
+      in_poll_ = busy_trace_ = false;
       continue;
     }
     spun(origin);

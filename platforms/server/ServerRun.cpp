@@ -166,9 +166,10 @@ void print_summary(const nlohmann::json& s) {
     }
   }
   for (const auto& c : s["cpu"])
-    fmt::print("core {}: user {:5.1f}% kernel {:5.1f}% irq {:5.1f}% ctxsw {:5.1f}% idle {:5.1f}%\n",
+    fmt::print("core {}: user {:5.1f}% kernel {:5.1f}% irq {:5.1f}% ctxsw {:5.1f}% poll {:5.1f}% idle {:5.1f}%\n",
                c["core"].get<unsigned>(), c["user_pct"].get<double>(), c["kernel_pct"].get<double>(),
-               c["irq_pct"].get<double>(), c["ctxsw_pct"].get<double>(), c["idle_pct"].get<double>());
+               c["irq_pct"].get<double>(), c["ctxsw_pct"].get<double>(), c["poll_pct"].get<double>(),
+               c["idle_pct"].get<double>());
   const auto& d = s["device"];
   fmt::print("device: flash reads {} programs {} erases {}; PCIe down {} B up {} B\n", d["flash_reads"].get<uint64_t>(),
              d["flash_programs"].get<uint64_t>(), d["flash_erases"].get<uint64_t>(), d["pcie_bytes_down"].get<uint64_t>(),
@@ -339,9 +340,9 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
     double el = double(now_ps());
     auto pct = [&](Tick v) { return el > 0 ? 100.0 * double(v) / el : 0.0; };
     s["cpu"].push_back({{"core", i}, {"elapsed_ps", now_ps()}, {"user_ps", t.user}, {"kernel_ps", t.kernel},
-                        {"irq_ps", t.irq}, {"ctxsw_ps", t.ctxsw}, {"idle_ps", t.idle},
+                        {"irq_ps", t.irq}, {"ctxsw_ps", t.ctxsw}, {"poll_ps", t.poll}, {"idle_ps", t.idle},
                         {"user_pct", pct(t.user)}, {"kernel_pct", pct(t.kernel)}, {"irq_pct", pct(t.irq)},
-                        {"ctxsw_pct", pct(t.ctxsw)}, {"idle_pct", pct(t.idle)}});
+                        {"ctxsw_pct", pct(t.ctxsw)}, {"poll_pct", pct(t.poll)}, {"idle_pct", pct(t.idle)}});
   }
   s["stage_order_violations"] = stage_order_violations();
   s["kernel_events_per_io"] = total ? double(top.kernel_events()) / double(total) : 0.0;

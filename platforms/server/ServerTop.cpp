@@ -48,6 +48,7 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc)
       flash("flash", svc) {
   // Host side: the CPU complex and PCIe upstream are the bus's initiators.
   driver.bus.bind(bus.in);
+  driver.watch_memory(dram.written());  // polled CQs wait on device writes landing
   link.up_out.bind(bus.in);
   bus.out.bind(dram.socket);
   bus.map(0, host::HostBus::kDramBase, dram.size(), "dram");

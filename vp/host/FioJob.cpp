@@ -206,6 +206,8 @@ void apply(FioJob& j, const Opt& o) {
     j.rate_iops = o.ranged(0, UINT64_MAX);
   } else if (k == "randseed") {
     j.randseed = o.ranged(0, UINT64_MAX);
+  } else if (k == "hipri") {
+    j.hipri = o.flag();
   } else if (k == "direct") {
     j.direct = o.ranged(0, 1) != 0;
   } else if (k == "fsync") {
@@ -317,7 +319,8 @@ std::string FioJob::to_fio() const {
   if (!read_iolog.empty()) o += fmt::format("read_iolog={}\n", read_iolog);
   o += fmt::format("replay_no_stall={}\nreplay_time_scale={}\nreplay_format={}\nreplay_fit={}\n", int(replay_no_stall),
                    replay_time_scale, trace_format_name(replay_format), replay_fit_name(replay_fit));
-  o += fmt::format("iodepth_batch_submit={}\nworkload_attr={}\n", iodepth_batch_submit, workload_attr);
+  o += fmt::format("iodepth_batch_submit={}\nworkload_attr={}\nhipri={}\n", iodepth_batch_submit, workload_attr,
+                   int(hipri));
   o += fmt::format("thinktime_spin={}\nthinktime_insts={}\npercentage_random={}\n", fmt_time(thinktime_spin_ps),
                    thinktime_insts, percentage_random);
   o += fmt::format("fsync={}\n", fsync);
@@ -330,7 +333,8 @@ bool FioJob::operator==(const FioJob& o) const {
                     j.number_ios, j.runtime_ps, j.time_based, j.numjobs, j.cpus_allowed, j.thinktime_ps, j.rate_iops,
                     j.randseed, j.direct, j.ioengine, j.verify, j.stonewall, j.startdelay_ps, j.filename, j.read_iolog,
                     j.replay_no_stall, j.replay_time_scale, j.replay_format, j.replay_fit, j.iodepth_batch_submit,
-                    j.workload_attr, j.thinktime_spin_ps, j.thinktime_insts, j.percentage_random, j.app, j.fsync);
+                    j.workload_attr, j.thinktime_spin_ps, j.thinktime_insts, j.percentage_random, j.app, j.fsync,
+                    j.hipri);
   };
   return tie(*this) == tie(o);
 }

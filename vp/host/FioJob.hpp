@@ -45,6 +45,7 @@ struct FioJob {
   unsigned fsync = 0;  // buffered jobs: fsync after every this many writes (0: never)
   std::string ioengine = "libaio";
   bool verify = false;  // host checks read data against what it wrote
+  bool hipri = false;   // fio's hipri (io_uring/pvsync2): polled completions where the driver has poll queues
   bool stonewall = false;
   uint64_t startdelay_ps = 0;
   std::string filename;

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "vp/core/RequestLog.hpp"
+#include "vp/core/SimControl.hpp"
 #include "vp/host/BlkMqQueue.hpp"
 #include "vp/host/FioJobRunner.hpp"
 #include "vp/host/NvmeDriver.hpp"
@@ -22,6 +23,23 @@ void HostCore::declare_params(ParamRegistry& r) {
   r.time("host.core.ctx_switch_cost", "3.5us", "context switch to a thread blocked waiting for completions");
   // FlashShare Table 2: 2 GHz ARM cores. With the IPC this turns an
   // application's instructions between I/Os (thinktime_insts, app=) into core time.
+  // One pass of blk_poll over a CQ: a few loads and a branch.
+  r.time("host.core.poll_cost", "100ns",
+         "CPU time of one check of a polled completion queue (the granularity at which polling sees an entry)");
+  r.real("host.core.hybrid_sleep_fraction", 0.5,
+         "hybrid polling: share of the mean completion time of the core's earlier polled I/Os slept before "
+         "polling (Linux sleeps half the mean)")
+      .range(0, 1);
+  r.integer("host.core.poll_core", -1,
+            "dedcore completion: the core that polls all completion queues and runs no jobs (-1: the last core)")
+      .range(-1, 255);
+  r.rule([](const Config& c) {
+    if (c.get_time("host.core.poll_cost") == 0) c.fail("host.core.poll_cost", "must be above 0");
+    if (c.get_int("host.core.poll_core") >= c.get_int("host.cores"))
+      c.fail("host.core.poll_core", fmt::format("is not a core (host.cores = {})", c.get_int("host.cores")));
+    if (c.get_string("host.nvme.completion") == "dedcore" && c.get_int("host.cores") < 2)
+      c.fail("host.nvme.completion", "dedcore needs a core for the jobs besides the polling core (host.cores >= 2)");
+  });
   r.freq("host.core.clock", "2GHz", "host core clock, for jobs' compute given in instructions (thinktime_insts, app=)");
   r.real("host.core.ipc", 1.0, "instructions per cycle of the host cores' compute (thinktime_insts, app=)")
       .range(0.01, 16);
@@ -29,7 +47,7 @@ void HostCore::declare_params(ParamRegistry& r) {
 
 CoreCosts HostCore::costs_from(const Config& c) {
   return {c.get_time("host.core.submit_cost"), c.get_time("host.core.isr_cost"), c.get_time("host.core.complete_cost"),
-          c.get_time("host.core.ctx_switch_cost")};
+          c.get_time("host.core.ctx_switch_cost"), c.get_time("host.core.poll_cost")};
 }
 
 HostCore::HostCore(sc_core::sc_module_name name, Services& svc, unsigned id, NvmeDriver& drv, BlkMqQueue& blk,
@@ -43,6 +61,11 @@ HostCore::HostCore(sc_core::sc_module_name name, Services& svc, unsigned id, Nvm
       wl_(wl),
       cost_(costs_from(svc.cfg)),
       insts_per_ps_(svc.cfg.get_freq("host.core.clock") * svc.cfg.get_real("host.core.ipc") / 1e12),
+      mode_(NvmeDriver::completion_from(svc.cfg)),
+      dedicated_(mode_ == NvmeDriver::Completion::DedCore &&
+                 id == (svc.cfg.get_int("host.core.poll_core") < 0 ? svc.cfg.get_int("host.cores") - 1
+                                                                   : svc.cfg.get_int("host.core.poll_core"))),
+      hybrid_fraction_(svc.cfg.get_real("host.core.hybrid_sleep_fraction")),
       busy_ps_(svc.stats.counter(fmt::format("host.core{}.busy_ps", id), "ps", "time the core was busy")),
       user_ps_(svc.stats.counter(fmt::format("host.core{}.cpu_user_ps", id), "ps", "core time in jobs' compute")),
       kernel_ps_(svc.stats.counter(fmt::format("host.core{}.cpu_kernel_ps", id), "ps",
@@ -52,8 +75,16 @@ HostCore::HostCore(sc_core::sc_module_name name, Services& svc, unsigned id, Nvm
       ctxsw_ps_(svc.stats.counter(fmt::format("host.core{}.cpu_ctxsw_ps", id), "ps",
                                   "core time switching to threads woken from waiting")),
       idle_ps_(svc.stats.counter(fmt::format("host.core{}.cpu_idle_ps", id), "ps", "core time with nothing to do")),
+      poll_ps_(svc.stats.counter(fmt::format("host.core{}.cpu_poll_ps", id), "ps",
+                                 "core time spinning on polled completion queues")),
       isrs_(svc.stats.counter("host.isr_runs", "interrupts", "interrupt handler invocations")),
-      ctx_switches_(svc.stats.counter("host.context_switches", "switches", "wake-ups of blocked threads")) {
+      ctx_switches_(svc.stats.counter("host.context_switches", "switches", "wake-ups of blocked threads")),
+      polls_(svc.stats.counter("host.polls", "checks", "checks of polled completion queues (poll_cost each)")),
+      poll_time_(svc.stats.counter("host.poll_ps", "ps", "core time spinning on polled completion queues, all cores")),
+      hybrid_sleeps_(svc.stats.counter("host.hybrid_sleeps", "sleeps", "hybrid polling sleeps before polling")),
+      hybrid_sleep_ps_(svc.stats.counter("host.hybrid_sleep_ps", "ps", "time slept by hybrid polling, all cores")),
+      irqs_avoided_(svc.stats.counter("host.interrupts_avoided", "completions",
+                                      "completions reaped by polling (no interrupt raised for them)")) {
   irq.bind(*this);
   if (svc.waves.enabled()) svc.waves.trace(busy_trace_, fmt::format("host_core{}_busy", id), "host cores");
   SC_HAS_PROCESS(HostCore);
@@ -80,13 +111,15 @@ void HostCore::charge(const CpuTime& t) {
   irq_ps_ += t.irq;
   ctxsw_ps_ += t.ctxsw;
   idle_ps_ += t.idle;
-  busy_ps_ += t.user + t.kernel + t.irq + t.ctxsw;
+  poll_ps_ += t.poll;
+  poll_time_ += t.poll;
+  busy_ps_ += t.user + t.kernel + t.irq + t.ctxsw + t.poll;
 }
 
 // Only the waits in busy() and idle_until() advance this thread's time, so
 // each stretch starts where the one before ended (mark_).
 void HostCore::busy(const CpuTime& t) {
-  Tick d = t.user + t.kernel + t.irq + t.ctxsw;
+  Tick d = t.user + t.kernel + t.irq + t.ctxsw + t.poll;
   if (d == 0) return;
   in_busy_ = t;
   busy_trace_ = true;
@@ -114,12 +147,12 @@ void HostCore::idle_until(const sc_core::sc_time& t, const sc_core::sc_event_or_
 CpuTime HostCore::account_to(Tick now) {
   Tick el = now - mark_;
   CpuTime c;
-  if (in_busy_.user + in_busy_.kernel + in_busy_.irq + in_busy_.ctxsw == 0) {
-    c.idle = el;  // waiting (or about to: no time passes outside the waits)
+  if (in_busy_.user + in_busy_.kernel + in_busy_.irq + in_busy_.ctxsw + in_busy_.poll == 0) {
+    (in_poll_ ? c.poll : c.idle) = el;  // waiting or spinning (no time passes outside the waits)
   } else {  // stopped part-way through a busy stretch: charge what has run, in category order
     using Part = std::pair<Tick*, Tick*>;
     for (Part p : {Part{&c.user, &in_busy_.user}, Part{&c.kernel, &in_busy_.kernel}, Part{&c.irq, &in_busy_.irq},
-                   Part{&c.ctxsw, &in_busy_.ctxsw}}) {
+                   Part{&c.ctxsw, &in_busy_.ctxsw}, Part{&c.poll, &in_busy_.poll}}) {
       *p.first = std::min(*p.second, el);
       *p.second -= *p.first;
       el -= *p.first;
@@ -127,7 +160,7 @@ CpuTime HostCore::account_to(Tick now) {
   }
   charge(c);
   mark_ = now;
-  return {user_ps_.value, kernel_ps_.value, irq_ps_.value, ctxsw_ps_.value, idle_ps_.value};
+  return {user_ps_.value, kernel_ps_.value, irq_ps_.value, ctxsw_ps_.value, idle_ps_.value, poll_ps_.value};
 }
 
 FioJobRunner* HostCore::pick(Tick now) {
@@ -143,7 +176,7 @@ FioJobRunner* HostCore::pick(Tick now) {
 }
 
 void HostCore::service_interrupts(bool was_blocked) {
-  Tick now = now_ps(), t = now;
+  Tick t = now_ps();
   CpuTime c;
   done_.clear();
   while (!pending_.empty()) {
@@ -154,19 +187,28 @@ void HostCore::service_interrupts(bool was_blocked) {
     drv_.handle_irq(v, done_);
     t += cost_.isr;
     c.irq += cost_.isr;
-    for (size_t i = before; i < done_.size(); ++i) {
-      IoRequest& r = *done_[i];
-      t += cost_.complete;
-      c.kernel += cost_.complete;
-      DeviceHalf* d = svc_.tracker.device(r.sqid, r.cid);
-      if (d && d->valid) {  // every I/O a merged command carried shares its device half
-        r.clock.join(d->clock, Stage::SqWait);
-        r.attr = d->attr;
-        r.result = d->result;
-      }
-      r.clock.mark(Stage::Interrupt, t);
-    }
+    reaped(before, t, c.kernel);
   }
+  finish(c, was_blocked);
+}
+
+void HostCore::reaped(size_t from, Tick& t, Tick& cat) {
+  for (size_t i = from; i < done_.size(); ++i) {
+    IoRequest& r = *done_[i];
+    t += cost_.complete;
+    cat += cost_.complete;
+    DeviceHalf* d = svc_.tracker.device(r.sqid, r.cid);
+    if (d && d->valid) {  // every I/O a merged command carried shares its device half
+      r.clock.join(d->clock, Stage::SqWait);
+      r.attr = d->attr;
+      r.result = d->result;
+    }
+    r.clock.mark(Stage::Interrupt, t);
+  }
+}
+
+void HostCore::finish(CpuTime c, bool was_blocked) {
+  Tick now = now_ps();
   bool wakes = false;  // a job's I/O among the completions (not only the page cache's)
   for (IoRequest* r : done_) {
     if (DeviceHalf* d = svc_.tracker.device(r->sqid, r->cid)) d->valid = false;
@@ -174,7 +216,6 @@ void HostCore::service_interrupts(bool was_blocked) {
     wakes |= r->job != nullptr;
   }
   if (was_blocked && wakes) {
-    t += cost_.ctx_switch;
     c.ctxsw += cost_.ctx_switch;
     ++ctx_switches_;
   }
@@ -182,17 +223,18 @@ void HostCore::service_interrupts(bool was_blocked) {
   Tick end = now_ps();
   cw_ = {};
   for (IoRequest* r : done_) {
-    r->clock.mark(Stage::Wakeup, end);
-    if (svc_.requests)
-      svc_.requests->write({r->job ? r->job->result().name : std::string("pagecache"), r->write, r->lba, r->bytes,
-                            r->sqid, r->cid, r->status, r->attr, r->result, r->issued, end, r->clock});
     if (pc_) pc_->observe_status(r->result, end, cw_);
     if (r->cache) {
-      pc_->completed(*r, end, cw_);
+      deliver(*r, end);
       continue;
     }
-    r->job->complete(*r, end);
     unsigned owner = r->job->core();
+    if (dedicated_ && owner != id_ && peers_) {  // the job's own core completes it once switched back in
+      (*peers_)[owner]->handed_.push_back(r);
+      (*peers_)[owner]->remote_completion();
+      continue;
+    }
+    deliver(*r, end);
     if (owner != id_ && peers_) (*peers_)[owner]->remote_completion();
   }
   if (!done_.empty()) wl_.job_progress(drv_);
@@ -247,6 +289,146 @@ void HostCore::cache_work(PageCache::Work& w, bool may_switch) {
   if (!w.done.empty() || !w.synced.empty()) wl_.job_progress(drv_);
 }
 
+// A completed I/O to its owner: the page cache (its device reads and
+// write-back) or the job that issued it.
+void HostCore::deliver(IoRequest& r, Tick end) {
+  r.clock.mark(Stage::Wakeup, end);
+  if (svc_.requests)
+    svc_.requests->write({r.job ? r.job->result().name : std::string("pagecache"), r.write, r.lba, r.bytes, r.sqid,
+                          r.cid, r.status, r.attr, r.result, r.issued, end, r.clock});
+  if (r.cache)
+    pc_->completed(r, end, cw_);
+  else
+    r.job->complete(r, end);
+}
+
+// ---------------------------------------------------------------- polling
+
+bool HostCore::polled_io(const FioJobRunner& j, const IoRequest& r) const {
+  using C = NvmeDriver::Completion;
+  switch (mode_) {
+    case C::Poll:
+    case C::Hybrid: return true;
+    case C::SelectIsr: return r.attr != 0;
+    case C::Interrupt: return j.spec().hipri && drv_.has_poll_queues();
+    case C::DedCore: return false;  // the dedicated core reaps; the job blocks
+  }
+  return false;
+}
+
+bool HostCore::polls_now() const {
+  return mode_ != NvmeDriver::Completion::DedCore && drv_.polled_in_flight(id_) > 0;
+}
+
+// A polled completion that landed while the core was busy elsewhere (other
+// jobs' submissions, interrupts) is reaped by the next check, before more
+// issuing: the polling thread checks whenever it runs, so it is not starved.
+bool HostCore::polled_waiting() {
+  if (mode_ == NvmeDriver::Completion::DedCore || !drv_.poll_ready(id_)) return false;
+  ++polls_;
+  CpuTime c;
+  c.poll = cost_.poll;
+  busy(c);
+  reap_polled();
+  return true;
+}
+
+void HostCore::spun(Tick origin) {
+  Tick el = now_ps() - origin;
+  uint64_t checks = std::max<uint64_t>(1, (el + cost_.poll - 1) / cost_.poll);
+  polls_ += checks;
+  CpuTime c;
+  c.poll = checks * cost_.poll - el;  // the check under way when the entry landed runs to its end
+  busy(c);
+}
+
+void HostCore::poll_wait(Tick next) {
+  if (mode_ == NvmeDriver::Completion::Hybrid && !slept_ && polled_n_ > 0) {
+    slept_ = true;
+    auto s = static_cast<Tick>(std::llround(hybrid_fraction_ * double(polled_sum_) / double(polled_n_)));
+    if (s > 0) {
+      ++hybrid_sleeps_;
+      hybrid_sleep_ps_ += s;
+      idle_until(to_sc(s), wake_);
+      // The timer (or whatever woke it) switches the polling thread back in.
+      CpuTime c;
+      c.ctxsw = cost_.ctx_switch;
+      busy(c);
+      ++ctx_switches_;
+    }
+  }
+  Tick origin = now_ps();
+  in_poll_ = true;
+  busy_trace_ = true;  // spinning is busy in the waveform too
+  for (;;) {
+    if (drv_.poll_ready(id_) || !pending_.empty() || remote_) break;
+    Tick now = now_ps();
+    if (next != kNever && next <= now) break;
+    if (next == kNever)
+      sc_core::wait(drv_.memory_written() | wake_);
+    else
+      sc_core::wait(to_sc(next - now), drv_.memory_written() | wake_);
+  }
+  account_to(now_ps());
+  in_poll_ = false;
+  busy_trace_ = false;
+  spun(origin);
+  if (drv_.poll_ready(id_)) reap_polled();
+}
+
+void HostCore::reap_polled() {
+  done_.clear();
+  drv_.poll(id_, done_);
+  Tick t = now_ps();
+  CpuTime c;
+  reaped(0, t, c.kernel);
+  for (IoRequest* r : done_) {
+    if (!r->merged) ++irqs_avoided_;
+    polled_sum_ += t - r->issued;  // issue to reaped, as Linux's poll statistics time a request
+    ++polled_n_;
+  }
+  slept_ = false;
+  finish(c, false);
+}
+
+void HostCore::run_dedicated() {
+  if (!wl_.runners_on(id_).empty())
+    sim_abort(fmt::format("core {} is host.core.poll_core (dedcore completion) and runs no jobs: place them on "
+                          "other cores (cpus_allowed)",
+                          id_));
+  if (!sim_abort_message().empty()) sc_core::wait();  // the run is stopping
+  const unsigned n = static_cast<unsigned>(peers_ ? peers_->size() : 1);
+  Tick origin = now_ps();
+  for (;;) {
+    ++wakeups_;
+    if (!pending_.empty()) {  // core 0's admin vector
+      service_interrupts(false);
+      origin = now_ps();
+      continue;
+    }
+    remote_ = 0;
+    bool any = false;
+    for (unsigned k = 0; k < n && !any; ++k) any = drv_.poll_ready(k);
+    if (!any) {
+      in_poll_ = busy_trace_ = true;
+      sc_core::wait(drv_.memory_written() | wake_);
+      account_to(now_ps());
+      in_poll_ = busy_trace_ = false;
+      continue;
+    }
+    spun(origin);
+    done_.clear();
+    for (unsigned k = 0; k < n; ++k) drv_.poll(k, done_);
+    Tick t = now_ps();
+    CpuTime c;
+    reaped(0, t, c.poll);  // reaping is part of the polling loop: all of this core's time is poll
+    for (IoRequest* r : done_)
+      if (!r->merged) ++irqs_avoided_;
+    finish(c, false);
+    origin = now_ps();
+  }
+}
+
 void HostCore::run() {
   bool blocked = false, begun = false;
   for (;;) {
@@ -265,6 +447,11 @@ void HostCore::run() {
         ++ctx_switches_;
       }
       blocked = false;
+      if (!handed_.empty()) {  // dedcore: completions the polling core reaped for our jobs
+        for (IoRequest* r : handed_) deliver(*r, now_ps());
+        handed_.clear();
+        wl_.job_progress(drv_);
+      }
     }
     if (!drv_.ready()) {
       idle_until(wake_ | drv_.ready_event());
@@ -275,6 +462,8 @@ void HostCore::run() {
       wl_.begin(drv_);
     }
     begun = true;
+    if (dedicated_) run_dedicated();
+    if (polled_waiting()) continue;
     Tick now = now_ps();
     if (pc_ && pc_->active()) {
       if (id_ == 0 && pc_->flusher_due(now)) {  // write-back before the jobs' issues
@@ -310,6 +499,7 @@ void HostCore::run() {
           cache_work(w, false);
           continue;
         }
+        r.polled = polled_io(*j, r);
         CpuTime c;
         c.kernel = cost_.submit + blk_.submit_cost(r, id_);
         busy(c);
@@ -333,6 +523,10 @@ void HostCore::run() {
     Tick next = kNever;
     for (FioJobRunner* j : wl_.runners_on(id_)) next = std::min(next, j->next_issue_time(now));
     if (pc_ && id_ == 0) next = std::min(next, pc_->flusher_next());  // the periodic write-back
+    if (polls_now()) {  // spin on the polled CQ instead of sleeping
+      poll_wait(next);
+      continue;
+    }
     blocked = true;
     if (next == kNever || next <= now)
       idle_until(wake_ | wl_.group_started());

@@ -24,6 +24,18 @@
 // (one submit_cost per run of pages plus blk-mq's per-page costs); a job's
 // fsync is carried out on its core. Core 0 is also the page cache's flusher:
 // write-back is kernel time there, ahead of the jobs' issues.
+//
+// Polled completion (host.nvme.completion, FlashShare OSDI'18 sec. 3.4): a
+// core with polled I/O in flight and nothing to issue spins on its polled CQ
+// (category poll) instead of sleeping. Event driven: it waits for a device
+// write to land in host memory, and the check that sees the entry is the
+// first whole poll_cost period since it began spinning, so the checks are
+// counted, not simulated. The reap costs complete_cost, with no ISR and no
+// context switch. Hybrid first sleeps hybrid_sleep_fraction of the mean
+// completion time of the core's earlier polled I/Os, and pays a context
+// switch when the timer wakes it. With dedcore, core host.core.poll_core
+// does nothing but poll every CQ (all its time is poll) and wakes the
+// submitting jobs' cores, which block as with interrupts.
 #include <deque>
 #include <systemc>
 #include <vector>
@@ -32,22 +44,22 @@
 #include "vp/host/InterruptController.hpp"
 #include "vp/host/IoRequest.hpp"
 #include "vp/host/PageCache.hpp"
+#include "vp/host/NvmeDriver.hpp"
 
 namespace vp::host {
 
-class NvmeDriver;
 class BlkMqQueue;
 class Workload;
 class FioJobRunner;
 
 struct CoreCosts {
-  Tick submit, isr, complete, ctx_switch;
+  Tick submit, isr, complete, ctx_switch, poll;
 };
 
-// Core time by category, ps; the five add up to the time accounted.
+// Core time by category, ps; the six add up to the time accounted.
 struct CpuTime {
-  Tick user = 0, kernel = 0, irq = 0, ctxsw = 0, idle = 0;
-  Tick total() const { return user + kernel + irq + ctxsw + idle; }
+  Tick user = 0, kernel = 0, irq = 0, ctxsw = 0, idle = 0, poll = 0;
+  Tick total() const { return user + kernel + irq + ctxsw + idle + poll; }
 };
 
 class HostCore : public sc_core::sc_module, public IrqSink {
@@ -79,6 +91,21 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   void run();
   FioJobRunner* pick(Tick now);
   void service_interrupts(bool was_blocked);
+  // Per completion reaped from done_[from]: complete_cost into `cat`, the
+  // device half joined, the Interrupt stage ended at `t`.
+  void reaped(size_t from, Tick& t, Tick& cat);
+  // Frees the tags, runs `c` (plus a context switch if `wake_blocked`), then
+  // completes done_'s I/Os to their jobs.
+  void finish(CpuTime c, bool wake_blocked);
+  void deliver(IoRequest& r, Tick end);  // ends the I/O for its job (requests.csv row too)
+  // Polled completion (see the file comment).
+  bool polled_io(const FioJobRunner& j, const IoRequest& r) const;
+  bool polls_now() const;
+  bool polled_waiting();  // reaps (one check) a polled entry already there
+  void poll_wait(Tick next_issue);
+  void reap_polled();
+  [[noreturn]] void run_dedicated();
+  void spun(Tick origin);  // rounds the spin since `origin` up to whole checks and counts them
   void busy(const CpuTime& t);  // idle unused
   void idle_until(const sc_core::sc_event_or_list& ev);
   void idle_until(const sc_core::sc_time& t, const sc_core::sc_event_or_list& ev);
@@ -104,11 +131,20 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   uint64_t wakeups_ = 0;
   bool busy_trace_ = false;
   std::vector<IoRequest*> done_;
+  std::vector<IoRequest*> handed_;  // dedcore: reaped by the polling core, completed here after the switch back
   double insts_per_ps_;
   Tick mark_ = 0;                // everything before this is in the counters
   CpuTime in_busy_{};            // the busy stretch in progress (charged when it ends)
   bool in_idle_ = false;
-  Counter &busy_ps_, &user_ps_, &kernel_ps_, &irq_ps_, &ctxsw_ps_, &idle_ps_, &isrs_, &ctx_switches_;
+  bool in_poll_ = false;        // spinning on a CQ: time so far is poll, not idle
+  NvmeDriver::Completion mode_;
+  bool dedicated_;              // this core is dedcore's polling core
+  double hybrid_fraction_;
+  bool slept_ = false;          // hybrid: slept since the last reap
+  Tick polled_sum_ = 0;         // hybrid: completion times of this core's polled I/Os
+  uint64_t polled_n_ = 0;
+  Counter &busy_ps_, &user_ps_, &kernel_ps_, &irq_ps_, &ctxsw_ps_, &idle_ps_, &poll_ps_, &isrs_, &ctx_switches_;
+  Counter &polls_, &poll_time_, &hybrid_sleeps_, &hybrid_sleep_ps_, &irqs_avoided_;
 };
 
 }  // namespace vp::host

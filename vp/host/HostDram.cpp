@@ -35,6 +35,7 @@ void HostDram::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay
   if (gp.is_write()) {  // posted: nobody waits for it
     if (delay == sc_core::SC_ZERO_TIME) {
       std::memcpy(mem_ + a, gp.get_data_ptr(), len);
+      written_.notify(sc_core::SC_ZERO_TIME);
     } else {
       uint32_t slot;
       if (free_.empty()) {
@@ -60,6 +61,7 @@ void HostDram::land(uint32_t slot) {
   const Landing& l = in_flight_[slot];
   std::memcpy(mem_ + l.addr, l.bytes.data(), l.bytes.size());
   free_.push_back(slot);
+  written_.notify(sc_core::SC_ZERO_TIME);
 }
 
 bool HostDram::get_dmi(tlm::tlm_generic_payload&, tlm::tlm_dmi& dmi) {

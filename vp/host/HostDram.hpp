@@ -27,6 +27,10 @@ class HostDram : public sc_core::sc_module {
   uint8_t* data() { return mem_; }
   uint64_t size() const { return size_; }
   uint64_t events() const { return eq_.fired(); }
+  // Notified (next delta) whenever a device write lands: what a core spinning
+  // on a completion queue entry would see as its cache line changing, so a
+  // polling core can wait for this instead of re-reading memory every cycle.
+  const sc_core::sc_event& written() const { return written_; }
 
  private:
   void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
@@ -42,6 +46,7 @@ class HostDram : public sc_core::sc_module {
   EventQueue eq_;
   std::vector<Landing> in_flight_;  // writes on their way, by slot
   std::vector<uint32_t> free_;
+  sc_core::sc_event written_;
 
 };
 

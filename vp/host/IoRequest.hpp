@@ -24,6 +24,7 @@ struct IoRequest {
   uint16_t status = 0;     // NVMe status field of the completion
   uint16_t sqid = 0, cid = 0;
   uint8_t attr = 0;     // workload attribute put in CDW2 (and as the device decoded it)
+  bool polled = false;  // goes to a poll queue (CQ without interrupts); the submitting core reaps it
   uint32_t result = 0;  // device-reported completion field (buffer status)
   // Hints the driver puts in the command: ORed into CDW2 above the attribute
   // (FastDrain's page-victimization bit 8), and CDW3 (its dirty pages).

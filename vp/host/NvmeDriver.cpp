@@ -32,6 +32,21 @@ void NvmeDriver::declare_params(ParamRegistry& r) {
            "FlashShare's two SQs per I/O queue on one CQ: SQ q (QPRIO medium, throughput) and SQ N+q (QPRIO "
            "high) for requests with a non-zero workload attribute, with vendor-specific arbitration (CC.AMS = "
            "111b); a controller without it in CAP.AMS gets a warning and one SQ per queue");
+  r.choice("host.nvme.completion", "interrupt", {"interrupt", "poll", "hybrid", "select_isr", "dedcore"},
+           "how I/O completions reach the host (FlashShare OSDI'18 sec. 3.4): interrupt (MSI-X, ISR, context "
+           "switch back), poll (CQs without interrupts; the submitting core spins until the entry lands), hybrid "
+           "(sleep a fraction of the mean completion time, then poll), select_isr (requests with a non-zero "
+           "workload attribute poll a per-core poll queue, the others take interrupts), dedcore (a dedicated "
+           "core, host.core.poll_core, polls every CQ and wakes the submitting jobs)");
+  r.choice("host.nvme.poll_queues", "off", {"off", "on"},
+           "a poll queue pair per core (CQ created without interrupts) besides the interrupt-driven one, for "
+           "fio jobs with hipri in interrupt mode (Linux's nvme.poll_queues); select_isr always has them");
+  r.rule([](const Config& c) {
+    std::string m = c.get_string("host.nvme.completion");
+    if (m != "interrupt" && m != "dedcore" && c.get_string("host.blkmq.rw_isolation") == "on")
+      c.fail("host.nvme.completion", "a core polls its own queue pair, but host.blkmq.rw_isolation sends its "
+                                     "I/O to other cores' queues: not modeled together");
+  });
   r.rule([](const Config& c) {
     if (c.get_int("host.nvme.irq_coalescing_threshold") > 1 && c.get_time("host.nvme.irq_coalescing_time") == 0)
       c.fail("host.nvme.irq_coalescing_time",
@@ -56,12 +71,31 @@ void NvmeDriver::declare_params(ParamRegistry& r) {
       c.fail("host.nvme.dual_sq", fmt::format("two SQs per core need ssd.nvme.max_io_queues >= 2 * host.cores "
                                               "(ssd.nvme.max_io_queues = {}, host.cores = {})",
                                               c.get_int("ssd.nvme.max_io_queues"), c.get_int("host.cores")));
+    if (int64_t sqs = sq_ids(c) - 1; separate_poll_queues(c) && sqs > c.get_int("ssd.nvme.max_io_queues"))
+      c.fail(c.get_string("host.nvme.completion") == "select_isr" ? "host.nvme.completion" : "host.nvme.poll_queues",
+             fmt::format("a poll queue pair per core besides the others needs ssd.nvme.max_io_queues >= {} "
+                         "(ssd.nvme.max_io_queues = {})",
+                         sqs, c.get_int("ssd.nvme.max_io_queues")));
   });
 }
 
 unsigned NvmeDriver::sq_ids(const Config& cfg) {
   auto n = static_cast<unsigned>(cfg.get_int("host.cores"));
-  return 1 + (cfg.get_string("host.nvme.dual_sq") == "on" ? 2 * n : n);
+  return 1 + (cfg.get_string("host.nvme.dual_sq") == "on" ? 2 * n : n) + (separate_poll_queues(cfg) ? n : 0);
+}
+
+NvmeDriver::Completion NvmeDriver::completion_from(const Config& cfg) {
+  std::string m = cfg.get_string("host.nvme.completion");
+  return m == "poll"         ? Completion::Poll
+         : m == "hybrid"     ? Completion::Hybrid
+         : m == "select_isr" ? Completion::SelectIsr
+         : m == "dedcore"    ? Completion::DedCore
+                             : Completion::Interrupt;
+}
+
+bool NvmeDriver::separate_poll_queues(const Config& cfg) {
+  Completion m = completion_from(cfg);
+  return m == Completion::SelectIsr || (m == Completion::Interrupt && cfg.get_string("host.nvme.poll_queues") == "on");
 }
 
 NvmeDriver::NvmeDriver(sc_core::sc_module_name name, Services& svc, unsigned cores, uint64_t config,
@@ -76,6 +110,9 @@ NvmeDriver::NvmeDriver(sc_core::sc_module_name name, Services& svc, unsigned cor
       admin_depth_(static_cast<uint32_t>(svc.cfg.get_int("host.nvme.admin_queue_depth"))),
       poll_(svc.cfg.get_time("host.nvme.poll_interval")),
       dual_wanted_(svc.cfg.get_string("host.nvme.dual_sq") == "on"),
+      mode_(completion_from(svc.cfg)),
+      all_polled_(mode_ == Completion::Poll || mode_ == Completion::Hybrid || mode_ == Completion::DedCore),
+      poll_queues_wanted_(separate_poll_queues(svc.cfg)),
       io_(cores),
       doorbells_(svc.stats.counter("host.nvme.doorbell_writes", "writes", "doorbell writes by the driver")),
       commands_(svc.stats.counter("host.nvme.io_submitted", "commands", "I/O commands put in SQs")),
@@ -288,14 +325,18 @@ void NvmeDriver::bring_up() {
   uint8_t mdts = id[idctl::MDTS];
   info_.max_transfer = mdts ? kPage << mdts : 0;
   // Number of queues: one pair per core, or 2N SQs and N CQs (0's based).
-  const uint32_t nsq = dual_ ? 2 * cores_ : cores_;
+  // Poll queue pairs come after all of those: one more SQ and CQ per core.
+  const uint32_t npoll = poll_queues_wanted_ ? cores_ : 0;
+  const uint32_t nsq = (dual_ ? 2 * cores_ : cores_) + npoll, ncq = cores_ + npoll;
   c = Sqe::make(ADMIN_SET_FEATURES, 0);
   c.cdw10 = FEAT_NUM_QUEUES;
-  c.cdw11 = (nsq - 1) | ((cores_ - 1) << 16);
+  c.cdw11 = (nsq - 1) | ((ncq - 1) << 16);
   Cqe r = admin(c);
   check(r, "Set Features (number of queues)");
   uint32_t got_sq = (r.dw0 & 0xFFFF) + 1, got_cq = (r.dw0 >> 16) + 1;
-  info_.io_queues = std::min(dual_ ? got_sq / 2 : got_sq, got_cq);
+  // Pairs that fit besides the poll queues (too few are reported below).
+  uint32_t pairs_sq = got_sq >= npoll ? (got_sq - npoll) / (dual_ ? 2 : 1) : 0;
+  info_.io_queues = std::min(pairs_sq, got_cq >= npoll ? got_cq - npoll : 0);
   // Interrupt coalescing, when asked for.
   auto thr = static_cast<uint32_t>(svc_.cfg.get_int("host.nvme.irq_coalescing_threshold"));
   Tick agg = svc_.cfg.get_time("host.nvme.irq_coalescing_time");
@@ -332,15 +373,10 @@ void NvmeDriver::bring_up() {
     q.sqs.resize(dual_ ? 2 : 1);
     setup_sq(q.sqs[0], q.qid, normal_sq_commands_);
     if (dual_) setup_sq(q.sqs[1], static_cast<uint16_t>(cores_ + k + 1), high_sq_commands_);
-    q.cq = alloc(uint64_t(io_depth_) * sizeof(Cqe));
-    std::memset(dram_ + q.cq, 0, uint64_t(io_depth_) * sizeof(Cqe));
+    q.polled = all_polled_;
     uint32_t v = vector_of(q.qid);
     route_vector(v, k);
-    c = Sqe::make(ADMIN_CREATE_CQ, 0);
-    c.prp1 = q.cq;
-    c.cdw10 = q.qid | ((io_depth_ - 1) << 16);
-    c.cdw11 = 1 | 2 | (v << 16);  // physically contiguous, interrupts enabled, vector v
-    check(admin(c), "Create I/O Completion Queue");
+    create_cq(q, v);
     for (const SubQueue& s : q.sqs) {
       // QPRIO (bits 2:1) counts only under CC.AMS 111b: medium for SQ q, high for SQ N+q.
       uint32_t qprio = !dual_ ? 0 : &s == &q.sqs[0] ? 2 : 1;
@@ -351,8 +387,42 @@ void NvmeDriver::bring_up() {
       check(admin(c), "Create I/O Submission Queue");
     }
   }
+  // Poll queue pairs: CQ N+1+k without interrupts, its SQ after all the
+  // others (SQ ids stay congruent to k+1 modulo N, as hw_queue_of needs).
+  pollq_.resize(npoll);
+  for (unsigned k = 0; k < npoll; ++k) {
+    QueuePair& q = pollq_[k];
+    q.qid = static_cast<uint16_t>(cores_ + k + 1);
+    q.size = io_depth_;
+    q.polled = true;
+    q.sqs.resize(1);
+    setup_sq(q.sqs[0], static_cast<uint16_t>(nsq - npoll + k + 1), dual_ ? high_sq_commands_ : normal_sq_commands_);
+    create_cq(q, 0);
+    c = Sqe::make(ADMIN_CREATE_SQ, 0);
+    c.prp1 = q.sqs[0].addr;
+    c.cdw10 = q.sqs[0].qid | ((io_depth_ - 1) << 16);
+    c.cdw11 = 1 | (dual_ ? 1u : 0u) << 1 | (uint32_t(q.qid) << 16);  // polled I/O is latency-critical: QPRIO high
+    check(admin(c), "Create I/O Submission Queue (poll queue)");
+  }
+  if ((all_polled_ || npoll) && !written_)
+    fail("polled completion queues need the host memory's write notification (watch_memory), which this "
+         "platform does not give");
   ready_ = true;
   ready_ev_.notify();
+}
+
+// Interrupts enabled on `vector` unless the queue is polled (IEN=0, the vector unused).
+void NvmeDriver::create_cq(QueuePair& q, uint32_t vector) {
+  q.cq = alloc(uint64_t(io_depth_) * sizeof(Cqe));
+  std::memset(dram_ + q.cq, 0, uint64_t(io_depth_) * sizeof(Cqe));
+  Sqe c = Sqe::make(ADMIN_CREATE_CQ, 0);
+  c.prp1 = q.cq;
+  c.cdw10 = q.qid | ((io_depth_ - 1) << 16);
+  c.cdw11 = q.polled ? 1u : 1u | 2u | (vector << 16);  // physically contiguous, IEN, vector
+  Cqe r = admin(c);
+  if (r.status() != 0)
+    fail(fmt::format("Create I/O Completion Queue failed with status SCT {} SC {:#04x}", status_sct(r.status()),
+                     status_sc(r.status())));
 }
 
 void NvmeDriver::setup_sq(SubQueue& s, uint16_t qid, Counter& commands) {
@@ -437,8 +507,37 @@ void NvmeDriver::write_sqe(SubQueue& q, IoRequest& r, uint16_t cid) {
 }
 
 void NvmeDriver::submit(IoRequest& r, unsigned core) {
+  if (r.polled && !pollq_.empty()) return place(pollq_[core].sqs[0], r);
   QueuePair& q = io_[core];
   place(q.sqs[dual_ && r.attr != 0 ? 1 : 0], r);
+}
+
+const NvmeDriver::QueuePair* NvmeDriver::polled_queue(unsigned core) const {
+  if (all_polled_) return &io_[core];
+  return pollq_.empty() ? nullptr : &pollq_[core];
+}
+
+bool NvmeDriver::poll_ready(unsigned core) const {
+  const QueuePair* q = polled_queue(core);
+  if (!q) return false;
+  Cqe e;
+  std::memcpy(&e, dram_ + q->cq + uint64_t(q->cq_head) * sizeof(Cqe), sizeof e);
+  return e.phase() == q->phase;
+}
+
+unsigned NvmeDriver::polled_in_flight(unsigned core) const {
+  const QueuePair* q = polled_queue(core);
+  unsigned n = 0;
+  if (q)
+    for (const SubQueue& s : q->sqs) n += static_cast<unsigned>(s.held.size() + (s.size - 1 - s.free_cids.size()));
+  return n;
+}
+
+void NvmeDriver::poll(unsigned core, std::vector<IoRequest*>& done) {
+  if (all_polled_)
+    reap(io_[core], done);
+  else if (!pollq_.empty())
+    reap(pollq_[core], done);
 }
 
 void NvmeDriver::place(SubQueue& s, IoRequest& r) {
@@ -453,8 +552,8 @@ void NvmeDriver::place(SubQueue& s, IoRequest& r) {
 
 void NvmeDriver::handle_irq(uint32_t vector, std::vector<IoRequest*>& done) {
   if (vector_of(0) == vector) reap(admin_, done);
-  for (QueuePair& q : io_)
-    if (q.qid != 0 && vector_of(q.qid) == vector) reap(q, done);
+  for (QueuePair& q : io_)  // a shared vector must not take a polled CQ's entries
+    if (q.qid != 0 && !q.polled && vector_of(q.qid) == vector) reap(q, done);
   // The pin is level-triggered: end of interrupt lets the I/O APIC fire again
   // if the device still holds it.
   if (irq_mode_ == IrqMode::Intx) {

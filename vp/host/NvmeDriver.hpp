@@ -24,6 +24,13 @@
 // requests with a non-zero workload attribute. Each SQ has its own memory,
 // tail, doorbell and command ids; the CQ handler finds the request by the
 // completion's SQ id and command id.
+// Completion by polling (host.nvme.completion, FlashShare OSDI'18 section
+// 3.4): in poll, hybrid and dedcore modes every I/O CQ is created with
+// interrupts disabled (IEN=0) and the cores reap them with poll(); in
+// select_isr mode, and in interrupt mode with host.nvme.poll_queues on, each
+// core gets a second queue pair whose CQ has no interrupts (a poll queue, as
+// Linux's nvme.poll_queues) for the requests marked `polled`, and keeps its
+// interrupt-driven pair for the rest.
 #include <deque>
 #include <string>
 #include <systemc>
@@ -89,6 +96,25 @@ class NvmeDriver : public sc_core::sc_module, public BlkMqDriver {
   // SQs a platform must track: 1 + N, or 1 + 2N with host.nvme.dual_sq on.
   static unsigned sq_ids(const Config& cfg);
 
+  // How I/O completions reach the host (host.nvme.completion).
+  enum class Completion { Interrupt, Poll, Hybrid, SelectIsr, DedCore };
+  static Completion completion_from(const Config& cfg);
+  Completion completion() const { return mode_; }
+  // Whether each core has a separate poll queue pair for `polled` requests.
+  static bool separate_poll_queues(const Config& cfg);
+  bool has_poll_queues() const { return !pollq_.empty(); }
+  // Device writes landing in host memory (HostDram::written): what a polling
+  // core waits on instead of re-reading the CQ every cycle. The platform
+  // must give it when any CQ is polled.
+  void watch_memory(const sc_core::sc_event& written) { written_ = &written; }
+  const sc_core::sc_event& memory_written() const { return *written_; }
+  // Core `core`'s polled CQ (none: interrupt mode without poll queues):
+  // whether its head entry is new (a look, nothing consumed), commands
+  // outstanding on it (in the SQ or held), and reaping it as handle_irq does.
+  bool poll_ready(unsigned core) const;
+  unsigned polled_in_flight(unsigned core) const;
+  void poll(unsigned core, std::vector<IoRequest*>& done);
+
   // Commands built by hand, for tests and tools (call from a SystemC
   // thread; they wait for the completion). The command id is filled in.
   nvme::Cqe admin(nvme::Sqe cmd);
@@ -116,8 +142,11 @@ class NvmeDriver : public sc_core::sc_module, public BlkMqDriver {
     uint64_t cq = 0;
     uint32_t size = 0, cq_head = 0;
     bool phase = true;
+    bool polled = false;  // created with IEN=0: reaped by poll(), never by an interrupt handler
     std::vector<SubQueue> sqs;
   };
+  const QueuePair* polled_queue(unsigned core) const;
+  void create_cq(QueuePair& q, uint32_t vector);
   void bring_up();
   void pci_enable();
   void set_msix(uint32_t vector, unsigned cpu);
@@ -141,6 +170,9 @@ class NvmeDriver : public sc_core::sc_module, public BlkMqDriver {
   Tick poll_;
   uint32_t dstrd_ = 0;
   bool dual_wanted_, dual_ = false;
+  Completion mode_;
+  bool all_polled_, poll_queues_wanted_;
+  const sc_core::sc_event* written_ = nullptr;
   uint8_t* dram_ = nullptr;
   uint64_t dram_size_ = 0, brk_ = 1 << 20;
   bool ready_ = false;
@@ -149,6 +181,7 @@ class NvmeDriver : public sc_core::sc_module, public BlkMqDriver {
   ControllerInfo info_;
   QueuePair admin_;
   std::vector<QueuePair> io_;  // io_[core]
+  std::vector<QueuePair> pollq_;  // pollq_[core]: the poll queue pairs, when separate
   nvme::Cqe admin_cqe_{};
   bool admin_done_ = false;
   tlm::tlm_generic_payload gp_;

@@ -58,6 +58,13 @@ void Workload::check(const std::vector<FioJob>& jobs, const Config& cfg, uint64_
       if (j.bs % 4096) throw bad("bs", fmt::format("{} is not a multiple of the 4 KiB page (direct=0)", j.bs));
       if (j.offset % 4096) throw bad("offset", fmt::format("{} is not a multiple of the 4 KiB page (direct=0)", j.offset));
       if (!j.read_iolog.empty()) throw bad("read_iolog", "block-trace replay needs direct=1");
+      // The page cache's reads and write-back complete by interrupt, as in
+      // Linux; these modes leave no interrupt-driven queue to carry them.
+      const std::string completion = cfg.get_string("host.nvme.completion");
+      if (completion == "poll" || completion == "hybrid")
+        throw bad("direct", fmt::format("buffered I/O needs interrupt-driven queues (host.nvme.completion = {} polls "
+                                        "every queue; use interrupt, select_isr or dedcore)",
+                                        completion));
     }
     uint64_t buf = j.bs;
     if (!j.read_iolog.empty()) {

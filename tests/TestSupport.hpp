@@ -1,13 +1,16 @@
 #pragma once
 // Helpers shared by the tests: a run of the server platform in this process
-// (one per test case: SystemC elaborates once per process), and a run of the
-// vp-server binary.
+// (one per test case: SystemC elaborates once per process), the rows of the
+// CSV files it writes, and a run of the vp-server binary.
+#include <cstdint>
 #include <cstdlib>
 #include <unistd.h>
 #include <fmt/format.h>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -40,14 +43,66 @@ inline Config model_config(const std::string& preset, const Sets& base, const Se
   return cfg;
 }
 
-inline nlohmann::json run(const std::string& preset, const Sets& sets, const std::string& fio) {
+// Throws rather than REQUIREs on an aborted run so that helpers outside a
+// test case can use it too; Catch reports the exception as a failure.
+inline nlohmann::json run_options(const platform::RunOptions& o) {
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
-  auto o = options(preset, sets, fio);
   Config cfg = platform::build_config(o);
   auto r = platform::run_server(cfg, o);
   if (!r.aborted.empty()) throw std::runtime_error("run aborted: " + r.aborted);
   return r.summary;
 }
+
+inline nlohmann::json run(const std::string& preset, const Sets& sets, const std::string& fio) {
+  return run_options(options(preset, sets, fio));
+}
+
+// A run that also writes dir/requests.csv: one row per I/O with its stage
+// end times (read it with csv_rows).
+inline nlohmann::json run_traced(const std::string& dir, const std::string& preset, const Sets& sets,
+                                 const std::string& fio) {
+  auto o = options(preset, sets, fio);
+  o.out_dir = dir;
+  o.requests = true;
+  return run_options(o);
+}
+
+// One data line of a CSV file: column name -> text (empty for an empty field).
+using CsvRow = std::map<std::string, std::string>;
+
+// Splits on every comma, so a trailing empty field is kept (getline would drop it).
+inline std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> f;
+  size_t from = 0;
+  for (size_t comma; (comma = line.find(',', from)) != std::string::npos; from = comma + 1)
+    f.push_back(line.substr(from, comma - from));
+  f.push_back(line.substr(from));
+  return f;
+}
+
+// The data lines of a CSV file with a header line, in file order. A missing
+// file or a line whose field count differs from the header's throws: a
+// test must not pass by reading nothing or the wrong column.
+inline std::vector<CsvRow> csv_rows(const std::string& path) {
+  std::ifstream f(path);
+  std::string line;
+  if (!f || !std::getline(f, line)) throw std::runtime_error(path + ": no header line");
+  auto head = csv_fields(line);
+  std::vector<CsvRow> rows;
+  for (size_t n = 2; std::getline(f, line); ++n) {
+    auto fields = csv_fields(line);
+    if (fields.size() != head.size())
+      throw std::runtime_error(fmt::format("{}:{}: {} fields, header has {}", path, n, fields.size(), head.size()));
+    CsvRow r;
+    for (size_t i = 0; i < head.size(); ++i) r[head[i]] = fields[i];
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+// A column as a number; `at` throws on a column the file does not have.
+inline uint64_t u64(const CsvRow& row, const std::string& key) { return std::stoull(row.at(key)); }
+inline double f64(const CsvRow& row, const std::string& key) { return std::stod(row.at(key)); }
 
 struct Shell {
   int status;

@@ -2,8 +2,6 @@
 // applications get back.
 #include <catch2/catch.hpp>
 
-#include <sstream>
-
 #include "tests/TestSupport.hpp"
 
 using namespace vp::test;
@@ -76,30 +74,18 @@ TEST_CASE("the blk-mq insert cost adds to host_submit of a single read", "[host]
 TEST_CASE("read write isolation never puts a read into a write queue", "[host][blkmq][platform]") {
   // 4 cores = 4 queue pairs, ratio 0.75: SQs 1-3 take reads, SQ 4 writes.
   std::string dir = scratch("rwiso");
-  auto o = options("quick", {{"host.cores", "4"}, {"host.blkmq.rw_isolation", "on"}},
-                   "[mix]\nrw=randrw\nbs=4k\niodepth=4\nnumjobs=4\nnumber_ios=400\nsize=8m\n");
-  o.out_dir = dir;
-  o.requests = true;
-  auto cfg = vp::platform::build_config(o);
-  auto r = vp::platform::run_server(cfg, o);
-  REQUIRE(r.aborted.empty());
-  for (const auto& j : r.summary["jobs"]) CHECK(j["ios"] == 400);  // completions on other cores wake the jobs
-  CHECK(r.summary["stage_order_violations"] == 0);
-  std::istringstream csv(slurp(dir + "/requests.csv"));
-  std::string line;
-  std::getline(csv, line);  // header: job,op,lba,bytes,sqid,...
+  auto s = run_traced(dir, "quick", {{"host.cores", "4"}, {"host.blkmq.rw_isolation", "on"}},
+                      "[mix]\nrw=randrw\nbs=4k\niodepth=4\nnumjobs=4\nnumber_ios=400\nsize=8m\n");
+  for (const auto& j : s["jobs"]) CHECK(j["ios"] == 400);  // completions on other cores wake the jobs
+  CHECK(s["stage_order_violations"] == 0);
   uint64_t reads = 0, writes = 0, bad = 0;
   std::vector<uint64_t> per_sq(5, 0);
-  while (std::getline(csv, line)) {
-    std::vector<std::string> f;
-    std::stringstream ls(line);
-    for (std::string x; std::getline(ls, x, ',');) f.push_back(x);
-    REQUIRE(f.size() > 5);
-    unsigned sq = std::stoul(f[4]);
+  for (const CsvRow& row : csv_rows(dir + "/requests.csv")) {
+    uint64_t sq = u64(row, "sqid");
     REQUIRE(sq >= 1);
     REQUIRE(sq <= 4);
     ++per_sq[sq];
-    if (f[1] == "read") {
+    if (row.at("op") == "read") {
       ++reads;
       bad += sq == 4;
     } else {
@@ -116,31 +102,6 @@ TEST_CASE("read write isolation never puts a read into a write queue", "[host][b
   CHECK(per_sq[1] > per_sq[2]);
 }
 
-namespace {
-struct Row {
-  std::string job, op;
-  uint64_t lba, sqid, fetch_end;
-};
-// requests.csv rows, with the end of each command's fetch (device side).
-std::vector<Row> request_rows(const std::string& path) {
-  std::istringstream csv(slurp(path));
-  std::string line;
-  std::getline(csv, line);
-  std::vector<std::string> head;
-  std::stringstream hs(line);
-  for (std::string x; std::getline(hs, x, ',');) head.push_back(x);
-  size_t fetch = std::find(head.begin(), head.end(), "fetch_end_ps") - head.begin();
-  std::vector<Row> rows;
-  while (std::getline(csv, line)) {
-    std::vector<std::string> f;
-    std::stringstream ls(line);
-    for (std::string x; std::getline(ls, x, ',');) f.push_back(x);
-    rows.push_back({f[0], f[1], std::stoull(f[2]), std::stoull(f[4]), std::stoull(f.at(fetch))});
-  }
-  return rows;
-}
-}  // namespace
-
 TEST_CASE("the hazard rule makes a bypassing read wait for the queued write of its LBA at the device",
           "[host][blkmq][platform]") {
   // One tag, one core. The writer issues W0 (LBA 0, takes the tag) at
@@ -148,43 +109,36 @@ TEST_CASE("the hazard rule makes a bypassing read wait for the queued write of i
   // starts at 4 us, while W0 is still in flight, and reads LBA 1. W1 must
   // reach the device first: it is put on the dispatch list ahead of the read.
   std::string dir = scratch("hazard");
-  auto o = options("quick",
-                   {{"host.cores", "1"}, {"host.nvme.queue_depth", "2"}, {"host.blkmq.bypass", "on"}},
-                   "[w]\nrw=write\nbs=4k\nsize=8k\niodepth=2\nnumber_ios=2\n"
-                   "[r]\nrw=read\nbs=4k\noffset=4k\nsize=4k\niodepth=1\nnumber_ios=1\nworkload_attr=1\n"
-                   "startdelay=4us\n");
-  o.out_dir = dir;
-  o.requests = true;
-  auto r = vp::platform::run_server(vp::platform::build_config(o), o);
-  REQUIRE(r.aborted.empty());
-  const auto& c = r.summary["counters"];
+  auto s = run_traced(dir, "quick",
+                      {{"host.cores", "1"}, {"host.nvme.queue_depth", "2"}, {"host.blkmq.bypass", "on"}},
+                      "[w]\nrw=write\nbs=4k\nsize=8k\niodepth=2\nnumber_ios=2\n"
+                      "[r]\nrw=read\nbs=4k\noffset=4k\nsize=4k\niodepth=1\nnumber_ios=1\nworkload_attr=1\n"
+                      "startdelay=4us\n");
+  const auto& c = s["counters"];
   CHECK(c["host.blkmq.bypassed"] == 1);
   CHECK(c["host.blkmq.hazard_ordered"] == 1);
-  auto rows = request_rows(dir + "/requests.csv");
+  auto rows = csv_rows(dir + "/requests.csv");
   REQUIRE(rows.size() == 3);
-  const Row *w1 = nullptr, *rd = nullptr;
-  for (const Row& x : rows) {
-    if (x.op == "write" && x.lba == 1) w1 = &x;
-    if (x.op == "read") rd = &x;
+  const CsvRow *w1 = nullptr, *rd = nullptr;
+  for (const CsvRow& x : rows) {
+    if (x.at("op") == "write" && u64(x, "lba") == 1) w1 = &x;
+    if (x.at("op") == "read") rd = &x;
   }
   REQUIRE(w1);
   REQUIRE(rd);
-  CHECK(rd->lba == 1);
-  CHECK(w1->fetch_end < rd->fetch_end);
+  CHECK(u64(*rd, "lba") == 1);
+  CHECK(u64(*w1, "fetch_end_ps") < u64(*rd, "fetch_end_ps"));  // the device fetched W1 first
 }
 
 TEST_CASE("without the bypass the same read keeps its place behind the write", "[host][blkmq][platform]") {
   // Bypass off: the read (issued after W1) queues behind W1 in the software
   // queue anyway; nothing is counted as bypassed or ordered.
-  std::string dir = scratch("nobypass");
-  auto o = options("quick", {{"host.cores", "1"}, {"host.nvme.queue_depth", "2"}},
-                   "[w]\nrw=write\nbs=4k\nsize=8k\niodepth=2\nnumber_ios=2\n"
-                   "[r]\nrw=read\nbs=4k\noffset=4k\nsize=4k\niodepth=1\nnumber_ios=1\nworkload_attr=1\n"
-                   "startdelay=4us\n");
-  auto r = vp::platform::run_server(vp::platform::build_config(o), o);
-  REQUIRE(r.aborted.empty());
-  CHECK(r.summary["counters"]["host.blkmq.bypassed"] == 0);
-  CHECK(r.summary["counters"]["host.blkmq.tag_waits"] == 2);  // W1 and the read
+  auto s = run("quick", {{"host.cores", "1"}, {"host.nvme.queue_depth", "2"}},
+               "[w]\nrw=write\nbs=4k\nsize=8k\niodepth=2\nnumber_ios=2\n"
+               "[r]\nrw=read\nbs=4k\noffset=4k\nsize=4k\niodepth=1\nnumber_ios=1\nworkload_attr=1\n"
+               "startdelay=4us\n");
+  CHECK(s["counters"]["host.blkmq.bypassed"] == 0);
+  CHECK(s["counters"]["host.blkmq.tag_waits"] == 2);  // W1 and the read
 }
 
 TEST_CASE("a bypassing write absorbs the queued write it continues", "[host][blkmq][platform]") {

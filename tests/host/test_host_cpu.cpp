@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 
 #include "tests/TestSupport.hpp"
 #include "vp/host/AppProfile.hpp"
@@ -34,28 +33,11 @@ struct Req {
 
 // Rows of requests.csv sorted by issue time.
 std::vector<Req> requests(const std::string& dir) {
-  std::istringstream csv(slurp(dir + "/requests.csv"));
-  std::string line;
-  std::getline(csv, line);  // header: job,op,lba,bytes,sqid,cid,status,attr,result,issue_ps,...,latency_ns
   std::vector<Req> rows;
-  while (std::getline(csv, line)) {
-    std::vector<std::string> f;
-    std::stringstream ls(line);
-    for (std::string x; std::getline(ls, x, ',');) f.push_back(x);
-    rows.push_back({f[0], std::stoull(f[2]), std::stoull(f[9]), std::stod(f.back())});
-  }
+  for (const CsvRow& r : csv_rows(dir + "/requests.csv"))
+    rows.push_back({r.at("job"), u64(r, "lba"), u64(r, "issue_ps"), f64(r, "latency_ns")});
   std::stable_sort(rows.begin(), rows.end(), [](const Req& a, const Req& b) { return a.issued < b.issued; });
   return rows;
-}
-
-nlohmann::json run_traced(const std::string& dir, const Sets& sets, const std::string& fio) {
-  auto o = options("quick", sets, fio);
-  o.out_dir = dir;
-  o.requests = true;
-  auto cfg = vp::platform::build_config(o);
-  auto r = vp::platform::run_server(cfg, o);
-  REQUIRE(r.aborted.empty());
-  return r.summary;
 }
 }  // namespace
 
@@ -109,7 +91,7 @@ TEST_CASE("a job spinning on a core delays the issues and completions of another
   // So B issues 53.5 us after A (1 us without the spin), and A's latency is
   // 53.5 us: issue to the end of its completion.
   std::string dir = scratch("spin2");
-  auto s = run_traced(dir, with(kCosts, {{"host.cores", "2"}}),
+  auto s = run_traced(dir, "quick", with(kCosts, {{"host.cores", "2"}}),
                       "[global]\nrw=randread\nbs=4k\niodepth=1\ncpus_allowed=1\n"
                       "[A]\nnumber_ios=1\nthinktime=50us\nthinktime_spin=50us\n"
                       "[B]\nnumber_ios=1\n");
@@ -125,7 +107,7 @@ TEST_CASE("a job spinning on a core delays the issues and completions of another
 TEST_CASE("the same two jobs without the spin issue one submit cost apart", "[host][cpu]") {
   // The control of the test above: B issues right after A's 1 us submission.
   std::string dir = scratch("nospin2");
-  run_traced(dir, with(kCosts, {{"host.cores", "2"}}),
+  run_traced(dir, "quick", with(kCosts, {{"host.cores", "2"}}),
              "[global]\nrw=randread\nbs=4k\niodepth=1\ncpus_allowed=1\n"
              "[A]\nnumber_ios=1\nthinktime=50us\n[B]\nnumber_ios=1\n");
   auto rows = requests(dir);
@@ -200,7 +182,7 @@ TEST_CASE("percentage_random makes the rest of a random job's offsets sequential
   // negligible). Of 1999 successors: mean 0.7 x 1999 = 1399.3, binomial sd
   // sqrt(1999 x 0.7 x 0.3) = 20.5; accept +-4 sd = +-82: 1318..1481.
   std::string dir = scratch("prand");
-  run_traced(dir, {}, "[p]\nrw=randread\nbs=4k\niodepth=1\npercentage_random=30\nnumber_ios=2000\nrandseed=7\n");
+  run_traced(dir, "quick", {}, "[p]\nrw=randread\nbs=4k\niodepth=1\npercentage_random=30\nnumber_ios=2000\nrandseed=7\n");
   auto rows = requests(dir);
   REQUIRE(rows.size() == 2000);
   unsigned seq = 0;
@@ -212,7 +194,7 @@ TEST_CASE("percentage_random makes the rest of a random job's offsets sequential
 TEST_CASE("a fully random job has no sequential continuations to speak of", "[host][cpu][fio]") {
   // Default percentage_random=100: a continuation needs a 1-in-region-blocks hit.
   std::string dir = scratch("frand");
-  run_traced(dir, {}, "[p]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=2000\nrandseed=7\n");
+  run_traced(dir, "quick", {}, "[p]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=2000\nrandseed=7\n");
   auto rows = requests(dir);
   unsigned seq = 0;
   for (size_t i = 1; i < rows.size(); ++i) seq += rows[i].lba == rows[i - 1].lba + 1;

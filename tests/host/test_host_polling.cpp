@@ -3,8 +3,6 @@
 // and the interrupts the device does or does not send.
 #include <catch2/catch.hpp>
 
-#include <map>
-#include <sstream>
 
 #include "tests/TestSupport.hpp"
 #include "vp/host/FioJob.hpp"
@@ -28,37 +26,9 @@ Sets with(Sets a, const Sets& b) {
   return a;
 }
 
-// requests.csv rows as column name -> text, in file order.
-using Row = std::map<std::string, std::string>;
-std::vector<Row> rows(const std::string& dir) {
-  std::istringstream csv(slurp(dir + "/requests.csv"));
-  std::string line;
-  std::getline(csv, line);
-  std::vector<std::string> head;
-  std::stringstream hs(line);
-  for (std::string x; std::getline(hs, x, ',');) head.push_back(x);
-  std::vector<Row> out;
-  while (std::getline(csv, line)) {
-    std::stringstream ls(line);
-    Row r;
-    size_t i = 0;
-    for (std::string x; std::getline(ls, x, ',') && i < head.size(); ++i) r[head[i]] = x;
-    out.push_back(r);
-  }
-  return out;
-}
-uint64_t ps(const Row& r, const std::string& k) { return std::stoull(r.at(k)); }
-double ns(const Row& r) { return std::stod(r.at("latency_ns")); }
-
-nlohmann::json run_traced(const std::string& dir, const Sets& sets, const std::string& fio) {
-  auto o = options("quick", sets, fio);
-  o.out_dir = dir;
-  o.requests = true;
-  auto cfg = vp::platform::build_config(o);
-  auto r = vp::platform::run_server(cfg, o);
-  REQUIRE(r.aborted.empty());
-  return r.summary;
-}
+// requests.csv rows in file order.
+std::vector<CsvRow> rows(const std::string& dir) { return csv_rows(dir + "/requests.csv"); }
+double ns(const CsvRow& r) { return f64(r, "latency_ns"); }
 
 uint64_t counter(const nlohmann::json& s, const std::string& k) { return s["counters"][k].get<uint64_t>(); }
 
@@ -70,12 +40,12 @@ const char* kOneRead = "[r]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=1\ncpus_a
 
 TEST_CASE("poll mode reaps a QD1 read without an interrupt or a context switch", "[host][polling]") {
   std::string dir = scratch("poll-qd1"), idir = dir + "/irq";
-  auto s = run_traced(dir, with(kCosts, {{"host.nvme.completion", "poll"}}), kOneRead);
+  auto s = run_traced(dir, "quick", with(kCosts, {{"host.nvme.completion", "poll"}}), kOneRead);
   auto r = rows(dir);
   REQUIRE(r.size() == 1);
   // The core spins from the end of its submission (issue + 1 us) until the
   // first 100 ns check at or after the CQE landed, then reaps for 0.5 us.
-  uint64_t from = ps(r[0], "issue_ps") + 1 * kUs, landed = ps(r[0], "cq_post_end_ps");
+  uint64_t from = u64(r[0], "issue_ps") + 1 * kUs, landed = u64(r[0], "cq_post_end_ps");
   uint64_t n = checks(from, landed), wait = n * kPoll;
   REQUIRE(wait >= landed - from);
   REQUIRE(wait < landed - from + kPoll);
@@ -102,12 +72,12 @@ TEST_CASE("poll mode reaps a QD1 read without an interrupt or a context switch",
   REQUIRE(sh.status == 0);
   auto ir = rows(idir);
   REQUIRE(ir.size() == 1);
-  CHECK(ps(ir[0], "cq_post_end_ps") == landed);  // the device path is the same
+  CHECK(u64(ir[0], "cq_post_end_ps") == landed);  // the device path is the same
   // Interrupt path: the MSI-X message lands `m` after the CQE, then ISR 2 us
   // + reap 0.5 us, then the context switch back 3 us.
-  uint64_t m = ps(ir[0], "interrupt_end_ps") - landed - 2 * kUs - kUs / 2;
+  uint64_t m = u64(ir[0], "interrupt_end_ps") - landed - 2 * kUs - kUs / 2;
   CHECK(m < kPoll);  // the message follows the entry on the same link
-  CHECK(ps(ir[0], "wakeup_end_ps") == ps(ir[0], "interrupt_end_ps") + 3 * kUs);
+  CHECK(u64(ir[0], "wakeup_end_ps") == u64(ir[0], "interrupt_end_ps") + 3 * kUs);
   // interrupt latency - poll latency = (m + 2 + 3) us - (wait - (landed - from))
   double diff = double(m + 5 * kUs) - double(wait - (landed - from));
   CHECK(ns(ir[0]) - ns(r[0]) == Approx(diff / 1000.0).margin(0.002));
@@ -115,7 +85,7 @@ TEST_CASE("poll mode reaps a QD1 read without an interrupt or a context switch",
 
 TEST_CASE("hybrid polling sleeps half the mean completion time of the earlier reads", "[host][polling]") {
   std::string dir = scratch("hybrid");
-  auto s = run_traced(dir, with(kCosts, {{"host.nvme.completion", "hybrid"}}),
+  auto s = run_traced(dir, "quick", with(kCosts, {{"host.nvme.completion", "hybrid"}}),
                       "[r]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=4\ncpus_allowed=1\n");
   auto r = rows(dir);
   REQUIRE(r.size() == 4);
@@ -137,17 +107,17 @@ TEST_CASE("hybrid polling sleeps half the mean completion time of the earlier re
   // checks until the CQE landed (one at least), reap 0.5 us.
   double mean = ns(r[0]);
   for (size_t i = 1; i < r.size(); ++i) {
-    uint64_t woke = ps(r[i], "issue_ps") + 1 * kUs + uint64_t(std::llround(0.5 * mean * 1000.0)) + 3 * kUs;
-    uint64_t landed = ps(r[i], "cq_post_end_ps");
+    uint64_t woke = u64(r[i], "issue_ps") + 1 * kUs + uint64_t(std::llround(0.5 * mean * 1000.0)) + 3 * kUs;
+    uint64_t landed = u64(r[i], "cq_post_end_ps");
     uint64_t reaped = woke + checks(woke, std::max(woke, landed)) * kPoll;
-    CHECK(ps(r[i], "wakeup_end_ps") == Approx(double(reaped + kUs / 2)).margin(2));
+    CHECK(u64(r[i], "wakeup_end_ps") == Approx(double(reaped + kUs / 2)).margin(2));
     mean = (mean * double(i) + ns(r[i])) / double(i + 1);
   }
 }
 
 TEST_CASE("select_isr polls the attributed job and interrupts the other", "[host][polling]") {
   std::string dir = scratch("select-isr");
-  auto s = run_traced(dir, with(kCosts, {{"host.nvme.completion", "select_isr"}}),
+  auto s = run_traced(dir, "quick", with(kCosts, {{"host.nvme.completion", "select_isr"}}),
                       "[lc]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=10\ncpus_allowed=1\nworkload_attr=1\n"
                       "[tp]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=10\ncpus_allowed=1\n");
   auto r = rows(dir);
@@ -166,7 +136,7 @@ TEST_CASE("select_isr polls the attributed job and interrupts the other", "[host
 
 TEST_CASE("dedcore leaves the job core idle while a dedicated core polls", "[host][polling]") {
   std::string dir = scratch("dedcore");
-  auto s = run_traced(dir, with(kCosts, {{"host.cores", "3"}, {"host.nvme.completion", "dedcore"}}),
+  auto s = run_traced(dir, "quick", with(kCosts, {{"host.cores", "3"}, {"host.nvme.completion", "dedcore"}}),
                       "[r]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=5\ncpus_allowed=1\n");
   auto r = rows(dir);
   REQUIRE(r.size() == 5);
@@ -178,7 +148,7 @@ TEST_CASE("dedcore leaves the job core idle while a dedicated core polls", "[hos
             d["ctxsw_ps"].get<uint64_t>() ==
         0);
   CHECK(d["poll_ps"].get<uint64_t>() + d["idle_ps"].get<uint64_t>() == el);
-  CHECK(d["idle_ps"].get<uint64_t>() <= ps(r[0], "issue_ps"));  // idle only before the queues exist
+  CHECK(d["idle_ps"].get<uint64_t>() <= u64(r[0], "issue_ps"));  // idle only before the queues exist
   // Job core: 5 x 1 us submit (kernel), 5 x 3 us waking (ctxsw), no irq, no
   // poll; idle while it waits.
   const auto& c = s["cpu"][1];
@@ -194,7 +164,7 @@ TEST_CASE("dedcore leaves the job core idle while a dedicated core polls", "[hos
   // (counted from the end of its previous reap, at most one check late),
   // reaps 0.5 us, then the job's core switches back in 3 us.
   for (const auto& row : r) {
-    uint64_t landed = ps(row, "cq_post_end_ps"), woke = ps(row, "wakeup_end_ps");
+    uint64_t landed = u64(row, "cq_post_end_ps"), woke = u64(row, "wakeup_end_ps");
     CHECK(woke >= landed + kUs / 2 + 3 * kUs);
     CHECK(woke < landed + kPoll + kUs / 2 + 3 * kUs);
   }

@@ -5,7 +5,6 @@
 
 #include <functional>
 #include <map>
-#include <sstream>
 
 #include "platforms/server/ServerTop.hpp"
 #include "tests/TestSupport.hpp"
@@ -17,43 +16,19 @@ struct Row {
   std::string job, op;
   uint64_t sqid, cid, attr, issue, fetch_end;
 };
-// requests.csv rows with the end of each command's fetch (device side).
-std::vector<Row> rows_of(const std::string& path) {
-  std::istringstream csv(slurp(path));
-  std::string line;
-  std::getline(csv, line);
-  std::vector<std::string> head;
-  std::stringstream hs(line);
-  for (std::string x; std::getline(hs, x, ',');) head.push_back(x);
-  auto col = [&](const char* n) {
-    size_t i = std::find(head.begin(), head.end(), n) - head.begin();
-    REQUIRE(i < head.size());
-    return i;
-  };
-  size_t sq = col("sqid"), cid = col("cid"), attr = col("attr"), issue = col("issue_ps"),
-         fetch = col("fetch_end_ps");
-  std::vector<Row> rows;
-  while (std::getline(csv, line)) {
-    std::vector<std::string> f;
-    std::stringstream ls(line);
-    for (std::string x; std::getline(ls, x, ',');) f.push_back(x);
-    rows.push_back({f[0], f[1], std::stoull(f.at(sq)), std::stoull(f.at(cid)), std::stoull(f.at(attr)),
-                    std::stoull(f.at(issue)), std::stoull(f.at(fetch))});
-  }
-  return rows;
-}
-
+// requests.csv rows of a quick run, with the end of each command's fetch
+// (device side).
 std::vector<Row> run_rows(const std::string& name, const Sets& sets, const std::string& fio,
                           nlohmann::json* summary = nullptr) {
   std::string dir = scratch(name);
-  auto o = options("quick", sets, fio);
-  o.out_dir = dir;
-  o.requests = true;
-  auto r = vp::platform::run_server(vp::platform::build_config(o), o);
-  REQUIRE(r.aborted.empty());
-  CHECK(r.summary["stage_order_violations"] == 0);
-  if (summary) *summary = r.summary;
-  return rows_of(dir + "/requests.csv");
+  auto s = run_traced(dir, "quick", sets, fio);
+  CHECK(s["stage_order_violations"] == 0);
+  if (summary) *summary = s;
+  std::vector<Row> rows;
+  for (const CsvRow& r : csv_rows(dir + "/requests.csv"))
+    rows.push_back({r.at("job"), r.at("op"), u64(r, "sqid"), u64(r, "cid"), u64(r, "attr"), u64(r, "issue_ps"),
+                    u64(r, "fetch_end_ps")});
+  return rows;
 }
 
 // The quick preset brought up with no workload; `body` runs in a SystemC

@@ -149,27 +149,20 @@ TEST_CASE("write-back commands carry the largest workload attribute of their pag
   // with 1 by a job whose fsync writes its region (pages 0..31) as one run
   // of 32 pages: the command carries max(1, 2, 5) = 5 (the device's decode,
   // in requests.csv, on each of the 32 page requests it carried).
-  auto o = options("quick", cache(),
-                   "[a]\nrw=write\nbs=64k\nsize=64k\ndirect=0\nnumber_ios=1\nworkload_attr=2\n"
-                   "[b]\nstonewall\nrw=write\nbs=64k\noffset=64k\nsize=64k\ndirect=0\nnumber_ios=1\nworkload_attr=5\n"
-                   "[c]\nstonewall\nrw=write\nbs=4k\nsize=128k\ndirect=0\nnumber_ios=1\nfsync=1\nworkload_attr=1\n");
-  o.out_dir = scratch("pagecache-attr");
-  o.requests = true;
-  auto r = vp::platform::run_server(vp::platform::build_config(o), o);
-  REQUIRE(r.aborted.empty());
-  CHECK(r.summary["device"]["write_commands"] == 1);
-  CHECK(r.summary["device"]["written_blocks"] == 32);
-  std::istringstream csv(slurp(o.out_dir + "/requests.csv"));
-  std::string line;
-  std::getline(csv, line);  // job,op,lba,bytes,sqid,cid,status,attr,...
+  std::string dir = scratch("pagecache-attr");
+  auto s = run_traced(dir, "quick", cache(),
+                      "[a]\nrw=write\nbs=64k\nsize=64k\ndirect=0\nnumber_ios=1\nworkload_attr=2\n"
+                      "[b]\nstonewall\nrw=write\nbs=64k\noffset=64k\nsize=64k\ndirect=0\nnumber_ios=1\n"
+                      "workload_attr=5\n"
+                      "[c]\nstonewall\nrw=write\nbs=4k\nsize=128k\ndirect=0\nnumber_ios=1\nfsync=1\n"
+                      "workload_attr=1\n");
+  CHECK(s["device"]["write_commands"] == 1);
+  CHECK(s["device"]["written_blocks"] == 32);
   unsigned rows = 0, attr5 = 0;
-  while (std::getline(csv, line)) {
-    std::vector<std::string> f;
-    std::istringstream ls(line);
-    for (std::string x; std::getline(ls, x, ',');) f.push_back(x);
-    if (f.size() < 8 || f[0] != "pagecache" || f[1] != "write") continue;
+  for (const CsvRow& row : csv_rows(dir + "/requests.csv")) {
+    if (row.at("job") != "pagecache" || row.at("op") != "write") continue;
     ++rows;
-    attr5 += f[7] == "5";
+    attr5 += row.at("attr") == "5";
   }
   CHECK(rows == 32);
   CHECK(attr5 == 32);

@@ -21,28 +21,16 @@ std::vector<Io> replay(const std::string& name, const std::string& trace, const 
                        nlohmann::json* summary = nullptr) {
   std::string dir = scratch(name);
   { std::ofstream(dir + "/trace") << trace; }
-  auto o = options("quick", {}, "[replay]\nread_iolog=" + dir + "/trace\n" + job);
-  o.out_dir = dir;
-  o.requests = true;
-  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
-  vp::Config cfg = vp::platform::build_config(o);
-  auto r = vp::platform::run_server(cfg, o);
-  if (!r.aborted.empty()) throw std::runtime_error("run aborted: " + r.aborted);
-  if (summary) *summary = r.summary;
-  std::istringstream csv(slurp(dir + "/requests.csv"));
-  std::string line;
-  std::getline(csv, line);  // header: job,op,lba,bytes,sqid,cid,status,attr,result,issue_ps,...,latency_ns
+  auto s = run_traced(dir, "quick", {}, "[replay]\nread_iolog=" + dir + "/trace\n" + job);
+  if (summary) *summary = s;
   std::vector<Io> out;
-  while (std::getline(csv, line)) {
-    std::vector<std::string> f;
-    std::stringstream ss(line);
-    for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+  for (const CsvRow& r : csv_rows(dir + "/requests.csv")) {
     Io io;
-    io.op = f[1];
-    io.lba = std::stoull(f[2]);
-    io.bytes = std::stoull(f[3]);
-    io.issue_ps = std::stoull(f[9]);
-    io.done_ps = io.issue_ps + static_cast<uint64_t>(std::llround(std::stod(f.back()) * 1000.0));
+    io.op = r.at("op");
+    io.lba = u64(r, "lba");
+    io.bytes = u64(r, "bytes");
+    io.issue_ps = u64(r, "issue_ps");
+    io.done_ps = io.issue_ps + static_cast<uint64_t>(std::llround(f64(r, "latency_ns") * 1000.0));
     out.push_back(io);
   }
   std::sort(out.begin(), out.end(), [](const Io& a, const Io& b) { return a.issue_ps < b.issue_ps; });

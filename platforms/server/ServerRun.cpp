@@ -109,6 +109,24 @@ nlohmann::json latency_json(std::vector<Tick>& v) {
   return j;
 }
 
+// An online job's end-to-end response times (client send to client
+// receive): same convention as latency_json, with p95 (FlashShare's figure).
+nlohmann::json response_json(const host::OnlineClient& c) {
+  std::vector<Tick> v = c.responses();
+  nlohmann::json j;
+  j["count"] = v.size();
+  if (v.empty()) return j;
+  std::sort(v.begin(), v.end());
+  long double sum = 0;
+  for (Tick t : v) sum += t;
+  j["mean"] = double(sum / v.size()) / 1e6;
+  for (auto [key, p] : {std::pair{"p50", 0.50}, {"p95", 0.95}, {"p99", 0.99}, {"p999", 0.999}})
+    j[key] = us(host::OnlineClient::nearest_rank(v, p));
+  j["max"] = us(v.back());
+  j["min"] = us(v.front());
+  return j;
+}
+
 nlohmann::json breakdown_json(const std::array<Tick, kStages>& sum, uint64_t n) {
   nlohmann::json j = nlohmann::json::object();
   for (size_t i = 0; i < kStages; ++i) j[stage_name(static_cast<Stage>(i))] = n ? us(sum[i]) / double(n) : 0.0;
@@ -138,6 +156,14 @@ nlohmann::json job_json(const host::FioJobRunner& r) {
   j["latency_us"] = {{"read", latency_json(res.read_lat)}, {"write", latency_json(res.write_lat)}};
   j["breakdown_us"] = {{"read", breakdown_json(res.read_stage, res.reads)},
                        {"write", breakdown_json(res.write_stage, res.writes)}};
+  if (const host::OnlineClient* c = r.client()) {
+    j["online"] = {{"request_rate", r.spec().request_rate},
+                   {"rate_process", r.spec().rate_poisson ? "poisson" : "linear"},
+                   {"ios_per_request", r.spec().ios_per_request},
+                   {"requests_sent", c->taken()},
+                   {"requests", c->responses().size()},
+                   {"response_us", response_json(*c)}};
+  }
   return j;
 }
 
@@ -150,6 +176,13 @@ void print_summary(const nlohmann::json& s) {
                j["ios"].get<uint64_t>(), j["iops"].get<double>(), j["bandwidth_MBps"].get<double>());
     if (j["errors"].get<uint64_t>()) fmt::print("  {} ERRORS", j["errors"].get<uint64_t>());
     fmt::print("\n");
+    if (j.contains("online") && j["online"]["requests"].get<uint64_t>()) {
+      const auto& o = j["online"];
+      const auto& l = o["response_us"];
+      fmt::print("  {} requests, response us: mean {:8.2f} p95 {:8.2f} p99 {:8.2f} p99.9 {:8.2f}\n",
+                 o["requests"].get<uint64_t>(), l["mean"].get<double>(), l["p95"].get<double>(),
+                 l["p99"].get<double>(), l["p999"].get<double>());
+    }
     for (const char* op : {"read", "write"}) {
       const auto& l = j["latency_us"][op];
       if (l["count"].get<uint64_t>() == 0) continue;

@@ -3,7 +3,8 @@
 // fio jobs: I/O mix, request size, sequentiality and the compute between
 // I/Os (instructions per I/O, turned into core time by host.core.clock and
 // host.core.ipc). The paper's three online applications (ap, au, is) serve
-// clients; here they run as closed-loop I/O+compute jobs like the others.
+// clients: closed-loop I/O+compute jobs like the others unless the job sets
+// online=1 (OnlineClient, FioJobRunner).
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -244,6 +244,22 @@ void apply(FioJob& j, const Opt& o) {
     for (ReplayFit f : {ReplayFit::None, ReplayFit::Scale, ReplayFit::Wrap})
       if (o.value() == replay_fit_name(f)) return void(j.replay_fit = f);
     o.fail("is not one of none, scale, wrap");
+  } else if (k == "online") {
+    j.online = o.flag();
+  } else if (k == "request_rate") {
+    j.request_rate = o.ranged(1, 1000000000);
+  } else if (k == "rate_process") {
+    if (o.value() == "linear") j.rate_poisson = false;
+    else if (o.value() == "poisson") j.rate_poisson = true;
+    else o.fail("is not one of linear, poisson");
+  } else if (k == "ios_per_request") {
+    j.ios_per_request = static_cast<unsigned>(o.ranged(1, 65536));
+  } else if (k == "request_insts") {
+    j.request_insts = o.ranged(0, UINT64_MAX);
+  } else if (k == "net_delay") {
+    j.net_delay_ps = o.time(kPsPerUs);  // like thinktime: plain numbers are microseconds
+  } else if (k == "requests") {
+    j.requests = o.ranged(0, UINT64_MAX);
   } else if (k == "description") {
     o.value();  // accepted, not modelled
   } else if (k == "group_reporting") {
@@ -324,6 +340,10 @@ std::string FioJob::to_fio() const {
   o += fmt::format("thinktime_spin={}\nthinktime_insts={}\npercentage_random={}\n", fmt_time(thinktime_spin_ps),
                    thinktime_insts, percentage_random);
   o += fmt::format("fsync={}\n", fsync);
+  o += fmt::format("online={}\nrequest_rate={}\nrate_process={}\nios_per_request={}\nnet_delay={}\nrequests={}\n",
+                   int(online), request_rate, rate_poisson ? "poisson" : "linear", ios_per_request,
+                   fmt_time(net_delay_ps), requests);
+  if (request_insts) o += fmt::format("request_insts={}\n", *request_insts);
   return o;
 }
 
@@ -334,7 +354,8 @@ bool FioJob::operator==(const FioJob& o) const {
                     j.randseed, j.direct, j.ioengine, j.verify, j.stonewall, j.startdelay_ps, j.filename, j.read_iolog,
                     j.replay_no_stall, j.replay_time_scale, j.replay_format, j.replay_fit, j.iodepth_batch_submit,
                     j.workload_attr, j.thinktime_spin_ps, j.thinktime_insts, j.percentage_random, j.app, j.fsync,
-                    j.hipri);
+                    j.hipri, j.online, j.request_rate, j.rate_poisson, j.ios_per_request, j.request_insts,
+                    j.net_delay_ps, j.requests);
   };
   return tie(*this) == tie(o);
 }

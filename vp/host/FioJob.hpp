@@ -3,6 +3,7 @@
 // implements). Parsing only: numjobs expansion, device-relative sizes and
 // checks against the platform are the caller's business.
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -56,6 +57,16 @@ struct FioJob {
   unsigned replay_time_scale = 100;  // percent speed: trace times x 100 / this
   TraceFormat replay_format = TraceFormat::Auto;
   ReplayFit replay_fit = ReplayFit::None;
+  // Online server (VP extension, FlashShare OSDI'18 sec. 5.1): a client sends
+  // requests at request_rate (rate_process as fio's); the job is the worker
+  // that serves each with its compute, then ios_per_request I/Os.
+  bool online = false;
+  uint64_t request_rate = 400;  // requests/s
+  bool rate_poisson = false;    // rate_process=poisson (else linear)
+  unsigned ios_per_request = 1;
+  std::optional<uint64_t> request_insts;  // unset: thinktime_insts x ios_per_request
+  uint64_t net_delay_ps = 0;    // one way, client <-> server
+  uint64_t requests = 0;        // requests to send (0: until runtime)
 
   bool is_random() const;
   // Mixed modes count only if their rwmixread lets that direction through.

@@ -18,6 +18,11 @@ FioJobRunner::FioJobRunner(const FioJob& spec, std::string name, unsigned core, 
     sleep_after_spin_ = spec_.thinktime_ps - std::min(spec_.thinktime_ps, spin_ps_);
   }
   res_.core = core;
+  if (spec_.online) {
+    // Its own stream from the job's seed: arrivals do not depend on the I/O picks.
+    client_.emplace(spec_.request_rate, spec_.rate_poisson, spec_.net_delay_ps, Rng::derive(seed, 0x6f6e6c));
+    request_insts_ = spec_.request_insts ? *spec_.request_insts : spec_.thinktime_insts * spec_.ios_per_request;
+  }
   // Loaded while the platform is built (Workload::check has already read it
   // once, so a bad trace stops the run before this).
   if (!spec_.read_iolog.empty()) {
@@ -65,7 +70,13 @@ void FioJobRunner::start(Tick now, NvmeDriver& drv, VerifyTracker* verify) {
   if (replay_ && !spec_.replay_no_stall) next_issue_ = trace_time(0);
   interval_ = spec_.rate_iops ? static_cast<Tick>(1e12 / double(spec_.rate_iops)) : 0;
   res_.started = start_time_;
+  if (client_) client_->start(start_time_);
   started_ = true;
+}
+
+bool FioJobRunner::requests_exhausted() {
+  if (spec_.requests && client_->taken() >= spec_.requests) return true;
+  return spec_.runtime_ps && client_->next_send() >= start_time_ + spec_.runtime_ps;
 }
 
 bool FioJobRunner::out_of_work(Tick now) const {
@@ -77,6 +88,21 @@ bool FioJobRunner::out_of_work(Tick now) const {
 }
 
 bool FioJobRunner::can_issue(Tick now) {
+  if (client_) {
+    if (!started_ || stopped_) return false;
+    if (!in_request_) {  // take the next request once it has reached the server
+      if (requests_exhausted()) {
+        stopped_ = true;
+        return false;
+      }
+      if (client_->next_arrival() > now) return false;
+      cur_request_ = client_->take();
+      in_request_ = true;
+      compute_due_ = request_insts_ > 0;
+      ios_left_ = spec_.ios_per_request;
+    }
+    return compute_due_ || (ios_left_ > 0 && !free_slots_.empty());
+  }
   if (!started_ || stopped_ || sync_due_ || free_slots_.empty() || now < next_issue_) return false;
   if (out_of_work(now)) {
     stopped_ = true;
@@ -86,6 +112,12 @@ bool FioJobRunner::can_issue(Tick now) {
 }
 
 Tick FioJobRunner::next_issue_time(Tick now) const {
+  if (client_) {
+    if (!started_ || stopped_) return kNever;
+    if (in_request_) return compute_due_ || (ios_left_ > 0 && !free_slots_.empty()) ? now : kNever;
+    // can_issue() finds out whether another request comes.
+    return std::max(now, client_->next_arrival());
+  }
   if (!started_ || stopped_ || sync_due_ || free_slots_.empty()) return kNever;
   return std::max(now, next_issue_);
 }
@@ -114,14 +146,18 @@ IoRequest& FioJobRunner::issue(Tick now) {
     sync_due_ = true;
   }
   ++inflight_;
-  // Rate limit spaces issues evenly; think time follows each issue (a
-  // spinning job's think time counts from the end of its spin: spun()).
-  Tick think = spins() ? 0 : spec_.thinktime_ps;
-  Tick gap = std::max(interval_, think);
-  if (gap) next_issue_ = std::max(next_issue_ + interval_, now + think);
-  // A timed replay also waits for the next record's time.
-  if (replay_ && !spec_.replay_no_stall && trace_next_ < trace_.size())
-    next_issue_ = std::max(next_issue_, trace_time(trace_next_));
+  if (client_) {
+    --ios_left_;  // no think time or rate limit: the request schedule paces an online job
+  } else {
+    // Rate limit spaces issues evenly; think time follows each issue (a
+    // spinning job's think time counts from the end of its spin: spun()).
+    Tick think = spins() ? 0 : spec_.thinktime_ps;
+    Tick gap = std::max(interval_, think);
+    if (gap) next_issue_ = std::max(next_issue_ + interval_, now + think);
+    // A timed replay also waits for the next record's time.
+    if (replay_ && !spec_.replay_no_stall && trace_next_ < trace_.size())
+      next_issue_ = std::max(next_issue_, trace_time(trace_next_));
+  }
   if (verify_) {
     if (r.write)
       verify_->write_issued(r);
@@ -187,6 +223,14 @@ void FioJobRunner::complete(IoRequest& r, Tick now) {
     res_.read_lat.push_back(lat);
   }
   res_.ended = now;
+  if (client_) {
+    if (in_request_ && ios_left_ == 0 && inflight_ == 0) {  // the response leaves the server
+      client_->respond(cur_request_, now);
+      in_request_ = false;
+      if (requests_exhausted()) stopped_ = true;
+    }
+    return;
+  }
   if (out_of_work(now)) stopped_ = true;
 }
 

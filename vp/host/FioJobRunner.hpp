@@ -6,12 +6,14 @@
 // buffered ones (direct=0) that the core carries out through the page cache. With
 // read_iolog the next I/O and its time come from a block trace instead.
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "vp/core/Rng.hpp"
 #include "vp/host/FioJob.hpp"
 #include "vp/host/IoRequest.hpp"
+#include "vp/host/OnlineClient.hpp"
 
 namespace vp::host {
 
@@ -45,10 +47,16 @@ class FioJobRunner {
   // CPU the job burns on its core after each issue (thinktime_spin, and
   // thinktime_insts converted by the core); the core calls spun() when done,
   // and the rest of thinktime is slept from there.
-  bool spins() const { return spin_ps_ || spec_.thinktime_insts; }
+  bool spins() const { return !client_ && (spin_ps_ || spec_.thinktime_insts); }
   Tick spin_ps() const { return spin_ps_; }
   uint64_t spin_insts() const { return spec_.thinktime_insts; }
   void spun(Tick end);
+  // Online jobs: the worker's compute for the request it has just taken
+  // (instructions; 0 when none is due), run on the core before the request's
+  // I/Os; the core calls computed() when done.
+  uint64_t request_compute() const { return compute_due_ ? request_insts_ : 0; }
+  void computed() { compute_due_ = false; }
+  const OnlineClient* client() const { return client_ ? &*client_ : nullptr; }
   void complete(IoRequest& r, Tick now);
   bool done() const { return started_ && stopped_ && inflight_ == 0 && !sync_due_; }
   // Buffered I/O (direct=0): through the page cache.
@@ -68,6 +76,7 @@ class FioJobRunner {
 
  private:
   bool out_of_work(Tick now) const;
+  bool requests_exhausted();  // online: the client sends no more requests
   Tick trace_time(size_t i) const;
   void pick_next(IoRequest& r);  // direction and LBA from rw, rwmix and the region  // when trace record i is due (timed replay)
   FioJob spec_;
@@ -87,6 +96,11 @@ class FioJobRunner {
   bool started_ = false, stopped_ = false;
   bool sync_due_ = false, syncing_ = false;
   uint64_t writes_since_sync_ = 0;
+  // Online: the request being served (one at a time, in arrival order).
+  std::optional<OnlineClient> client_;
+  uint64_t request_insts_ = 0, cur_request_ = 0;
+  bool in_request_ = false, compute_due_ = false;
+  unsigned ios_left_ = 0;  // I/Os of the current request not yet issued
   std::vector<IoRequest> slots_;
   std::vector<uint32_t> free_slots_;
   JobResult res_;

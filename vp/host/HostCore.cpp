@@ -485,6 +485,13 @@ void HostCore::run() {
     }
     if (FioJobRunner* j = pick(now)) {
       blocked = false;
+      if (uint64_t insts = j->request_compute()) {  // an online worker's compute, before the request's I/Os
+        CpuTime c;
+        c.user = insts_time(insts);
+        busy(c);
+        j->computed();
+        continue;
+      }
       // io_submit plugs batches above AIO_PLUG_THRESHOLD (2) requests.
       unsigned batch = std::max(1u, j->spec().iodepth_batch_submit);
       bool buffered = pc_ && j->buffered();

@@ -49,6 +49,14 @@ void Workload::check(const std::vector<FioJob>& jobs, const Config& cfg, uint64_
       if (c >= cores) throw bad("cpus_allowed", fmt::format("cpu {} does not exist (host.cores = {})", c, cores));
     if (!j.number_ios && !j.runtime_ps && j.time_based && j.read_iolog.empty())
       throw bad("time_based", "needs runtime or number_ios to end");
+    if (j.online) {  // the request schedule paces and ends an online job
+      if (!j.requests && !j.runtime_ps) throw bad("online", "needs requests or runtime to end");
+      if (j.number_ios) throw bad("number_ios", "an online job ends by requests or runtime");
+      if (j.thinktime_ps || j.rate_iops) throw bad(j.thinktime_ps ? "thinktime" : "rate_iops",
+                                                   "not used by an online job (request_rate paces it)");
+      if (!j.read_iolog.empty()) throw bad("read_iolog", "an online job generates its I/Os");
+      if (!j.direct) throw bad("direct", "an online job's I/Os are direct (direct=1)");
+    }
     if (j.fsync && j.direct)
       throw bad("fsync", "needs direct=0 (a direct job's fsync would only be an NVMe Flush, which is not modeled)");
     if (!j.direct) {

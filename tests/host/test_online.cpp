@@ -1,0 +1,186 @@
+// Online request/response jobs (online=1): the client's request schedule
+// (linear or Poisson, open loop), the worker's compute and I/Os per request,
+// and the end-to-end response time in the summary.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include "tests/TestSupport.hpp"
+#include "vp/host/FioJob.hpp"
+#include "vp/host/OnlineClient.hpp"
+
+using namespace vp::test;
+using vp::Tick;
+using vp::host::OnlineClient;
+
+namespace {
+struct Io {
+  uint64_t issued;
+  double latency_us;
+};
+
+std::vector<Io> ios(const std::string& dir) {
+  std::vector<Io> v;
+  for (const CsvRow& r : csv_rows(dir + "/requests.csv")) v.push_back({u64(r, "issue_ps"), f64(r, "latency_ns") / 1e3});
+  std::sort(v.begin(), v.end(), [](const Io& a, const Io& b) { return a.issued < b.issued; });
+  return v;
+}
+}  // namespace
+
+TEST_CASE("online requests at a fixed rate respond after both network crossings plus compute plus the I/O",
+          "[host][online]") {
+  // Core 1 runs only the worker. 20,000 instructions at 2 GHz and IPC 1 are
+  // 10 us of compute per request.
+  const std::string dir = "online_fixed";
+  auto s = run_traced(dir, "quick", {{"host.cores", "2"}},
+                      "[web]\nonline=1\nrequest_rate=1000\nrequests=10\nios_per_request=1\nrequest_insts=20000\n"
+                      "net_delay=50us\nrw=randread\nbs=4k\ncpus_allowed=1\n");
+  const auto& j = s["jobs"][0];
+  REQUIRE(j["online"]["requests"] == 10);
+  CHECK(j["online"]["requests_sent"] == 10);
+  CHECK(j["ios"] == 10);
+  auto v = ios(dir);
+  REQUIRE(v.size() == 10);
+  // Requests are sent 1 ms apart (1e12 / 1000 ps) and the server is idle
+  // again long before the next, so each I/O is issued 50 us + 10 us after
+  // its send: the I/Os are exactly 1 ms apart too.
+  for (size_t k = 1; k < v.size(); ++k) CHECK(v[k].issued - v[k - 1].issued == 1000000000ull);
+  // Response = 50 us there + 10 us compute + the I/O's latency + 50 us back.
+  double sum = 0, lo = 1e18, hi = 0;
+  for (const Io& io : v) {
+    sum += io.latency_us;
+    lo = std::min(lo, io.latency_us);
+    hi = std::max(hi, io.latency_us);
+  }
+  const auto& r = j["online"]["response_us"];
+  CHECK(r["count"] == 10);
+  CHECK(r["mean"].get<double>() == Approx(110 + sum / 10).margin(1e-3));
+  CHECK(r["min"].get<double>() == Approx(110 + lo).margin(1e-3));
+  CHECK(r["max"].get<double>() == Approx(110 + hi).margin(1e-3));
+  // The compute is user time on the worker's core: 10 x 10 us.
+  CHECK(s["cpu"][1]["user_ps"] == 100000000);
+}
+
+TEST_CASE("online requests queue at a busy worker and their response includes the wait", "[host][online]") {
+  // 6,000,000 instructions = 3 ms of compute per request against a request
+  // every 1 ms: open loop, so the requests pile up behind the worker.
+  const std::string dir = "online_queue";
+  auto s = run_traced(dir, "quick", {{"host.cores", "2"}},
+                      "[busy]\nonline=1\nrequest_rate=1000\nrequests=5\nrequest_insts=6000000\nnet_delay=50us\n"
+                      "rw=randread\nbs=4k\ncpus_allowed=1\n");
+  auto v = ios(dir);
+  REQUIRE(v.size() == 5);
+  // Request 0 reaches the worker at t0 + 50 us; each next request is already
+  // waiting when the one before completes, so its compute starts then:
+  //   finish_k = t0 + 50 + 3000 (k+1) + L_0 + ... + L_k   (us)
+  //   response_k = finish_k + 50 - (t0 + 1000 k) = 100 + 3000 (k+1) - 1000 k + L_0 + ... + L_k
+  double cum = 0, sum = 0, max = 0;
+  for (size_t k = 0; k < 5; ++k) {
+    if (k) CHECK(double(v[k].issued - v[k - 1].issued) / 1e6 == Approx(3000 + v[k - 1].latency_us).margin(1e-3));
+    cum += v[k].latency_us;
+    double resp = 100 + 3000.0 * double(k + 1) - 1000.0 * double(k) + cum;
+    sum += resp;
+    max = std::max(max, resp);
+  }
+  const auto& r = s["jobs"][0]["online"]["response_us"];
+  CHECK(r["mean"].get<double>() == Approx(sum / 5).margin(1e-3));
+  // The last: 100 + 15000 - 4000 + all five latencies = 11,100 us + sum L.
+  CHECK(r["max"].get<double>() == Approx(11100 + cum).margin(1e-3));
+  CHECK(max == Approx(11100 + cum));
+}
+
+TEST_CASE("poisson arrivals have the mean gap of the rate and repeat with the seed", "[host][online]") {
+  // 1000/s: exponential gaps of mean 1 ms = 1e9 ps and standard deviation
+  // 1 ms. Over N = 10,000 gaps the standard error of the mean is
+  // 1 ms / sqrt(10,000) = 10 us; allow 4 of them, 40 us.
+  const uint64_t n = 10000;
+  OnlineClient a(1000, true, 0, 42), b(1000, true, 0, 42), c(1000, true, 0, 43);
+  a.start(5);
+  b.start(5);
+  c.start(5);
+  for (uint64_t k = 0; k < n; ++k) {
+    a.take();
+    b.take();
+    c.take();
+  }
+  REQUIRE(a.sends().size() == n + 1);
+  double mean_gap = double(a.sends()[n - 1] - 5) / double(n);  // the first send is one gap after t0
+  CHECK(std::abs(mean_gap - 1e9) < 4e7);
+  CHECK(a.sends() == b.sends());
+  CHECK(a.sends() != c.sends());
+  // Gaps are not all equal (that would be linear).
+  CHECK(a.sends()[1] - a.sends()[0] != a.sends()[2] - a.sends()[1]);
+}
+
+TEST_CASE("linear arrivals do not drift with a rate that does not divide a second", "[host][online]") {
+  // 3/s: 1e12 / 3 = 333,333,333,333.33 ps; request 3 is at t0 + exactly 1 s
+  // and request 1 at t0 + 333,333,333,333 ps (rounded down).
+  OnlineClient c(3, false, 0, 1);
+  c.start(100);
+  CHECK(c.next_send() == 100);
+  c.take();
+  CHECK(c.next_send() == 100 + 333333333333ull);
+  c.take();
+  c.take();
+  CHECK(c.next_send() == 100 + 1000000000000ull);
+  // Arrival at the server is one net_delay later; response adds the way back.
+  OnlineClient d(1000, false, 50, 1);
+  d.start(0);
+  CHECK(d.next_arrival() == 50);
+  uint64_t k = d.take();
+  d.respond(k, 1050);  // 1050 + 50 - 0
+  CHECK(d.responses() == std::vector<Tick>{1100});
+}
+
+TEST_CASE("response percentiles are nearest rank like the I/O percentiles", "[host][online]") {
+  // 1..1000 ps: p50 = the 500th, p95 = the 950th, p99 = the 990th, p99.9 =
+  // the 999th smallest (ceil(p x 1000)).
+  std::vector<Tick> v(1000);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = i + 1;
+  CHECK(OnlineClient::nearest_rank(v, 0.50) == 500);
+  CHECK(OnlineClient::nearest_rank(v, 0.95) == 950);
+  CHECK(OnlineClient::nearest_rank(v, 0.99) == 990);
+  CHECK(OnlineClient::nearest_rank(v, 0.999) == 999);
+  // Ten values 10..100: p95 -> rank ceil(9.5) = 10 -> 100; p50 -> rank 5 -> 50;
+  // p99.9 -> rank ceil(9.99) = 10 -> 100.
+  std::vector<Tick> w{10, 20, 30, 40, 50, 60, 70, 80, 90, 100};
+  CHECK(OnlineClient::nearest_rank(w, 0.95) == 100);
+  CHECK(OnlineClient::nearest_rank(w, 0.50) == 50);
+  CHECK(OnlineClient::nearest_rank(w, 0.999) == 100);
+}
+
+TEST_CASE("an online job needs requests or runtime to end", "[host][online]") {
+  auto o = options("quick", {}, "[web]\nonline=1\nrw=randread\nbs=4k\n");
+  CHECK_THROWS_WITH(vp::platform::build_config(o), Catch::Contains("needs requests or runtime to end"));
+}
+
+TEST_CASE("online options parse and write back through to_fio", "[host][online]") {
+  auto jobs = vp::host::parse_fio("[w]\napp=ap\nonline=1\nrequest_rate=250\nrate_process=poisson\nios_per_request=3\n"
+                                  "net_delay=20\nrequests=7\n",
+                                  "t.fio");
+  REQUIRE(jobs.size() == 1);
+  const auto& j = jobs[0];
+  CHECK(j.online);
+  CHECK(j.request_rate == 250);
+  CHECK(j.rate_poisson);
+  CHECK(j.ios_per_request == 3);
+  CHECK(j.net_delay_ps == 20000000);  // 20 without a unit = 20 us
+  CHECK(j.requests == 7);
+  CHECK_FALSE(j.request_insts.has_value());  // derived: ap's 1,501,502 x 3 per request
+  CHECK(vp::host::parse_fio(j.to_fio(), "back")[0] == j);
+  CHECK_THROWS_WITH(vp::host::parse_fio("[w]\nrate_process=uniform\n", "t.fio"),
+                    Catch::Contains("is not one of linear, poisson"));
+}
+
+TEST_CASE("an online worker computes thinktime_insts times ios_per_request once per request", "[host][online]") {
+  // 10,000 instructions per I/O x 2 I/Os = 20,000 per request = 10 us at
+  // 2 GHz and IPC 1; 3 requests: 30 us of user time. Were thinktime_insts
+  // also spun after each I/O it would add 6 x 5 us = 30 us more.
+  auto s = run("quick", {{"host.cores", "2"}},
+               "[w]\nonline=1\nrequest_rate=1000\nrequests=3\nios_per_request=2\nthinktime_insts=10000\n"
+               "rw=randread\nbs=4k\ncpus_allowed=1\n");
+  CHECK(s["jobs"][0]["ios"] == 6);
+  CHECK(s["jobs"][0]["online"]["requests"] == 3);
+  CHECK(s["cpu"][1]["user_ps"] == 30000000);
+}

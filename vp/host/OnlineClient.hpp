@@ -1,0 +1,51 @@
+#pragma once
+// The client of an online (request/response) server job, after FlashShare
+// (OSDI'18) sec. 5.1: it sends requests on a fixed schedule (linear: every
+// 1/rate) or as a Poisson process (exponential gaps of mean 1/rate) whatever
+// the server is doing (open loop), and measures each response from its send
+// to its receipt, both network crossings (net_delay each way) included. The
+// server side (the worker's compute and I/Os) is the job's FioJobRunner.
+#include <cstdint>
+#include <vector>
+
+#include "vp/core/Rng.hpp"
+#include "vp/core/Units.hpp"
+
+namespace vp::host {
+
+class OnlineClient {
+ public:
+  // `seed` drives the Poisson gaps only (linear uses none).
+  OnlineClient(uint64_t rate_per_s, bool poisson, Tick net_delay, uint64_t seed);
+
+  // Requests are sent from t0: linear's first at t0, Poisson's after one gap.
+  void start(Tick t0);
+  // Send time of the next request not yet taken by the server.
+  Tick next_send() const { return sends_[taken_]; }
+  // When that request reaches the server.
+  Tick next_arrival() const { return next_send() + net_; }
+  // The server takes the next request; returns its number (0, 1, ...).
+  uint64_t take();
+  // The server finished request k at `server_end`; the client receives it
+  // net_delay later.
+  void respond(uint64_t k, Tick server_end);
+
+  const std::vector<Tick>& sends() const { return sends_; }      // per request generated, ps
+  const std::vector<Tick>& responses() const { return resp_; }  // in completion order, ps
+  uint64_t taken() const { return taken_; }
+  // Nearest rank (no interpolation), as the summary's I/O percentiles: the
+  // ceil(p x n)-th smallest of `v` (sorted ascending, not empty).
+  static Tick nearest_rank(const std::vector<Tick>& sorted, double p);
+
+ private:
+  void generate();  // appends the send time of the next request
+  uint64_t rate_;
+  bool poisson_;
+  Tick net_;
+  Rng rng_;
+  Tick t0_ = 0;
+  uint64_t taken_ = 0;
+  std::vector<Tick> sends_, resp_;
+};
+
+}  // namespace vp::host

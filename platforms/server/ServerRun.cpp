@@ -88,6 +88,8 @@ namespace {
 
 double us(Tick t) { return double(t) / 1e6; }
 
+// Count, mean, nearest-rank percentiles (exact, no interpolation; p95 is
+// FlashShare's figure), min and max, in us. Sorts `v`.
 nlohmann::json latency_json(std::vector<Tick>& v) {
   nlohmann::json j;
   j["count"] = v.size();
@@ -95,36 +97,18 @@ nlohmann::json latency_json(std::vector<Tick>& v) {
   std::sort(v.begin(), v.end());
   long double sum = 0;
   for (Tick t : v) sum += t;
-  auto pct = [&](double p) {  // nearest rank: exact, no interpolation
-    size_t rank = static_cast<size_t>(std::ceil(p * double(v.size())));
-    return us(v[std::max<size_t>(rank, 1) - 1]);
-  };
   j["mean"] = double(sum / v.size()) / 1e6;
-  j["p50"] = pct(0.50);
-  j["p90"] = pct(0.90);
-  j["p99"] = pct(0.99);
-  j["p999"] = pct(0.999);
+  for (auto [key, p] : {std::pair{"p50", 0.50}, {"p90", 0.90}, {"p95", 0.95}, {"p99", 0.99}, {"p999", 0.999}})
+    j[key] = us(host::OnlineClient::nearest_rank(v, p));
   j["max"] = us(v.back());
   j["min"] = us(v.front());
   return j;
 }
 
-// An online job's end-to-end response times (client send to client
-// receive): same convention as latency_json, with p95 (FlashShare's figure).
+// An online job's end-to-end response times (client send to client receive).
 nlohmann::json response_json(const host::OnlineClient& c) {
   std::vector<Tick> v = c.responses();
-  nlohmann::json j;
-  j["count"] = v.size();
-  if (v.empty()) return j;
-  std::sort(v.begin(), v.end());
-  long double sum = 0;
-  for (Tick t : v) sum += t;
-  j["mean"] = double(sum / v.size()) / 1e6;
-  for (auto [key, p] : {std::pair{"p50", 0.50}, {"p95", 0.95}, {"p99", 0.99}, {"p999", 0.999}})
-    j[key] = us(host::OnlineClient::nearest_rank(v, p));
-  j["max"] = us(v.back());
-  j["min"] = us(v.front());
-  return j;
+  return latency_json(v);
 }
 
 nlohmann::json breakdown_json(const std::array<Tick, kStages>& sum, uint64_t n) {

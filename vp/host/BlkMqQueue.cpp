@@ -62,7 +62,9 @@ BlkMqQueue::BlkMqQueue(const Config& cfg, StatRegistry& s, BlkMqDriver& drv, uns
       hazard_ordered_(s.counter("host.blkmq.hazard_ordered", "requests",
                                 "FlashShare: queued requests issued ahead of an overlapping bypassing one")),
       hazard_merged_(s.counter("host.blkmq.hazard_merged", "requests",
-                               "FlashShare: queued contiguous requests merged into a bypassing one")) {
+                               "FlashShare: queued contiguous requests merged into a bypassing one")),
+      splits_(s.counter("host.blkmq.splits", "I/Os", "I/Os larger than the largest transfer, split into pieces")),
+      split_pieces_(s.counter("host.blkmq.split_pieces", "I/Os", "pieces the split I/Os became")) {
   auto tags = static_cast<uint32_t>(cfg.get_int("host.nvme.queue_depth")) - 1;  // an SQ of N holds N - 1
   for (auto& h : hw_) {
     h.free_tags = tags;
@@ -91,6 +93,70 @@ size_t BlkMqQueue::waiting(unsigned hwq) const { return hw_[hwq].dispatch.size()
 uint32_t BlkMqQueue::max_bytes() const {
   uint32_t t = drv_.max_transfer();
   return t ? t : kNoMdtsLimit;
+}
+
+uint32_t BlkMqQueue::piece_bytes(const IoRequest& io) const {
+  uint32_t block = io.nlb ? io.bytes / io.nlb : 1;
+  return std::max(block, max_bytes() / block * block);
+}
+
+// ---------------------------------------------------------------- splitting
+
+// As Linux's bio split: pieces of the largest transfer from the start of the
+// I/O, the last one the rest, each carrying its part of the same buffer.
+void BlkMqQueue::split(IoRequest& io, unsigned core, Tick now) {
+  ++splits_;
+  Split* sp;
+  if (free_splits_.empty()) {
+    sp = &split_pool_.emplace_back();
+  } else {
+    sp = free_splits_.back();
+    free_splits_.pop_back();
+  }
+  *sp = Split{};
+  sp->parent = &io;
+  uint32_t step = piece_bytes(io), block = io.bytes / io.nlb;
+  for (uint32_t off = 0; off < io.bytes; off += step) {
+    IoRequest* p;
+    if (free_pieces_.empty()) {
+      p = &piece_pool_.emplace_back();
+    } else {
+      p = free_pieces_.back();
+      free_pieces_.pop_back();
+    }
+    *p = io;  // owner, slot, direction, attribute, polling, issue time and stage clock so far
+    p->bytes = std::min(step, io.bytes - off);
+    p->lba = io.lba + off / block;
+    p->nlb = p->bytes / block;
+    p->buf_addr = io.buf_addr + off;
+    p->buf = io.buf ? io.buf + off : nullptr;
+    sp->pieces.push_back(p);
+    split_of_[p] = sp;
+  }
+  sp->left = static_cast<unsigned>(sp->pieces.size());
+  split_pieces_ += sp->left;
+  for (IoRequest* p : sp->pieces) submit(*p, core, now);  // none completes before all are submitted
+}
+
+IoRequest* BlkMqQueue::fan_in(IoRequest& r) {
+  auto it = split_of_.find(&r);
+  if (it == split_of_.end()) return &r;
+  Split* sp = it->second;
+  if (r.status && !sp->status) sp->status = r.status;  // an error beats success; the first error stands
+  if (--sp->left > 0) return nullptr;
+  IoRequest& app = *sp->parent;
+  app.status = sp->status;
+  app.sqid = r.sqid;
+  app.cid = r.cid;
+  app.attr = r.attr;
+  app.result = r.result;
+  app.clock = r.clock;  // from the application's issue to its last piece's completion
+  for (IoRequest* p : sp->pieces) {
+    split_of_.erase(p);
+    free_pieces_.push_back(p);
+  }
+  free_splits_.push_back(sp);
+  return &app;
 }
 
 // ---------------------------------------------------------------- merging
@@ -221,6 +287,19 @@ void BlkMqQueue::send_or_hold(BlkRequest* rq, Tick now) {
 // ---------------------------------------------------------------- submission
 
 Tick BlkMqQueue::submit_cost(const IoRequest& io, unsigned core) const {
+  if (splits(io)) {  // each piece as if it met the queues as they are now
+    uint32_t step = piece_bytes(io), block = io.bytes / io.nlb;
+    Tick t = 0;
+    for (uint32_t off = 0; off < io.bytes; off += step) {
+      IoRequest p = io;
+      p.bytes = std::min(step, io.bytes - off);
+      p.lba = io.lba + off / block;
+      p.nlb = p.bytes / block;
+      p.buf_addr = io.buf_addr + off;
+      t += submit_cost(p, core);
+    }
+    return t;
+  }
   if (bypasses(io)) {
     size_t examined = plugs_[core].requests.size();
     for (const auto& h : hw_) examined += h.sched->queued().size();
@@ -242,6 +321,7 @@ Tick BlkMqQueue::submit_cost(const IoRequest& io, unsigned core) const {
 void BlkMqQueue::submit(IoRequest& io, unsigned core, Tick now) {
   io.next_in_cmd = nullptr;
   io.merged = false;
+  if (splits(io)) return split(io, core, now);
   if (bypasses(io)) return bypass(io, core, now);
   Plug& p = plugs_[core];
   if (p.active) {

@@ -29,8 +29,15 @@
 // set (the rest, at least one); a core sends reads to read queue core mod
 // |read set| and writes to write queue core mod |write set|. Without it a
 // core uses hardware queue `core`.
+//
+// Splitting (Linux's bio split to the queue limits): an I/O larger than the
+// device's largest transfer becomes pieces of that size (the last one the
+// rest), each starting where the previous ended and each submitted as an
+// I/O of its own (own request, own tag). The application I/O completes when
+// its last piece does, with the worst status of its pieces.
 #include <deque>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "vp/core/Config.hpp"
@@ -73,8 +80,19 @@ class BlkMqQueue {
   // latency-critical SQ N+1+k belongs to hardware queue k, so ids past the
   // hardware queues fold back onto them (both SQs share the queue's tags).
   void completed(unsigned hwq, Tick now);
+  // A completed I/O as the completion path sees it: `r` itself when it was
+  // not split off anything; for a piece of a split I/O, nullptr until the
+  // last piece, then the application I/O (status, device fields and stage
+  // clock of the last piece; the pieces are recycled).
+  IoRequest* fan_in(IoRequest& r);
 
  private:
+  struct Split {
+    IoRequest* parent = nullptr;
+    std::vector<IoRequest*> pieces;
+    unsigned left = 0;     // pieces not yet completed
+    uint16_t status = 0;   // worst status so far (non-zero beats zero)
+  };
   struct HwQueue {
     uint32_t free_tags = 0;
     std::deque<BlkRequest*> dispatch;  // served before the scheduler
@@ -98,6 +116,11 @@ class BlkMqQueue {
   void send_or_hold(BlkRequest* rq, Tick now);
   void bypass(IoRequest& io, unsigned core, Tick now);
   uint32_t max_bytes() const;
+  // Size of every piece but the last when `io` is split: the largest
+  // transfer rounded down to whole blocks of `io`.
+  uint32_t piece_bytes(const IoRequest& io) const;
+  bool splits(const IoRequest& io) const { return !io.flush && !io.raw && io.bytes > max_bytes(); }
+  void split(IoRequest& io, unsigned core, Tick now);
 
   BlkMqDriver& drv_;
   BlkMqCosts cost_;
@@ -109,8 +132,13 @@ class BlkMqQueue {
   std::deque<BlkRequest> pool_;
   std::vector<BlkRequest*> free_;
   uint64_t seq_ = 0;
+  std::deque<IoRequest> piece_pool_;  // stable addresses
+  std::vector<IoRequest*> free_pieces_;
+  std::deque<Split> split_pool_;
+  std::vector<Split*> free_splits_;
+  std::unordered_map<const IoRequest*, Split*> split_of_;  // piece -> its split
   Counter &back_merges_, &front_merges_, &plug_merges_, &plug_flushes_, &dispatches_, &tag_waits_, &bypassed_,
-      &hazard_ordered_, &hazard_merged_;
+      &hazard_ordered_, &hazard_merged_, &splits_, &split_pieces_;
 };
 
 }  // namespace vp::host

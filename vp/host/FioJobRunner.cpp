@@ -130,7 +130,7 @@ IoRequest& FioJobRunner::issue(Tick now) {
     const TraceRecord& t = trace_[trace_next_++];
     r.write = t.write;
     r.lba = region_start_ + t.offset / lba_size_;
-    r.bytes = static_cast<uint32_t>(t.bytes);  // Workload::check keeps it within MDTS
+    r.bytes = static_cast<uint32_t>(t.bytes);  // blk-mq splits it beyond MDTS
     r.nlb = static_cast<uint32_t>(t.bytes / lba_size_);
   } else {
     pick_next(r);

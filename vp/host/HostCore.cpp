@@ -222,8 +222,10 @@ void HostCore::finish(CpuTime c, bool was_blocked) {
   busy(c);
   Tick end = now_ps();
   cw_ = {};
-  for (IoRequest* r : done_) {
-    if (pc_) pc_->observe_status(r->result, end, cw_);
+  for (IoRequest* piece : done_) {
+    if (pc_) pc_->observe_status(piece->result, end, cw_);
+    IoRequest* r = blk_.fan_in(*piece);  // a split I/O completes with its last piece
+    if (!r) continue;
     if (r->cache) {
       deliver(*r, end);
       continue;

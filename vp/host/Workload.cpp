@@ -23,7 +23,6 @@ std::vector<FioJob> Workload::jobs_from(const Config& cfg) {
 
 void Workload::check(const std::vector<FioJob>& jobs, const Config& cfg, uint64_t capacity) {
   uint64_t lba = cfg.get_size("ssd.nvme.lba_size");
-  uint64_t mdts = uint64_t(4096) << cfg.get_int("ssd.nvme.mdts");
   int64_t cores = cfg.get_int("host.cores");
   if (jobs.empty()) throw ConfigError("workload.fio: no job defined (add a [job] section or pass --job FILE)");
   // Host memory the driver will allocate: queues and PRP-list pages per
@@ -37,9 +36,7 @@ void Workload::check(const std::vector<FioJob>& jobs, const Config& cfg, uint64_
     };
     if (j.bs % lba)
       throw bad("bs", fmt::format("{} is not a multiple of the LBA size (ssd.nvme.lba_size = {})", j.bs, lba));
-    if (j.bs > mdts)
-      throw bad("bs", fmt::format("{} exceeds the controller's maximum transfer of {} bytes (ssd.nvme.mdts)", j.bs,
-                                  mdts));
+    // An I/O beyond the controller's largest transfer (MDTS) is split by blk-mq.
     uint64_t off = j.offset ? j.offset : static_cast<uint64_t>(double(capacity) * j.offset_percent / 100.0);
     uint64_t size = j.size ? j.size : static_cast<uint64_t>(double(capacity) * j.size_percent / 100.0);
     if (off + j.bs > capacity) throw bad("offset", fmt::format("{} is beyond the device's {} bytes", off, capacity));
@@ -85,13 +82,7 @@ void Workload::check(const std::vector<FioJob>& jobs, const Config& cfg, uint64_
         throw bad("read_iolog", e.what());
       }
       buf = 0;
-      for (const TraceRecord& r : recs) {
-        if (r.bytes > mdts)
-          throw bad("read_iolog", fmt::format("{}:{}: an I/O of {} bytes exceeds the controller's maximum transfer of "
-                                              "{} bytes (ssd.nvme.mdts)",
-                                              j.read_iolog, r.line, r.bytes, mdts));
-        buf = std::max(buf, r.bytes);
-      }
+      for (const TraceRecord& r : recs) buf = std::max(buf, r.bytes);
     }
     need += uint64_t(j.numjobs) * j.iodepth * (buf + 4096);
   }

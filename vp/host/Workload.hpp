@@ -20,7 +20,7 @@ class NvmeDriver;
 class Workload {
  public:
   static void declare_params(ParamRegistry& reg);
-  // Checks jobs against the configuration (block size vs LBA size and MDTS,
+  // Checks jobs against the configuration (block size vs LBA size,
   // region vs capacity, cpus vs cores); throws ConfigError naming the job.
   static void check(const std::vector<FioJob>& jobs, const Config& cfg, uint64_t capacity_bytes);
   static std::vector<FioJob> jobs_from(const Config& cfg);

@@ -7,6 +7,8 @@
 #include <unistd.h>
 #include <fmt/format.h>
 #include <fstream>
+#include <functional>
+#include <systemc>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "platforms/server/ServerRun.hpp"
+#include "platforms/server/ServerTop.hpp"
 #include "vp/flash/FlashArray.hpp"
 
 namespace vp::test {
@@ -132,6 +135,27 @@ inline std::string scratch(const std::string& name) {
   std::string d = fmt::format("/tmp/flashvp-test-{}-{}", name, getpid());
   std::system(("rm -rf " + d + " && mkdir -p " + d).c_str());
   return d;
+}
+
+
+// The quick preset elaborated with no workload; `body` runs in a SystemC
+// thread once the host driver has brought the controller up.
+inline void with_driver(const Sets& sets, const std::function<void(platform::ServerTop&)>& body) {
+  Config cfg = model_config("quick", {{"workload.fio", "[global]\n"}}, sets);
+  StatRegistry stats;
+  Waves waves;
+  RequestTracker tracker;
+  Services svc{cfg, stats, waves, tracker, 1};
+  platform::ServerTop top("top", svc);
+  bool ran = false;
+  sc_core::sc_spawn([&] {
+    if (!top.driver.ready()) sc_core::wait(top.driver.ready_event());
+    body(top);
+    ran = true;
+    sc_core::sc_stop();
+  });
+  sc_core::sc_start(sc_core::sc_time(1, sc_core::SC_SEC));
+  if (!ran) throw std::runtime_error("the driver did not come up within 1 s");
 }
 
 }  // namespace vp::test

@@ -31,25 +31,6 @@ std::vector<Row> run_rows(const std::string& name, const Sets& sets, const std::
   return rows;
 }
 
-// The quick preset brought up with no workload; `body` runs in a SystemC
-// thread once the driver is ready.
-void with_driver(const Sets& sets, const std::function<void(vp::platform::ServerTop&)>& body) {
-  vp::Config cfg = model_config("quick", {{"workload.fio", "[global]\n"}}, sets);
-  vp::StatRegistry stats;
-  vp::Waves waves;
-  vp::RequestTracker tracker;
-  vp::Services svc{cfg, stats, waves, tracker, 1};
-  vp::platform::ServerTop top("top", svc);
-  bool ran = false;
-  sc_core::sc_spawn([&] {
-    if (!top.driver.ready()) sc_core::wait(top.driver.ready_event());
-    body(top);
-    ran = true;
-    sc_core::sc_stop();
-  });
-  sc_core::sc_start(sc_core::sc_time(1, sc_core::SC_SEC));
-  REQUIRE(ran);
-}
 }  // namespace
 
 TEST_CASE("dual SQs put attributed requests on the high SQs N+q and the rest on SQ q", "[host][nvme][dualsq]") {

@@ -8,35 +8,17 @@
 
 #include "platforms/server/ServerRun.hpp"
 #include "platforms/server/ServerTop.hpp"
+#include "tests/TestSupport.hpp"
 
 using namespace vp;
 using namespace vp::nvme;
 
 namespace {
-// Elaborates the quick preset with no workload and runs `body` in a SystemC
-// thread once the driver has brought the controller up.
+// Elaborates the quick preset with no workload and runs `body` once the
+// driver has brought the controller up.
 void with_controller(const std::function<void(platform::ServerTop&)>& body,
                      const std::vector<std::pair<std::string, std::string>>& sets = {}) {
-  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
-  Config cfg(platform::server_params());
-  cfg.load_yaml_text(platform::preset_text("quick"), "preset quick");
-  cfg.set("workload.fio", "[global]\n");
-  for (const auto& [k, v] : sets) cfg.set(k, v, "test");
-  cfg.validate();
-  StatRegistry stats;
-  Waves waves;
-  RequestTracker tracker;
-  Services svc{cfg, stats, waves, tracker, 1};
-  platform::ServerTop top("top", svc);
-  bool ran = false;
-  sc_core::sc_spawn([&] {
-    if (!top.driver.ready()) sc_core::wait(top.driver.ready_event());
-    body(top);
-    ran = true;
-    sc_core::sc_stop();
-  });
-  sc_core::sc_start(sc_core::sc_time(1, sc_core::SC_SEC));
-  REQUIRE(ran);
+  test::with_driver(sets, body);
 }
 
 uint8_t sc(const Cqe& c) { return status_sc(c.status()); }

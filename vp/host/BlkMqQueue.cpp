@@ -88,7 +88,7 @@ unsigned BlkMqQueue::hwq_for(unsigned core, bool write) const {
   return write ? read_queues_ + core % (n - read_queues_) : core % read_queues_;
 }
 
-size_t BlkMqQueue::waiting(unsigned hwq) const { return hw_[hwq].dispatch.size() + hw_[hwq].sched->queued().size(); }
+size_t BlkMqQueue::waiting(unsigned hwq) const { return hw_[hwq].dispatch.size() + hw_[hwq].sched->size(); }
 
 uint32_t BlkMqQueue::max_bytes() const {
   uint32_t t = drv_.max_transfer();
@@ -302,7 +302,7 @@ Tick BlkMqQueue::submit_cost(const IoRequest& io, unsigned core) const {
   }
   if (bypasses(io)) {
     size_t examined = plugs_[core].requests.size();
-    for (const auto& h : hw_) examined += h.sched->queued().size();
+    for (const auto& h : hw_) examined += h.sched->size();
     return Tick(examined) * cost_.merge_search;
   }
   const Plug& p = plugs_[core];

@@ -28,6 +28,7 @@ class DeadlineScheduler : public IoScheduler {
   void insert(BlkRequest* rq, Tick now) override;
   BlkRequest* dispatch(Tick now) override;
   bool empty() const override { return fifo_[0].empty() && fifo_[1].empty(); }
+  size_t size() const override { return fifo_[0].size() + fifo_[1].size(); }
   // The elevator's two lookups, whatever core submits: the request ending
   // where `io` starts (back merge, by hash) and the one starting where it
   // ends (front merge, by the sort tree).

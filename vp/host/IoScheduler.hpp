@@ -18,6 +18,7 @@ class IoScheduler {
   // The next request to issue, taken out; nullptr when empty.
   virtual BlkRequest* dispatch(Tick now) = 0;
   virtual bool empty() const = 0;
+  virtual size_t size() const = 0;  // requests held
   // Queued requests a bio merge by `core` may look at, in the order the
   // lookup examines them.
   virtual std::vector<BlkRequest*> merge_candidates(const IoRequest& io, unsigned core) const = 0;

@@ -17,6 +17,7 @@ class NoneScheduler : public IoScheduler {
   void insert(BlkRequest* rq, Tick now) override;
   BlkRequest* dispatch(Tick now) override;
   bool empty() const override { return fifo_.empty(); }
+  size_t size() const override { return fifo_.size(); }
   std::vector<BlkRequest*> merge_candidates(const IoRequest& io, unsigned core) const override;
   void merged(BlkRequest*, bool) override {}
   std::vector<BlkRequest*> queued() const override;

@@ -50,9 +50,12 @@ TEST_CASE("a timed replay issues each I/O at its trace time after the job start"
   nlohmann::json s;
   auto io = replay("timed", kThree, "iodepth=1\n", &s);
   REQUIRE(io.size() == 3);
-  // v3 stamps 0, 1000 and 5000 us: 0, 1 ms = 1e9 ps and 5 ms = 5e9 ps after the first.
-  CHECK(io[1].issue_ps - io[0].issue_ps == 1000000000ull);
-  CHECK(io[2].issue_ps - io[0].issue_ps == 5000000000ull);
+  // v3 stamps 0, 1000 and 5000 us: 0, 1 ms = 1e9 ps and 5 ms = 5e9 ps after
+  // the first, plus the 3.5 us context switch (host.core.ctx_switch_cost)
+  // of the timer's wake-up of the sleeping job (the first I/O goes at the
+  // start, without one).
+  CHECK(io[1].issue_ps - io[0].issue_ps == 1003500000ull);
+  CHECK(io[2].issue_ps - io[0].issue_ps == 5003500000ull);
   // Directions, LBAs (4 KiB LBAs: 4096 -> 1, 16384 -> 4) and sizes from the trace.
   CHECK(io[0].op == "read");
   CHECK(io[1].lba == 1);
@@ -69,9 +72,10 @@ TEST_CASE("a timed replay issues each I/O at its trace time after the job start"
 TEST_CASE("replay_time_scale 200 replays the trace at twice its speed", "[host][trace][replay]") {
   auto io = replay("scaled", kThree, "iodepth=1\nreplay_time_scale=200\n");
   REQUIRE(io.size() == 3);
-  // Trace times x 100 / 200: 1 ms -> 0.5 ms, 5 ms -> 2.5 ms.
-  CHECK(io[1].issue_ps - io[0].issue_ps == 500000000ull);
-  CHECK(io[2].issue_ps - io[0].issue_ps == 2500000000ull);
+  // Trace times x 100 / 200: 1 ms -> 0.5 ms, 5 ms -> 2.5 ms, each plus the
+  // 3.5 us switch to the job its timer wakes (as above).
+  CHECK(io[1].issue_ps - io[0].issue_ps == 503500000ull);
+  CHECK(io[2].issue_ps - io[0].issue_ps == 2503500000ull);
 }
 
 TEST_CASE("replay_no_stall at iodepth 1 issues each I/O when the one before completes", "[host][trace][replay]") {

@@ -175,6 +175,7 @@ void FioJobRunner::synced(Tick now) {
 }
 
 void FioJobRunner::spun(Tick end) {
+  computing_ = false;
   if (spec_.thinktime_ps) next_issue_ = std::max(next_issue_, end + sleep_after_spin_);
 }
 

@@ -55,10 +55,13 @@ class FioJobRunner {
   // (instructions; 0 when none is due), run on the core before the request's
   // I/Os; the core calls computed() when done.
   uint64_t request_compute() const { return compute_due_ ? request_insts_ : 0; }
-  void computed() { compute_due_ = false; }
+  void computed() { compute_due_ = computing_ = false; }
   const OnlineClient* client() const { return client_ ? &*client_ : nullptr; }
   void complete(IoRequest& r, Tick now);
-  bool done() const { return started_ && stopped_ && inflight_ == 0 && !sync_due_; }
+  bool done() const { return started_ && stopped_ && inflight_ == 0 && !sync_due_ && !computing_; }
+  // The core runs the job's compute (spin or request) until spun()/computed():
+  // the job is not done before it ends.
+  void compute_started() { computing_ = true; }
   // Buffered I/O (direct=0): through the page cache.
   bool buffered() const { return !spec_.direct; }
   // The job's region on the device (its file, for the page cache).
@@ -95,6 +98,7 @@ class FioJobRunner {
   Tick spin_ps_ = 0, sleep_after_spin_ = 0;
   bool started_ = false, stopped_ = false;
   bool sync_due_ = false, syncing_ = false;
+  bool computing_ = false;
   uint64_t writes_since_sync_ = 0;
   // Online: the request being served (one at a time, in arrival order).
   std::optional<OnlineClient> client_;

@@ -43,6 +43,7 @@ void HostCore::declare_params(ParamRegistry& r) {
   r.freq("host.core.clock", "2GHz", "host core clock, for jobs' compute given in instructions (thinktime_insts, app=)");
   r.real("host.core.ipc", 1.0, "instructions per cycle of the host cores' compute (thinktime_insts, app=)")
       .range(0.01, 16);
+  CoreScheduler::declare_params(r);
 }
 
 CoreCosts HostCore::costs_from(const Config& c) {
@@ -60,6 +61,7 @@ HostCore::HostCore(sc_core::sc_module_name name, Services& svc, unsigned id, Nvm
       blk_(blk),
       wl_(wl),
       cost_(costs_from(svc.cfg)),
+      sched_(svc.cfg, wl.runners_on(id)),
       insts_per_ps_(svc.cfg.get_freq("host.core.clock") * svc.cfg.get_real("host.core.ipc") / 1e12),
       mode_(NvmeDriver::completion_from(svc.cfg)),
       dedicated_(mode_ == NvmeDriver::Completion::DedCore &&
@@ -78,7 +80,12 @@ HostCore::HostCore(sc_core::sc_module_name name, Services& svc, unsigned id, Nvm
       poll_ps_(svc.stats.counter(fmt::format("host.core{}.cpu_poll_ps", id), "ps",
                                  "core time spinning on polled completion queues")),
       isrs_(svc.stats.counter("host.isr_runs", "interrupts", "interrupt handler invocations")),
-      ctx_switches_(svc.stats.counter("host.context_switches", "switches", "wake-ups of blocked threads")),
+      ctx_switches_(svc.stats.counter("host.context_switches", "switches",
+                                      "context switches: to a woken thread, or between threads on a core")),
+      cache_penalty_ps_(svc.stats.counter("host.sched.cache_penalty_ps", "ps",
+                                          "core time of context switches' cache-pollution penalty, all cores")),
+      preemptions_(svc.stats.counter("host.sched.preemptions", "switches",
+                                     "runnable threads taken off a core (slice over, or a waking thread preempts)")),
       polls_(svc.stats.counter("host.polls", "checks", "checks of polled completion queues (poll_cost each)")),
       poll_time_(svc.stats.counter("host.poll_ps", "ps", "core time spinning on polled completion queues, all cores")),
       hybrid_sleeps_(svc.stats.counter("host.hybrid_sleeps", "sleeps", "hybrid polling sleeps before polling")),
@@ -96,7 +103,26 @@ void HostCore::interrupt(uint32_t vector) {
   wake_.notify();
 }
 
-void HostCore::remote_completion() {
+HostCore& HostCore::core_of(const FioJobRunner& j) {
+  return peers_ && j.core() != id_ ? *(*peers_)[j.core()] : *this;
+}
+
+void HostCore::hand(IoRequest& r) {
+  HostThread& t = *sched_.of(*r.job);
+  if (r.polled && t.polled) --t.polled;
+  t.done.push_back(&r);
+  ++remote_;
+  wake_.notify();
+}
+
+void HostCore::hand_cached(IoRequest& r) {
+  sched_.of(*r.job)->cache_done.push_back(&r);
+  ++remote_;
+  wake_.notify();
+}
+
+void HostCore::hand_synced(FioJobRunner& j) {
+  sched_.of(j)->synced = true;
   ++remote_;
   wake_.notify();
 }
@@ -126,8 +152,27 @@ void HostCore::busy(const CpuTime& t) {
   sc_core::wait(to_sc(d));
   busy_trace_ = false;
   charge(in_busy_);
+  sched_.ran(d);
   in_busy_ = {};
   mark_ = now_ps();
+}
+
+Tick HostCore::run_user(Tick d, Tick limit) {
+  Tick now = now_ps();
+  Tick len = std::min(d, limit - now);
+  in_busy_ = {};
+  in_busy_.user = d;
+  busy_trace_ = true;
+  sc_core::wait(to_sc(len), wake_ | wl_.group_started());
+  busy_trace_ = false;
+  Tick ran = now_ps() - now;
+  CpuTime c;
+  c.user = ran;
+  charge(c);
+  sched_.ran(ran);
+  in_busy_ = {};
+  mark_ = now_ps();
+  return ran;
 }
 
 void HostCore::idle_until(const sc_core::sc_event_or_list& ev) {
@@ -149,6 +194,7 @@ CpuTime HostCore::account_to(Tick now) {
   CpuTime c;
   if (in_busy_.user + in_busy_.kernel + in_busy_.irq + in_busy_.ctxsw + in_busy_.poll == 0) {
     (in_poll_ ? c.poll : c.idle) = el;  // waiting or spinning (no time passes outside the waits)
+    if (in_poll_) sched_.ran(el);
   } else {  // stopped part-way through a busy stretch: charge what has run, in category order
     using Part = std::pair<Tick*, Tick*>;
     for (Part p : {Part{&c.user, &in_busy_.user}, Part{&c.kernel, &in_busy_.kernel}, Part{&c.irq, &in_busy_.irq},
@@ -163,19 +209,8 @@ CpuTime HostCore::account_to(Tick now) {
   return {user_ps_.value, kernel_ps_.value, irq_ps_.value, ctxsw_ps_.value, idle_ps_.value, poll_ps_.value};
 }
 
-FioJobRunner* HostCore::pick(Tick now) {
-  const auto& jobs = wl_.runners_on(id_);
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    FioJobRunner* j = jobs[(rr_ + i) % jobs.size()];
-    if (j->can_issue(now)) {
-      rr_ = (rr_ + i + 1) % jobs.size();
-      return j;
-    }
-  }
-  return nullptr;
-}
 
-void HostCore::service_interrupts(bool was_blocked) {
+void HostCore::service_interrupts() {
   Tick t = now_ps();
   CpuTime c;
   done_.clear();
@@ -189,7 +224,7 @@ void HostCore::service_interrupts(bool was_blocked) {
     c.irq += cost_.isr;
     reaped(before, t, c.kernel);
   }
-  finish(c, was_blocked);
+  finish(c);
 }
 
 void HostCore::reaped(size_t from, Tick& t, Tick& cat) {
@@ -207,17 +242,11 @@ void HostCore::reaped(size_t from, Tick& t, Tick& cat) {
   }
 }
 
-void HostCore::finish(CpuTime c, bool was_blocked) {
+void HostCore::finish(CpuTime c) {
   Tick now = now_ps();
-  bool wakes = false;  // a job's I/O among the completions (not only the page cache's)
   for (IoRequest* r : done_) {
     if (DeviceHalf* d = svc_.tracker.device(r->sqid, r->cid)) d->valid = false;
     if (!r->merged) blk_.completed(drv_.hw_queue_of(r->sqid), now);  // one tag per command
-    wakes |= r->job != nullptr;
-  }
-  if (was_blocked && wakes) {
-    c.ctxsw += cost_.ctx_switch;
-    ++ctx_switches_;
   }
   busy(c);
   Tick end = now_ps();
@@ -226,42 +255,20 @@ void HostCore::finish(CpuTime c, bool was_blocked) {
     if (pc_) pc_->observe_status(piece->result, end, cw_);
     IoRequest* r = blk_.fan_in(*piece);  // a split I/O completes with its last piece
     if (!r) continue;
-    if (r->cache) {
+    if (r->cache)
       deliver(*r, end);
-      continue;
-    }
-    unsigned owner = r->job->core();
-    if (dedicated_ && owner != id_ && peers_) {  // the job's own core completes it once switched back in
-      (*peers_)[owner]->handed_.push_back(r);
-      (*peers_)[owner]->remote_completion();
-      continue;
-    }
-    deliver(*r, end);
-    if (owner != id_ && peers_) (*peers_)[owner]->remote_completion();
+    else
+      core_of(*r->job).hand(*r);
   }
-  if (!done_.empty()) wl_.job_progress(drv_);
   if (!cw_.runs.empty() || !cw_.done.empty() || !cw_.synced.empty() || cw_.cpu) {
     PageCache::Work w = std::move(cw_);
-    cache_work(w, was_blocked && !wakes);
+    cache_work(w);
   }
 }
 
-void HostCore::wake_owner(FioJobRunner& j) {
-  if (j.core() != id_ && peers_) (*peers_)[j.core()]->remote_completion();
-}
-
-void HostCore::cache_work(PageCache::Work& w, bool may_switch) {
+void HostCore::cache_work(PageCache::Work& w) {
   CpuTime c;
   c.kernel = w.cpu;
-  if (may_switch) {
-    bool mine = false;
-    for (IoRequest* r : w.done) mine |= r->job->core() == id_;
-    for (FioJobRunner* j : w.synced) mine |= j->core() == id_;
-    if (mine) {
-      c.ctxsw = cost_.ctx_switch;
-      ++ctx_switches_;
-    }
-  }
   busy(c);
   for (auto& run : w.runs) {  // one run of pages: built once, merged by blk-mq under the plug
     blk_.start_plug(id_);
@@ -276,19 +283,8 @@ void HostCore::cache_work(PageCache::Work& w, bool may_switch) {
     }
     blk_.finish_plug(id_, now_ps());
   }
-  Tick end = now_ps();
-  // A buffered I/O's whole latency is host time in the breakdown (its device
-  // reads are the page cache's own requests).
-  for (IoRequest* r : w.done) {
-    r->clock.mark(Stage::HostSubmit, end);
-    r->job->complete(*r, end);
-    wake_owner(*r->job);
-  }
-  for (FioJobRunner* j : w.synced) {
-    j->synced(end);
-    wake_owner(*j);
-  }
-  if (!w.done.empty() || !w.synced.empty()) wl_.job_progress(drv_);
+  for (IoRequest* r : w.done) core_of(*r->job).hand_cached(*r);
+  for (FioJobRunner* j : w.synced) core_of(*j).hand_synced(*j);
 }
 
 // A completed I/O to its owner: the page cache (its device reads and
@@ -302,6 +298,143 @@ void HostCore::deliver(IoRequest& r, Tick end) {
     pc_->completed(r, end, cw_);
   else
     r.job->complete(r, end);
+}
+
+// ---------------------------------------------------------------- threads
+
+bool HostCore::runnable(HostThread& t, Tick now) {
+  if (t.has_news() || t.compute_left) return true;
+  FioJobRunner& j = *t.job;
+  if (pc_ && pc_->active() && j.wants_sync()) return true;
+  if (j.can_issue(now)) return true;
+  return t.polled > 0 && t.sleep_until <= now;  // spinning for its polled I/O
+}
+
+void HostCore::scan(Tick now) {
+  runnable_.clear();
+  for (HostThread& t : sched_.threads()) {
+    bool r = runnable(t, now);
+    if (r && t.blocked) sched_.woken(t);
+    t.blocked = !r;
+    if (r) runnable_.push_back(&t);
+  }
+}
+
+Tick HostCore::next_timer(Tick now) {
+  Tick next = kNever;
+  for (HostThread& t : sched_.threads()) {
+    if (t.sleep_until > now) next = std::min(next, t.sleep_until);
+    Tick n = t.job->next_issue_time(now);
+    if (n > now) next = std::min(next, n);
+  }
+  if (pc_ && id_ == 0) next = std::min(next, pc_->flusher_next());  // the periodic write-back
+  return next;
+}
+
+// The thread takes in what happened while it was off the core (or, when it
+// is on it, what the interrupt that preempted it brought).
+bool HostCore::take_news(HostThread& t) {
+  if (!t.has_news()) return false;
+  Tick now = now_ps();
+  for (IoRequest* r : t.done) deliver(*r, now);
+  // A buffered I/O's whole latency is host time in the breakdown (its device
+  // reads are the page cache's own requests).
+  for (IoRequest* r : t.cache_done) {
+    r->clock.mark(Stage::HostSubmit, now);
+    t.job->complete(*r, now);
+  }
+  if (t.synced) t.job->synced(now);
+  t.done.clear();
+  t.cache_done.clear();
+  t.synced = false;
+  wl_.job_progress(drv_);
+  return true;
+}
+
+void HostCore::compute(HostThread& t) {
+  Tick now = now_ps();
+  Tick limit = std::min(next_timer(now), sched_.slice_end(runnable_.size()));
+  t.compute_left -= run_user(t.compute_left, limit);
+  if (!t.compute_left) after_compute(t);
+}
+
+void HostCore::after_compute(HostThread& t) {
+  if (t.after == HostThread::After::Request) t.job->computed();
+  if (t.after == HostThread::After::Spin) t.job->spun(now_ps());
+  t.after = HostThread::After::None;
+  wl_.job_progress(drv_);  // the compute after a job's last I/O may be what it was waiting for
+}
+
+void HostCore::step(HostThread& t) {
+  if (take_news(t)) return;
+  if (t.compute_left) {
+    compute(t);
+    return;
+  }
+  FioJobRunner& j = *t.job;
+  // A polled completion that landed while the core did something else is
+  // reaped by the thread's next check, before it issues more.
+  if (t.polled && drv_.poll_ready(id_)) {
+    ++polls_;
+    CpuTime c;
+    c.poll = cost_.poll;
+    busy(c);
+    reap_polled();
+    return;
+  }
+  Tick now = now_ps();
+  if (pc_ && pc_->active() && j.wants_sync()) {
+    j.sync_started();
+    PageCache::Work w;
+    pc_->fsync(j, id_, now, w);
+    cache_work(w);
+    return;
+  }
+  if (j.can_issue(now)) {
+    issue(t);
+    return;
+  }
+  poll(t);
+}
+
+void HostCore::issue(HostThread& t) {
+  FioJobRunner& j = *t.job;
+  if (uint64_t insts = j.request_compute()) {  // an online worker's compute, before the request's I/Os
+    t.compute_left = insts_time(insts);
+    t.after = HostThread::After::Request;
+    j.compute_started();
+    if (!t.compute_left) after_compute(t);
+    return;
+  }
+  // io_submit plugs batches above AIO_PLUG_THRESHOLD (2) requests.
+  unsigned batch = std::max(1u, j.spec().iodepth_batch_submit);
+  bool buffered = pc_ && j.buffered();
+  bool plug = batch > 2 && !buffered;
+  if (plug) blk_.start_plug(id_);
+  unsigned n = 0;
+  do {
+    IoRequest& r = j.issue(now_ps());
+    if (buffered) {  // the page cache: done now, or when its pages are in / the writer may go on
+      PageCache::Work w;
+      pc_->access(r, id_, now_ps(), w);
+      cache_work(w);
+      continue;
+    }
+    r.polled = polled_io(j, r);
+    if (r.polled) ++t.polled;
+    CpuTime c;
+    c.kernel = cost_.submit + blk_.submit_cost(r, id_);
+    busy(c);
+    r.clock.mark(Stage::HostSubmit, now_ps());
+    blk_.submit(r, id_, now_ps());
+  } while (++n < batch && j.can_issue(now_ps()));
+  if (plug) blk_.finish_plug(id_, now_ps());
+  if (j.spins()) {  // the job's compute after its I/Os, once per I/O issued
+    t.compute_left = n * (j.spin_ps() + insts_time(j.spin_insts()));
+    t.after = HostThread::After::Spin;
+    j.compute_started();
+    if (!t.compute_left) after_compute(t);
+  }
 }
 
 // ---------------------------------------------------------------- polling
@@ -318,23 +451,6 @@ bool HostCore::polled_io(const FioJobRunner& j, const IoRequest& r) const {
   return false;
 }
 
-bool HostCore::polls_now() const {
-  return mode_ != NvmeDriver::Completion::DedCore && drv_.polled_in_flight(id_) > 0;
-}
-
-// A polled completion that landed while the core was busy elsewhere (other
-// jobs' submissions, interrupts) is reaped by the next check, before more
-// issuing: the polling thread checks whenever it runs, so it is not starved.
-bool HostCore::polled_waiting() {
-  if (mode_ == NvmeDriver::Completion::DedCore || !drv_.poll_ready(id_)) return false;
-  ++polls_;
-  CpuTime c;
-  c.poll = cost_.poll;
-  busy(c);
-  reap_polled();
-  return true;
-}
-
 void HostCore::spun(Tick origin) {
   Tick el = now_ps() - origin;
   uint64_t checks = std::max<uint64_t>(1, (el + cost_.poll - 1) / cost_.poll);
@@ -344,32 +460,34 @@ void HostCore::spun(Tick origin) {
   busy(c);
 }
 
-void HostCore::poll_wait(Tick next) {
-  if (mode_ == NvmeDriver::Completion::Hybrid && !slept_ && polled_n_ > 0) {
-    slept_ = true;
+// The thread spins on its core's polled CQ until an entry lands, something
+// else needs the core (an interrupt, news for a thread, a timer, the end of
+// its slice), or, hybrid, it first sleeps.
+void HostCore::poll(HostThread& t) {
+  Tick now = now_ps();
+  if (mode_ == NvmeDriver::Completion::Hybrid && !t.slept && polled_n_ > 0) {
+    t.slept = true;
     auto s = static_cast<Tick>(std::llround(hybrid_fraction_ * double(polled_sum_) / double(polled_n_)));
-    if (s > 0) {
+    if (s > 0) {  // asleep: not runnable until the timer; switched back in when it fires
       ++hybrid_sleeps_;
       hybrid_sleep_ps_ += s;
-      idle_until(to_sc(s), wake_);
-      // The timer (or whatever woke it) switches the polling thread back in.
-      CpuTime c;
-      c.ctxsw = cost_.ctx_switch;
-      busy(c);
-      ++ctx_switches_;
+      t.sleep_until = now + s;
+      return;
     }
   }
-  Tick origin = now_ps();
+  Tick limit = std::min(next_timer(now), sched_.slice_end(runnable_.size()));
+  Tick origin = now;
+  remote_ = 0;
   in_poll_ = true;
   busy_trace_ = true;  // spinning is busy in the waveform too
   for (;;) {
     if (drv_.poll_ready(id_) || !pending_.empty() || remote_) break;
-    Tick now = now_ps();
-    if (next != kNever && next <= now) break;
-    if (next == kNever)
-      sc_core::wait(drv_.memory_written() | wake_);
+    now = now_ps();
+    if (limit != kNever && limit <= now) break;
+    if (limit == kNever)
+      sc_core::wait(drv_.memory_written() | wake_ | wl_.group_started());
     else
-      sc_core::wait(to_sc(next - now), drv_.memory_written() | wake_);
+      sc_core::wait(to_sc(limit - now), drv_.memory_written() | wake_ | wl_.group_started());
   }
   account_to(now_ps());
   in_poll_ = false;
@@ -389,8 +507,8 @@ void HostCore::reap_polled() {
     polled_sum_ += t - r->issued;  // issue to reaped, as Linux's poll statistics time a request
     ++polled_n_;
   }
-  slept_ = false;
-  finish(c, false);
+  for (HostThread& th : sched_.threads()) th.slept = false;
+  finish(c);
 }
 
 void HostCore::run_dedicated() {
@@ -404,11 +522,10 @@ void HostCore::run_dedicated() {
   for (;;) {
     ++wakeups_;
     if (!pending_.empty()) {  // core 0's admin vector
-      service_interrupts(false);
+      service_interrupts();
       origin = now_ps();
       continue;
     }
-    remote_ = 0;
     bool any = false;
     for (unsigned k = 0; k < n && !any; ++k) any = drv_.poll_ready(k);
     if (!any) {
@@ -426,35 +543,20 @@ void HostCore::run_dedicated() {
     reaped(0, t, c.poll);  // reaping is part of the polling loop: all of this core's time is poll
     for (IoRequest* r : done_)
       if (!r->merged) ++irqs_avoided_;
-    finish(c, false);
+    finish(c);
     origin = now_ps();
   }
 }
 
 void HostCore::run() {
-  bool blocked = false, begun = false;
+  bool begun = false;
   for (;;) {
     ++wakeups_;
-    if (!pending_.empty()) {  // admin completions arrive before the driver is ready
-      service_interrupts(blocked);
-      blocked = false;
+    if (!pending_.empty()) {  // interrupts first, whatever runs (admin completions arrive before the driver is ready)
+      service_interrupts();
       continue;
     }
-    if (remote_) {  // woken by another core's completion of our job's I/O
-      remote_ = 0;
-      if (blocked) {
-        CpuTime c;
-        c.ctxsw = cost_.ctx_switch;
-        busy(c);
-        ++ctx_switches_;
-      }
-      blocked = false;
-      if (!handed_.empty()) {  // dedcore: completions the polling core reaped for our jobs
-        for (IoRequest* r : handed_) deliver(*r, now_ps());
-        handed_.clear();
-        wl_.job_progress(drv_);
-      }
-    }
+    remote_ = 0;
     if (!drv_.ready()) {
       idle_until(wake_ | drv_.ready_event());
       continue;
@@ -465,78 +567,36 @@ void HostCore::run() {
     }
     begun = true;
     if (dedicated_) run_dedicated();
-    if (polled_waiting()) continue;
     Tick now = now_ps();
-    if (pc_ && pc_->active()) {
-      if (id_ == 0 && pc_->flusher_due(now)) {  // write-back before the jobs' issues
-        PageCache::Work w;
-        pc_->flusher_run(now, w);
-        cache_work(w, false);
-        continue;
-      }
-      FioJobRunner* syncing = nullptr;
-      for (FioJobRunner* j : wl_.runners_on(id_))
-        if (j->wants_sync()) syncing = j;
-      if (syncing) {
-        syncing->sync_started();
-        PageCache::Work w;
-        pc_->fsync(*syncing, id_, now, w);
-        cache_work(w, false);
-        continue;
-      }
-    }
-    if (FioJobRunner* j = pick(now)) {
-      blocked = false;
-      if (uint64_t insts = j->request_compute()) {  // an online worker's compute, before the request's I/Os
-        CpuTime c;
-        c.user = insts_time(insts);
-        busy(c);
-        j->computed();
-        continue;
-      }
-      // io_submit plugs batches above AIO_PLUG_THRESHOLD (2) requests.
-      unsigned batch = std::max(1u, j->spec().iodepth_batch_submit);
-      bool buffered = pc_ && j->buffered();
-      bool plug = batch > 2 && !buffered;
-      if (plug) blk_.start_plug(id_);
-      unsigned n = 0;
-      do {
-        IoRequest& r = j->issue(now_ps());
-        if (buffered) {  // the page cache: done now, or when its pages are in / the writer may go on
-          PageCache::Work w;
-          pc_->access(r, id_, now_ps(), w);
-          cache_work(w, false);
-          continue;
-        }
-        r.polled = polled_io(*j, r);
-        CpuTime c;
-        c.kernel = cost_.submit + blk_.submit_cost(r, id_);
-        busy(c);
-        r.clock.mark(Stage::HostSubmit, now_ps());
-        blk_.submit(r, id_, now_ps());
-      } while (++n < batch && j->can_issue(now_ps()));
-      if (plug) blk_.finish_plug(id_, now_ps());
-      if (j->spins()) {  // the job's compute after its I/Os, once per I/O issued
-        CpuTime c;
-        c.user = n * (j->spin_ps() + insts_time(j->spin_insts()));
-        busy(c);
-        j->spun(now_ps());
-      }
+    if (pc_ && pc_->active() && id_ == 0 && pc_->flusher_due(now)) {  // write-back ahead of the threads
+      PageCache::Work w;
+      pc_->flusher_run(now, w);
+      cache_work(w);
       continue;
     }
+    scan(now);
+    uint64_t preempted = sched_.preemptions();
+    HostThread* t = sched_.choose(runnable_, now);
+    preemptions_ += sched_.preemptions() - preempted;
+    if (t) {
+      CoreScheduler::SwitchCost sw = sched_.switch_to(*t, now);
+      if (sw.direct + sw.penalty) {
+        CpuTime c;
+        c.ctxsw = sw.direct + sw.penalty;
+        busy(c);
+        ++ctx_switches_;
+        cache_penalty_ps_ += sw.penalty;
+        continue;  // interrupts that came meanwhile first; the thread keeps the core
+      }
+      step(*t);
+      continue;
+    }
+    sched_.idle();
     wl_.job_progress(drv_);
-    // An interrupt or a remote wake-up that came while this core was busy
-    // above (the context switch of a remote wake-up, page-cache work) found
-    // no wait to end: look again instead of sleeping on it.
+    // An interrupt or news for a thread that came while this core was busy
+    // above found no wait to end: look again instead of sleeping on it.
     if (!pending_.empty() || remote_) continue;
-    Tick next = kNever;
-    for (FioJobRunner* j : wl_.runners_on(id_)) next = std::min(next, j->next_issue_time(now));
-    if (pc_ && id_ == 0) next = std::min(next, pc_->flusher_next());  // the periodic write-back
-    if (polls_now()) {  // spin on the polled CQ instead of sleeping
-      poll_wait(next);
-      continue;
-    }
-    blocked = true;
+    Tick next = next_timer(now);
     if (next == kNever || next <= now)
       idle_until(wake_ | wl_.group_started());
     else

@@ -1,46 +1,51 @@
 #pragma once
-// A host CPU core running the workload jobs placed on it and the kernel work
-// they cause: the submission path (syscall, blk-mq, NVMe driver) costs
-// submit_cost per I/O; an MSI-X interrupt costs isr_cost plus complete_cost
-// per completion reaped; waking a thread that was blocked waiting for
-// completions costs a context switch. I/Os go through blk-mq (BlkMqQueue),
-// which adds its own CPU time (insertion, merge search) to submit_cost; a job
-// with iodepth_batch_submit above 2 submits its batch under a plug, as
-// Linux's io_submit does. When a completion arrives on another core (read/write
-// queue isolation shares queues between cores), that core completes the I/O
-// and wakes the job's core. One SystemC thread per core, woken by interrupts
-// or by the time a job may issue next; none per request.
+// A host CPU core: the threads placed on it (fio jobs, online workers) run
+// under its scheduler (CoreScheduler, CFS-like: slices, wake-up preemption,
+// context switches with a cache-pollution penalty), and the kernel work they
+// cause runs in their context: the submission path (syscall, blk-mq, NVMe
+// driver) costs submit_cost per I/O plus blk-mq's own CPU time (insertion,
+// merge search); a job with iodepth_batch_submit above 2 submits its batch
+// under a plug, as Linux's io_submit does. A thread's compute
+// (thinktime_spin, thinktime_insts, an online worker's request) is user time
+// that interrupts preempt and that other runnable threads share by slices.
+// An MSI-X interrupt costs isr_cost plus complete_cost per completion reaped,
+// in whatever ran; the completions go to their threads, which see them when
+// they are next switched in (a blocked thread: a context switch, after the
+// thread that runs if it does not preempt it). A completion reaped on
+// another core (read/write queue isolation, interrupt affinity, dedcore) goes
+// to the thread's own core. One SystemC thread per core, woken by
+// interrupts, wake-ups and timers; none per request or per software thread.
 //
-// A job's compute (thinktime_spin, thinktime_insts) runs on its core after
-// the issue: while it spins the core does nothing else, so the other jobs on
-// it wait to issue and interrupts wait to be serviced (no preemption).
 // Core time is accounted per category, together always the simulated time:
-// user (job compute), kernel (submission path incl. blk-mq, completion
-// reaping), irq (entering/leaving the ISR), ctxsw (waking a blocked thread:
-// its own category, not kernel) and idle (waiting for an interrupt or a job).
+// user (threads' compute), kernel (submission path incl. blk-mq, completion
+// reaping, the page cache), irq (entering/leaving the ISR), ctxsw (context
+// switches and their cache penalty), poll and idle.
 //
 // Buffered jobs (direct=0) go through the page cache instead of blk-mq: the
 // core pays the cache's copy costs and submits the device reads it starts
 // (one submit_cost per run of pages plus blk-mq's per-page costs); a job's
-// fsync is carried out on its core. Core 0 is also the page cache's flusher:
-// write-back is kernel time there, ahead of the jobs' issues.
+// fsync is carried out in its thread. Core 0 is also the page cache's
+// flusher: write-back is kernel time there, ahead of the threads (the
+// flusher's own thread is not scheduled).
 //
 // Polled completion (host.nvme.completion, FlashShare OSDI'18 sec. 3.4): a
-// core with polled I/O in flight and nothing to issue spins on its polled CQ
-// (category poll) instead of sleeping. Event driven: it waits for a device
+// thread with polled I/O in flight and nothing to issue spins on its core's
+// polled CQ (category poll) and stays runnable, so it keeps the core until
+// its slice ends if others want it. Event driven: it waits for a device
 // write to land in host memory, and the check that sees the entry is the
 // first whole poll_cost period since it began spinning, so the checks are
 // counted, not simulated. The reap costs complete_cost, with no ISR and no
 // context switch. Hybrid first sleeps hybrid_sleep_fraction of the mean
 // completion time of the core's earlier polled I/Os, and pays a context
 // switch when the timer wakes it. With dedcore, core host.core.poll_core
-// does nothing but poll every CQ (all its time is poll) and wakes the
-// submitting jobs' cores, which block as with interrupts.
+// does nothing but poll every CQ (all its time is poll) and hands the
+// completions to the threads' cores, which block as with interrupts.
 #include <deque>
 #include <systemc>
 #include <vector>
 
 #include "vp/core/Services.hpp"
+#include "vp/host/CoreScheduler.hpp"
 #include "vp/host/InterruptController.hpp"
 #include "vp/host/IoRequest.hpp"
 #include "vp/host/PageCache.hpp"
@@ -78,8 +83,12 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   void set_page_cache(PageCache* pc) { pc_ = pc; }
   // Something for this core to look at (the page cache's flusher work).
   void kick() { wake_.notify(); }
-  // Another core completed an I/O of a job on this core.
-  void remote_completion();
+  // An I/O of a thread of this core completed (reaped here or on another
+  // core): the thread sees it when it next runs.
+  void hand(IoRequest& r);
+  // The page cache finished a buffered I/O of a thread here, or its fsync.
+  void hand_cached(IoRequest& r);
+  void hand_synced(FioJobRunner& j);
   uint64_t wakeups() const { return wakeups_; }
   // Brings the counters up to `now` (the idle or busy stretch in progress)
   // and returns them; call when the simulation has stopped.
@@ -89,31 +98,36 @@ class HostCore : public sc_core::sc_module, public IrqSink {
 
  private:
   void run();
-  FioJobRunner* pick(Tick now);
-  void service_interrupts(bool was_blocked);
+  void scan(Tick now);  // which threads are runnable (runnable_), noting wake-ups
+  bool runnable(HostThread& t, Tick now);
+  Tick next_timer(Tick now);  // the next time a thread here (or core 0's flusher) may become runnable
+  void step(HostThread& t);  // one piece of the thread's work
+  bool take_news(HostThread& t);
+  void compute(HostThread& t);
+  void after_compute(HostThread& t);
+  void issue(HostThread& t);
+  void service_interrupts();
   // Per completion reaped from done_[from]: complete_cost into `cat`, the
   // device half joined, the Interrupt stage ended at `t`.
   void reaped(size_t from, Tick& t, Tick& cat);
-  // Frees the tags, runs `c` (plus a context switch if `wake_blocked`), then
-  // completes done_'s I/Os to their jobs.
-  void finish(CpuTime c, bool wake_blocked);
+  // Frees the tags, runs `c`, then hands done_'s I/Os to their threads.
+  void finish(CpuTime c);
   void deliver(IoRequest& r, Tick end);  // ends the I/O for its job (requests.csv row too)
+  HostCore& core_of(const FioJobRunner& j);
   // Polled completion (see the file comment).
   bool polled_io(const FioJobRunner& j, const IoRequest& r) const;
-  bool polls_now() const;
-  bool polled_waiting();  // reaps (one check) a polled entry already there
-  void poll_wait(Tick next_issue);
+  void poll(HostThread& t);
   void reap_polled();
   [[noreturn]] void run_dedicated();
   void spun(Tick origin);  // rounds the spin since `origin` up to whole checks and counts them
   void busy(const CpuTime& t);  // idle unused
+  Tick run_user(Tick d, Tick limit);  // compute for d, cut short at `limit` or a wake-up; returns the time run
   void idle_until(const sc_core::sc_event_or_list& ev);
   void idle_until(const sc_core::sc_time& t, const sc_core::sc_event_or_list& ev);
   void charge(const CpuTime& t);
-  // Does what the page cache left for this core; `may_switch`: waking a job of
-  // this core that was blocked costs a context switch.
-  void cache_work(PageCache::Work& w, bool may_switch);
-  void wake_owner(FioJobRunner& j);
+  // Does what the page cache left for this core (CPU, device I/Os to
+  // submit) and hands finished buffered I/Os and fsyncs to their threads.
+  void cache_work(PageCache::Work& w);
 
   Services& svc_;
   unsigned id_;
@@ -123,15 +137,15 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   const std::vector<HostCore*>* peers_ = nullptr;
   PageCache* pc_ = nullptr;
   PageCache::Work cw_;
-  uint64_t remote_ = 0;
+  uint64_t remote_ = 0;  // news for a thread here since the core last looked
   CoreCosts cost_;
+  CoreScheduler sched_;
+  std::vector<HostThread*> runnable_;
   std::deque<uint32_t> pending_;
   sc_core::sc_event wake_;
-  size_t rr_ = 0;
   uint64_t wakeups_ = 0;
   bool busy_trace_ = false;
   std::vector<IoRequest*> done_;
-  std::vector<IoRequest*> handed_;  // dedcore: reaped by the polling core, completed here after the switch back
   double insts_per_ps_;
   Tick mark_ = 0;                // everything before this is in the counters
   CpuTime in_busy_{};            // the busy stretch in progress (charged when it ends)
@@ -140,10 +154,10 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   NvmeDriver::Completion mode_;
   bool dedicated_;              // this core is dedcore's polling core
   double hybrid_fraction_;
-  bool slept_ = false;          // hybrid: slept since the last reap
   Tick polled_sum_ = 0;         // hybrid: completion times of this core's polled I/Os
   uint64_t polled_n_ = 0;
   Counter &busy_ps_, &user_ps_, &kernel_ps_, &irq_ps_, &ctxsw_ps_, &idle_ps_, &poll_ps_, &isrs_, &ctx_switches_;
+  Counter &cache_penalty_ps_, &preemptions_;
   Counter &polls_, &poll_time_, &hybrid_sleeps_, &hybrid_sleep_ps_, &irqs_avoided_;
 };
 

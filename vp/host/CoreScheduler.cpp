@@ -1,0 +1,98 @@
+#include "vp/host/CoreScheduler.hpp"
+
+#include <algorithm>
+
+#include "vp/host/FioJobRunner.hpp"
+
+namespace vp::host {
+
+void CoreScheduler::declare_params(ParamRegistry& r) {
+  // Linux's CFS defaults scale with 1 + log2(CPUs); these are its values on
+  // 4 CPUs (the default host.cores), as /proc/sys/kernel/sched_* shows them.
+  r.time("host.sched.latency", "18ms",
+         "CFS scheduling period: runnable threads on a core share it (sched_latency)");
+  r.time("host.sched.min_granularity", "2.25ms",
+         "shortest slice a thread runs before another runnable one may take the core (sched_min_granularity)");
+  r.time("host.sched.wakeup_granularity", "3ms",
+         "a waking thread preempts the running one when it is behind it in virtual run time by more than this "
+         "(sched_wakeup_granularity)");
+  // Li et al. (ExpCS'07) measured indirect context-switch costs from a few
+  // microseconds up, growing with the working set.
+  r.time("host.sched.cache_penalty", "2us",
+         "extra core time of a context switch to a thread other than the last one that ran on the core (its "
+         "cache and TLB state was displaced)");
+  r.rule([](const Config& c) {
+    if (c.get_time("host.sched.min_granularity") == 0)
+      c.fail("host.sched.min_granularity", "must be above 0 (threads would switch without running)");
+  });
+}
+
+CoreScheduler::CoreScheduler(const Config& c, const std::vector<FioJobRunner*>& jobs)
+    : latency_(c.get_time("host.sched.latency")),
+      min_gran_(c.get_time("host.sched.min_granularity")),
+      wake_gran_(c.get_time("host.sched.wakeup_granularity")),
+      ctx_(c.get_time("host.core.ctx_switch_cost")),
+      penalty_(c.get_time("host.sched.cache_penalty")) {
+  threads_.reserve(jobs.size());
+  for (FioJobRunner* j : jobs) {
+    HostThread t;
+    t.job = j;
+    t.index = static_cast<unsigned>(threads_.size());
+    threads_.push_back(t);
+  }
+}
+
+HostThread* CoreScheduler::of(const FioJobRunner& j) {
+  for (HostThread& t : threads_)
+    if (t.job == &j) return &t;
+  return nullptr;
+}
+
+Tick CoreScheduler::slice(size_t n) const { return std::max(min_gran_, latency_ / std::max<size_t>(1, n)); }
+
+Tick CoreScheduler::slice_end(size_t runnable) const {
+  if (!cur_ || runnable <= 1) return kNever;
+  return slice_start_ + slice(runnable);
+}
+
+HostThread* CoreScheduler::choose(const std::vector<HostThread*>& runnable, Tick now) {
+  if (runnable.empty()) return nullptr;
+  // The queue's minimum only moves forward (CFS's min_vruntime).
+  Tick least = runnable.front()->vruntime;
+  for (HostThread* t : runnable) least = std::min(least, t->vruntime);
+  min_vruntime_ = std::max(min_vruntime_, least);
+  bool cur_runnable = std::find(runnable.begin(), runnable.end(), cur_) != runnable.end();
+  if (cur_runnable && !resched_ && (runnable.size() == 1 || now < slice_start_ + slice(runnable.size())))
+    return cur_;
+  HostThread* best = cur_runnable ? cur_ : nullptr;
+  for (HostThread* t : runnable)
+    if (!best || t->vruntime < best->vruntime || (t->vruntime == best->vruntime && t != cur_ && best != cur_ &&
+                                                  t->index < best->index))
+      best = t;
+  resched_ = false;
+  if (best == cur_) slice_start_ = now;  // still the least run: a new slice
+  else if (cur_runnable) ++preemptions_;
+  return best;
+}
+
+void CoreScheduler::woken(HostThread& t) {
+  Tick floor = min_vruntime_ > latency_ / 2 ? min_vruntime_ - latency_ / 2 : 0;
+  t.vruntime = std::max(t.vruntime, floor);
+  if (cur_ && cur_ != &t && cur_->vruntime > t.vruntime + wake_gran_) resched_ = true;
+}
+
+CoreScheduler::SwitchCost CoreScheduler::switch_to(HostThread& t, Tick now) {
+  if (cur_ == &t) return {};
+  // The core's first thread starts there without a switch (fio starts its
+  // threads before the group begins).
+  SwitchCost c = last_ ? SwitchCost{ctx_, last_ != &t ? penalty_ : 0} : SwitchCost{};
+  cur_ = last_ = &t;
+  slice_start_ = now;
+  return c;
+}
+
+void CoreScheduler::ran(Tick d) {
+  if (cur_) cur_->vruntime += d;
+}
+
+}  // namespace vp::host

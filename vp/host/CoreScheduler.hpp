@@ -1,0 +1,60 @@
+#pragma once
+// One core's run queue, after Linux's CFS with equal weights: the thread
+// with the least virtual run time runs; the one on the core keeps it for its
+// slice (sched_latency / runnable threads, at least min_granularity) unless
+// a thread that wakes up is behind it by more than wakeup_granularity, which
+// then preempts it. A waking thread is placed no further back than half a
+// latency behind the queue's minimum, so a long sleep earns no unbounded
+// credit. Switching threads costs the core a context switch; switching to a
+// thread other than the last one that ran adds the cache-pollution penalty.
+// The core (HostCore) says which threads are runnable; this decides which
+// one runs and what a switch costs. No migration between cores: a thread
+// stays on the core it was placed on (cpus_allowed).
+#include <vector>
+
+#include "vp/core/Services.hpp"
+#include "vp/host/HostThread.hpp"
+
+namespace vp::host {
+
+class CoreScheduler {
+ public:
+  static void declare_params(ParamRegistry& reg);
+  CoreScheduler(const Config& cfg, const std::vector<FioJobRunner*>& jobs);
+
+  std::vector<HostThread>& threads() { return threads_; }
+  HostThread* of(const FioJobRunner& j);
+  HostThread* current() const { return cur_; }
+
+  // The thread to run now among the runnable ones (nullptr: none; the core idles).
+  HostThread* choose(const std::vector<HostThread*>& runnable, Tick now);
+  // When the current thread's slice ends with `runnable` threads wanting
+  // the core (kNever when it is alone).
+  Tick slice_end(size_t runnable) const;
+  // `t` became runnable: places it and decides whether it preempts.
+  void woken(HostThread& t);
+  // Switches to `t`; the context switch and the cache-pollution penalty it
+  // costs (0, 0 when `t` is already on the core).
+  struct SwitchCost {
+    Tick direct = 0, penalty = 0;
+  };
+  SwitchCost switch_to(HostThread& t, Tick now);
+  // The current thread ran for `d` (its virtual run time advances).
+  void ran(Tick d);
+  // The current thread blocked: the core goes idle.
+  void idle() { cur_ = nullptr; }
+  uint64_t preemptions() const { return preemptions_; }
+
+ private:
+  Tick slice(size_t runnable) const;
+  std::vector<HostThread> threads_;
+  Tick latency_, min_gran_, wake_gran_, ctx_, penalty_;
+  HostThread* cur_ = nullptr;
+  HostThread* last_ = nullptr;  // the last thread that ran (its cache is warm)
+  Tick slice_start_ = 0;
+  Tick min_vruntime_ = 0;
+  bool resched_ = false;
+  uint64_t preemptions_ = 0;
+};
+
+}  // namespace vp::host

@@ -117,7 +117,9 @@ nlohmann::json breakdown_json(const std::array<Tick, kStages>& sum, uint64_t n) 
   return j;
 }
 
-nlohmann::json job_json(const host::FioJobRunner& r) {
+// `workers`: an online job's worker threads (worker 0 first), the runners
+// that share r's client; empty otherwise.
+nlohmann::json job_json(const host::FioJobRunner& r, const std::vector<const host::FioJobRunner*>& workers) {
   host::JobResult res = r.result();  // copy: latencies get sorted
   uint64_t ios = res.reads + res.writes;
   double secs = double(res.ended > res.started ? res.ended - res.started : 0) / 1e12;
@@ -140,13 +142,21 @@ nlohmann::json job_json(const host::FioJobRunner& r) {
   j["latency_us"] = {{"read", latency_json(res.read_lat)}, {"write", latency_json(res.write_lat)}};
   j["breakdown_us"] = {{"read", breakdown_json(res.read_stage, res.reads)},
                        {"write", breakdown_json(res.write_stage, res.writes)}};
-  if (const host::OnlineClient* c = r.client()) {
+  // The server is reported once, on its worker 0; each worker's I/Os are
+  // its own job entry, as fio reports numjobs clones without group_reporting.
+  if (const host::OnlineClient* c = r.client(); c && r.worker() == 0) {
+    nlohmann::json names = nlohmann::json::array();
+    for (const host::FioJobRunner* w : workers) names.push_back(w->result().name);
     j["online"] = {{"request_rate", r.spec().request_rate},
                    {"rate_process", r.spec().rate_poisson ? "poisson" : "linear"},
                    {"ios_per_request", r.spec().ios_per_request},
+                   {"workers", workers.size()},
+                   {"worker_jobs", names},
                    {"requests_sent", c->taken()},
                    {"requests", c->responses().size()},
                    {"response_us", response_json(*c)}};
+  } else if (c) {
+    j["worker_of"] = workers.front()->result().name;
   }
   return j;
 }
@@ -163,8 +173,9 @@ void print_summary(const nlohmann::json& s) {
     if (j.contains("online") && j["online"]["requests"].get<uint64_t>()) {
       const auto& o = j["online"];
       const auto& l = o["response_us"];
-      fmt::print("  {} requests, response us: mean {:8.2f} p95 {:8.2f} p99 {:8.2f} p99.9 {:8.2f}\n",
-                 o["requests"].get<uint64_t>(), l["mean"].get<double>(), l["p95"].get<double>(),
+      fmt::print("  {} requests, {} worker{}, response us: mean {:8.2f} p95 {:8.2f} p99 {:8.2f} p99.9 {:8.2f}\n",
+                 o["requests"].get<uint64_t>(), o["workers"].get<uint64_t>(),
+                 o["workers"].get<uint64_t>() > 1 ? "s" : "", l["mean"].get<double>(), l["p95"].get<double>(),
                  l["p99"].get<double>(), l["p999"].get<double>());
     }
     for (const char* op : {"read", "write"}) {
@@ -346,7 +357,11 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
   s["jobs"] = nlohmann::json::array();
   uint64_t total = 0;
   for (const auto& r : top.workload.runners()) {
-    s["jobs"].push_back(job_json(*r));
+    std::vector<const host::FioJobRunner*> workers;
+    if (r->client())
+      for (const auto& w : top.workload.runners())
+        if (w->client() == r->client()) workers.push_back(w.get());
+    s["jobs"].push_back(job_json(*r, workers));
     total += r->result().reads + r->result().writes;
   }
   s["total_ios"] = total;

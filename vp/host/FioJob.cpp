@@ -260,6 +260,8 @@ void apply(FioJob& j, const Opt& o) {
     j.net_delay_ps = o.time(kPsPerUs);  // like thinktime: plain numbers are microseconds
   } else if (k == "requests") {
     j.requests = o.ranged(0, UINT64_MAX);
+  } else if (k == "workers") {
+    j.workers = static_cast<unsigned>(o.ranged(1, 4096));
   } else if (k == "description") {
     o.value();  // accepted, not modelled
   } else if (k == "group_reporting") {
@@ -344,6 +346,7 @@ std::string FioJob::to_fio() const {
                    int(online), request_rate, rate_poisson ? "poisson" : "linear", ios_per_request,
                    fmt_time(net_delay_ps), requests);
   if (request_insts) o += fmt::format("request_insts={}\n", *request_insts);
+  if (workers) o += fmt::format("workers={}\n", workers);
   return o;
 }
 
@@ -355,7 +358,7 @@ bool FioJob::operator==(const FioJob& o) const {
                     j.replay_no_stall, j.replay_time_scale, j.replay_format, j.replay_fit, j.iodepth_batch_submit,
                     j.workload_attr, j.thinktime_spin_ps, j.thinktime_insts, j.percentage_random, j.app, j.fsync,
                     j.hipri, j.online, j.request_rate, j.rate_poisson, j.ios_per_request, j.request_insts,
-                    j.net_delay_ps, j.requests);
+                    j.net_delay_ps, j.requests, j.workers);
   };
   return tie(*this) == tie(o);
 }

@@ -67,6 +67,10 @@ struct FioJob {
   std::optional<uint64_t> request_insts;  // unset: thinktime_insts x ios_per_request
   uint64_t net_delay_ps = 0;    // one way, client <-> server
   uint64_t requests = 0;        // requests to send (0: until runtime)
+  // Worker threads of the server, sharing its one client and request queue
+  // (0: not given, which is one).
+  unsigned workers = 0;
+  unsigned worker_count() const { return workers ? workers : 1; }
 
   bool is_random() const;
   // Mixed modes count only if their rwmixread lets that direction through.

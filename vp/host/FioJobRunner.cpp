@@ -8,8 +8,9 @@
 
 namespace vp::host {
 
-FioJobRunner::FioJobRunner(const FioJob& spec, std::string name, unsigned core, uint64_t seed)
-    : spec_(spec), core_(core), rng_(seed) {
+FioJobRunner::FioJobRunner(const FioJob& spec, std::string name, unsigned core, uint64_t seed,
+                           std::shared_ptr<OnlineClient> client, unsigned worker)
+    : spec_(spec), core_(core), rng_(seed), client_(std::move(client)), worker_(worker) {
   res_.name = std::move(name);
   // fio's handle_thinktime: spin thinktime_spin (only with a thinktime), then
   // sleep whatever of thinktime is left.
@@ -20,7 +21,9 @@ FioJobRunner::FioJobRunner(const FioJob& spec, std::string name, unsigned core, 
   res_.core = core;
   if (spec_.online) {
     // Its own stream from the job's seed: arrivals do not depend on the I/O picks.
-    client_.emplace(spec_.request_rate, spec_.rate_poisson, spec_.net_delay_ps, Rng::derive(seed, 0x6f6e6c));
+    if (!client_)
+      client_ = std::make_shared<OnlineClient>(spec_.request_rate, spec_.rate_poisson, spec_.net_delay_ps,
+                                               Rng::derive(seed, 0x6f6e6c));
     request_insts_ = spec_.request_insts ? *spec_.request_insts : spec_.thinktime_insts * spec_.ios_per_request;
   }
   // Loaded while the platform is built (Workload::check has already read it
@@ -70,11 +73,11 @@ void FioJobRunner::start(Tick now, NvmeDriver& drv, VerifyTracker* verify) {
   if (replay_ && !spec_.replay_no_stall) next_issue_ = trace_time(0);
   interval_ = spec_.rate_iops ? static_cast<Tick>(1e12 / double(spec_.rate_iops)) : 0;
   res_.started = start_time_;
-  if (client_) client_->start(start_time_);
+  if (client_ && !client_->started()) client_->start(start_time_);  // the server's workers start together
   started_ = true;
 }
 
-bool FioJobRunner::requests_exhausted() {
+bool FioJobRunner::requests_exhausted() const {
   if (spec_.requests && client_->taken() >= spec_.requests) return true;
   return spec_.runtime_ps && client_->next_send() >= start_time_ + spec_.runtime_ps;
 }

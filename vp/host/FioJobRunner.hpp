@@ -6,7 +6,7 @@
 // buffered ones (direct=0) that the core carries out through the page cache. With
 // read_iolog the next I/O and its time come from a block trace instead.
 #include <array>
-#include <optional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -33,7 +33,10 @@ struct JobResult {
 
 class FioJobRunner {
  public:
-  FioJobRunner(const FioJob& spec, std::string name, unsigned core, uint64_t seed);
+  // An online job's worker 0 makes the server's client; workers 1..N-1 of
+  // the same server are given it (`client`) and their index (`worker`).
+  FioJobRunner(const FioJob& spec, std::string name, unsigned core, uint64_t seed,
+               std::shared_ptr<OnlineClient> client = nullptr, unsigned worker = 0);
 
   // Called when the job's group starts, once the device is known.
   void start(Tick now, NvmeDriver& drv, VerifyTracker* verify);
@@ -56,7 +59,9 @@ class FioJobRunner {
   // I/Os; the core calls computed() when done.
   uint64_t request_compute() const { return compute_due_ ? request_insts_ : 0; }
   void computed() { compute_due_ = computing_ = false; }
-  const OnlineClient* client() const { return client_ ? &*client_ : nullptr; }
+  const OnlineClient* client() const { return client_.get(); }
+  const std::shared_ptr<OnlineClient>& shared_client() const { return client_; }
+  unsigned worker() const { return worker_; }  // index among the server's workers
   void complete(IoRequest& r, Tick now);
   bool done() const { return started_ && stopped_ && inflight_ == 0 && !sync_due_ && !computing_; }
   // The core runs the job's compute (spin or request) until spun()/computed():
@@ -79,7 +84,7 @@ class FioJobRunner {
 
  private:
   bool out_of_work(Tick now) const;
-  bool requests_exhausted();  // online: the client sends no more requests
+  bool requests_exhausted() const;  // online: the client sends no more requests
   Tick trace_time(size_t i) const;
   void pick_next(IoRequest& r);  // direction and LBA from rw, rwmix and the region  // when trace record i is due (timed replay)
   FioJob spec_;
@@ -100,8 +105,10 @@ class FioJobRunner {
   bool sync_due_ = false, syncing_ = false;
   bool computing_ = false;
   uint64_t writes_since_sync_ = 0;
-  // Online: the request being served (one at a time, in arrival order).
-  std::optional<OnlineClient> client_;
+  // Online: the request being served (one at a time per worker; the
+  // server's workers take requests from the shared client in arrival order).
+  std::shared_ptr<OnlineClient> client_;
+  unsigned worker_ = 0;
   uint64_t request_insts_ = 0, cur_request_ = 0;
   bool in_request_ = false, compute_due_ = false;
   unsigned ios_left_ = 0;  // I/Os of the current request not yet issued

@@ -10,6 +10,7 @@ OnlineClient::OnlineClient(uint64_t rate_per_s, bool poisson, Tick net_delay, ui
 
 void OnlineClient::start(Tick t0) {
   t0_ = t0;
+  started_ = true;
   sends_.clear();
   taken_ = 0;
   generate();  // next_send() always has the next request
@@ -32,6 +33,8 @@ uint64_t OnlineClient::take() {
   return taken_++;
 }
 
+// With several workers responses can leave out of request order; the list
+// is only ever used as a set of samples.
 void OnlineClient::respond(uint64_t k, Tick server_end) { resp_.push_back(server_end + net_ - sends_[k]); }
 
 Tick OnlineClient::nearest_rank(const std::vector<Tick>& v, double p) {

@@ -4,7 +4,9 @@
 // 1/rate) or as a Poisson process (exponential gaps of mean 1/rate) whatever
 // the server is doing (open loop), and measures each response from its send
 // to its receipt, both network crossings (net_delay each way) included. The
-// server side (the worker's compute and I/Os) is the job's FioJobRunner.
+// server side is the job's worker threads (FioJobRunners, `workers=N`): the
+// requests that have reached the server and are not yet taken form its one
+// FIFO queue, and whichever worker is idle takes the oldest.
 #include <cstdint>
 #include <vector>
 
@@ -20,6 +22,8 @@ class OnlineClient {
 
   // Requests are sent from t0: linear's first at t0, Poisson's after one gap.
   void start(Tick t0);
+  // Every worker of the server starts it; only the first call counts.
+  bool started() const { return started_; }
   // Send time of the next request not yet taken by the server.
   Tick next_send() const { return sends_[taken_]; }
   // When that request reaches the server.
@@ -44,6 +48,7 @@ class OnlineClient {
   Tick net_;
   Rng rng_;
   Tick t0_ = 0;
+  bool started_ = false;
   uint64_t taken_ = 0;
   std::vector<Tick> sends_, resp_;
 };

@@ -46,6 +46,8 @@ void Workload::check(const std::vector<FioJob>& jobs, const Config& cfg, uint64_
       if (c >= cores) throw bad("cpus_allowed", fmt::format("cpu {} does not exist (host.cores = {})", c, cores));
     if (!j.number_ios && !j.runtime_ps && j.time_based && j.read_iolog.empty())
       throw bad("time_based", "needs runtime or number_ios to end");
+    if (j.workers && !j.online)
+      throw bad("workers", "only an online job (online=1) has worker threads; use numjobs for independent clones");
     if (j.online) {  // the request schedule paces and ends an online job
       if (!j.requests && !j.runtime_ps) throw bad("online", "needs requests or runtime to end");
       if (j.number_ios) throw bad("number_ios", "an online job ends by requests or runtime");
@@ -84,7 +86,7 @@ void Workload::check(const std::vector<FioJob>& jobs, const Config& cfg, uint64_
       buf = 0;
       for (const TraceRecord& r : recs) buf = std::max(buf, r.bytes);
     }
-    need += uint64_t(j.numjobs) * j.iodepth * (buf + 4096);
+    need += uint64_t(j.numjobs) * j.worker_count() * j.iodepth * (buf + 4096);
   }
   if (buffered) need += cfg.get_size("host.pagecache.size");  // the cache's page frames
   if (need > cfg.get_size("host.dram.size"))
@@ -100,22 +102,31 @@ Workload::Workload(Services& svc, unsigned cores) : per_core_(cores) {
     if (j.stonewall && !groups_.empty() && !groups_.back().empty()) groups_.emplace_back();
     if (groups_.empty()) groups_.emplace_back();
     for (unsigned k = 0; k < j.numjobs; ++k, ++index) {
-      // Least loaded allowed core, lowest index first: deterministic placement.
-      unsigned core = 0, best = ~0u;
-      for (unsigned c = 0; c < cores; ++c) {
-        bool allowed = j.cpus_allowed.empty() ||
-                       std::find(j.cpus_allowed.begin(), j.cpus_allowed.end(), c) != j.cpus_allowed.end();
-        if (allowed && load[c] < best) {
-          best = load[c];
-          core = c;
-        }
-      }
-      ++load[core];
       uint64_t seed = j.randseed ? j.randseed + k : Rng::derive(svc.seed, index);
       std::string name = j.numjobs > 1 ? fmt::format("{}.{}", j.name, k) : j.name;
-      runners_.push_back(std::make_unique<FioJobRunner>(j, name, core, seed));
-      groups_.back().push_back(runners_.back().get());
-      per_core_[core].push_back(runners_.back().get());
+      // An online clone is one server: its workers share worker 0's client.
+      std::shared_ptr<OnlineClient> client;
+      for (unsigned w = 0; w < j.worker_count(); ++w) {
+        // Least loaded allowed core, lowest index first: deterministic placement.
+        unsigned core = 0, best = ~0u;
+        for (unsigned c = 0; c < cores; ++c) {
+          bool allowed = j.cpus_allowed.empty() ||
+                         std::find(j.cpus_allowed.begin(), j.cpus_allowed.end(), c) != j.cpus_allowed.end();
+          if (allowed && load[c] < best) {
+            best = load[c];
+            core = c;
+          }
+        }
+        ++load[core];
+        // Worker 0 keeps the clone's seed (and name, with one worker), so
+        // workers=1 runs exactly as before; the others pick their own I/Os.
+        uint64_t wseed = w ? Rng::derive(seed, 0x776f726b00ull + w) : seed;
+        std::string wname = j.workers > 1 ? fmt::format("{}.w{}", name, w) : name;
+        runners_.push_back(std::make_unique<FioJobRunner>(j, wname, core, wseed, client, w));
+        client = runners_.back()->shared_client();
+        groups_.back().push_back(runners_.back().get());
+        per_core_[core].push_back(runners_.back().get());
+      }
     }
   }
   for (const auto& j : jobs)

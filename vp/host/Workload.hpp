@@ -1,8 +1,8 @@
 #pragma once
 // The run's workload: fio jobs (from the preset or --job files), expanded by
-// numjobs, placed on cores (cpus_allowed, else round robin) and run in
-// groups separated by stonewall. It tells cores when a group starts and the
-// platform when everything is done.
+// numjobs (and an online job's workers), placed on cores (cpus_allowed, else
+// the least loaded) and run in groups separated by stonewall. It tells cores
+// when a group starts and the platform when everything is done.
 #include <memory>
 #include <string>
 #include <systemc>

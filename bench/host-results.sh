@@ -4,6 +4,8 @@
 #     with a PageRank-like offline job on the zssd preset (4 cores), under
 #     Vanilla, FlashShare (blk-mq bypass + dual SQ with priority-SQ
 #     arbitration) and Select-ISR on top; Apache alone as the reference.
+#  c) The same server with an I/O-bound offline co-runner instead (4 x 32 KiB
+#     random reads at QD32), which PageRank's Table 3 compute is not.
 #  b) Read/write queue isolation (IMCOM'17): 6 random readers + 2 random
 #     writers, 4 KiB, libaio QD32, without and with isolation (RQ:WQ 3:1).
 # Usage: bench/host-results.sh [OUTDIR]   (default /tmp/flashvp-results)
@@ -42,6 +44,13 @@ run fs-vanilla "${corun[@]}"
 run fs-flashshare "${corun[@]}" "${flashshare[@]}"
 run fs-selectisr "${corun[@]}" "${flashshare[@]}" --set host.nvme.completion=select_isr
 
+echo "c) Apache with an I/O-bound co-runner (zssd preset, 2 s)" >&2
+sed 's/^runtime=60s/runtime=2s/' "$jobs/flashshare-apache.fio" >"$out/apache-2s.fio"  # as long as the co-runner
+bulk=(--job "$out/apache-2s.fio" --job "$jobs/flashshare-bulk.fio")
+run bulk-vanilla "${bulk[@]}"
+run bulk-flashshare "${bulk[@]}" "${flashshare[@]}"
+run bulk-selectisr "${bulk[@]}" "${flashshare[@]}" --set host.nvme.completion=select_isr
+
 echo "b) read/write queue isolation (zssd preset)" >&2
 run rw-baseline --job "$jobs/rw-isolation.fio" --trace requests
 run rw-isolated --job "$jobs/rw-isolation.fio" --trace requests \
@@ -79,38 +88,47 @@ def row(cells):
     print("| " + " | ".join(cells) + " |")
 
 
-configs = [("fs-alone", "Apache alone (Vanilla)"), ("fs-vanilla", "Vanilla"),
-           ("fs-flashshare", "FlashShare: bypass + dual SQ + priority SQ"), ("fs-selectisr", "+ Select-ISR")]
-print("## a) Apache (ap, 400 req/s Poisson, 4 workers) co-running with PageRank (PR, 4 tasks), zssd preset\n")
-row(["configuration", "requests", "response mean us", "p95 us", "p99 us", "p99.9 us", "PR IOPS", "PR MB/s"])
-row(["---"] * 8)
-for name, label in configs:
-    s = summary(name)
-    o = jobs(s, "apache")[0]["online"]
-    r = o["response_us"]
-    pr = jobs(s, "pagerank")
-    iops = f"{sum(j['iops'] for j in pr):.0f}" if pr else "-"
-    mbps = f"{sum(j['bandwidth_MBps'] for j in pr):.1f}" if pr else "-"
-    row([label, str(o["requests"]), f"{r['mean']:.1f}", f"{r['p95']:.1f}", f"{r['p99']:.1f}", f"{r['p999']:.1f}",
-         iops, mbps])
+def corun_tables(title, configs, offline):
+    print(title + "\n")
+    row(["configuration", "requests", "response mean us", "p95 us", "p99 us", "p99.9 us", f"{offline} IOPS",
+         f"{offline} MB/s"])
+    row(["---"] * 8)
+    for name, label in configs:
+        s = summary(name)
+        o = jobs(s, "apache")[0]["online"]
+        r = o["response_us"]
+        off = jobs(s, offline)
+        iops = f"{sum(j['iops'] for j in off):.0f}" if off else "-"
+        mbps = f"{sum(j['bandwidth_MBps'] for j in off):.1f}" if off else "-"
+        row([label, str(o["requests"]), f"{r['mean']:.1f}", f"{r['p95']:.1f}", f"{r['p99']:.1f}", f"{r['p999']:.1f}",
+             iops, mbps])
 
-print("\nLayer breakdown: mean us per read in each stage (the summary's breakdown_us, pooled over the jobs' reads)\n")
-row(["configuration", "job", "reads"] + stages + ["I/O latency"])
-row(["---"] * (len(stages) + 4))
-for name, label in configs:
-    s = summary(name)
-    for prefix in ("apache", "pagerank"):
-        b, n = pooled_breakdown(jobs(s, prefix), "read")
-        if b:
-            row([label, prefix, str(n)] + [f"{b[st]:.2f}" for st in stages] + [f"{b['total']:.2f}"])
+    print("\nLayer breakdown: mean us per read in each stage (the summary's breakdown_us, pooled over the jobs' reads)\n")
+    row(["configuration", "job", "reads"] + stages + ["I/O latency"])
+    row(["---"] * (len(stages) + 4))
+    for name, label in configs:
+        s = summary(name)
+        for prefix in ("apache", offline):
+            b, n = pooled_breakdown(jobs(s, prefix), "read")
+            if b:
+                row([label, prefix, str(n)] + [f"{b[st]:.2f}" for st in stages] + [f"{b['total']:.2f}"])
 
-print("\nHost cores (mean over the 4 cores, % of the run)\n")
-row(["configuration", "user", "kernel", "irq", "ctxsw", "poll", "idle"])
-row(["---"] * 7)
-for name, label in configs:
-    cpu = summary(name)["cpu"]
-    row([label] + [f"{sum(c[k + '_pct'] for c in cpu) / len(cpu):.1f}"
-                   for k in ("user", "kernel", "irq", "ctxsw", "poll", "idle")])
+    print("\nHost cores (mean over the 4 cores, % of the run)\n")
+    row(["configuration", "user", "kernel", "irq", "ctxsw", "poll", "idle"])
+    row(["---"] * 7)
+    for name, label in configs:
+        cpu = summary(name)["cpu"]
+        row([label] + [f"{sum(c[k + '_pct'] for c in cpu) / len(cpu):.1f}"
+                       for k in ("user", "kernel", "irq", "ctxsw", "poll", "idle")])
+
+
+fs = "FlashShare: bypass + dual SQ + priority SQ"
+corun_tables("## a) Apache (ap, 400 req/s Poisson, 4 workers) co-running with PageRank (PR, 4 tasks), zssd preset",
+             [("fs-alone", "Apache alone (Vanilla)"), ("fs-vanilla", "Vanilla"), ("fs-flashshare", fs),
+              ("fs-selectisr", "+ Select-ISR")], "pagerank")
+print()
+corun_tables("## c) Apache co-running with an I/O-bound reader (4 x 32 KiB random reads at QD32), 2 s, zssd preset",
+             [("bulk-vanilla", "Vanilla"), ("bulk-flashshare", fs), ("bulk-selectisr", "+ Select-ISR")], "bulk")
 
 
 def read_latencies(name):

@@ -6,6 +6,7 @@
 #     arbitration) and Select-ISR on top; Apache alone as the reference.
 #  c) The same server with an I/O-bound offline co-runner instead (4 x 32 KiB
 #     random reads at QD32), which PageRank's Table 3 compute is not.
+#  d) PageRank in bursts of 32 I/Os through mq-deadline with 32-entry queues.
 #  b) Read/write queue isolation (IMCOM'17): 6 random readers + 2 random
 #     writers, 4 KiB, libaio QD32, without and with isolation (RQ:WQ 3:1).
 # Usage: bench/host-results.sh [OUTDIR]   (default /tmp/flashvp-results)
@@ -50,6 +51,13 @@ bulk=(--job "$out/apache-2s.fio" --job "$jobs/flashshare-bulk.fio")
 run bulk-vanilla "${bulk[@]}"
 run bulk-flashshare "${bulk[@]}" "${flashshare[@]}"
 run bulk-selectisr "${bulk[@]}" "${flashshare[@]}" --set host.nvme.completion=select_isr
+
+echo "d) Apache with PageRank in bursts through mq-deadline (zssd preset, 2 s)" >&2
+bursts=(--job "$out/apache-2s.fio" --job "$jobs/flashshare-pagerank-bursts.fio"
+        --set host.blkmq.scheduler=deadline --set host.nvme.queue_depth=32)
+run burst-vanilla "${bursts[@]}"
+run burst-flashshare "${bursts[@]}" "${flashshare[@]}"
+run burst-selectisr "${bursts[@]}" "${flashshare[@]}" --set host.nvme.completion=select_isr
 
 echo "b) read/write queue isolation (zssd preset)" >&2
 run rw-baseline --job "$jobs/rw-isolation.fio" --trace requests
@@ -129,6 +137,9 @@ corun_tables("## a) Apache (ap, 400 req/s Poisson, 4 workers) co-running with Pa
 print()
 corun_tables("## c) Apache co-running with an I/O-bound reader (4 x 32 KiB random reads at QD32), 2 s, zssd preset",
              [("bulk-vanilla", "Vanilla"), ("bulk-flashshare", fs), ("bulk-selectisr", "+ Select-ISR")], "bulk")
+print()
+corun_tables("## d) Apache co-running with PageRank in bursts of 32 (mq-deadline, 32-entry queues), 2 s, zssd preset",
+             [("burst-vanilla", "Vanilla"), ("burst-flashshare", fs), ("burst-selectisr", "+ Select-ISR")], "pagerank")
 
 
 def read_latencies(name):

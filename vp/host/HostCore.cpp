@@ -78,6 +78,8 @@ HostCore::HostCore(sc_core::sc_module_name name, Services& svc, unsigned id, Nvm
       poll_ps_(svc.stats.counter(fmt::format("host.core{}.cpu_poll_ps", id), "ps",
                                  "core time spinning on polled completion queues")),
       isrs_(svc.stats.counter("host.isr_runs", "interrupts", "interrupt handler invocations")),
+      interrupts_(svc.stats.counter(fmt::format("host.core{}.interrupts", id), "interrupts",
+                                    "interrupt handler invocations on this core")),
       ctx_switches_(svc.stats.counter("host.context_switches", "switches", "wake-ups of blocked threads")),
       polls_(svc.stats.counter("host.polls", "checks", "checks of polled completion queues (poll_cost each)")),
       poll_time_(svc.stats.counter("host.poll_ps", "ps", "core time spinning on polled completion queues, all cores")),
@@ -183,6 +185,7 @@ void HostCore::service_interrupts(bool was_blocked) {
     uint32_t v = pending_.front();
     pending_.pop_front();
     ++isrs_;
+    ++interrupts_;
     size_t before = done_.size();
     drv_.handle_irq(v, done_);
     t += cost_.isr;
@@ -209,11 +212,14 @@ void HostCore::reaped(size_t from, Tick& t, Tick& cat) {
 
 void HostCore::finish(CpuTime c, bool was_blocked) {
   Tick now = now_ps();
-  bool wakes = false;  // a job's I/O among the completions (not only the page cache's)
+  // An I/O of a job of this core among the completions (not only the page
+  // cache's): the switch back to it is paid here; a job of another core is
+  // woken there and pays it there (remote_completion).
+  bool wakes = false;
   for (IoRequest* r : done_) {
     if (DeviceHalf* d = svc_.tracker.device(r->sqid, r->cid)) d->valid = false;
     if (!r->merged) blk_.completed(drv_.hw_queue_of(r->sqid), now);  // one tag per command
-    wakes |= r->job != nullptr;
+    wakes |= r->job != nullptr && r->job->core() == id_;
   }
   if (was_blocked && wakes) {
     c.ctxsw += cost_.ctx_switch;
@@ -231,16 +237,15 @@ void HostCore::finish(CpuTime c, bool was_blocked) {
       continue;
     }
     unsigned owner = r->job->core();
-    if (dedicated_ && owner != id_ && peers_) {  // the job's own core completes it once switched back in
+    if (owner != id_ && peers_) {  // the job's own core completes it once switched back in
       (*peers_)[owner]->handed_.push_back(r);
       (*peers_)[owner]->remote_completion();
       continue;
     }
     deliver(*r, end);
-    if (owner != id_ && peers_) (*peers_)[owner]->remote_completion();
   }
   if (!done_.empty()) wl_.job_progress(drv_);
-  if (!cw_.runs.empty() || !cw_.done.empty() || !cw_.synced.empty() || cw_.cpu) {
+  if (!cw_.runs.empty() || !cw_.done.empty() || !cw_.synced.empty() || !cw_.flushes.empty() || cw_.cpu) {
     PageCache::Work w = std::move(cw_);
     cache_work(w, was_blocked && !wakes);
   }
@@ -257,6 +262,7 @@ void HostCore::cache_work(PageCache::Work& w, bool may_switch) {
     bool mine = false;
     for (IoRequest* r : w.done) mine |= r->job->core() == id_;
     for (FioJobRunner* j : w.synced) mine |= j->core() == id_;
+    for (const auto& f : w.flushes) mine |= f.first == id_;
     if (mine) {
       c.ctxsw = cost_.ctx_switch;
       ++ctx_switches_;
@@ -276,19 +282,49 @@ void HostCore::cache_work(PageCache::Work& w, bool may_switch) {
     }
     blk_.finish_plug(id_, now_ps());
   }
+  // An fsync's Flush is sent by the fsyncing thread: here if it is this
+  // core's, else that core is woken to send it.
+  for (auto [core, io] : w.flushes) {
+    if (core == id_ || !peers_) {
+      submit_flush(*io);
+      continue;
+    }
+    (*peers_)[core]->flushes_.push_back(io);
+    (*peers_)[core]->remote_completion();
+  }
   Tick end = now_ps();
   // A buffered I/O's whole latency is host time in the breakdown (its device
   // reads are the page cache's own requests).
+  // A job of another core is completed there, once switched back in.
+  bool here = false;
   for (IoRequest* r : w.done) {
+    if (r->job->core() != id_ && peers_) {
+      (*peers_)[r->job->core()]->handed_cache_.push_back(r);
+      wake_owner(*r->job);
+      continue;
+    }
     r->clock.mark(Stage::HostSubmit, end);
     r->job->complete(*r, end);
-    wake_owner(*r->job);
+    here = true;
   }
   for (FioJobRunner* j : w.synced) {
+    if (j->core() != id_ && peers_) {
+      (*peers_)[j->core()]->handed_synced_.push_back(j);
+      wake_owner(*j);
+      continue;
+    }
     j->synced(end);
-    wake_owner(*j);
+    here = true;
   }
-  if (!w.done.empty() || !w.synced.empty()) wl_.job_progress(drv_);
+  if (here) wl_.job_progress(drv_);
+}
+
+void HostCore::submit_flush(IoRequest& io) {
+  CpuTime k;
+  k.kernel = cost_.submit + blk_.submit_cost(io, id_);
+  busy(k);
+  io.clock.mark(Stage::HostSubmit, now_ps());
+  blk_.submit(io, id_, now_ps());
 }
 
 // A completed I/O to its owner: the page cache (its device reads and
@@ -297,7 +333,7 @@ void HostCore::deliver(IoRequest& r, Tick end) {
   r.clock.mark(Stage::Wakeup, end);
   if (svc_.requests)
     svc_.requests->write({r.job ? r.job->result().name : std::string("pagecache"), r.write, r.lba, r.bytes, r.sqid,
-                          r.cid, r.status, r.attr, r.result, r.issued, end, r.clock});
+                          r.cid, r.status, r.attr, r.result, r.issued, end, r.clock, r.flush});
   if (r.cache)
     pc_->completed(r, end, cw_);
   else
@@ -449,11 +485,27 @@ void HostCore::run() {
         ++ctx_switches_;
       }
       blocked = false;
-      if (!handed_.empty()) {  // dedcore: completions the polling core reaped for our jobs
-        for (IoRequest* r : handed_) deliver(*r, now_ps());
+      if (!handed_.empty() || !handed_cache_.empty() || !handed_synced_.empty()) {
+        // Completions another core reaped for our jobs (its interrupt,
+        // dedcore's polling), buffered I/Os and fsyncs it finished.
+        Tick t = now_ps();
+        for (IoRequest* r : handed_) deliver(*r, t);
+        for (IoRequest* r : handed_cache_) {
+          r->clock.mark(Stage::HostSubmit, t);
+          r->job->complete(*r, t);
+        }
+        for (FioJobRunner* j : handed_synced_) j->synced(t);
         handed_.clear();
+        handed_cache_.clear();
+        handed_synced_.clear();
         wl_.job_progress(drv_);
       }
+    }
+    if (!flushes_.empty()) {  // fsync Flushes another core's completions left for this core's jobs
+      std::vector<IoRequest*> f;
+      f.swap(flushes_);
+      for (IoRequest* io : f) submit_flush(*io);
+      continue;
     }
     if (!drv_.ready()) {
       idle_until(wake_ | drv_.ready_event());

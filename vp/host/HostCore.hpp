@@ -8,7 +8,9 @@
 // with iodepth_batch_submit above 2 submits its batch under a plug, as
 // Linux's io_submit does. When a completion arrives on another core (read/write
 // queue isolation shares queues between cores), that core completes the I/O
-// and wakes the job's core. One SystemC thread per core, woken by interrupts
+// and wakes the job's core, which pays the context switch; the same when
+// host.nvme.irq_affinity steers a queue's interrupts to another core. One
+// SystemC thread per core, woken by interrupts
 // or by the time a job may issue next; none per request.
 //
 // A job's compute (thinktime_spin, thinktime_insts) runs on its core after
@@ -114,6 +116,7 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   // this core that was blocked costs a context switch.
   void cache_work(PageCache::Work& w, bool may_switch);
   void wake_owner(FioJobRunner& j);
+  void submit_flush(IoRequest& io);  // an fsync's Flush, on this core's queue
 
   Services& svc_;
   unsigned id_;
@@ -131,7 +134,10 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   uint64_t wakeups_ = 0;
   bool busy_trace_ = false;
   std::vector<IoRequest*> done_;
-  std::vector<IoRequest*> handed_;  // dedcore: reaped by the polling core, completed here after the switch back
+  std::vector<IoRequest*> flushes_;  // fsync Flushes of this core's jobs, left here by another core
+  std::vector<IoRequest*> handed_;  // reaped by another core (interrupt or dedcore), completed here after the switch back
+  std::vector<IoRequest*> handed_cache_;      // buffered I/Os of our jobs another core's page-cache work finished
+  std::vector<FioJobRunner*> handed_synced_;  // fsyncs of our jobs another core's page-cache work finished
   double insts_per_ps_;
   Tick mark_ = 0;                // everything before this is in the counters
   CpuTime in_busy_{};            // the busy stretch in progress (charged when it ends)
@@ -143,7 +149,7 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   bool slept_ = false;          // hybrid: slept since the last reap
   Tick polled_sum_ = 0;         // hybrid: completion times of this core's polled I/Os
   uint64_t polled_n_ = 0;
-  Counter &busy_ps_, &user_ps_, &kernel_ps_, &irq_ps_, &ctxsw_ps_, &idle_ps_, &poll_ps_, &isrs_, &ctx_switches_;
+  Counter &busy_ps_, &user_ps_, &kernel_ps_, &irq_ps_, &ctxsw_ps_, &idle_ps_, &poll_ps_, &isrs_, &interrupts_, &ctx_switches_;
   Counter &polls_, &poll_time_, &hybrid_sleeps_, &hybrid_sleep_ps_, &irqs_avoided_;
 };
 

@@ -21,7 +21,8 @@ const Sets kSets = {{"host.core.submit_cost", "1us"},
                     {"host.core.ctx_switch_cost", "3us"},
                     {"host.pagecache.size", "4MiB"},
                     {"host.pagecache.write_cost", "1us"},
-                    {"workload.fio", "[w]\nrw=write\nbs=4k\nsize=1m\ndirect=0\nfsync=1\nnumber_ios=3\ncpus_allowed=1\n"}};
+                    {"workload.fio",
+                     "[w]\nrw=write\nbs=4k\nsize=1m\ndirect=0\nfsync=1\nnumber_ios=3\ncpus_allowed=1\n"}};
 
 struct Outcome {
   std::vector<ssd::IoOp> ops;  // as the firmware saw them
@@ -60,7 +61,8 @@ Outcome run_on_firmware(bool vwc, const std::string& dir, const Sets& more = {})
 }
 }  // namespace
 
-TEST_CASE("with a volatile write cache each fsync ends with one Flush from the job's core", "[host][pagecache][flush]") {
+TEST_CASE("with a volatile write cache each fsync ends with one Flush from the job's core",
+          "[host][pagecache][flush]") {
   std::string dir = scratch("fsync_vwc");
   Outcome o = run_on_firmware(true, dir);
   // Write-back of the page, then the Flush, three times.

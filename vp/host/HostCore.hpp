@@ -135,7 +135,8 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   bool busy_trace_ = false;
   std::vector<IoRequest*> done_;
   std::vector<IoRequest*> flushes_;  // fsync Flushes of this core's jobs, left here by another core
-  std::vector<IoRequest*> handed_;  // reaped by another core (interrupt or dedcore), completed here after the switch back
+  // Reaped by another core (its interrupt, dedcore's polling): completed here after the switch back.
+  std::vector<IoRequest*> handed_;
   std::vector<IoRequest*> handed_cache_;      // buffered I/Os of our jobs another core's page-cache work finished
   std::vector<FioJobRunner*> handed_synced_;  // fsyncs of our jobs another core's page-cache work finished
   double insts_per_ps_;

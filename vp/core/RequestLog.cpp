@@ -17,7 +17,8 @@ RequestLog::~RequestLog() { std::fclose(f_); }
 
 void RequestLog::write(const Row& r) {
   fmt::memory_buffer b;
-  fmt::format_to(std::back_inserter(b), "{},{},{},{},{},{},{},{},{},{}", r.job, r.write ? "write" : "read", r.lba,
+  const char* op = r.flush ? "flush" : r.write ? "write" : "read";
+  fmt::format_to(std::back_inserter(b), "{},{},{},{},{},{},{},{},{},{}", r.job, op, r.lba,
                  r.bytes, r.sqid, r.cid, r.status, r.attr, r.result, r.issued);
   for (size_t i = 0; i < kStages; ++i) {
     if (r.clock.ended[i])

@@ -22,6 +22,7 @@ class RequestLog {
     uint32_t result;  // device-reported completion field (buffer status)
     Tick issued, done;
     const StageClock& clock;
+    bool flush = false;  // an NVMe Flush (op "flush", no data)
   };
   void write(const Row& r);
 

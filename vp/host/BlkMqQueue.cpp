@@ -172,7 +172,7 @@ bool BlkMqQueue::can_join(const BlkRequest& a, const IoRequest& first_of_b, uint
 }
 
 bool BlkMqQueue::can_merge(const BlkRequest& rq, const IoRequest& io, bool& front) const {
-  if (io.flush || io.raw || rq.write != io.write || rq.attr != io.attr) return false;
+  if (io.flush || io.raw || rq.head->flush || rq.write != io.write || rq.attr != io.attr) return false;
   if (rq.end() == io.lba && can_join(rq, io, io.bytes, 1)) {
     front = false;
     return true;
@@ -392,7 +392,7 @@ void BlkMqQueue::bypass(IoRequest& io, unsigned core, Tick now) {
       if (c.write || io.write) ahead.push_back(q);
       continue;
     }
-    if (c.write != io.write || (c.end() != io.lba && io.lba + io.nlb != c.lba)) continue;
+    if (c.head->flush || c.write != io.write || (c.end() != io.lba && io.lba + io.nlb != c.lba)) continue;
     // A neighbour in hazard with another queued request keeps its place:
     // moving it would reorder it against that one.
     bool tied = false;

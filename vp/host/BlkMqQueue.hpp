@@ -22,7 +22,8 @@
 // rule: queued requests (plug, software queues, scheduler) that overlap it,
 // where one of the two writes, are issued ahead of it, oldest first; a
 // queued request of the same direction that it continues or precedes is
-// merged into its command. Overlapping reads stay queued.
+// merged into its command. Overlapping reads stay queued. A Flush (no data)
+// is queued and dispatched like a write but never merges.
 //
 // Read/write queue isolation (IMCOM'17): the hardware queues are split into
 // a read set (the first round(n * read_queue_ratio), at least one) and a write

@@ -1,6 +1,7 @@
 #include "vp/host/FioJob.hpp"
 
 #include "vp/host/AppProfile.hpp"
+#include "vp/host/CpuList.hpp"
 
 #include <fmt/format.h>
 
@@ -119,22 +120,9 @@ struct Opt {
     return p;
   }
   std::vector<unsigned> cpu_list() const {
-    std::vector<unsigned> out;
-    std::stringstream ss(value());
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-      item = trim(item);
-      size_t dash = item.find('-');
-      auto a = to_u64(trim(item.substr(0, dash)));
-      auto b = dash == std::string::npos ? a : to_u64(trim(item.substr(dash + 1)));
-      if (!a || !b || *a > *b || *b > kMaxCpu)
-        fail(fmt::format("is not a CPU list like 0,2,5-7 (CPUs 0..{}, ranges ascending)", kMaxCpu));
-      for (uint64_t c = *a; c <= *b; ++c) out.push_back(static_cast<unsigned>(c));
-    }
-    if (out.empty() || value().back() == ',') fail("is not a CPU list like 0,2,5-7");
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
-    return out;
+    auto cpus = parse_cpu_list(value(), kMaxCpu);
+    if (!cpus) fail(fmt::format("is not a CPU list like 0,2,5-7 (CPUs 0..{}, ranges ascending)", kMaxCpu));
+    return *cpus;
   }
 };
 

@@ -80,6 +80,8 @@ HostCore::HostCore(sc_core::sc_module_name name, Services& svc, unsigned id, Nvm
       poll_ps_(svc.stats.counter(fmt::format("host.core{}.cpu_poll_ps", id), "ps",
                                  "core time spinning on polled completion queues")),
       isrs_(svc.stats.counter("host.isr_runs", "interrupts", "interrupt handler invocations")),
+      interrupts_(svc.stats.counter(fmt::format("host.core{}.interrupts", id), "interrupts",
+                                    "interrupt handler invocations on this core")),
       ctx_switches_(svc.stats.counter("host.context_switches", "switches",
                                       "context switches: to a woken thread, or between threads on a core")),
       cache_penalty_ps_(svc.stats.counter("host.sched.cache_penalty_ps", "ps",
@@ -125,6 +127,20 @@ void HostCore::hand_synced(FioJobRunner& j) {
   sched_.of(j)->synced = true;
   ++remote_;
   wake_.notify();
+}
+
+void HostCore::hand_flush(FioJobRunner& j, IoRequest& flush) {
+  sched_.of(j)->flushes.push_back(&flush);
+  ++remote_;
+  wake_.notify();
+}
+
+void HostCore::submit_flush(IoRequest& io) {
+  CpuTime k;
+  k.kernel = cost_.submit + blk_.submit_cost(io, id_);
+  busy(k);
+  io.clock.mark(Stage::HostSubmit, now_ps());
+  blk_.submit(io, id_, now_ps());
 }
 
 Tick HostCore::insts_time(uint64_t insts) const {
@@ -218,6 +234,7 @@ void HostCore::service_interrupts() {
     uint32_t v = pending_.front();
     pending_.pop_front();
     ++isrs_;
+    ++interrupts_;
     size_t before = done_.size();
     drv_.handle_irq(v, done_);
     t += cost_.isr;
@@ -260,7 +277,7 @@ void HostCore::finish(CpuTime c) {
     else
       core_of(*r->job).hand(*r);
   }
-  if (!cw_.runs.empty() || !cw_.done.empty() || !cw_.synced.empty() || cw_.cpu) {
+  if (!cw_.runs.empty() || !cw_.done.empty() || !cw_.synced.empty() || !cw_.flushes.empty() || cw_.cpu) {
     PageCache::Work w = std::move(cw_);
     cache_work(w);
   }
@@ -285,6 +302,7 @@ void HostCore::cache_work(PageCache::Work& w) {
   }
   for (IoRequest* r : w.done) core_of(*r->job).hand_cached(*r);
   for (FioJobRunner* j : w.synced) core_of(*j).hand_synced(*j);
+  for (auto [j, io] : w.flushes) core_of(*j).hand_flush(*j, *io);
 }
 
 // A completed I/O to its owner: the page cache (its device reads and
@@ -293,7 +311,7 @@ void HostCore::deliver(IoRequest& r, Tick end) {
   r.clock.mark(Stage::Wakeup, end);
   if (svc_.requests)
     svc_.requests->write({r.job ? r.job->result().name : std::string("pagecache"), r.write, r.lba, r.bytes, r.sqid,
-                          r.cid, r.status, r.attr, r.result, r.issued, end, r.clock});
+                          r.cid, r.status, r.attr, r.result, r.issued, end, r.clock, r.flush});
   if (r.cache)
     pc_->completed(r, end, cw_);
   else
@@ -344,9 +362,13 @@ bool HostCore::take_news(HostThread& t) {
     t.job->complete(*r, now);
   }
   if (t.synced) t.job->synced(now);
+  // blkdev_issue_flush runs in the fsyncing thread once its write-back is done.
+  std::vector<IoRequest*> flushes;
+  flushes.swap(t.flushes);
   t.done.clear();
   t.cache_done.clear();
   t.synced = false;
+  for (IoRequest* f : flushes) submit_flush(*f);
   wl_.job_progress(drv_);
   return true;
 }

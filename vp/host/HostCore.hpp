@@ -89,6 +89,8 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   // The page cache finished a buffered I/O of a thread here, or its fsync.
   void hand_cached(IoRequest& r);
   void hand_synced(FioJobRunner& j);
+  // An fsync's write-back is done: its thread sends the Flush (volatile write cache).
+  void hand_flush(FioJobRunner& j, IoRequest& flush);
   uint64_t wakeups() const { return wakeups_; }
   // Brings the counters up to `now` (the idle or busy stretch in progress)
   // and returns them; call when the simulation has stopped.
@@ -128,6 +130,7 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   // Does what the page cache left for this core (CPU, device I/Os to
   // submit) and hands finished buffered I/Os and fsyncs to their threads.
   void cache_work(PageCache::Work& w);
+  void submit_flush(IoRequest& io);  // an fsync's Flush, on this core's queue
 
   Services& svc_;
   unsigned id_;
@@ -156,7 +159,8 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   double hybrid_fraction_;
   Tick polled_sum_ = 0;         // hybrid: completion times of this core's polled I/Os
   uint64_t polled_n_ = 0;
-  Counter &busy_ps_, &user_ps_, &kernel_ps_, &irq_ps_, &ctxsw_ps_, &idle_ps_, &poll_ps_, &isrs_, &ctx_switches_;
+  Counter &busy_ps_, &user_ps_, &kernel_ps_, &irq_ps_, &ctxsw_ps_, &idle_ps_, &poll_ps_, &isrs_, &interrupts_,
+      &ctx_switches_;
   Counter &cache_penalty_ps_, &preemptions_;
   Counter &polls_, &poll_time_, &hybrid_sleeps_, &hybrid_sleep_ps_, &irqs_avoided_;
 };

@@ -23,12 +23,13 @@ struct HostThread {
   std::vector<IoRequest*> done;        // direct I/Os completed, not yet seen by the thread
   std::vector<IoRequest*> cache_done;  // buffered I/Os the page cache finished
   bool synced = false;                 // its fsync finished
+  std::vector<IoRequest*> flushes;     // its fsync's write-back is done: it sends the Flush
   unsigned polled = 0;                 // polled I/Os in flight (the thread spins for them)
   Tick sleep_until = 0;                // hybrid polling: asleep before it polls
   bool slept = false;                  // hybrid: slept since the last reap
   bool blocked = true;                 // was not runnable at the last look (its next wake-up is a wake-up)
 
-  bool has_news() const { return !done.empty() || !cache_done.empty() || synced; }
+  bool has_news() const { return !done.empty() || !cache_done.empty() || synced || !flushes.empty(); }
 };
 
 }  // namespace vp::host

@@ -30,7 +30,7 @@ void InterruptController::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_
     bool rising = level && !intx_level_;
     if (rising) ++intx_asserts_;
     intx_level_ = level != 0;
-    if (rising) deliver(0, kIntxVector, delay.value());
+    if (rising) deliver(intx_core_, kIntxVector, delay.value());
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
     return;
   }
@@ -38,8 +38,19 @@ void InterruptController::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_
     // Level-triggered: a line still high when the handler is done fires again
     // (entries that arrived after the handler read the queues).
     eq_.after(delay.value(), [this] {
-      if (intx_level_) deliver(0, kIntxVector, 0);
+      if (intx_level_) deliver(intx_core_, kIntxVector, 0);
     });
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+    return;
+  }
+  if (off == intx_route_address() - kBase && word_write) {
+    uint32_t core;
+    std::memcpy(&core, gp.get_data_ptr(), 4);
+    if (core >= static_cast<unsigned>(cpu.size())) {
+      gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+      return;
+    }
+    intx_core_ = core;
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
     return;
   }

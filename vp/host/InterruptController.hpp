@@ -2,8 +2,9 @@
 // The host's interrupt controller as a memory-mapped MSI target: a 4-byte
 // write to base + (cpu << 12) with the vector as data (the x86 MSI address
 // format) interrupts that core when the write arrives. INTx assert/deassert
-// messages (data 1/0) are written to intx_address(); the level is counted,
-// not delivered: the modeled driver, like Linux, uses MSI-X when it exists.
+// messages (data 1/0) are written to intx_address() and interrupt the core
+// named in the pin's redirection entry (a 4-byte write of the core number to
+// intx_route_address(), as an I/O APIC entry's destination; core 0 until set).
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_target_socket.h>
@@ -26,6 +27,7 @@ class InterruptController : public sc_core::sc_module {
   static uint64_t msi_address(unsigned cpu) { return kBase + (uint64_t(cpu) << 12); }
   static uint64_t intx_address() { return kBase + 0x100000; }  // after the pages of 256 cores
   static uint64_t eoi_address() { return kBase + 0x100004; }
+  static uint64_t intx_route_address() { return kBase + 0x100008; }
   static constexpr uint32_t kIntxVector = 0;  // what the driver's shared pin handler is called with
 
   InterruptController(sc_core::sc_module_name name, Services& svc);
@@ -37,6 +39,7 @@ class InterruptController : public sc_core::sc_module {
   EventQueue eq_;
   Counter &delivered_, &intx_asserts_;
   bool intx_level_ = false;
+  unsigned intx_core_ = 0;
 };
 
 }  // namespace vp::host

@@ -6,6 +6,7 @@
 
 #include "vp/core/Payload.hpp"
 #include "vp/core/SimControl.hpp"
+#include "vp/host/CpuList.hpp"
 #include "vp/host/InterruptController.hpp"
 
 namespace vp::host {
@@ -41,6 +42,21 @@ void NvmeDriver::declare_params(ParamRegistry& r) {
   r.choice("host.nvme.poll_queues", "off", {"off", "on"},
            "a poll queue pair per core (CQ created without interrupts) besides the interrupt-driven one, for "
            "fio jobs with hipri in interrupt mode (Linux's nvme.poll_queues); select_isr always has them");
+  r.string("host.nvme.irq_affinity", "queue",
+           "cores taking the I/O queues' interrupts: queue (the vector of core k's queue interrupts core k, as "
+           "Linux's managed affinity) or a CPU list (\"0\", \"0,2\", \"1-3\") over which the vectors are spread "
+           "round robin in queue order, as writing /proc/irq/N/smp_affinity_list; MSI and INTx go to the first "
+           "listed core; the admin vector stays on core 0");
+  r.rule([](const Config& c) {
+    std::string a = c.get_string("host.nvme.irq_affinity");
+    if (a == "queue") return;
+    auto cpus = parse_cpu_list(a, 1023);
+    if (!cpus) c.fail("host.nvme.irq_affinity", fmt::format("'{}' is neither 'queue' nor a CPU list like 0,2,1-3", a));
+    int64_t n = c.get_int("host.cores");
+    if (cpus->back() >= n)
+      c.fail("host.nvme.irq_affinity",
+             fmt::format("'{}' names cpu {}, which does not exist (host.cores = {})", a, cpus->back(), n));
+  });
   r.rule([](const Config& c) {
     std::string m = c.get_string("host.nvme.completion");
     if (m != "interrupt" && m != "dedcore" && c.get_string("host.blkmq.rw_isolation") == "on")
@@ -93,6 +109,17 @@ NvmeDriver::Completion NvmeDriver::completion_from(const Config& cfg) {
                              : Completion::Interrupt;
 }
 
+std::vector<unsigned> NvmeDriver::irq_cpus_from(const Config& cfg) {
+  std::string a = cfg.get_string("host.nvme.irq_affinity");
+  if (a == "queue") return {};
+  return parse_cpu_list(a, 1023).value_or(std::vector<unsigned>{});  // validated by the rule above
+}
+
+unsigned NvmeDriver::irq_core(unsigned k) const {
+  if (irq_mode_ != IrqMode::MsiX) return irq_cpus_.empty() ? 0 : irq_cpus_[0];  // one message address / one pin
+  return irq_cpus_.empty() ? k : irq_cpus_[k % irq_cpus_.size()];
+}
+
 bool NvmeDriver::separate_poll_queues(const Config& cfg) {
   Completion m = completion_from(cfg);
   return m == Completion::SelectIsr || (m == Completion::Interrupt && cfg.get_string("host.nvme.poll_queues") == "on");
@@ -113,6 +140,7 @@ NvmeDriver::NvmeDriver(sc_core::sc_module_name name, Services& svc, unsigned cor
       mode_(completion_from(svc.cfg)),
       all_polled_(mode_ == Completion::Poll || mode_ == Completion::Hybrid || mode_ == Completion::DedCore),
       poll_queues_wanted_(separate_poll_queues(svc.cfg)),
+      irq_cpus_(irq_cpus_from(svc.cfg)),
       io_(cores),
       doorbells_(svc.stats.counter("host.nvme.doorbell_writes", "writes", "doorbell writes by the driver")),
       commands_(svc.stats.counter("host.nvme.io_submitted", "commands", "I/O commands put in SQs")),
@@ -121,7 +149,9 @@ NvmeDriver::NvmeDriver(sc_core::sc_module_name name, Services& svc, unsigned cor
                                             "host.nvme.dual_sq, else the throughput class, QPRIO medium)")),
       high_sq_commands_(svc.stats.counter("host.nvme.io_submitted_high_sq", "commands",
                                           "I/O commands put in the latency-critical SQs (SQ N+q, QPRIO high; "
-                                          "host.nvme.dual_sq only)")) {
+                                          "host.nvme.dual_sq only)")),
+      flushes_(svc.stats.counter("host.nvme.flushes", "commands",
+                                 "NVMe Flush commands put in SQs (fsync with a volatile write cache)")) {
   SC_HAS_PROCESS(NvmeDriver);
   SC_THREAD(bring_up);
 }
@@ -229,16 +259,21 @@ void NvmeDriver::pci_enable() {
     uint32_t ctl = config_read(msi + 2, 2), mmc = (ctl >> 1) & 7, mme = 0;
     while (mme < mmc && (1u << mme) < wanted) ++mme;
     bool is64 = ctl & 0x80;
-    config_write(msi + 4, static_cast<uint32_t>(InterruptController::msi_address(0)), 4);
-    if (is64) config_write(msi + 8, static_cast<uint32_t>(InterruptController::msi_address(0) >> 32), 4);
-    config_write(msi + (is64 ? 12 : 8), 0, 2);  // data 0: the low bits carry the vector
     irq_mode_ = IrqMode::Msi;
+    const uint64_t addr = InterruptController::msi_address(irq_core(0));
+    config_write(msi + 4, static_cast<uint32_t>(addr), 4);
+    if (is64) config_write(msi + 8, static_cast<uint32_t>(addr >> 32), 4);
+    config_write(msi + (is64 ? 12 : 8), 0, 2);  // data 0: the low bits carry the vector
     irq_vectors_ = 1u << mme;
     config_write(0x04, on | 0x400u, 2);
     config_write(msi + 2, (ctl & ~0x70u) | mme << 4 | 1, 2);
   } else {
     irq_mode_ = IrqMode::Intx;
     irq_vectors_ = 1;
+    // The I/O APIC's redirection entry for the pin: which core it interrupts.
+    uint32_t core = irq_core(0);
+    transport(tlm::TLM_WRITE_COMMAND, InterruptController::intx_route_address(), reinterpret_cast<uint8_t*>(&core),
+              4, false);
     config_write(0x04, on & ~0x400u, 2);
   }
 }
@@ -324,6 +359,7 @@ void NvmeDriver::bring_up() {
   info_.model.erase(info_.model.find_last_not_of(' ') + 1);
   uint8_t mdts = id[idctl::MDTS];
   info_.max_transfer = mdts ? kPage << mdts : 0;
+  info_.volatile_write_cache = id[idctl::VWC] & 1;
   // Number of queues: one pair per core, or 2N SQs and N CQs (0's based).
   // Poll queue pairs come after all of those: one more SQ and CQ per core.
   const uint32_t npoll = poll_queues_wanted_ ? cores_ : 0;
@@ -375,7 +411,7 @@ void NvmeDriver::bring_up() {
     if (dual_) setup_sq(q.sqs[1], static_cast<uint16_t>(cores_ + k + 1), high_sq_commands_);
     q.polled = all_polled_;
     uint32_t v = vector_of(q.qid);
-    route_vector(v, k);
+    route_vector(v, irq_core(k));
     create_cq(q, v);
     for (const SubQueue& s : q.sqs) {
       // QPRIO (bits 2:1) counts only under CC.AMS 111b: medium for SQ q, high for SQ N+q.
@@ -502,6 +538,7 @@ void NvmeDriver::write_sqe(SubQueue& q, IoRequest& r, uint16_t cid) {
   }
   ++commands_;
   ++*q.commands;
+  if (r.flush) ++flushes_;
   mmio_write(sq_tail_doorbell(q.qid, dstrd_), q.tail, 4);
   ++doorbells_;
 }

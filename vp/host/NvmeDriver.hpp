@@ -10,8 +10,10 @@
 // I/O CQ, Create I/O SQ), then gives every core one I/O queue pair. Commands
 // use PRP1/PRP2 and PRP lists above two pages; completions are reaped in the
 // interrupt handler of the queue's vector.
-// MSI-X gives every queue its own vector, steered to the queue's core. MSI
-// has one message address, so all its vectors go to core 0, and with fewer
+// MSI-X gives every queue its own vector, steered to the queue's core, or
+// with host.nvme.irq_affinity a CPU list, to those cores round robin in queue
+// order (the admin vector stays on core 0). MSI has one message address, so
+// all its vectors go to one core (core 0, or the first listed), and with fewer
 // vectors than queues (INTx: one) queues share them round robin; a shared
 // handler reaps every CQ on its vector, as Linux's shared IRQ handlers each
 // check their own queue. Unlike Linux, which then cuts the I/O queues down
@@ -31,6 +33,10 @@
 // core gets a second queue pair whose CQ has no interrupts (a poll queue, as
 // Linux's nvme.poll_queues) for the requests marked `polled`, and keeps its
 // interrupt-driven pair for the rest.
+// The controller's volatile write cache (Identify Controller VWC bit 0) is
+// read at bring-up: with one, the page cache ends an fsync with an NVMe
+// Flush (IoRequest::flush: opcode 00h, namespace 1, no data), as Linux's
+// REQ_PREFLUSH becomes; without one, Linux sends none and neither does it.
 #include <deque>
 #include <string>
 #include <systemc>
@@ -52,6 +58,7 @@ struct ControllerInfo {
   uint32_t max_transfer = 0;  // bytes (MDTS)
   uint32_t io_queues = 0;
   uint64_t cap = 0;
+  bool volatile_write_cache = false;  // Identify Controller VWC (byte 525) bit 0
   uint32_t version = 0;
 };
 
@@ -88,6 +95,11 @@ class NvmeDriver : public sc_core::sc_module, public BlkMqDriver {
   uint32_t irq_vectors() const { return irq_vectors_; }  // distinct vectors in use
   // The vector queue `qid` (0: admin) completes on.
   uint32_t vector_of(uint16_t qid) const { return qid % irq_vectors_; }
+  // The core taking the interrupts of core k's I/O queue (host.nvme.irq_affinity;
+  // with MSI or INTx the one core all of them go to).
+  unsigned irq_core(unsigned k) const;
+  // host.nvme.irq_affinity as a list of cores (empty: `queue`).
+  static std::vector<unsigned> irq_cpus_from(const Config& cfg);
   // Whether the two SQs per queue are in use (known once ready()).
   bool dual_sq() const { return dual_; }
   // The I/O queue pair (blk-mq hardware queue) submission queue `sqid` belongs
@@ -172,6 +184,7 @@ class NvmeDriver : public sc_core::sc_module, public BlkMqDriver {
   bool dual_wanted_, dual_ = false;
   Completion mode_;
   bool all_polled_, poll_queues_wanted_;
+  std::vector<unsigned> irq_cpus_;  // host.nvme.irq_affinity's cores; empty: each queue's own core
   const sc_core::sc_event* written_ = nullptr;
   uint8_t* dram_ = nullptr;
   uint64_t dram_size_ = 0, brk_ = 1 << 20;
@@ -186,7 +199,7 @@ class NvmeDriver : public sc_core::sc_module, public BlkMqDriver {
   bool admin_done_ = false;
   tlm::tlm_generic_payload gp_;
   std::vector<uint64_t> pages_;  // scratch: PRP entries after PRP1
-  Counter &doorbells_, &commands_, &normal_sq_commands_, &high_sq_commands_;
+  Counter &doorbells_, &commands_, &normal_sq_commands_, &high_sq_commands_, &flushes_;
 };
 
 }  // namespace vp::host

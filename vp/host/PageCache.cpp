@@ -430,7 +430,7 @@ void PageCache::writeback_range(uint64_t lo, uint64_t hi, Work& w) {
   }
 }
 
-void PageCache::fsync(FioJobRunner& job, unsigned core, Tick /*now*/, Work& w) {
+void PageCache::fsync(FioJobRunner& job, unsigned core, Tick now, Work& w) {
   uint64_t lo = job.region_lba() / lba_per_page_;
   uint64_t hi = (job.region_lba() + job.region_lbas() + lba_per_page_ - 1) / lba_per_page_;
   if (!active_) {
@@ -443,12 +443,27 @@ void PageCache::fsync(FioJobRunner& job, unsigned core, Tick /*now*/, Work& w) {
     auto it = s.lower_bound(lo);
     return it != s.end() && *it < hi;
   };
-  if (!busy(dirty_idx_) && !busy(wb_idx_)) {
-    w.synced.push_back(&job);
-    ++fsyncs_done_;
-    return;
-  }
   fsyncs_.push_back({&job, core, lo, hi});
+  if (!busy(dirty_idx_) && !busy(wb_idx_) && written_back(fsyncs_.back(), now, w)) fsyncs_.pop_back();
+}
+
+bool PageCache::written_back(FsyncWait& f, Tick now, Work& w) {
+  if (!drv_->info().volatile_write_cache) {
+    w.synced.push_back(f.job);
+    ++fsyncs_done_;
+    return true;
+  }
+  // blkdev_issue_flush: an empty write with REQ_PREFLUSH, which reaches the
+  // driver as a Flush of its own.
+  f.flushing = true;
+  f.flush = IoRequest{};
+  f.flush.flush = true;
+  f.flush.write = true;
+  f.flush.cache = this;
+  f.flush.issued = now;
+  f.flush.clock.start(now);
+  w.flushes.push_back({f.job, &f.flush});
+  return false;
 }
 
 bool PageCache::flusher_due(Tick now) const {
@@ -488,8 +503,17 @@ void PageCache::flusher_run(Tick now, Work& w) {
 // ---------------------------------------------------------------- completions
 
 void PageCache::completed(IoRequest& r, Tick now, Work& w) {
-  Page& p = frames_[r.slot];
   if (r.status) ++io_errors_;
+  if (r.flush) {  // an fsync's Flush: the fsync is done
+    auto f = std::find_if(fsyncs_.begin(), fsyncs_.end(), [&](const FsyncWait& x) { return &x.flush == &r; });
+    if (f != fsyncs_.end()) {
+      w.synced.push_back(f->job);
+      ++fsyncs_done_;
+      fsyncs_.erase(f);
+    }
+    return;
+  }
+  Page& p = frames_[r.slot];
   if (!r.write) {
     p.reading = false;
     if (!p.dirty) p.uptodate = r.status == 0;  // a failed read leaves the page to be read again
@@ -525,6 +549,10 @@ void PageCache::pump(Tick now, Work& w) {
     it = blocked_.erase(it);
   }
   for (auto it = fsyncs_.begin(); it != fsyncs_.end();) {
+    if (it->flushing) {
+      ++it;
+      continue;
+    }
     writeback_range(it->lo, it->hi, w);
     auto busy = [&](const std::set<uint64_t>& s) {
       auto b = s.lower_bound(it->lo);
@@ -534,9 +562,7 @@ void PageCache::pump(Tick now, Work& w) {
       ++it;
       continue;
     }
-    w.synced.push_back(it->job);
-    ++fsyncs_done_;
-    it = fsyncs_.erase(it);
+    it = written_back(*it, now, w) ? fsyncs_.erase(it) : std::next(it);
   }
   if (kick && flusher_due(now)) kick();
 }

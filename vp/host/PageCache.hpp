@@ -32,10 +32,13 @@
 // contiguous dirty pages around it up to the largest transfer, until the
 // dirty pages fall to the background limit; every writeback_interval it
 // writes pages dirty for longer than dirty_expire. fsync writes back the
-// job's region on the job's core and the job waits for it. No NVMe Flush
-// follows: the host driver does not learn the controller's VWC bit, and the
-// server's firmware has no volatile write cache (VWC = 0), where Linux sends
-// none either.
+// job's region on the job's core and the job waits for it. When the
+// controller reports a volatile write cache (Identify VWC bit 0, read by the
+// driver), the written-back region is followed, as Linux's blkdev_fsync
+// does, by one NVMe Flush submitted on the job's core (the job's thread is
+// woken to send it when the last write-back completed elsewhere), and the
+// fsync ends when the Flush completes; without one (today's firmware), no
+// Flush is sent, as Linux sends none.
 //
 // FastDrain (host.pagecache.fastdrain = on): write-back commands carry
 // CDW2 bit 8 and, in CDW3, the dirty pages when their write-back round began;
@@ -71,6 +74,8 @@ class PageCache {
     std::vector<std::vector<IoRequest*>> runs;
     std::vector<IoRequest*> done;
     std::vector<FioJobRunner*> synced;
+    // fsync Flushes to submit, each by its fsyncing job (first).
+    std::vector<std::pair<FioJobRunner*, IoRequest*>> flushes;
   };
 
   PageCache(Services& svc);
@@ -130,6 +135,8 @@ class PageCache {
     FioJobRunner* job;
     unsigned core;
     uint64_t lo, hi;  // pages of the job's region
+    bool flushing = false;  // written back; its Flush is in flight
+    IoRequest flush{};
   };
   struct Readahead {
     uint64_t start = 0, size = 0, async = 0;
@@ -153,6 +160,9 @@ class PageCache {
   void make_dirty(Page& p, uint8_t attr, Tick now);
   void set_ratios(bool high);
   void pump(Tick now, Work& w);
+  // The fsync's region is written back: synced now (true), or its Flush is
+  // in w.flushes (false).
+  bool written_back(FsyncWait& f, Tick now, Work& w);
   void note_high_water();
 
   Services& svc_;

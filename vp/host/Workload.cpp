@@ -57,7 +57,9 @@ void Workload::check(const std::vector<FioJob>& jobs, const Config& cfg, uint64_
       if (!j.direct) throw bad("direct", "an online job's I/Os are direct (direct=1)");
     }
     if (j.fsync && j.direct)
-      throw bad("fsync", "needs direct=0 (a direct job's fsync would only be an NVMe Flush, which is not modeled)");
+      throw bad("fsync",
+                "needs direct=0 (a direct job's fsync would be only an NVMe Flush, not modeled without the "
+                "page cache)");
     if (!j.direct) {
       buffered = true;
       if (lba > 4096) throw bad("direct", fmt::format("buffered I/O needs ssd.nvme.lba_size at most the 4 KiB page "

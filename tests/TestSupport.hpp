@@ -25,6 +25,19 @@ namespace vp::test {
 
 using Sets = std::vector<std::pair<std::string, std::string>>;
 
+// `a` followed by `b` (later settings win).
+inline Sets with(Sets a, const Sets& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// Round host CPU costs for hand arithmetic: submit 1 us, ISR 2 us, reaping
+// 0.5 us per completion, context switch 3 us.
+inline const Sets kRoundHostCosts = {{"host.core.submit_cost", "1us"},
+                                     {"host.core.isr_cost", "2us"},
+                                     {"host.core.complete_cost", "500ns"},
+                                     {"host.core.ctx_switch_cost", "3us"}};
+
 inline platform::RunOptions options(const std::string& preset, const Sets& sets, const std::string& fio = "") {
   platform::RunOptions o;
   o.preset = preset;

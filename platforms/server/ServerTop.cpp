@@ -30,7 +30,7 @@ uint64_t ServerTop::capacity_bytes(const Config& cfg) {
   return bytes / cfg.get_size("ssd.nvme.lba_size") * cfg.get_size("ssd.nvme.lba_size");
 }
 
-ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc)
+ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware* firmware)
     : sc_module(name),
       dram("dram", svc),
       intc("intc", svc),
@@ -64,7 +64,10 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc)
   nvme.set_intx_address(host::InterruptController::intx_address());
   nvme.dma.bind(link.up_in);
   // Inside the SSD.
-  nvme.fw.bind(fw.target);
+  if (firmware)
+    nvme.fw.bind(*firmware);
+  else
+    nvme.fw.bind(fw.target);
   fw.ftl.bind(ftl.target);
   ftl.flash.bind(flash.target);
   for (unsigned c = 0; c < static_cast<unsigned>(svc.cfg.get_int("host.cores")); ++c) {

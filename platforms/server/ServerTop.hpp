@@ -38,7 +38,10 @@ class ServerTop : public sc_core::sc_module {
   // Logical capacity the SSD will expose, from the configuration alone.
   static uint64_t capacity_bytes(const Config& cfg);
 
-  ServerTop(sc_core::sc_module_name name, Services& svc);
+  // `firmware`: what the controller talks to instead of the platform's own
+  // (tests use firmware that reports other capabilities, e.g. a volatile
+  // write cache); the platform's firmware, FTL and flash then sit idle.
+  ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware* firmware = nullptr);
 
   unsigned cores() const { return static_cast<unsigned>(cores_.size()); }
   host::HostCore& core(unsigned i) { return *cores_.at(i); }

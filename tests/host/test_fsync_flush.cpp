@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "tests/TestSupport.hpp"
-#include "tests/host/HostOnFirmwareRig.hpp"
+#include "platforms/server/ServerTop.hpp"
 #include "tests/ssd/NvmeRig.hpp"
 #include "vp/core/RequestLog.hpp"
 
@@ -15,14 +15,10 @@ constexpr uint64_t kUs = 1000000;
 // Round costs: submit 1 us, ISR 2 us, reap 0.5 us, switch 3 us, 1 us per
 // page copied into the cache. Three 4 KiB (one page) buffered writes on
 // core 1, each followed by an fsync.
-const Sets kSets = {{"host.core.submit_cost", "1us"},
-                    {"host.core.isr_cost", "2us"},
-                    {"host.core.complete_cost", "500ns"},
-                    {"host.core.ctx_switch_cost", "3us"},
-                    {"host.pagecache.size", "4MiB"},
+const Sets kSets = with(kRoundHostCosts, {{"host.pagecache.size", "4MiB"},
                     {"host.pagecache.write_cost", "1us"},
                     {"workload.fio",
-                     "[w]\nrw=write\nbs=4k\nsize=1m\ndirect=0\nfsync=1\nnumber_ios=3\ncpus_allowed=1\n"}};
+                     "[w]\nrw=write\nbs=4k\nsize=1m\ndirect=0\nfsync=1\nnumber_ios=3\ncpus_allowed=1\n"}});
 
 struct Outcome {
   std::vector<ssd::IoOp> ops;  // as the firmware saw them
@@ -42,7 +38,7 @@ Outcome run_on_firmware(bool vwc, const std::string& dir, const Sets& more = {})
   Services svc{cfg, stats, waves, tracker, 1, &log};
   tracker.resize(host::NvmeDriver::sq_ids(cfg), static_cast<unsigned>(cfg.get_int("host.nvme.queue_depth")));
   RecordingFirmware fw("fw", 0, vwc);
-  HostOnFirmwareRig rig("rig", svc, fw);
+  platform::ServerTop rig("rig", svc, &fw);  // the server's host and controller in front of it
   for (int i = 0; i < 100 && !rig.workload.finished(); ++i) sc_core::sc_start(sc_core::sc_time(1, sc_core::SC_MS));
   REQUIRE(rig.workload.finished());
   Outcome o;

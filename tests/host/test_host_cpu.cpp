@@ -15,15 +15,7 @@ namespace {
 // Round numbers for the hand arithmetic: submit 1 us, ISR 2 us, reaping
 // 0.5 us per completion, context switch 3 us. No blk-mq cost with the
 // `none` scheduler and a free tag.
-const Sets kCosts = {{"host.core.submit_cost", "1us"},
-                     {"host.core.isr_cost", "2us"},
-                     {"host.core.complete_cost", "500ns"},
-                     {"host.core.ctx_switch_cost", "3us"}};
-
-Sets with(Sets a, const Sets& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
+const Sets kCosts = kRoundHostCosts;
 
 struct Req {
   std::string job;

@@ -13,18 +13,8 @@ namespace {
 // Round costs: submit 1 us, ISR 2 us, reap 0.5 us, context switch 3 us, one
 // CQ check 100 ns. Two cores: core 0 takes the admin interrupts of
 // bring-up, the jobs run on core 1.
-const Sets kCosts = {{"host.cores", "2"},
-                     {"host.core.submit_cost", "1us"},
-                     {"host.core.isr_cost", "2us"},
-                     {"host.core.complete_cost", "500ns"},
-                     {"host.core.ctx_switch_cost", "3us"},
-                     {"host.core.poll_cost", "100ns"}};
+const Sets kCosts = with(kRoundHostCosts, {{"host.cores", "2"}, {"host.core.poll_cost", "100ns"}});
 constexpr uint64_t kUs = 1000000, kPoll = 100000;
-
-Sets with(Sets a, const Sets& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
 
 // requests.csv rows in file order.
 std::vector<CsvRow> rows(const std::string& dir) { return csv_rows(dir + "/requests.csv"); }

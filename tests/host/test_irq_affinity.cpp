@@ -12,14 +12,7 @@ namespace {
 // Round numbers for the hand arithmetic (as in test_host_cpu.cpp): submit
 // 1 us, ISR 2 us, reaping 0.5 us per completion, context switch 3 us.
 constexpr uint64_t kUs = 1000000;
-Sets costs(Sets more) {
-  Sets s = {{"host.core.submit_cost", "1us"},
-            {"host.core.isr_cost", "2us"},
-            {"host.core.complete_cost", "500ns"},
-            {"host.core.ctx_switch_cost", "3us"}};
-  s.insert(s.end(), more.begin(), more.end());
-  return s;
-}
+Sets costs(const Sets& more) { return with(kRoundHostCosts, more); }
 uint64_t counter(const nlohmann::json& s, const std::string& k) { return s["counters"][k].get<uint64_t>(); }
 uint64_t cpu(const nlohmann::json& s, unsigned core, const std::string& k) { return s["cpu"][core][k].get<uint64_t>(); }
 // A QD1 job of 10 reads on core 1 of the quick preset's 2 cores.

@@ -13,14 +13,10 @@ namespace {
 // Round costs: submit 1 us, ISR 2 us, reap 0.5 us, switch 3 us plus a 2 us
 // cache penalty when the thread switched to is not the last one that ran.
 // Slices: 18 ms / 2 runnable threads = 9 ms.
-const Sets kCosts = {{"host.cores", "2"},
-                     {"host.core.submit_cost", "1us"},
-                     {"host.core.isr_cost", "2us"},
-                     {"host.core.complete_cost", "500ns"},
-                     {"host.core.ctx_switch_cost", "3us"},
-                     {"host.sched.cache_penalty", "2us"},
-                     {"host.sched.latency", "18ms"},
-                     {"host.sched.min_granularity", "2.25ms"}};
+const Sets kCosts = with(kRoundHostCosts, {{"host.cores", "2"},
+                                            {"host.sched.cache_penalty", "2us"},
+                                            {"host.sched.latency", "18ms"},
+                                            {"host.sched.min_granularity", "2.25ms"}});
 
 // On core 1: C issues one read and then computes 100 ms; R reads at QD1.
 const char* kJobs =
@@ -41,10 +37,6 @@ std::vector<Io> ios(const std::string& dir) {
   return v;
 }
 
-Sets with(Sets a, const Sets& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
 }  // namespace
 
 TEST_CASE("a waking reader preempts a computing thread that is ahead of it by more than the wakeup granularity",

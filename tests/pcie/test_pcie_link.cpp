@@ -26,10 +26,6 @@ const Sets kGen1x1 = {{"pcie.gen", "1"},          {"pcie.lanes", "1"},          
                       {"pcie.ack_coalesce", "4"},   {"pcie.fc_coalesce", "4"},    {"pcie.rc_latency", "150ns"},
                       {"pcie.link_latency", "150ns"}, {"pcie.switches", "0"}};
 
-Sets with(Sets base, const Sets& more) {
-  base.insert(base.end(), more.begin(), more.end());
-  return base;
-}
 }  // namespace
 
 TEST_CASE("link bandwidth follows generation and lanes and encoding", "[pcie]") {

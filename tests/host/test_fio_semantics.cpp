@@ -1,6 +1,8 @@
 // fio job options as the modeled host carries them out.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "tests/TestSupport.hpp"
 
 using namespace vp::test;
@@ -53,4 +55,37 @@ TEST_CASE("sequential reads walk the region in order and wrap", "[host][fio]") {
   // 64 KiB / 8 KiB = 8 blocks, read 2.5 times: every read is 8 KiB = 4 pages.
   CHECK(s["jobs"][0]["reads"] == 20);
   CHECK(s["device"]["flash_reads"] == 80);
+}
+
+TEST_CASE("a synchronous ioengine keeps one I/O in flight whatever iodepth says", "[host][fio]") {
+  // psync: the thread waits in pread for each I/O, so no two overlap.
+  std::string dir = scratch("psync");
+  run_traced(dir, "quick", {}, "[s]\nioengine=psync\nrw=randread\nbs=4k\niodepth=8\nnumber_ios=50\n");
+  auto rows = csv_rows(dir + "/requests.csv");
+  REQUIRE(rows.size() == 50);
+  std::vector<std::pair<uint64_t, uint64_t>> io;  // issue, end
+  for (const CsvRow& r : rows) io.push_back({u64(r, "issue_ps"), u64(r, "wakeup_end_ps")});
+  std::sort(io.begin(), io.end());
+  for (size_t k = 1; k < io.size(); ++k) CHECK(io[k].first >= io[k - 1].second);
+}
+
+TEST_CASE("the same job on libaio keeps its iodepth in flight", "[host][fio]") {
+  // The control of the test above.
+  std::string adir = scratch("libaio8");
+  run_traced(adir, "quick", {}, "[a]\nioengine=libaio\nrw=randread\nbs=4k\niodepth=8\nnumber_ios=50\n");
+  std::vector<std::pair<uint64_t, uint64_t>> aio;
+  for (const CsvRow& r : csv_rows(adir + "/requests.csv")) aio.push_back({u64(r, "issue_ps"), u64(r, "wakeup_end_ps")});
+  std::sort(aio.begin(), aio.end());
+  size_t overlapping = 0;
+  for (size_t k = 1; k < aio.size(); ++k) overlapping += aio[k].first < aio[k - 1].second;
+  CHECK(overlapping > 40);  // all but the first and the tail overlap their predecessor
+}
+
+TEST_CASE("an ioengine the model lacks and hipri on libaio are errors naming the option", "[host][fio]") {
+  CHECK_THROWS_WITH(vp::host::parse_fio("[x]\nioengine=mmap\n", "t.fio"),
+                    Catch::Contains("t.fio:2") && Catch::Contains("ioengine") && Catch::Contains("io_uring"));
+  CHECK_THROWS_WITH(run("quick", {}, "[h]\nioengine=libaio\nhipri=1\nnumber_ios=1\n"),
+                    Catch::Contains("option 'hipri'") && Catch::Contains("io_uring and pvsync2"));
+  CHECK(vp::host::parse_fio("[y]\nioengine=pvsync2\niodepth=16\n", "t.fio")[0].depth() == 1);
+  CHECK(vp::host::parse_fio("[y]\nioengine=io_uring\niodepth=16\n", "t.fio")[0].depth() == 16);
 }

@@ -167,7 +167,7 @@ TEST_CASE("fio hipri polls a poll queue in interrupt mode", "[host][polling]") {
   CHECK_FALSE(jobs[1].hipri);
   CHECK(vp::host::parse_fio(jobs[0].to_fio(), "round trip")[0] == jobs[0]);
   auto s = run("quick", with(kCosts, {{"host.nvme.poll_queues", "on"}}),
-               "[h]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=6\ncpus_allowed=1\nhipri=1\n");
+               "[h]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=6\ncpus_allowed=1\nioengine=io_uring\nhipri=1\n");
   // 4 + (CQ + SQ) x 2 cores x 2 pairs = 12 admin commands, their 12 MSI-X
   // and none for the 6 polled reads.
   CHECK(counter(s, "ssd.nvme.msix_sent") == 12);
@@ -179,7 +179,7 @@ TEST_CASE("fio hipri polls a poll queue in interrupt mode", "[host][polling]") {
 }
 
 TEST_CASE("fio hipri without poll queues takes interrupts", "[host][polling]") {
-  auto s = run("quick", kCosts, "[h]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=6\ncpus_allowed=1\nhipri=1\n");
+  auto s = run("quick", kCosts, "[h]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=6\ncpus_allowed=1\nioengine=io_uring\nhipri=1\n");
   // As Linux: no poll queue, so the request is not polled. 8 admin + 6 reads.
   CHECK(counter(s, "ssd.nvme.msix_sent") == 8 + 6);
   CHECK(counter(s, "host.interrupts_avoided") == 0);

@@ -201,8 +201,11 @@ void apply(FioJob& j, const Opt& o) {
   } else if (k == "fsync") {
     j.fsync = static_cast<unsigned>(o.ranged(0, UINT32_MAX));
   } else if (k == "ioengine") {
-    if (o.value().empty()) o.fail("must not be empty");
-    j.ioengine = o.value();
+    static const char* const kEngines[] = {"libaio", "io_uring", "sync", "psync", "pvsync", "pvsync2"};
+    for (const char* e : kEngines)
+      if (o.value() == e) return void(j.ioengine = e);
+    o.fail("is not an engine the model has: libaio, io_uring (asynchronous), sync, psync, pvsync, pvsync2 "
+           "(synchronous)");
   } else if (k == "name") {
     if (o.value().empty()) o.fail("must not be empty");
     j.name = o.value();

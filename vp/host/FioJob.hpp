@@ -44,7 +44,12 @@ struct FioJob {
   uint64_t randseed = 0;   // 0 = derive from the run seed
   bool direct = true;  // false: buffered, through the host page cache
   unsigned fsync = 0;  // buffered jobs: fsync after every this many writes (0: never)
+  // libaio / io_uring: asynchronous, up to iodepth in flight; sync, psync,
+  // pvsync, pvsync2: one I/O at a time, the thread blocked in the syscall
+  // (fio runs them at depth 1 whatever iodepth says).
   std::string ioengine = "libaio";
+  bool sync_engine() const { return ioengine != "libaio" && ioengine != "io_uring"; }
+  unsigned depth() const { return sync_engine() ? 1 : iodepth; }  // I/Os in flight at most
   bool verify = false;  // host checks read data against what it wrote
   bool hipri = false;   // fio's hipri (io_uring/pvsync2): polled completions where the driver has poll queues
   bool stonewall = false;

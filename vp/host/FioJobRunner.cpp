@@ -57,8 +57,8 @@ void FioJobRunner::start(Tick now, NvmeDriver& drv, VerifyTracker* verify) {
     buf_bytes = 0;
     for (const TraceRecord& t : trace_) buf_bytes = std::max(buf_bytes, t.bytes);
   }
-  slots_.resize(spec_.iodepth);
-  for (uint32_t i = 0; i < spec_.iodepth; ++i) {
+  slots_.resize(spec_.depth());
+  for (uint32_t i = 0; i < spec_.depth(); ++i) {
     IoRequest& r = slots_[i];
     r.job = this;
     r.slot = i;
@@ -66,7 +66,7 @@ void FioJobRunner::start(Tick now, NvmeDriver& drv, VerifyTracker* verify) {
     r.nlb = static_cast<uint32_t>(spec_.bs / lba_size_);
     r.buf_addr = drv.alloc(buf_bytes);
     r.buf = drv.host_ptr(r.buf_addr);
-    free_slots_.push_back(spec_.iodepth - 1 - i);
+    free_slots_.push_back(spec_.depth() - 1 - i);
   }
   start_time_ = now + spec_.startdelay_ps;
   next_issue_ = start_time_;

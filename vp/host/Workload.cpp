@@ -56,6 +56,8 @@ void Workload::check(const std::vector<FioJob>& jobs, const Config& cfg, uint64_
       if (!j.read_iolog.empty()) throw bad("read_iolog", "an online job generates its I/Os");
       if (!j.direct) throw bad("direct", "an online job's I/Os are direct (direct=1)");
     }
+    if (j.hipri && j.ioengine != "io_uring" && j.ioengine != "pvsync2")
+      throw bad("hipri", fmt::format("is an option of the io_uring and pvsync2 engines, not of ioengine={}", j.ioengine));
     if (j.fsync && j.direct)
       throw bad("fsync",
                 "needs direct=0 (a direct job's fsync would be only an NVMe Flush, not modeled without the "
@@ -88,7 +90,7 @@ void Workload::check(const std::vector<FioJob>& jobs, const Config& cfg, uint64_
       buf = 0;
       for (const TraceRecord& r : recs) buf = std::max(buf, r.bytes);
     }
-    need += uint64_t(j.numjobs) * j.worker_count() * j.iodepth * (buf + 4096);
+    need += uint64_t(j.numjobs) * j.worker_count() * j.depth() * (buf + 4096);
   }
   if (buffered) need += cfg.get_size("host.pagecache.size");  // the cache's page frames
   if (need > cfg.get_size("host.dram.size"))

@@ -89,3 +89,17 @@ TEST_CASE("an ioengine the model lacks and hipri on libaio are errors naming the
   CHECK(vp::host::parse_fio("[y]\nioengine=pvsync2\niodepth=16\n", "t.fio")[0].depth() == 1);
   CHECK(vp::host::parse_fio("[y]\nioengine=io_uring\niodepth=16\n", "t.fio")[0].depth() == 16);
 }
+
+TEST_CASE("a realtime prioclass makes a job latency-critical unless workload_attr says otherwise", "[host][fio]") {
+  auto j = vp::host::parse_fio("[rt]\nprioclass=1\nprio=0\n[be]\nprioclass=2\n[own]\nprioclass=1\nworkload_attr=3\n",
+                               "t.fio");
+  CHECK(j[0].attribute() == 1);
+  CHECK(j[1].attribute() == 0);
+  CHECK(j[2].attribute() == 3);
+  CHECK(vp::host::parse_fio(j[0].to_fio(), "again")[0] == j[0]);
+  CHECK_THROWS_WITH(vp::host::parse_fio("[x]\nprioclass=4\n", "t.fio"), Catch::Contains("prioclass"));
+  // The attribute reaches the device in CDW2: requests.csv's attr column.
+  std::string dir = scratch("prioclass");
+  run_traced(dir, "quick", {}, "[rt]\nprioclass=1\nrw=randread\nbs=4k\nnumber_ios=5\n");
+  for (const CsvRow& r : csv_rows(dir + "/requests.csv")) CHECK(u64(r, "attr") == 1);
+}

@@ -144,6 +144,10 @@ void apply(FioJob& j, const Opt& o) {
     j.iodepth = static_cast<unsigned>(o.ranged(1, 65536));
   } else if (k == "workload_attr") {
     j.workload_attr = static_cast<unsigned>(o.ranged(0, 255));
+  } else if (k == "prioclass") {
+    j.prioclass = static_cast<unsigned>(o.ranged(0, 3));
+  } else if (k == "prio") {
+    j.prio = static_cast<unsigned>(o.ranged(0, 7));
   } else if (k == "iodepth_batch_submit" || k == "iodepth_batch") {
     j.iodepth_batch_submit = std::max(1u, static_cast<unsigned>(o.ranged(0, 65536)));  // fio: 0 means 1
   } else if (k == "size") {
@@ -332,7 +336,7 @@ std::string FioJob::to_fio() const {
                    int(hipri));
   o += fmt::format("thinktime_spin={}\nthinktime_insts={}\npercentage_random={}\n", fmt_time(thinktime_spin_ps),
                    thinktime_insts, percentage_random);
-  o += fmt::format("fsync={}\n", fsync);
+  o += fmt::format("fsync={}\nprioclass={}\nprio={}\n", fsync, prioclass, prio);
   o += fmt::format("online={}\nrequest_rate={}\nrate_process={}\nios_per_request={}\nnet_delay={}\nrequests={}\n",
                    int(online), request_rate, rate_poisson ? "poisson" : "linear", ios_per_request,
                    fmt_time(net_delay_ps), requests);
@@ -349,7 +353,7 @@ bool FioJob::operator==(const FioJob& o) const {
                     j.replay_no_stall, j.replay_time_scale, j.replay_format, j.replay_fit, j.iodepth_batch_submit,
                     j.workload_attr, j.thinktime_spin_ps, j.thinktime_insts, j.percentage_random, j.app, j.fsync,
                     j.hipri, j.online, j.request_rate, j.rate_poisson, j.ios_per_request, j.request_insts,
-                    j.net_delay_ps, j.requests, j.workers);
+                    j.net_delay_ps, j.requests, j.workers, j.prioclass, j.prio);
   };
   return tie(*this) == tie(o);
 }

@@ -22,6 +22,12 @@ struct FioJob {
   unsigned iodepth = 1;
   unsigned iodepth_batch_submit = 1;  // I/Os submitted per io_submit call
   unsigned workload_attr = 0;  // FlashVP: the job's FlashShare workload attribute (as chworkload_attr sets it)
+  // fio's I/O priority (ioprio_set): class 0 none, 1 realtime, 2 best effort,
+  // 3 idle, and the level within it (0 highest).
+  unsigned prioclass = 0, prio = 4;
+  // The attribute the job's I/Os carry: workload_attr if set, else a
+  // realtime I/O priority class marks them latency-critical (1).
+  unsigned attribute() const { return workload_attr ? workload_attr : prioclass == 1 ? 1u : 0u; }
   uint64_t size = 0;
   double size_percent = 100.0;  // size==0 => use size_percent of the device
   uint64_t offset = 0;

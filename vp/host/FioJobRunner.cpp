@@ -139,7 +139,7 @@ IoRequest& FioJobRunner::issue(Tick now) {
     pick_next(r);
   }
   r.status = 0;
-  r.attr = static_cast<uint8_t>(spec_.workload_attr);
+  r.attr = static_cast<uint8_t>(spec_.attribute());
   r.issued = now;
   r.clock.start(now);
   ++issued_;

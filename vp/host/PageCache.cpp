@@ -243,7 +243,7 @@ void PageCache::read_pages(uint64_t start, uint64_t n, uint64_t end, uint64_t ma
 // Linux's ondemand_readahead, per job: `req` pages are wanted from `index`.
 void PageCache::readahead(FioJobRunner* job, uint64_t index, uint64_t req, bool marker, uint64_t end, Work& w) {
   Readahead& ra = ra_[job];
-  uint8_t attr = static_cast<uint8_t>(job->spec().workload_attr);
+  uint8_t attr = static_cast<uint8_t>(job->spec().attribute());
   auto next = [&](uint64_t cur) { return std::min(ra_max_, cur < ra_max_ / 16 ? 4 * cur : 2 * cur); };
   bool expected = ra.size && (index == ra.start + ra.size - ra.async || index == ra.start + ra.size);
   if (expected || marker) {  // the stream goes on: the next window, read ahead of the reader
@@ -353,7 +353,7 @@ bool PageCache::try_write(IoRequest& r, Tick now, Work& w) {
     std::memcpy(drv_->host_ptr(base_ + uint64_t(p - frames_.data()) * kPageSize), r.buf + k * kPageSize, kPageSize);
     p->uptodate = true;
     lru_remove(*p);
-    make_dirty(*p, static_cast<uint8_t>(r.job->spec().workload_attr), now);
+    make_dirty(*p, static_cast<uint8_t>(r.job->spec().attribute()), now);
   }
   note_high_water();
   w.cpu += write_cost_ * n;

@@ -3,6 +3,7 @@
 // sc_port/sc_export: controller -> firmware -> FTL -> flash. Requests travel
 // by reference; completion comes back through a client callback.
 #include <cstdint>
+#include <string>
 #include <systemc>
 #include <vector>
 
@@ -49,6 +50,19 @@ struct IFtl : virtual sc_core::sc_interface {
   virtual uint64_t logical_pages() const = 0;
   virtual uint32_t page_size() const = 0;
   virtual MediaHealth health() const = 0;
+};
+
+// The SSD's embedded DRAM as its users see it (SsdDram): the NVMe
+// controller's data staging, the FTL's mapping table and the cache layer
+// each reserve a region at elaboration and pay for every access.
+struct ISsdDram : virtual sc_core::sc_interface {
+  // A region of `bytes` for `what` (named in the error when the DRAM is too
+  // small); returns its base address.
+  virtual uint64_t reserve(uint64_t bytes, const std::string& what) = 0;
+  // When an access of `bytes` at `addr` that is ready at `now` is done: it
+  // waits for the DRAM bus (first come first served), then pays the row hit
+  // or miss of its bank and the burst transfer, refresh folded in.
+  virtual Tick access(uint64_t addr, uint64_t bytes, bool write, Tick now) = 0;
 };
 
 // A host command as the controller hands it to firmware, after the NVMe

@@ -19,6 +19,7 @@ void ServerTop::declare_params(ParamRegistry& r) {
   pcie::PcieLink::declare_params(r);
   ssd::NvmeController::declare_params(r);
   ssd::Firmware::declare_params(r);
+  ssd::CacheLayer::declare_params(r);
   ssd::PageMappingFtl::declare_params(r);
   ssd::SsdImage::declare_params(r);
   flash::FlashArray::declare_params(r);

@@ -24,6 +24,7 @@
 #include "vp/host/PageCache.hpp"
 #include "vp/host/Workload.hpp"
 #include "vp/pcie/PcieLink.hpp"
+#include "vp/ssd/CacheLayer.hpp"
 #include "vp/ssd/Firmware.hpp"
 #include "vp/ssd/NvmeController.hpp"
 #include "vp/ssd/PageMappingFtl.hpp"

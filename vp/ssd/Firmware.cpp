@@ -67,6 +67,11 @@ void Firmware::submit(HostCommand& c) {
   c.ftl.lpn = c.byte_offset / unit;
   c.ftl.pages = c.op == IoOp::Flush ? 0 : c.bytes / unit;
   c.ftl.data = c.data;
+  c.ftl.attr = c.attr;
+  c.ftl.fua = c.fua;
+  c.ftl.victim = c.victim;
+  c.ftl.victim_pages = c.victim_pages;
+  c.ftl.result = 0;
   c.ftl.client = this;
   c.ftl.owner = &c;
   Tick now = now_ps(), cost = task_time(c.ftl.pages);
@@ -84,6 +89,7 @@ void Firmware::submit(HostCommand& c) {
 
 void Firmware::ftl_done(FtlRequest& r) {
   auto* c = static_cast<HostCommand*>(r.owner);
+  c->result = r.result;
   c->client->firmware_done(*c);
 }
 

@@ -46,10 +46,9 @@ class Firmware : public sc_core::sc_module, public IFirmware, public FtlClient {
   uint64_t capacity_bytes() const override { return ftl->logical_pages() * uint64_t(ftl->page_size()); }
   uint32_t mapping_unit() const override { return ftl->page_size(); }
   MediaHealth health() const override { return ftl->health(); }
-  // Writes are acknowledged once programmed: no volatile cache until the
-  // DRAM cache layer sits in front of the FTL, so Flush and FUA have nothing to do.
-  bool volatile_write_cache() const override { return false; }
-  void set_write_cache(bool) override {}
+  // The cache layer below, if any, holds written data in DRAM.
+  bool volatile_write_cache() const override { return ftl->volatile_write_cache(); }
+  void set_write_cache(bool enabled) override { ftl->set_write_cache(enabled); }
   void ftl_done(FtlRequest& r) override;
   uint64_t events() const { return eq_.fired(); }
 

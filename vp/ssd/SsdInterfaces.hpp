@@ -29,6 +29,12 @@ struct FtlRequest {
   // A write the layer above needs drained fast (FastDrain's foreground
   // eviction): the latency-aware allocator gives it LSB pages.
   bool urgent = false;
+  // From the host command, for the cache layer: the workload attribute,
+  // force unit access, and FastDrain's victimization hint; `result` goes
+  // back into the command's completion (the write buffer's status).
+  uint8_t attr = 0;
+  bool fua = false, victim = false;
+  uint32_t victim_pages = 0, result = 0;
   FtlClient* client = nullptr;
   void* owner = nullptr;    // the client's own reference
   // Owned by the FTL while the request is in flight.
@@ -50,6 +56,10 @@ struct IFtl : virtual sc_core::sc_interface {
   virtual uint64_t logical_pages() const = 0;
   virtual uint32_t page_size() const = 0;
   virtual MediaHealth health() const = 0;
+  // A volatile write cache in this layer or below (NVMe VWC), and the
+  // host's switch for it (Set Features 06h).
+  virtual bool volatile_write_cache() const { return false; }
+  virtual void set_write_cache(bool) {}
 };
 
 // The SSD's embedded DRAM as its users see it (SsdDram): the NVMe

@@ -1,0 +1,456 @@
+#include "vp/ssd/CacheLayer.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+#include "vp/ssd/UniformPolicy.hpp"
+
+namespace vp::ssd {
+
+// A host request this layer completes once its parts are done.
+struct CacheLayer::Host {
+  FtlRequest* r;
+  uint32_t waiting = 0;  // FTL requests of its own still out
+  Tick ready = 0;        // when its DRAM work is done
+};
+
+struct CacheLayer::Child {
+  enum Kind { Miss, Prefetch, Evict, Down };
+  Kind kind;
+  Host* host = nullptr;
+  FtlRequest req;
+  std::vector<uint8_t> buf;  // prefetched pages
+  uint64_t seq = 0;          // evictions and write-backs: their place in the write order
+};
+
+void CacheLayer::declare_params(ParamRegistry& r) {
+  r.choice("ssd.cache.organisation", "none", {"none", "uni"},
+           "organisation of the SSD's DRAM cache between firmware and FTL: none (every request goes to the FTL), "
+           "uni (set-associative, LRU, write-back, both classes share every way, fixed read prefetch: FlashShare's "
+           "uni-no / uni-128)");
+  // FlashShare OSDI'18 Table 2: a 1.5 GB DRAM cache in the Z-SSD.
+  r.size("ssd.cache.size", "1.5GiB", "SSD DRAM given to the cache (whole sets of ways x flash pages)");
+  r.integer("ssd.cache.ways", 16, "ways of associativity of the cache (lines of a set)").range(1, 1024);
+  r.integer("ssd.cache.prefetch_pages", 0,
+            "uni: pages after a read miss's last page brought in with it (0: uni-no, 128: uni-128)")
+      .range(0, 65536);
+  r.rule([](const Config& c) {
+    if (c.get_string("ssd.cache.organisation") == "none") return;
+    if (c.get_size("ssd.cache.size") / c.get_int("ssd.cache.ways") == 0)
+      c.fail("ssd.cache.size", "holds less than one set of ssd.cache.ways lines");
+  });
+}
+
+CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc)
+    : sc_module(name),
+      target("target"),
+      ftl("ftl"),
+      dram("dram"),
+      svc_(svc),
+      eq_("eq"),
+      organisation_(svc.cfg.get_string("ssd.cache.organisation")),
+      enabled_(organisation_ != "none"),
+      bytes_(svc.cfg.get_size("ssd.cache.size")),
+      ways_(static_cast<uint32_t>(svc.cfg.get_int("ssd.cache.ways"))),
+      prefetched_pages_(svc.stats.counter("ssd.cache.prefetched_pages", "pages", "pages read ahead on read misses")),
+      prefetch_hits_(svc.stats.counter("ssd.cache.prefetch_hits", "pages",
+                                       "host reads that hit a page a prefetch brought in (first use)")),
+      dirty_evictions_(svc.stats.counter("ssd.cache.dirty_evictions", "pages",
+                                         "dirty lines replaced and written to the FTL")),
+      clean_evictions_(svc.stats.counter("ssd.cache.clean_evictions", "pages", "clean lines replaced")),
+      write_backs_(svc.stats.counter("ssd.cache.write_backs", "pages", "dirty lines written back by a Flush")),
+      eviction_copy_hits_(svc.stats.counter("ssd.cache.eviction_copy_hits", "pages",
+                                            "host reads served from a page's eviction copy in flight")),
+      bypasses_(svc.stats.counter("ssd.cache.bypasses", "pages",
+                                  "written pages no way of their class could take (sent to the FTL)")),
+      write_throughs_(svc.stats.counter("ssd.cache.write_throughs", "commands",
+                                        "writes also sent to the FTL before completing (FUA, cache switched off)")) {
+  target.bind(*this);
+  if (enabled_) {  // lines of one FTL mapping unit, a flash page
+    page_ = static_cast<uint32_t>(svc.cfg.get_size("ssd.flash.page_size"));
+    uint64_t lines = bytes_ / page_;
+    uint32_t sets = static_cast<uint32_t>(std::max<uint64_t>(1, lines / ways_));
+    tags_ = std::make_unique<CacheTags>(sets, ways_);
+    frames_.resize(tags_->lines());
+    prefetched_.assign(tags_->lines(), false);
+    policy_ = std::make_unique<UniformPolicy>(static_cast<unsigned>(svc.cfg.get_int("ssd.cache.prefetch_pages")));
+  }
+  const char* cls[2] = {"thr", "lat"};
+  for (int c = 0; c < 2; ++c) {
+    hits_[c] = &svc.stats.counter(fmt::format("ssd.cache.{}.read_hits", cls[c]), "pages",
+                                  fmt::format("host page reads found in the cache ({} class)", cls[c]));
+    misses_[c] = &svc.stats.counter(fmt::format("ssd.cache.{}.read_misses", cls[c]), "pages",
+                                    fmt::format("host page reads that went to the FTL ({} class)", cls[c]));
+    whits_[c] = &svc.stats.counter(fmt::format("ssd.cache.{}.write_hits", cls[c]), "pages",
+                                   fmt::format("host page writes to a page in the cache ({} class)", cls[c]));
+    wmisses_[c] = &svc.stats.counter(fmt::format("ssd.cache.{}.write_misses", cls[c]), "pages",
+                                     fmt::format("host page writes that took a line ({} class)", cls[c]));
+  }
+}
+
+CacheLayer::~CacheLayer() {
+  for (Child* c : children_) delete c;
+}
+
+void CacheLayer::end_of_elaboration() {
+  if (tags_ && ftl->page_size() != page_)
+    throw std::logic_error(fmt::format("{}: the FTL below maps {}-byte pages, the cache was made for {}", name(),
+                                       ftl->page_size(), page_));
+}
+
+uint8_t* CacheLayer::frame(int64_t line) {
+  auto& f = frames_[size_t(line)];
+  if (!f) f = std::make_unique<uint8_t[]>(page_);
+  return f.get();
+}
+
+void CacheLayer::set_write_cache(bool on) {
+  if (!tags_) return;
+  enabled_ = on;
+  // Switched off, the dirty pages go to flash now: from here on writes go through.
+  if (!on)
+    for (int64_t l = 0; l < int64_t(tags_->lines()); ++l)
+      if (tags_->line(l).dirty) write_back(l, now_ps(), true);
+}
+
+bool CacheLayer::peek(uint64_t lpn, uint8_t* page) const {
+  if (!tags_) return false;
+  auto e = evicting_.find(lpn);
+  int64_t l = tags_->find(lpn);
+  if (l >= 0) {
+    std::memcpy(page, frames_[size_t(l)].get(), page_);
+    return true;
+  }
+  if (e != evicting_.end()) {
+    std::memcpy(page, e->second.back().data, page_);
+    return true;
+  }
+  return false;
+}
+
+void CacheLayer::submit(FtlRequest& r) {
+  r.result = 0;
+  if (!tags_) {  // no cache: the FTL completes it to the layer above
+    ftl->submit(r);
+    return;
+  }
+  switch (r.op) {
+    case IoOp::Read: read(r); break;
+    case IoOp::Write: write(r); break;
+    case IoOp::Flush: flush(r); break;
+    case IoOp::Trim: trim(r); break;
+  }
+}
+
+CacheLayer::Child& CacheLayer::child(int kind, Host* h, IoOp op, uint64_t lpn, uint32_t pages, uint8_t* data) {
+  auto* c = new Child;
+  c->kind = static_cast<Child::Kind>(kind);
+  c->host = h;
+  c->req.op = op;
+  c->req.lpn = lpn;
+  c->req.pages = pages;
+  c->req.data = data;
+  c->req.client = this;
+  c->req.owner = c;
+  children_.insert(c);
+  if (h) ++h->waiting;
+  return *c;
+}
+
+void CacheLayer::host_part_done(Host& h, Tick at) {
+  h.ready = std::max(h.ready, at);
+  if (--h.waiting) return;
+  FtlRequest* r = h.r;
+  Tick when = h.ready;
+  delete &h;
+  eq_.at(when, [r] { r->client->ftl_done(*r); });
+}
+
+// ---------------------------------------------------------------- reads
+
+void CacheLayer::read(FtlRequest& r) {
+  Tick now = now_ps();
+  CacheClass c = class_of(r);
+  auto* h = new Host{&r, 1, now};  // the extra count is released below, once every miss is out
+  uint64_t run = 0;
+  uint32_t run_len = 0;
+  // Submitted after the lookups: an FTL that completed one at once would
+  // otherwise finish the host request before all its parts were counted.
+  std::vector<Child*> out;
+  auto send_run = [&] {
+    if (run_len) out.push_back(&child(Child::Miss, h, IoOp::Read, run, run_len, r.data + (run - r.lpn) * page_));
+    run_len = 0;
+  };
+  for (uint32_t i = 0; i < r.pages; ++i) {
+    uint64_t lpn = r.lpn + i;
+    uint8_t* dst = r.data + size_t(i) * page_;
+    int64_t l = tags_->find(lpn);
+    bool hit = l >= 0 && policy_->may_use(tags_->way_of(l), c, false);
+    if (hit) {
+      std::memcpy(dst, frame(l), page_);
+      h->ready = std::max(h->ready, dram->access(frame_addr(l), page_, false, now));
+      tags_->touch(l);
+      if (prefetched_[size_t(l)]) {
+        prefetched_[size_t(l)] = false;
+        ++prefetch_hits_;
+      }
+    } else if (auto e = evicting_.find(lpn); e != evicting_.end()) {
+      std::memcpy(dst, e->second.back().data, page_);  // the newest copy in flight
+      ++eviction_copy_hits_;
+      hit = true;
+    }
+    ++*(hit ? hits_ : misses_)[int(c)];
+    policy_->observe(lpn, c, false, hit, now, *tags_);
+    if (hit) {
+      send_run();
+      continue;
+    }
+    if (!run_len) run = lpn;
+    ++run_len;
+  }
+  send_run();
+  bool missed = !out.empty();
+  // Read ahead after a miss: the pages after the request's last one that are
+  // not cached, within the device.
+  if (missed) {
+    unsigned n = policy_->prefetch_pages(c);
+    uint64_t end = std::min<uint64_t>(r.lpn + r.pages + n, ftl->logical_pages());
+    uint64_t p = r.lpn + r.pages;
+    while (p < end) {
+      if (tags_->find(p) >= 0 || evicting_.count(p)) {
+        ++p;
+        continue;
+      }
+      uint64_t q = p;
+      while (q < end && tags_->find(q) < 0 && !evicting_.count(q)) ++q;
+      Child& pf = child(Child::Prefetch, nullptr, IoOp::Read, p, static_cast<uint32_t>(q - p), nullptr);
+      pf.buf.resize(size_t(q - p) * page_);
+      pf.req.data = pf.buf.data();
+      prefetched_pages_ += q - p;
+      out.push_back(&pf);
+      p = q;
+    }
+  }
+  for (Child* ch : out) {
+    ch->req.attr = r.attr;
+    ftl->submit(ch->req);
+  }
+  host_part_done(*h, h->ready);
+}
+
+void CacheLayer::install(uint64_t lpn, const uint8_t* data, CacheClass c, bool prefetched, Tick& ready) {
+  if (tags_->find(lpn) >= 0) return;  // written (or filled) meanwhile: that copy is newer
+  if (evicting_.count(lpn)) return;   // a newer copy is on its way to flash
+  int64_t l = tags_->victim(lpn, [&](unsigned w) { return policy_->may_fill(w, c); });
+  if (l < 0) return;
+  Tick now = now_ps();
+  evict(l, now);
+  tags_->fill(l, lpn, static_cast<uint8_t>(c));
+  prefetched_[size_t(l)] = prefetched;
+  std::memcpy(frame(l), data, page_);
+  ready = std::max(ready, dram->access(frame_addr(l), page_, true, now));
+}
+
+// ---------------------------------------------------------------- writes
+
+void CacheLayer::write(FtlRequest& r) {
+  Tick now = now_ps();
+  CacheClass c = class_of(r);
+  auto* h = new Host{&r, 1, now};
+  bool through = !enabled_ || r.fua;
+  for (uint32_t i = 0; i < r.pages; ++i) {
+    uint64_t lpn = r.lpn + i;
+    const uint8_t* src = r.data + size_t(i) * page_;
+    int64_t l = tags_->find(lpn);
+    if (l >= 0 && !policy_->may_use(tags_->way_of(l), c, true)) {
+      // A line this class may not write (the other partition's): drop it, a fresh line takes the data.
+      tags_->set_dirty(l, false);
+      tags_->invalidate(l);
+      l = -1;
+    }
+    bool hit = l >= 0;
+    ++*(hit ? whits_ : wmisses_)[int(c)];
+    policy_->observe(lpn, c, true, hit, now, *tags_);
+    if (!hit) {
+      l = tags_->victim(lpn, [&](unsigned w) { return policy_->may_fill(w, c); });
+      if (l < 0) {  // no way of this class: straight to the FTL
+        ++bypasses_;
+        queue_write(lpn, src, nullptr, h);
+        continue;
+      }
+      evict(l, now);
+      tags_->fill(l, lpn, static_cast<uint8_t>(c));
+      prefetched_[size_t(l)] = false;
+    } else {
+      tags_->touch(l);
+    }
+    std::memcpy(frame(l), src, page_);
+    tags_->set_dirty(l, !through);
+    h->ready = std::max(h->ready, dram->access(frame_addr(l), page_, true, now));
+  }
+  if (through) {  // the lines are clean copies; each page also goes down, in its page's write order
+    ++write_throughs_;
+    for (uint32_t i = 0; i < r.pages; ++i)
+      queue_write(r.lpn + i, r.data + size_t(i) * page_, nullptr, h);
+  }
+  host_part_done(*h, h->ready);
+}
+
+bool CacheLayer::evicting_any(uint64_t lpn, uint32_t pages) const {
+  for (uint32_t i = 0; i < pages; ++i)
+    if (evicting_.count(lpn + i)) return true;
+  return false;
+}
+
+// Every write of a page to the FTL (eviction, write-back, write-through)
+// joins the page's queue and goes when the one before it is on flash, so the
+// FTL never has two writes of one page at once and the newest data lands
+// last. `copy`: the data is copied (a cache line that will change), else
+// `data` stays valid until the write completes (the host's buffer).
+void CacheLayer::queue_write(uint64_t lpn, const uint8_t* data, const uint8_t* copy, Host* h) {
+  auto& q = evicting_[lpn];
+  Eviction e;
+  if (copy) {
+    e.copy.assign(copy, copy + page_);
+    e.data = e.copy.data();
+  } else {
+    e.data = data;
+  }
+  e.seq = ++seq_;
+  e.host = h;
+  if (h) ++h->waiting;
+  writes_out_.insert(e.seq);
+  q.push_back(std::move(e));
+  if (q.size() == 1) issue_eviction(lpn);
+}
+
+void CacheLayer::evict(int64_t l, Tick now) {
+  CacheTags::Line& line = tags_->line(l);
+  if (!line.valid) return;
+  if (line.dirty) {
+    ++dirty_evictions_;
+    write_back(l, now, false);
+  } else {
+    ++clean_evictions_;
+  }
+  tags_->invalidate(l);
+  prefetched_[size_t(l)] = false;
+}
+
+// A dirty line's page goes to flash: copied out (a DRAM read), then written
+// by the FTL; `keep`: the line stays, clean (Flush), else it is being replaced.
+void CacheLayer::write_back(int64_t l, Tick now, bool keep) {
+  CacheTags::Line& line = tags_->line(l);
+  dram->access(frame_addr(l), page_, false, now);
+  if (keep) {
+    ++write_backs_;
+    tags_->set_dirty(l, false);
+  }
+  queue_write(line.lpn, nullptr, frame(l), nullptr);
+}
+
+void CacheLayer::issue_eviction(uint64_t lpn) {
+  Eviction& e = evicting_[lpn].front();
+  Child& c = child(Child::Evict, nullptr, IoOp::Write, lpn, 1, const_cast<uint8_t*>(e.data));
+  c.seq = e.seq;
+  ftl->submit(c.req);
+}
+
+// ---------------------------------------------------------------- flush and trim
+
+void CacheLayer::flush(FtlRequest& r) {
+  Tick now = now_ps();
+  for (int64_t l = 0; l < int64_t(tags_->lines()); ++l)
+    if (tags_->line(l).dirty) write_back(l, now, true);
+  flushes_.push_back({&r, seq_});
+  check_flushes();
+}
+
+// A Flush is done when every write-back and eviction issued before it is on
+// flash; then the FTL's own Flush follows.
+void CacheLayer::check_flushes() {
+  for (size_t i = 0; i < flushes_.size();) {
+    FlushWait f = flushes_[i];
+    if (!writes_out_.empty() && *writes_out_.begin() <= f.upto) {
+      ++i;
+      continue;
+    }
+    flushes_.erase(flushes_.begin() + long(i));
+    pass_down(*f.r);
+  }
+}
+
+void CacheLayer::trim(FtlRequest& r) {
+  if (evicting_any(r.lpn, r.pages)) {  // an eviction in flight would bring a page back after the trim
+    trims_.push_back(&r);
+    return;
+  }
+  for (uint32_t i = 0; i < r.pages; ++i) {
+    int64_t l = tags_->find(r.lpn + i);
+    if (l < 0) continue;
+    tags_->set_dirty(l, false);
+    tags_->invalidate(l);
+    prefetched_[size_t(l)] = false;
+  }
+  pass_down(r);
+}
+
+// The host request itself goes to the FTL; its completion comes back here.
+void CacheLayer::pass_down(FtlRequest& r) {
+  Child& c = child(Child::Down, nullptr, r.op, r.lpn, r.pages, r.data);
+  c.req.attr = r.attr;
+  c.req.fua = r.fua;
+  c.host = new Host{&r, 1, now_ps()};
+  ftl->submit(c.req);
+}
+
+// ---------------------------------------------------------------- FTL completions
+
+void CacheLayer::ftl_done(FtlRequest& fr) {
+  auto* c = static_cast<Child*>(fr.owner);
+  Tick now = now_ps();
+  Host* h = c->host;
+  switch (c->kind) {
+    case Child::Miss: {
+      Tick ready = now;
+      for (uint32_t i = 0; i < fr.pages; ++i)
+        install(fr.lpn + i, fr.data + size_t(i) * page_, class_of(fr), false, ready);
+      host_part_done(*h, ready);
+      break;
+    }
+    case Child::Prefetch: {
+      Tick ignore = now;
+      for (uint32_t i = 0; i < fr.pages; ++i) install(fr.lpn + i, fr.data + size_t(i) * page_, class_of(fr), true, ignore);
+      break;
+    }
+    case Child::Evict: {
+      auto it = evicting_.find(fr.lpn);
+      Host* owner = it->second.front().host;
+      it->second.pop_front();
+      writes_out_.erase(c->seq);
+      if (owner) host_part_done(*owner, now);
+      if (it->second.empty())
+        evicting_.erase(it);
+      else
+        issue_eviction(fr.lpn);
+      check_flushes();
+      if (!trims_.empty()) {
+        std::vector<FtlRequest*> t;
+        t.swap(trims_);
+        for (FtlRequest* r : t) trim(*r);
+      }
+      break;
+    }
+    case Child::Down:
+      h->r->result = fr.result;
+      host_part_done(*h, now);
+      break;
+  }
+  children_.erase(c);
+  delete c;
+}
+
+}  // namespace vp::ssd

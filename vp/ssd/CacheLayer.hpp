@@ -1,0 +1,119 @@
+#pragma once
+// The SSD's DRAM cache between the firmware and the FTL (FlashShare OSDI'18
+// sec. 4.2, DeepFlash FAST'19 sec. 4.3, FastDrain CAL'20 sec. 3): a
+// set-associative page cache (CacheTags) holding real page data in the
+// SSD's DRAM, write-back, with the organisation (CachePolicy) deciding which
+// ways a request's class may fill and read and how much a read miss
+// prefetches.
+//
+// Reads: a hit costs a DRAM read of the page; misses go to the FTL in runs
+// of consecutive pages (plus the prefetch after the request's last page)
+// and are installed when they return (a DRAM write each). Writes: into the
+// cache (a DRAM write each) and complete at once; with force unit access or
+// the host's write cache switched off they also go through to the FTL and
+// complete when it has them. A replaced dirty line is copied out (a DRAM
+// read) and written to the FTL; until that write completes, reads of its
+// page are served from the copy (the non-blocking lookup of DeepFlash's
+// evicted-LPN field) and another eviction of the same page waits for it, so
+// the FTL never holds two writes of one page at once. Flush writes back
+// every dirty line and completes when they, and every eviction before it,
+// are on flash. `none` passes every request straight to the FTL.
+#include <deque>
+#include <map>
+#include <memory>
+#include <set>
+#include <systemc>
+#include <vector>
+
+#include "vp/core/EventQueue.hpp"
+#include "vp/core/Services.hpp"
+#include "vp/ssd/CachePolicy.hpp"
+#include "vp/ssd/CacheTags.hpp"
+#include "vp/ssd/SsdInterfaces.hpp"
+
+namespace vp::ssd {
+
+class CacheLayer : public sc_core::sc_module, public IFtl, public FtlClient {
+ public:
+  sc_core::sc_export<IFtl> target;
+  sc_core::sc_port<IFtl> ftl;
+  sc_core::sc_port<ISsdDram> dram;
+
+  static void declare_params(ParamRegistry& reg);
+  CacheLayer(sc_core::sc_module_name name, Services& svc);
+  ~CacheLayer() override;
+
+  void submit(FtlRequest& r) override;
+  uint64_t logical_pages() const override { return ftl->logical_pages(); }
+  uint32_t page_size() const override { return ftl->page_size(); }
+  MediaHealth health() const override { return ftl->health(); }
+  bool volatile_write_cache() const override { return enabled_; }
+  void set_write_cache(bool on) override;
+  void ftl_done(FtlRequest& r) override;
+
+  uint64_t events() const { return eq_.fired(); }
+  // The SSD DRAM the cache's lines take, and where the platform put them.
+  uint64_t dram_bytes() const { return tags_ ? tags_->lines() * page_ : 0; }
+  void set_base(uint64_t base) { base_ = base; }
+  const CacheTags* tags() const { return tags_.get(); }
+  // Functional read of a page as the cache holds it (its line or an
+  // eviction copy); false: not in the cache.
+  bool peek(uint64_t lpn, uint8_t* page) const;
+
+ private:
+  struct Host;   // a host request waiting for its misses and write-throughs
+  struct Child;  // a request of this layer to the FTL
+  void end_of_elaboration() override;
+  void read(FtlRequest& r);
+  void write(FtlRequest& r);
+  void flush(FtlRequest& r);
+  void trim(FtlRequest& r);
+  void pass_down(FtlRequest& r);
+  bool evicting_any(uint64_t lpn, uint32_t pages) const;
+  void queue_write(uint64_t lpn, const uint8_t* data, const uint8_t* copy, Host* h);
+  Child& child(int kind, Host* h, IoOp op, uint64_t lpn, uint32_t pages, uint8_t* data);
+  // Frees `line` for lpn: a dirty page is copied out and written to the FTL.
+  void evict(int64_t line, Tick now);
+  void write_back(int64_t line, Tick now, bool keep);
+  void issue_eviction(uint64_t lpn);
+  void install(uint64_t lpn, const uint8_t* data, CacheClass c, bool prefetched, Tick& ready);
+  void host_part_done(Host& h, Tick at);
+  void check_flushes();
+  uint8_t* frame(int64_t line);
+  uint64_t frame_addr(int64_t line) const { return base_ + uint64_t(line) * page_; }
+  static CacheClass class_of(const FtlRequest& r) { return r.attr ? CacheClass::Latency : CacheClass::Throughput; }
+
+  Services& svc_;
+  EventQueue eq_;
+  std::string organisation_;
+  bool enabled_;  // a cache organisation, and the host has not switched it off
+  uint64_t bytes_;
+  uint32_t ways_, page_ = 0;
+  uint64_t base_ = 0;
+  std::unique_ptr<CacheTags> tags_;
+  std::unique_ptr<CachePolicy> policy_;
+  std::vector<std::unique_ptr<uint8_t[]>> frames_;  // page data per line, allocated on first fill
+  std::vector<bool> prefetched_;  // line filled by a prefetch and not yet used
+  // Writes of pages to the FTL in flight, by page, in order; later ones of a page wait.
+  struct Eviction {
+    std::vector<uint8_t> copy;  // a line's data, copied out
+    const uint8_t* data;        // what is written: the copy or the host's buffer
+    uint64_t seq;
+    Host* host;  // a write-through's host request, completed with it
+  };
+  std::map<uint64_t, std::deque<Eviction>> evicting_;
+  std::set<uint64_t> writes_out_;  // sequence numbers of write-backs and evictions not yet on flash
+  uint64_t seq_ = 0;
+  struct FlushWait {
+    FtlRequest* r;
+    uint64_t upto;
+  };
+  std::vector<FlushWait> flushes_;
+  std::vector<FtlRequest*> trims_;  // waiting for evictions of their pages
+  std::set<Child*> children_;
+  Counter *hits_[2], *misses_[2], *whits_[2], *wmisses_[2];
+  Counter &prefetched_pages_, &prefetch_hits_, &dirty_evictions_, &clean_evictions_, &write_backs_,
+      &eviction_copy_hits_, &bypasses_, &write_throughs_;
+};
+
+}  // namespace vp::ssd

@@ -1,0 +1,32 @@
+#pragma once
+// What distinguishes one organisation of the SSD's DRAM cache from another
+// (ssd.cache.organisation), as CacheLayer asks it: which ways of a set a
+// request's class may fill and read, how many pages a read miss prefetches,
+// and what it learns from each access (epochs, ghost caches). CacheLayer
+// does the rest: tags and LRU (CacheTags), data in DRAM, misses, write-back
+// and eviction to the FTL.
+#include <cstdint>
+
+#include "vp/core/Units.hpp"
+
+namespace vp::ssd {
+
+class CacheTags;
+
+// A request's class: the FlashShare workload attribute, non-zero for latency-critical.
+enum class CacheClass : uint8_t { Throughput = 0, Latency = 1 };
+
+class CachePolicy {
+ public:
+  virtual ~CachePolicy() = default;
+  // May a request of class `c` put a page into `way`?
+  virtual bool may_fill(unsigned way, CacheClass c) const = 0;
+  // May it use the page found in `way` (a read; `write`: overwrite it)?
+  virtual bool may_use(unsigned way, CacheClass c, bool write) const = 0;
+  // Pages after a read miss's last page to bring in with it.
+  virtual unsigned prefetch_pages(CacheClass c) const = 0;
+  // One host page access was a hit or a miss.
+  virtual void observe(uint64_t lpn, CacheClass c, bool write, bool hit, Tick now, CacheTags& tags) = 0;
+};
+
+}  // namespace vp::ssd

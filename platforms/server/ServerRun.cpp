@@ -396,6 +396,7 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
   s["ftl"] = top.ftl.summary();
   s["flash"] = top.flash.summary();
   s["pcie"] = top.link.summary(now_ps());
+  s["dram"] = top.dram_ssd.summary(now_ps());
   if (!power_loss.is_null()) s["power_loss"] = power_loss;
   if (image.enabled()) s["image"] = image.summary();
   s["counters"] = stats.to_json();

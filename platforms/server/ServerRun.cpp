@@ -207,6 +207,10 @@ void print_summary(const nlohmann::json& s) {
              100 * p["down"]["utilisation"].get<double>(), 100 * p["up"]["utilisation"].get<double>(),
              p["down"]["payload_GBps"].get<double>(), p["up"]["payload_GBps"].get<double>(),
              p["raw_GBps"].get<double>());
+  const auto& m = s["dram"];
+  fmt::print("ssd dram: utilisation {:.1f}%, row hit rate {:.1f}%, {} of {} bytes reserved\n",
+             100 * m["utilisation"].get<double>(), 100 * m["row_hit_rate"].get<double>(),
+             m["reserved_bytes"].get<uint64_t>(), m["size_bytes"].get<uint64_t>());
   const auto& f = s["ftl"];
   fmt::print("ftl: write amplification {:.3f}, GC {} blocks ({} in idle time), {} pages moved, erase count "
              "min/mean/max {}/{:.1f}/{}\n",

@@ -116,3 +116,34 @@ TEST_CASE("SSD DRAM: a bus width that is not whole bytes is a configuration erro
   REQUIRE_THROWS_WITH(model_config("", kRound, {{"ssd.dram.bus_width", "12"}}),
                       Catch::Contains("ssd.dram.bus_width"));
 }
+
+TEST_CASE("SSD DRAM: a platform whose DRAM cannot hold the staging buffers is a configuration error", "[ssd][dram]") {
+  // The quick preset's staging: 64 slots (ssd.nvme.max_inflight) x (4 KiB << 5)
+  // = 8 MiB = 8388608 bytes, more than 4 MiB = 4194304.
+  try {
+    run("quick", {{"ssd.dram.size", "4MiB"}}, "[r]\nrw=randread\nbs=4k\nnumber_ios=1\n");
+    FAIL("the platform was built with a DRAM too small for its staging buffers");
+  } catch (const ConfigError& e) {
+    std::string m = e.what();
+    INFO(m);
+    CHECK(m.find("ssd.dram.size") != std::string::npos);
+    CHECK(m.find("nvme data staging") != std::string::npos);
+    CHECK(m.find("8388608") != std::string::npos);
+    CHECK(m.find("4194304") != std::string::npos);
+  }
+}
+
+TEST_CASE("SSD DRAM: the platform reserves the staging buffers then the mapping table", "[ssd][dram]") {
+  auto s = run("quick", {}, "[r]\nrw=randread\nbs=4k\nnumber_ios=10\n");
+  const auto& d = s["dram"];
+  // 64 slots (the quick preset's max_inflight) x 128 KiB = 8388608 bytes,
+  // then the map as the FTL reports it.
+  CHECK(d["regions"]["nvme data staging"] == 8388608);
+  uint64_t map = s["counters"]["ssd.ftl.map_table_bytes"].get<uint64_t>();
+  CHECK(d["regions"]["ftl mapping table"] == map);
+  CHECK(d["reserved_bytes"] == 8388608 + map);
+  // Ten reads, each of its two map entries and the data in and out.
+  CHECK(d["reads"] == 30);
+  CHECK(d["writes"] == 10);
+  CHECK(d["utilisation"].get<double>() > 0.0);
+}

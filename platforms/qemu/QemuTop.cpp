@@ -25,6 +25,7 @@ QemuTop::QemuTop(sc_core::sc_module_name name, Services& svc, int proxy_fd)
       nvme("nvme", svc),
       fw("fw", svc),
       ftl("ftl", svc),
+      dram_ssd("dram_ssd", svc),
       flash("flash", svc) {
   bridge.config_out.bind(link.cfg_in);
   bridge.mmio_out.bind(link.down_in);
@@ -37,6 +38,10 @@ QemuTop::QemuTop(sc_core::sc_module_name name, Services& svc, int proxy_fd)
   nvme.fw.bind(fw.target);
   fw.ftl.bind(ftl.target);
   ftl.flash.bind(flash.target);
+  nvme.dram.bind(dram_ssd.target);
+  nvme.set_staging_base(dram_ssd.reserve(nvme.staging_bytes(), "nvme data staging"));
+  ftl.dram.bind(dram_ssd.target);
+  ftl.set_map_base(dram_ssd.reserve(ftl.map_dram_bytes(), "ftl mapping table"));
 }
 
 }  // namespace vp::platform

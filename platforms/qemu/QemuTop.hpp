@@ -5,6 +5,7 @@
 //   QEMU --(x-pci-proxy-dev socket)-- QemuProxy2Tlm.config_out/mmio_out -> PcieLink -> NvmeController
 //   NvmeController.dma -> PcieLink.up -> QemuProxy2Tlm.dma_in -> guest RAM | interrupt route
 //   NvmeController -> Firmware -> PageMappingFtl -> FlashArray
+//   NvmeController.dram, PageMappingFtl.dram -> SsdDram (data staging, mapping table)
 #include <string>
 #include <systemc>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "vp/ssd/Firmware.hpp"
 #include "vp/ssd/NvmeController.hpp"
 #include "vp/ssd/PageMappingFtl.hpp"
+#include "vp/ssd/SsdDram.hpp"
 
 namespace vp::platform {
 
@@ -35,6 +37,7 @@ class QemuTop : public sc_core::sc_module {
   ssd::NvmeController nvme;
   ssd::Firmware fw;
   ssd::PageMappingFtl ftl;
+  ssd::SsdDram dram_ssd;
   flash::FlashArray flash;
 };
 

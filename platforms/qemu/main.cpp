@@ -160,6 +160,7 @@ int serve_guest(const Config& cfg, const QemuOptions& qo, const std::string& rou
                   n.irq_round_trips ? n.irq_to_doorbell_wall_s / double(n.irq_round_trips) * 1e6 : 0.0}};
     s["nvme"] = {{"cc_ams", top.nvme.arbitration()}};
     s["pcie"] = top.link.summary(elapsed);
+    s["dram"] = top.dram_ssd.summary(elapsed);
     s["ftl"] = top.ftl.summary();
     s["flash"] = top.flash.summary();
     s["counters"] = stats.to_json();

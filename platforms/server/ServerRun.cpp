@@ -207,6 +207,10 @@ void print_summary(const nlohmann::json& s) {
              100 * p["down"]["utilisation"].get<double>(), 100 * p["up"]["utilisation"].get<double>(),
              p["down"]["payload_GBps"].get<double>(), p["up"]["payload_GBps"].get<double>(),
              p["raw_GBps"].get<double>());
+  const auto& m = s["dram"];
+  fmt::print("ssd dram: utilisation {:.1f}%, row hit rate {:.1f}%, {} of {} bytes reserved\n",
+             100 * m["utilisation"].get<double>(), 100 * m["row_hit_rate"].get<double>(),
+             m["reserved_bytes"].get<uint64_t>(), m["size_bytes"].get<uint64_t>());
   const auto& f = s["ftl"];
   fmt::print("ftl: write amplification {:.3f}, GC {} blocks ({} in idle time), {} pages moved, erase count "
              "min/mean/max {}/{:.1f}/{}\n",
@@ -396,6 +400,7 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
   s["ftl"] = top.ftl.summary();
   s["flash"] = top.flash.summary();
   s["pcie"] = top.link.summary(now_ps());
+  s["dram"] = top.dram_ssd.summary(now_ps());
   if (!power_loss.is_null()) s["power_loss"] = power_loss;
   if (image.enabled()) s["image"] = image.summary();
   s["counters"] = stats.to_json();

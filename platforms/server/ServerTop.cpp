@@ -21,6 +21,7 @@ void ServerTop::declare_params(ParamRegistry& r) {
   ssd::Firmware::declare_params(r);
   ssd::CacheLayer::declare_params(r);
   ssd::PageMappingFtl::declare_params(r);
+  ssd::SsdDram::declare_params(r);
   ssd::SsdImage::declare_params(r);
   flash::FlashArray::declare_params(r);
 }
@@ -46,6 +47,7 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
       nvme("nvme", svc),
       fw("fw", svc),
       ftl("ftl", svc),
+      dram_ssd("dram_ssd", svc),
       flash("flash", svc) {
   // Host side: the CPU complex and PCIe upstream are the bus's initiators.
   driver.bus.bind(bus.in);
@@ -71,6 +73,10 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
     nvme.fw.bind(fw.target);
   fw.ftl.bind(ftl.target);
   ftl.flash.bind(flash.target);
+  nvme.dram.bind(dram_ssd.target);
+  nvme.set_staging_base(dram_ssd.reserve(nvme.staging_bytes(), "nvme data staging"));
+  ftl.dram.bind(dram_ssd.target);
+  ftl.set_map_base(dram_ssd.reserve(ftl.map_dram_bytes(), "ftl mapping table"));
   for (unsigned c = 0; c < static_cast<unsigned>(svc.cfg.get_int("host.cores")); ++c) {
     cores_.push_back(
         std::make_unique<host::HostCore>(fmt::format("core{}", c).c_str(), svc, c, driver, blkmq, workload));
@@ -85,7 +91,7 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
 }
 
 uint64_t ServerTop::kernel_events() const {
-  uint64_t n = dram.events() + intc.events() + nvme.events() + fw.events() + flash.events();
+  uint64_t n = dram.events() + intc.events() + nvme.events() + fw.events() + flash.events() + dram_ssd.events();
   for (const auto& c : cores_) n += c->wakeups();
   return n;
 }

@@ -9,6 +9,7 @@
 //   NvmeDriver -> HostBus -> HostDram | InterruptController | PcieLink.down
 //   PcieLink.down -> NvmeController.bar0      NvmeController.dma -> PcieLink.up -> HostBus
 //   NvmeController -> Firmware -> PageMappingFtl -> FlashArray
+//   NvmeController.dram, PageMappingFtl.dram -> SsdDram (data staging, mapping table)
 #include <memory>
 #include <systemc>
 #include <vector>
@@ -28,6 +29,7 @@
 #include "vp/ssd/Firmware.hpp"
 #include "vp/ssd/NvmeController.hpp"
 #include "vp/ssd/PageMappingFtl.hpp"
+#include "vp/ssd/SsdDram.hpp"
 #include "vp/ssd/SsdImage.hpp"
 
 namespace vp::platform {
@@ -59,6 +61,7 @@ class ServerTop : public sc_core::sc_module {
   ssd::NvmeController nvme;
   ssd::Firmware fw;
   ssd::PageMappingFtl ftl;
+  ssd::SsdDram dram_ssd;
   flash::FlashArray flash;
 
  private:

@@ -173,7 +173,12 @@ std::vector<uint64_t> overtaken(const std::string& name, const std::string& dual
 // always go first, the drain guard is out of reach), so at most 1 tp command
 // is fetched ahead of each lc read. One SQ: the lc read is queued behind the
 // 15 tp reads waiting in SQ 1 (16 outstanding, one inside), so at least 14
-// (the tp job may be one short as the lc read lands) and at most 16.
+// (the tp job may be one short as the lc read lands) and at most 16. The
+// first lc read is the exception: its thread takes the core when its start
+// delay ends, and a tp completion whose interrupt lands while it is being
+// switched in is reaped with tp still switched out, so tp can be two short
+// (seen with the SSD DRAM's staging time: completions reaped at 253.5 and
+// 262.0 us, lc issued at 262.0, tp back at 272.0): at least 13.
 TEST_CASE("the latency-critical SQ is fetched ahead of a deep throughput SQ", "[host][nvme][dualsq]") {
   nlohmann::json s;
   auto n = overtaken("dualsq-prio", "on", &s);
@@ -190,8 +195,10 @@ TEST_CASE("one SQ per core makes the latency-critical read wait behind the throu
   nlohmann::json s;
   auto n = overtaken("dualsq-prio-off", "off", &s);
   REQUIRE(n.size() == 10);
-  for (auto k : n) {
-    CHECK(k >= 14);
-    CHECK(k <= 16);
+  CHECK(n[0] >= 13);
+  for (size_t i = 0; i < n.size(); ++i) {
+    INFO("lc read " << i);
+    if (i > 0) CHECK(n[i] >= 14);
+    CHECK(n[i] <= 16);
   }
 }

@@ -30,12 +30,36 @@ const Sets kIdle = {
     {"ssd.flash.t_read", "3us"},
     {"ssd.flash.bus_rate", "800MT/s"},
     {"ssd.flash.bus_width", "8"},
+    // SSD DRAM with round figures: 32 bits at 1000 MT/s = 4 B/ns, transfers
+    // stretched by 1 / (1 - 0.2) for refresh; one bank of 8 KiB rows, so a
+    // row is hit only by the access right after one to the same row, and
+    // with t_rp = 0 a miss costs the same whether the bank was closed or
+    // open: t_rcd + t_cl = 25 ns. The staging buffers (256 slots x 128 KiB
+    // = 32 MiB) come first, the map right after them.
+    {"ssd.dram.bus_width", "32"},
+    {"ssd.dram.data_rate", "1000MT/s"},
+    {"ssd.dram.banks", "1"},
+    {"ssd.dram.row_size", "8KiB"},
+    {"ssd.dram.t_rcd", "10ns"},
+    {"ssd.dram.t_cl", "15ns"},
+    {"ssd.dram.t_rp", "0ns"},
+    {"ssd.dram.refresh_overhead", "0.2"},
 };
 
 // PCIe 3.0 x4 after 128b/130b: 8e9 * 4 * 128/130 / 8 = 3.938461538e9 B/s.
 // Wire time of a TLP carrying n payload bytes plus 24 bytes of overhead:
 constexpr double kLinkBps = 8e9 * 4 * 128.0 / 130.0 / 8.0;
 double wire_ns(double bytes) { return bytes / kLinkBps * 1e9; }
+
+// SSD DRAM time of the two map entries of a 4 KiB request (two 2 KiB pages,
+// logical pages 2k and 2k+1: 8 adjacent bytes, one row), the first a miss
+// (the last access was to another row), the second a hit, each a 4-byte
+// transfer of 1 ns / 0.8 = 1.25 ns: (25 + 1.25) + (15 + 1.25) = 42.5 ns.
+// The second page's flash command goes out that much after the firmware.
+constexpr double kMapNs = 42.5;
+// Staging 4 KiB in a slot's buffer (one row): 4096 / 4 / 0.8 = 1280 ns of
+// transfer; the first access to the row misses (25 ns), the next hits (15 ns).
+constexpr double kStageMissNs = 25 + 1280, kStageHitNs = 15 + 1280;
 }  // namespace
 
 TEST_CASE("one 4 KiB read on an idle device takes the sum of its stage costs", "[platform][latency]") {
@@ -49,8 +73,12 @@ TEST_CASE("one 4 KiB read on an idle device takes the sum of its stage costs", "
   double sq_wait = (wire_ns(4 + 24) + 300) / 1e3;     // doorbell: posted 4-byte write + one-way latency
   double fetch = (wire_ns(24) + 300 + 60 + wire_ns(64 + 24) + 300) / 1e3;  // read request up, DRAM, 64 B back
   double firmware = (400 + 2 * (160 + 80)) / 800.0;   // 4 KiB = two 2 KiB pages: 880 cycles at 800 MHz
-  double flash = (35 + 3000 + 2048 / 0.8) / 1e3;      // the two pages sit on two channels: in parallel
-  double dma = (wire_ns(4096 + 16 * 24) + 300) / 1e3; // 16 TLPs of 256 B
+  // The two pages sit on two channels: in parallel, the second issued
+  // after both map lookups.
+  double flash = (kMapNs + 35 + 3000 + 2048 / 0.8) / 1e3;
+  // The media's 4 KiB written into the staging buffer (a miss: the map was
+  // touched last) and read out of it (a hit), then 16 TLPs of 256 B.
+  double dma = (kStageMissNs + kStageHitNs + wire_ns(4096 + 16 * 24) + 300) / 1e3;
   double cq_post = wire_ns(16 + 24) / 1e3;            // queued behind the data on the same link
   double irq = wire_ns(4 + 24) / 1e3 + 2.0 + 0.5;     // MSI-X behind the CQE, ISR, one completion
   double wakeup = 3.0;                                 // the thread was blocked: context switch
@@ -67,12 +95,25 @@ TEST_CASE("one 4 KiB read on an idle device takes the sum of its stage costs", "
   CHECK(b["interrupt"].get<double>() == Approx(irq).margin(tol));
   CHECK(b["wakeup"].get<double>() == Approx(wakeup).margin(tol));
 
-  double total = submit + sq_wait + fetch + firmware + flash + dma + cq_post + irq + wakeup;  // 15.645 us
+  // 15.645 us without the SSD DRAM, plus 0.0425 (map) + 1.305 + 1.295 (staging) = 18.2875 us.
+  double total = submit + sq_wait + fetch + firmware + flash + dma + cq_post + irq + wakeup;
   const auto& lat = job["latency_us"]["read"];
   CHECK(lat["mean"].get<double>() == Approx(total).margin(0.01));
   CHECK(lat["min"].get<double>() == Approx(total).margin(0.01));
   CHECK(lat["max"].get<double>() == Approx(total).margin(0.01));
-  CHECK(total == Approx(15.645).margin(0.001));
+  CHECK(total == Approx(18.2875).margin(0.001));
+  // Per read: three DRAM reads (two map entries and the staged data out),
+  // one write (the data in), two row hits and two misses.
+  const auto& c = s["counters"];
+  CHECK(c["ssd.dram.reads"] == 30);
+  CHECK(c["ssd.dram.writes"] == 10);
+  CHECK(c["ssd.dram.read_bytes"] == 10 * (8 + 4096));
+  CHECK(c["ssd.dram.write_bytes"] == 10 * 4096);
+  CHECK(c["ssd.dram.row_hits"] == 20);
+  CHECK(c["ssd.dram.row_misses"] == 20);
+  CHECK(c["ssd.dram.busy_ps"] == 10 * 2642500);  // (42.5 + 1305 + 1295) ns each
+  CHECK(s["dram"]["utilisation"].get<double>() ==
+        Approx(10 * 2642500e-12 / s["sim_time_s"].get<double>()).epsilon(1e-9));
 }
 
 TEST_CASE("a 4 KiB write on an idle device waits for the program", "[platform][latency]") {
@@ -80,9 +121,12 @@ TEST_CASE("a 4 KiB write on an idle device waits for the program", "[platform][l
   const auto& b = s["jobs"][0]["breakdown_us"]["write"];
   // Data comes first: a 4 KiB read of host memory = 8 request headers? No: one
   // 512 B-limited request per 512 B (MRRS) = 8 header TLPs up, DRAM, 16 TLPs back.
-  double dma = (8 * wire_ns(24) + 300 + 60 + wire_ns(4096 + 16 * 24) + 300) / 1e3;
-  // Each page is programmed on its own channel: command + 2 KiB in, then tPROG.
-  double flash = (35 + 2048 / 0.8 + 100000) / 1e3;
+  // Then the data is written into its staging buffer: a miss (the last
+  // access was a map update), 1305 ns.
+  double dma = (8 * wire_ns(24) + 300 + 60 + wire_ns(4096 + 16 * 24) + 300 + kStageMissNs) / 1e3;
+  // Each page is programmed on its own channel: command + 2 KiB in, then
+  // tPROG; the second is issued after both map updates.
+  double flash = (kMapNs + 35 + 2048 / 0.8 + 100000) / 1e3;
   CHECK(b["data_dma"].get<double>() == Approx(dma).margin(0.002));
   CHECK(b["firmware"].get<double>() == Approx(1.1).margin(0.002));
   CHECK(b["flash"].get<double>() == Approx(flash).margin(0.002));

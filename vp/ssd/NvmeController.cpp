@@ -594,7 +594,9 @@ void NvmeController::execute_io(uint32_t s) {
     bytes_written_ += bytes;
     if (!move_data(sl, false, hc.bytes, delay))
       return complete(s, status(SCT_GENERIC, SC_DATA_TRANSFER_ERROR), delay);
-    eq_.after(delay, [this, s] {
+    // The fetched data lands in the staging buffer before firmware sees the command.
+    Tick staged = stage(s, hc.bytes, true, now_ps() + delay);
+    eq_.at(staged, [this, s] {
       Slot& w = slots_[s];
       if (w.generation != generation_) return release(s);
       if (w.rec) w.rec->clock.mark(Stage::DataDma, now_ps());
@@ -689,7 +691,10 @@ void NvmeController::firmware_done(HostCommand& hc) {
   if (sl.generation != generation_ || sl.aborted) return release(s);
   if (!sl.steps.empty() && ++sl.step < sl.steps.size()) return run_step(s);
   if (sl.rec) sl.rec->clock.mark(Stage::Flash, now_ps());
+  // The media's data is written into the staging buffer; a read's is then
+  // read out of it for the DMA to the host.
   Tick delay = 0;
+  if (hc.op == IoOp::Read) delay = stage(s, hc.bytes, true, now_ps()) - now_ps();
   if (sl.compare) {  // fetch the host's data and compare it with the media's
     sl.media.assign(sl.buf.begin(), sl.buf.begin() + hc.bytes);
     if (!move_data(sl, false, hc.bytes, delay)) return complete(s, status(SCT_GENERIC, SC_DATA_TRANSFER_ERROR), delay);
@@ -698,6 +703,7 @@ void NvmeController::firmware_done(HostCommand& hc) {
     return complete(s, same ? 0 : status(SCT_MEDIA, SC_COMPARE_FAILURE), delay);
   }
   if (hc.op == IoOp::Read) {
+    delay = stage(s, hc.bytes, false, now_ps() + delay) - now_ps();
     bool ok = move_data(sl, true, hc.bytes, delay);
     if (sl.rec) sl.rec->clock.mark(Stage::DataDma, now_ps() + delay);
     if (!ok) return complete(s, status(SCT_GENERIC, SC_DATA_TRANSFER_ERROR), delay);
@@ -707,6 +713,13 @@ void NvmeController::firmware_done(HostCommand& hc) {
 }
 
 // ---------------------------------------------------------------- PRPs and DMA
+
+uint64_t NvmeController::staging_slot() const { return uint64_t(kHostPage) << mdts_; }
+
+Tick NvmeController::stage(uint32_t s, uint32_t bytes, bool write, Tick ready) {
+  if (dram.size() == 0) return ready;
+  return dram->access(staging_base_ + uint64_t(s) * staging_slot(), bytes, write, ready);
+}
 
 uint16_t NvmeController::walk_prps(Slot& sl, uint32_t bytes, Tick& delay) {
   sl.segs.clear();

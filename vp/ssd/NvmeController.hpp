@@ -35,6 +35,9 @@ class NvmeController : public sc_core::sc_module, public FirmwareClient {
   tlm_utils::simple_target_socket<NvmeController> config;  // PCI configuration requests
   tlm_utils::simple_initiator_socket<NvmeController> dma;  // to host memory and the interrupt controller
   sc_core::sc_port<IFirmware> fw;
+  // The SSD DRAM the data is staged in on its way between host and flash.
+  // Optional: unbound (unit rigs), data moves without DRAM time.
+  sc_core::sc_port<ISsdDram, 1, sc_core::SC_ZERO_OR_MORE_BOUND> dram;
 
   static void declare_params(ParamRegistry& reg);
   NvmeController(sc_core::sc_module_name name, Services& svc);
@@ -43,6 +46,11 @@ class NvmeController : public sc_core::sc_module, public FirmwareClient {
   void firmware_done(HostCommand& c) override;
   uint64_t events() const { return eq_.fired(); }
   uint64_t namespace_lbas() const;
+  // The staging region: one MDTS-sized buffer per command slot
+  // (ssd.nvme.max_inflight x 4 KiB << ssd.nvme.mdts). The platform reserves
+  // it in the DRAM it binds `dram` to and gives the controller its base.
+  uint64_t staging_bytes() const { return uint64_t(slots_.size()) * staging_slot(); }
+  void set_staging_base(uint64_t base) { staging_base_ = base; }
   // Where INTx assert/deassert messages go (set by the platform).
   void set_intx_address(uint64_t a) { irq_.intx_address = a; }
   // The arbitration mechanism the host enabled (CC.AMS: 0 RR, 1 WRR, 7 FlashShare).
@@ -155,6 +163,10 @@ class NvmeController : public sc_core::sc_module, public FirmwareClient {
   // Sends `bytes` of the slot's buffer to the command's PRPs.
   uint16_t send_to_host(Slot& sl, uint32_t bytes, Tick& delay);
   void io_busy(bool begins);
+  uint64_t staging_slot() const;  // bytes of one slot's staging buffer: MDTS
+  // When `bytes` of slot `s`'s staging buffer, ready at `ready`, are written
+  // to or read from the SSD DRAM (`ready` itself without a DRAM).
+  Tick stage(uint32_t s, uint32_t bytes, bool write, Tick ready);
 
   // Builds the slot's segment list from PRP1/PRP2 (reading PRP lists by DMA,
   // whose time is added to `delay`); returns an NVMe status.
@@ -232,6 +244,7 @@ class NvmeController : public sc_core::sc_module, public FirmwareClient {
   std::deque<ErrorEntry> error_log_;  // newest first
   uint64_t io_outstanding_ = 0;
   Tick busy_since_ = 0, busy_ps_ = 0;
+  uint64_t staging_base_ = 0;
 };
 
 }  // namespace vp::ssd

@@ -435,8 +435,33 @@ void PageMappingFtl::submit(FtlRequest& r) {
   translated(r);
 }
 
+Tick PageMappingFtl::map_access(uint64_t lpn, bool update) {
+  if (dram.size() == 0) return now_ps();
+  // A cached map's entries move between cache slots; the entry's place in
+  // the region is taken modulo its size, which keeps the row behaviour of
+  // neighbouring pages.
+  uint64_t region = map_bytes_.value / sizeof(uint32_t) * sizeof(uint32_t);
+  return dram->access(map_base_ + lpn * sizeof(uint32_t) % region, sizeof(uint32_t), update, now_ps());
+}
+
+void PageMappingFtl::submit_at(Tick when, FlashTransaction& t) {
+  if (when <= now_ps()) return flash->submit(t);
+  eq_.at(when, [this, &t, epoch = epoch_] {
+    if (epoch == epoch_) flash->submit(t);
+  });
+}
+
+void PageMappingFtl::hold_until(Tick when, FtlRequest& r) {
+  if (when <= now_ps()) return;
+  ++r.outstanding;
+  eq_.at(when, [this, &r, epoch = epoch_] {
+    if (epoch == epoch_ && --r.outstanding == 0) request_done(r);
+  });
+}
+
 void PageMappingFtl::translated(FtlRequest& r) {
   r.outstanding = 1;  // held while issuing, so no completion can finish the request early
+  Tick mapped = now_ps();  // when the last lookup or update that issues no flash command ends
   switch (r.op) {
     case IoOp::Flush: break;  // no volatile write cache: written data is already on flash
     case IoOp::Trim:
@@ -446,6 +471,7 @@ void PageMappingFtl::translated(FtlRequest& r) {
           remap(lpn, MappingTable::kUnmapped);
           tp_dirty(lpn);
           ++trimmed_;
+          mapped = map_access(lpn, true);
         }
       }
       break;
@@ -459,10 +485,12 @@ void PageMappingFtl::translated(FtlRequest& r) {
           std::memcpy(data, w->second.first, geo_.page_size);
           continue;
         }
+        Tick looked_up = map_access(lpn, false);
         uint32_t ppn = map_.get(lpn);
         if (ppn == MappingTable::kUnmapped) {
           ++unmapped_reads_;
           std::memset(data, 0, geo_.page_size);
+          mapped = looked_up;
           continue;
         }
         FlashTransaction& t = r.txns[i];
@@ -473,11 +501,12 @@ void PageMappingFtl::translated(FtlRequest& r) {
         t.client = this;
         t.tag = reinterpret_cast<uint64_t>(&r);
         ++r.outstanding;
-        flash->submit(t);
+        submit_at(looked_up, t);
       }
       break;
     case IoOp::Write: issue_writes(r, 0); return;
   }
+  hold_until(mapped, r);
   if (--r.outstanding == 0) request_done(r);
 }
 
@@ -524,7 +553,7 @@ void PageMappingFtl::issue_writes(FtlRequest& r, uint32_t from) {
     t.tag = reinterpret_cast<uint64_t>(&r);
     ++r.outstanding;
     ++blocks_[ppn / geo_.pages_per_block].programming;
-    flash->submit(t);
+    submit_at(map_access(lpn, true), t);
     maybe_gc(ppn / geo_.pages_per_block / geo_.blocks_per_plane, false);
   }
   if (--r.outstanding == 0) request_done(r);

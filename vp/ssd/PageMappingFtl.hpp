@@ -47,6 +47,10 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
  public:
   sc_core::sc_export<IFtl> target;
   sc_core::sc_port<flash::IFlash> flash;
+  // The SSD DRAM holding the mapping table: every host lookup and update of
+  // an entry is a 4-byte access to it before the flash command goes out.
+  // Optional: unbound (unit rigs), the map costs no time.
+  sc_core::sc_port<ISsdDram, 1, sc_core::SC_ZERO_OR_MORE_BOUND> dram;
 
   static void declare_params(ParamRegistry& reg);
   // Logical capacity the configuration gives.
@@ -88,6 +92,11 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
   nlohmann::json summary() const;
   uint64_t events() const { return eq_.fired(); }
   uint64_t host_bytes() const { return map_.host_bytes() + blocks_.host_bytes(); }
+  // DRAM the map takes (ssd.ftl.map_table_bytes: the flat table, or the
+  // cached pages plus their directory); the platform reserves it in the DRAM
+  // it binds `dram` to and gives the FTL its base.
+  uint64_t map_dram_bytes() const { return map_bytes_.value; }
+  void set_map_base(uint64_t base) { map_base_ = base; }
 
  private:
   struct GcJob;
@@ -132,6 +141,12 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
   void translated(FtlRequest& r);  // its translation pages are in DRAM: issue it
   void issue_writes(FtlRequest& r, uint32_t from);
   void retry_waiting();
+  // When the map entry of `lpn`, looked up or updated now, is read or written.
+  Tick map_access(uint64_t lpn, bool update);
+  // Sends `t` to the flash at `when` (now or later), unless power is lost before.
+  void submit_at(Tick when, flash::FlashTransaction& t);
+  // Keeps `r` from completing before `when`.
+  void hold_until(Tick when, FtlRequest& r);
   void request_done(FtlRequest& r);
   void host_activity();
 
@@ -184,6 +199,7 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
   uint32_t seq_ = 0;
   uint64_t outstanding_ = 0, activity_ = 0, epoch_ = 0, blocked_plane_ = 0;
   bool bg_scheduled_ = false, powered_ = true;
+  uint64_t map_base_ = 0;
   std::unique_ptr<RandomPermutation> order_;  // of a random preconditioning
   std::unique_ptr<SequentialLayout> layout_;  // where preconditioning put the pages
   bool has_rule_ = false;

@@ -14,6 +14,7 @@
 #include "vp/flash/FlashArray.hpp"
 #include "vp/pcie/PcieLink.hpp"
 #include "vp/pcie/QemuProxy2Tlm.hpp"
+#include "vp/ssd/CacheLayer.hpp"
 #include "vp/ssd/Firmware.hpp"
 #include "vp/ssd/NvmeController.hpp"
 #include "vp/ssd/PageMappingFtl.hpp"
@@ -36,6 +37,7 @@ class QemuTop : public sc_core::sc_module {
   pcie::PcieLink link;
   ssd::NvmeController nvme;
   ssd::Firmware fw;
+  ssd::CacheLayer cache;
   ssd::PageMappingFtl ftl;
   ssd::SsdDram dram_ssd;
   flash::FlashArray flash;

@@ -46,6 +46,7 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
       link("pcie", svc),
       nvme("nvme", svc),
       fw("fw", svc),
+      cache("cache", svc),
       ftl("ftl", svc),
       dram_ssd("dram_ssd", svc),
       flash("flash", svc) {
@@ -71,12 +72,15 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
     nvme.fw.bind(*firmware);
   else
     nvme.fw.bind(fw.target);
-  fw.ftl.bind(ftl.target);
+  fw.ftl.bind(cache.target);
+  cache.ftl.bind(ftl.target);
   ftl.flash.bind(flash.target);
   nvme.dram.bind(dram_ssd.target);
   nvme.set_staging_base(dram_ssd.reserve(nvme.staging_bytes(), "nvme data staging"));
   ftl.dram.bind(dram_ssd.target);
   ftl.set_map_base(dram_ssd.reserve(ftl.map_dram_bytes(), "ftl mapping table"));
+  cache.dram.bind(dram_ssd.target);
+  cache.set_base(dram_ssd.reserve(cache.dram_bytes(), "the cache (ssd.cache.size)"));
   for (unsigned c = 0; c < static_cast<unsigned>(svc.cfg.get_int("host.cores")); ++c) {
     cores_.push_back(
         std::make_unique<host::HostCore>(fmt::format("core{}", c).c_str(), svc, c, driver, blkmq, workload));
@@ -91,7 +95,7 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
 }
 
 uint64_t ServerTop::kernel_events() const {
-  uint64_t n = dram.events() + intc.events() + nvme.events() + fw.events() + flash.events() + dram_ssd.events();
+  uint64_t n = dram.events() + intc.events() + nvme.events() + fw.events() + cache.events() + flash.events() + dram_ssd.events();
   for (const auto& c : cores_) n += c->wakeups();
   return n;
 }

@@ -60,6 +60,7 @@ class ServerTop : public sc_core::sc_module {
   pcie::PcieLink link;
   ssd::NvmeController nvme;
   ssd::Firmware fw;
+  ssd::CacheLayer cache;
   ssd::PageMappingFtl ftl;
   ssd::SsdDram dram_ssd;
   flash::FlashArray flash;

@@ -42,3 +42,21 @@ TEST_CASE("sequential write then sequential read of the same region", "[platform
   CHECK(s["jobs"][0]["writes"].get<uint64_t>() == 128);
   CHECK(s["jobs"][1]["reads"].get<uint64_t>() == 32);
 }
+
+TEST_CASE("data written through the SSD cache reads back intact across evictions and GC", "[platform][integrity][cache]") {
+  // A 256 KiB uniform cache (32 sets of 4 ways of 2 KiB flash pages)
+  // over a full, aged drive: 20,000 random 4 KiB writes to 4 MiB evict dirty
+  // lines all the time while GC moves pages, then every block is read back.
+  auto s = run("quick",
+               {{"ssd.precondition.fill", "1"},
+                {"ssd.precondition.age", "2"},
+                {"ssd.cache.organisation", "uni"},
+                {"ssd.cache.size", "256KiB"},
+                {"ssd.cache.ways", "4"},
+                {"ssd.cache.prefetch_pages", "4"}},
+               "[w]\nrw=randwrite\nbs=4k\nsize=4m\niodepth=16\nnumber_ios=20000\nverify=1\n"
+               "[r]\nstonewall\nrw=read\nbs=16k\nsize=4m\niodepth=4\nverify=1\n");
+  check_verified(s, 1000);
+  CHECK(s["counters"]["ssd.cache.dirty_evictions"].get<uint64_t>() > 10000);
+  CHECK(s["ftl"]["gc_pages_moved"].get<uint64_t>() > 0);
+}

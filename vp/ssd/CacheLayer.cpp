@@ -31,8 +31,9 @@ void CacheLayer::declare_params(ParamRegistry& r) {
            "organisation of the SSD's DRAM cache between firmware and FTL: none (every request goes to the FTL), "
            "uni (set-associative, LRU, write-back, both classes share every way, fixed read prefetch: FlashShare's "
            "uni-no / uni-128)");
-  // FlashShare OSDI'18 Table 2: a 1.5 GB DRAM cache in the Z-SSD.
-  r.size("ssd.cache.size", "1.5GiB", "SSD DRAM given to the cache (whole sets of ways x flash pages)");
+  // FlashShare OSDI'18 Table 2: 1.5 GB of DRAM in the Z-SSD (ssd.dram.size),
+  // of which the data staging and the mapping table take their share.
+  r.size("ssd.cache.size", "1GiB", "SSD DRAM given to the cache (whole sets of ways x flash pages)");
   r.integer("ssd.cache.ways", 16, "ways of associativity of the cache (lines of a set)").range(1, 1024);
   r.integer("ssd.cache.prefetch_pages", 0,
             "uni: pages after a read miss's last page brought in with it (0: uni-no, 128: uni-128)")

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "vp/ssd/DriveWiring.hpp"
+
 namespace vp::platform {
 
 std::vector<std::string> QemuTop::configure_interrupt_route(Config& cfg, bool intx) {
@@ -37,15 +39,7 @@ QemuTop::QemuTop(sc_core::sc_module_name name, Services& svc, int proxy_fd)
   nvme.set_intx_address(pcie::QemuProxy2Tlm::kIntxAddress);
   bridge.reset_device = [this] { nvme.pci_reset(); };
   nvme.fw.bind(fw.target);
-  fw.ftl.bind(cache.target);
-  cache.ftl.bind(ftl.target);
-  ftl.flash.bind(flash.target);
-  nvme.dram.bind(dram_ssd.target);
-  nvme.set_staging_base(dram_ssd.reserve(nvme.staging_bytes(), "nvme data staging"));
-  ftl.dram.bind(dram_ssd.target);
-  ftl.set_map_base(dram_ssd.reserve(ftl.map_dram_bytes(), "ftl mapping table"));
-  cache.dram.bind(dram_ssd.target);
-  cache.set_base(dram_ssd.reserve(cache.dram_bytes(), "the cache (ssd.cache.size)"));
+  ssd::wire_drive(nvme, fw, cache, ftl, flash, dram_ssd);
 }
 
 }  // namespace vp::platform

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "vp/ssd/DriveWiring.hpp"
+
 namespace vp::platform {
 
 void ServerTop::declare_params(ParamRegistry& r) {
@@ -72,15 +74,7 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
     nvme.fw.bind(*firmware);
   else
     nvme.fw.bind(fw.target);
-  fw.ftl.bind(cache.target);
-  cache.ftl.bind(ftl.target);
-  ftl.flash.bind(flash.target);
-  nvme.dram.bind(dram_ssd.target);
-  nvme.set_staging_base(dram_ssd.reserve(nvme.staging_bytes(), "nvme data staging"));
-  ftl.dram.bind(dram_ssd.target);
-  ftl.set_map_base(dram_ssd.reserve(ftl.map_dram_bytes(), "ftl mapping table"));
-  cache.dram.bind(dram_ssd.target);
-  cache.set_base(dram_ssd.reserve(cache.dram_bytes(), "the cache (ssd.cache.size)"));
+  ssd::wire_drive(nvme, fw, cache, ftl, flash, dram_ssd);
   for (unsigned c = 0; c < static_cast<unsigned>(svc.cfg.get_int("host.cores")); ++c) {
     cores_.push_back(
         std::make_unique<host::HostCore>(fmt::format("core{}", c).c_str(), svc, c, driver, blkmq, workload));

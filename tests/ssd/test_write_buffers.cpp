@@ -99,6 +99,24 @@ TEST_CASE("fastdrain background eviction paces rounds and waits while host work 
   CHECK(vp::now_ps() == 90 * kUs);  // the last eviction lands at 80 + 10 us, then nothing is left to run
 }
 
+TEST_CASE("fastdrain an announcement that never arrives lapses and background rounds resume", "[ssd][cache][fastdrain]") {
+  CacheRig rig(small_fastdrain({{"ssd.cache.fastdrain.bg_interval", "20us"},
+                                {"ssd.cache.fastdrain.hint_lapse", "50us"}}));
+  // A tagged write of page 0 announcing 9 pages: level 1 + 8 still to come
+  // = 9 > 8, but only 1 page is dirty (not above the low watermark's 2), so
+  // the drain sends nothing. Rounds at 20 and 40 us see 9 > 8 and wait; at
+  // 60 us the announcement (last at 0 us) is older than 50 us: page 0 goes.
+  rig.run({tagged(0, 0, 1, 0x70, 9)});
+  auto w = writes_before(rig, ~vp::Tick(0));
+  REQUIRE(w.size() == 1);
+  CHECK(w[0].lpn == 0);
+  CHECK(w[0].at == 60 * kUs);
+  CHECK_FALSE(w[0].urgent);
+  CHECK(rig.stat("ssd.cache.fastdrain.foreground_drains") == 0);
+  CHECK(rig.stat("ssd.cache.fastdrain.background_evictions") == 1);
+  CHECK(rig.reqs[0].result == nvme::buffer_status(nvme::BUF_DRAINED, 10));  // level 1 of 10
+}
+
 TEST_CASE("fastdrain completions report drained between and full", "[ssd][cache][fastdrain]") {
   CacheRig rig(small_fastdrain({{"ssd.cache.fastdrain.bg_interval", "1s"}}));
   rig.run({{0, IoOp::Write, 0, 2, 1},           // level 2: at the low watermark, drained 20 %

@@ -57,6 +57,9 @@ void CacheLayer::declare_params(ParamRegistry& r) {
             "fastdrain: most background evictions at the FTL at once (pages sent per round)")
       .range(1, 65536);
   r.time("ssd.cache.fastdrain.bg_interval", "100us", "fastdrain: time between background eviction rounds");
+  r.time("ssd.cache.fastdrain.hint_lapse", "1ms",
+         "fastdrain: a victimization event's announced pages not sent after this long without a tagged write "
+         "no longer count (the host announces every dirty page, an fsync writes back one file's)");
   r.time("ssd.cache.fastdrain.series_step", "10us",
          "fastdrain: time step of the buffer-level series (summary write_buffer, write_buffer.csv)");
   r.rule([](const Config& c) {
@@ -122,6 +125,7 @@ CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc)
       level_->attach(svc.waves, "ssd.cache.fastdrain");
       bg_pages_ = static_cast<uint32_t>(svc.cfg.get_int("ssd.cache.fastdrain.bg_pages"));
       bg_interval_ = svc.cfg.get_time("ssd.cache.fastdrain.bg_interval");
+      hint_lapse_ = svc.cfg.get_time("ssd.cache.fastdrain.hint_lapse");
       dirtied_.assign(tags_->lines(), 0);
       auto& st = svc.stats;
       fg_evictions_ = &st.counter("ssd.cache.fastdrain.foreground_evictions", "pages",
@@ -580,11 +584,12 @@ void CacheLayer::after_write(const FtlRequest& r) {
   if (!level_) return;
   if (r.victim) {
     uint64_t announced = (uint64_t(r.victim_pages) * kHostPage + page_ - 1) / page_;
-    if (announced != event_pages_ || expected_ == 0) expected_ = event_pages_ = announced;  // a new event
+    if (announced != event_pages_ || expected() == 0) expected_ = event_pages_ = announced;  // a new event
     expected_ -= std::min<uint64_t>(expected_, r.pages);
+    hint_at_ = now_ps();
   }
   sync_level();
-  uint64_t future = level_->level() + expected_;
+  uint64_t future = level_->level() + expected();
   if (future > level_->high_pages() || fg_out_ > 0) {
     Tick now = now_ps();
     bool started = fg_out_ == 0;
@@ -620,7 +625,7 @@ void CacheLayer::arm_background() {
 // drain (the cache cannot see which dies are idle, so it waits for all).
 void CacheLayer::background_round() {
   if (host_at_ftl_ > 0 || fg_out_ > 0) return;
-  if (level_->level() + expected_ > level_->high_pages()) return;
+  if (level_->level() + expected() > level_->high_pages()) return;
   Tick now = now_ps();
   uint64_t sent = 0;
   while (bg_out_ < bg_pages_) {

@@ -131,6 +131,8 @@ class CacheLayer : public sc_core::sc_module, public IFtl, public FtlClient {
   uint64_t bg_out_ = 0, fg_out_ = 0;   // background and foreground evictions at the FTL
   uint64_t host_at_ftl_ = 0;           // host work of this layer at the FTL (misses, pass-downs, write-throughs)
   uint64_t event_pages_ = 0, expected_ = 0;  // the victimization event announced, its pages not yet here
+  Tick hint_at_ = 0, hint_lapse_ = 0;         // the last tagged write; how long its announcement holds
+  uint64_t expected() const { return now_ps() - hint_at_ > hint_lapse_ ? 0 : expected_; }
   bool bg_armed_ = false;
   // Writes of pages to the FTL in flight, by page, in order; later ones of a page wait.
   struct Eviction {

@@ -397,6 +397,7 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
   if (top.pagecache.active()) s["pagecache"] = top.pagecache.summary();
   if (const auto* v = top.workload.verify())
     s["verify"] = {{"blocks_checked", v->blocks_checked()}, {"mismatches", v->mismatches()}};
+  if (const auto* wb = top.cache.buffer_level()) s["write_buffer"] = wb->summary();
   s["ftl"] = top.ftl.summary();
   s["flash"] = top.flash.summary();
   s["pcie"] = top.link.summary(now_ps());
@@ -410,6 +411,10 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
     fs::path out(opt.out_dir);
     std::ofstream(out / "config.yaml") << "# effective configuration; reproduce with --config\n" << cfg.to_yaml();
     std::ofstream(out / "summary.json") << s.dump(2) << "\n";
+    if (const auto* wb = top.cache.buffer_level()) {
+      std::ofstream csv(out / "write_buffer.csv");
+      wb->write_csv(csv);
+    }
     if (waves.enabled()) {
       Tick first = 0;
       for (const auto& r : top.workload.runners())

@@ -21,10 +21,11 @@ class StoreFtl : public sc_core::sc_module, public ssd::IFtl {
     uint64_t lpn;
     uint32_t pages;
     Tick at;
+    bool urgent;
   };
   explicit StoreFtl(sc_core::sc_module_name name) : sc_module(name), eq_("eq") {}
   void submit(ssd::FtlRequest& r) override {
-    seen.push_back({r.op, r.lpn, r.pages, now_ps()});
+    seen.push_back({r.op, r.lpn, r.pages, now_ps(), r.urgent});
     eq_.after(kFtlTime, [this, &r] {
       for (uint32_t i = 0; i < r.pages; ++i) {
         uint8_t* p = r.data + size_t(i) * kCachePage;
@@ -84,6 +85,8 @@ struct CacheOp {
   uint8_t fill = 0;
   uint8_t attr = 0;
   bool fua = false;
+  bool victim = false;  // FastDrain's victimization tag, with the event's 4 KiB host pages
+  uint32_t victim_pages = 0;
 };
 
 struct CacheRig : ssd::FtlClient {
@@ -112,6 +115,8 @@ struct CacheRig : ssd::FtlClient {
       r.data = bufs[i].data();
       r.attr = ops[i].attr;
       r.fua = ops[i].fua;
+      r.victim = ops[i].victim;
+      r.victim_pages = ops[i].victim_pages;
       r.client = this;
       r.owner = reinterpret_cast<void*>(uintptr_t(i));
     }
@@ -153,6 +158,21 @@ struct CacheRig : ssd::FtlClient {
 // lpn lives in set lpn mod 4.
 inline Sets small_uni(Sets more = {}) {
   Sets s = {{"ssd.cache.organisation", "uni"}, {"ssd.cache.size", "32KiB"}, {"ssd.cache.ways", "2"}};
+  s.insert(s.end(), more.begin(), more.end());
+  return s;
+}
+
+// FastDrain's write buffer of 10 lines (one set of 10 ways of 4 KiB):
+// watermarks 0.8 / 0.2 are 8 and 2 pages.
+inline Sets small_fastdrain(Sets more = {}) {
+  Sets s = {{"ssd.cache.organisation", "fastdrain"}, {"ssd.cache.size", "40KiB"}, {"ssd.cache.ways", "10"}};
+  s.insert(s.end(), more.begin(), more.end());
+  return s;
+}
+
+// DeepFlash's burst buffer of 4 direct-mapped entries: page lpn in entry lpn mod 4.
+inline Sets small_burst(Sets more = {}) {
+  Sets s = {{"ssd.cache.organisation", "burst"}, {"ssd.cache.size", "16KiB"}};
   s.insert(s.end(), more.begin(), more.end());
   return s;
 }

@@ -24,13 +24,20 @@ struct CacheLayer::Child {
   FtlRequest req;
   std::vector<uint8_t> buf;  // prefetched pages
   uint64_t seq = 0;          // evictions and write-backs: their place in the write order
+  bool host_work = false;    // for a host request (not a line's eviction)
 };
 
+namespace {
+// FastDrain's CDW3 counts the host's 4 KiB pages.
+constexpr uint64_t kHostPage = 4096;
+}  // namespace
+
 void CacheLayer::declare_params(ParamRegistry& r) {
-  r.choice("ssd.cache.organisation", "none", {"none", "uni"},
+  r.choice("ssd.cache.organisation", "none", {"none", "uni", "fastdrain", "burst"},
            "organisation of the SSD's DRAM cache between firmware and FTL: none (every request goes to the FTL), "
            "uni (set-associative, LRU, write-back, both classes share every way, fixed read prefetch: FlashShare's "
-           "uni-no / uni-128)");
+           "uni-no / uni-128), fastdrain (FastDrain's write buffer with watermarks, background and foreground "
+           "eviction, status in every completion), burst (DeepFlash's direct-mapped burst buffer, non-blocking)");
   // FlashShare OSDI'18 Table 2: 1.5 GB of DRAM in the Z-SSD (ssd.dram.size),
   // of which the data staging and the mapping table take their share.
   r.size("ssd.cache.size", "1GiB", "SSD DRAM given to the cache (whole sets of ways x flash pages)");
@@ -38,8 +45,31 @@ void CacheLayer::declare_params(ParamRegistry& r) {
   r.integer("ssd.cache.prefetch_pages", 0,
             "uni: pages after a read miss's last page brought in with it (0: uni-no, 128: uni-128)")
       .range(0, 65536);
+  // FastDrain CAL'20 Table 1: thresholds 0.8 / 0.2. The background pace is
+  // not in the paper (assumed: a few pages, about one program time apart).
+  r.real("ssd.cache.fastdrain.high_watermark", 0.8,
+         "fastdrain: buffer level (fraction of its lines) at which it reports full and a foreground drain starts")
+      .range(0.0, 1.0);
+  r.real("ssd.cache.fastdrain.low_watermark", 0.2,
+         "fastdrain: level a foreground drain goes down to, at or below which the buffer reports drained")
+      .range(0.0, 1.0);
+  r.integer("ssd.cache.fastdrain.bg_pages", 8,
+            "fastdrain: most background evictions at the FTL at once (pages sent per round)")
+      .range(1, 65536);
+  r.time("ssd.cache.fastdrain.bg_interval", "100us", "fastdrain: time between background eviction rounds");
+  r.time("ssd.cache.fastdrain.hint_lapse", "1ms",
+         "fastdrain: a victimization event's announced pages not sent after this long without a tagged write "
+         "no longer count (the host announces every dirty page, an fsync writes back one file's)");
+  r.time("ssd.cache.fastdrain.series_step", "10us",
+         "fastdrain: time step of the buffer-level series (summary write_buffer, write_buffer.csv)");
+  r.rule([](const Config& c) {
+    if (c.get_string("ssd.cache.organisation") == "fastdrain" &&
+        c.get_real("ssd.cache.fastdrain.low_watermark") >= c.get_real("ssd.cache.fastdrain.high_watermark"))
+      c.fail("ssd.cache.fastdrain.low_watermark", "must be below ssd.cache.fastdrain.high_watermark");
+  });
   r.rule([](const Config& c) {
     if (c.get_string("ssd.cache.organisation") == "none") return;
+    if (c.get_string("ssd.cache.organisation") == "burst") return;  // direct mapped: ways do not apply
     if (c.get_size("ssd.cache.size") / c.get_int("ssd.cache.ways") == 0)
       c.fail("ssd.cache.size", "holds less than one set of ssd.cache.ways lines");
   });
@@ -70,6 +100,9 @@ CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc)
       write_throughs_(svc.stats.counter("ssd.cache.write_throughs", "commands",
                                         "writes also sent to the FTL before completing (FUA, cache switched off)")) {
   target.bind(*this);
+  burst_ = organisation_ == "burst";
+  fill_reads_ = organisation_ != "fastdrain" && !burst_;
+  if (burst_) ways_ = 1;  // DeepFlash's direct-mapped table
   if (enabled_) {  // lines of one FTL mapping unit, a flash page
     page_ = static_cast<uint32_t>(svc.cfg.get_size("ssd.flash.page_size"));
     uint64_t lines = bytes_ / page_;
@@ -77,7 +110,33 @@ CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc)
     tags_ = std::make_unique<CacheTags>(sets, ways_);
     frames_.resize(tags_->lines());
     prefetched_.assign(tags_->lines(), false);
-    policy_ = std::make_unique<UniformPolicy>(static_cast<unsigned>(svc.cfg.get_int("ssd.cache.prefetch_pages")));
+    // The write buffers read ahead nothing: their read misses are not cached.
+    policy_ = std::make_unique<UniformPolicy>(
+        fill_reads_ ? static_cast<unsigned>(svc.cfg.get_int("ssd.cache.prefetch_pages")) : 0u);
+    if (burst_) {
+      busy_seq_.assign(tags_->lines(), 0);
+      busy_bypasses_ = &svc.stats.counter("ssd.cache.burst.busy_bypasses", "pages",
+                                          "burst: writes that went to the FTL as their entry's eviction was in flight");
+    }
+    if (organisation_ == "fastdrain") {
+      level_ = std::make_unique<WriteBufferLevel>(tags_->lines(), svc.cfg.get_real("ssd.cache.fastdrain.high_watermark"),
+                                                  svc.cfg.get_real("ssd.cache.fastdrain.low_watermark"),
+                                                  svc.cfg.get_time("ssd.cache.fastdrain.series_step"));
+      level_->attach(svc.waves, "ssd.cache.fastdrain");
+      bg_pages_ = static_cast<uint32_t>(svc.cfg.get_int("ssd.cache.fastdrain.bg_pages"));
+      bg_interval_ = svc.cfg.get_time("ssd.cache.fastdrain.bg_interval");
+      hint_lapse_ = svc.cfg.get_time("ssd.cache.fastdrain.hint_lapse");
+      dirtied_.assign(tags_->lines(), 0);
+      auto& st = svc.stats;
+      fg_evictions_ = &st.counter("ssd.cache.fastdrain.foreground_evictions", "pages",
+                                  "pages drained urgently (LSB first) because the buffer would pass its high watermark");
+      bg_evictions_ = &st.counter("ssd.cache.fastdrain.background_evictions", "pages",
+                                  "pages evicted in background rounds while no host work was at the FTL");
+      fg_events_ = &st.counter("ssd.cache.fastdrain.foreground_drains", "drains",
+                               "foreground drains started (level plus announced pages above the high watermark)");
+      level_high_water_ = &st.counter("ssd.cache.fastdrain.level_high_water", "pages",
+                                      "most buffer pages not yet on flash at once (dirty lines and copies in flight)");
+    }
   }
   const char* cls[2] = {"thr", "lat"};
   for (int c = 0; c < 2; ++c) {
@@ -115,6 +174,7 @@ void CacheLayer::set_write_cache(bool on) {
   if (!on)
     for (int64_t l = 0; l < int64_t(tags_->lines()); ++l)
       if (tags_->line(l).dirty) write_back(l, now_ps(), true);
+  sync_level();
 }
 
 bool CacheLayer::peek(uint64_t lpn, uint8_t* page) const {
@@ -158,6 +218,8 @@ CacheLayer::Child& CacheLayer::child(int kind, Host* h, IoOp op, uint64_t lpn, u
   c->req.owner = c;
   children_.insert(c);
   if (h) ++h->waiting;
+  c->host_work = kind != Child::Evict;
+  if (c->host_work) ++host_at_ftl_;
   return *c;
 }
 
@@ -167,7 +229,10 @@ void CacheLayer::host_part_done(Host& h, Tick at) {
   FtlRequest* r = h.r;
   Tick when = h.ready;
   delete &h;
-  eq_.at(when, [r] { r->client->ftl_done(*r); });
+  eq_.at(when, [this, r] {
+    if (level_) r->result = level_->status();  // the buffer as it is when the command completes
+    r->client->ftl_done(*r);
+  });
 }
 
 // ---------------------------------------------------------------- reads
@@ -243,6 +308,7 @@ void CacheLayer::read(FtlRequest& r) {
 }
 
 void CacheLayer::install(uint64_t lpn, const uint8_t* data, CacheClass c, bool prefetched, Tick& ready) {
+  if (!fill_reads_) return;           // a write buffer: read misses are not cached
   if (tags_->find(lpn) >= 0) return;  // written (or filled) meanwhile: that copy is newer
   if (evicting_.count(lpn)) return;   // a newer copy is on its way to flash
   int64_t l = tags_->victim(lpn, [&](unsigned w) { return policy_->may_fill(w, c); });
@@ -282,6 +348,11 @@ void CacheLayer::write(FtlRequest& r) {
         queue_write(lpn, src, nullptr, h);
         continue;
       }
+      if (burst_ && busy_seq_[size_t(l)]) {  // DeepFlash's bypass: the entry is still being evicted
+        ++*busy_bypasses_;
+        queue_write(lpn, src, nullptr, h);
+        continue;
+      }
       evict(l, now);
       tags_->fill(l, lpn, static_cast<uint8_t>(c));
       prefetched_[size_t(l)] = false;
@@ -289,6 +360,7 @@ void CacheLayer::write(FtlRequest& r) {
       tags_->touch(l);
     }
     std::memcpy(frame(l), src, page_);
+    if (!through && !tags_->line(l).dirty) mark_dirty(l);
     tags_->set_dirty(l, !through);
     h->ready = std::max(h->ready, dram->access(frame_addr(l), page_, true, now));
   }
@@ -297,6 +369,7 @@ void CacheLayer::write(FtlRequest& r) {
     for (uint32_t i = 0; i < r.pages; ++i)
       queue_write(r.lpn + i, r.data + size_t(i) * page_, nullptr, h);
   }
+  after_write(r);
   host_part_done(*h, h->ready);
 }
 
@@ -311,7 +384,7 @@ bool CacheLayer::evicting_any(uint64_t lpn, uint32_t pages) const {
 // FTL never has two writes of one page at once and the newest data lands
 // last. `copy`: the data is copied (a cache line that will change), else
 // `data` stays valid until the write completes (the host's buffer).
-void CacheLayer::queue_write(uint64_t lpn, const uint8_t* data, const uint8_t* copy, Host* h) {
+void CacheLayer::queue_write(uint64_t lpn, const uint8_t* data, const uint8_t* copy, Host* h, Drain mode) {
   auto& q = evicting_[lpn];
   Eviction e;
   if (copy) {
@@ -322,6 +395,11 @@ void CacheLayer::queue_write(uint64_t lpn, const uint8_t* data, const uint8_t* c
   }
   e.seq = ++seq_;
   e.host = h;
+  e.buffered = copy != nullptr;
+  e.mode = mode;
+  draining_ += e.buffered;
+  bg_out_ += mode == Drain::Background;
+  fg_out_ += mode == Drain::Foreground;
   if (h) ++h->waiting;
   writes_out_.insert(e.seq);
   q.push_back(std::move(e));
@@ -334,6 +412,7 @@ void CacheLayer::evict(int64_t l, Tick now) {
   if (line.dirty) {
     ++dirty_evictions_;
     write_back(l, now, false);
+    if (burst_) busy_seq_[size_t(l)] = seq_;  // the entry is busy until that write is on flash
   } else {
     ++clean_evictions_;
   }
@@ -343,20 +422,23 @@ void CacheLayer::evict(int64_t l, Tick now) {
 
 // A dirty line's page goes to flash: copied out (a DRAM read), then written
 // by the FTL; `keep`: the line stays, clean (Flush), else it is being replaced.
-void CacheLayer::write_back(int64_t l, Tick now, bool keep) {
+void CacheLayer::write_back(int64_t l, Tick now, bool keep, Drain mode) {
   CacheTags::Line& line = tags_->line(l);
   dram->access(frame_addr(l), page_, false, now);
   if (keep) {
-    ++write_backs_;
+    if (mode == Drain::None) ++write_backs_;  // a Flush's, not FastDrain's eviction
     tags_->set_dirty(l, false);
   }
-  queue_write(line.lpn, nullptr, frame(l), nullptr);
+  queue_write(line.lpn, nullptr, frame(l), nullptr, mode);
 }
 
 void CacheLayer::issue_eviction(uint64_t lpn) {
   Eviction& e = evicting_[lpn].front();
   Child& c = child(Child::Evict, nullptr, IoOp::Write, lpn, 1, const_cast<uint8_t*>(e.data));
   c.seq = e.seq;
+  c.req.urgent = e.mode == Drain::Foreground;  // FastDrain: LSB pages across all dies
+  c.host_work = e.host != nullptr;
+  if (c.host_work) ++host_at_ftl_;
   ftl->submit(c.req);
 }
 
@@ -367,6 +449,7 @@ void CacheLayer::flush(FtlRequest& r) {
   for (int64_t l = 0; l < int64_t(tags_->lines()); ++l)
     if (tags_->line(l).dirty) write_back(l, now, true);
   flushes_.push_back({&r, seq_});
+  sync_level();
   check_flushes();
 }
 
@@ -396,6 +479,7 @@ void CacheLayer::trim(FtlRequest& r) {
     tags_->invalidate(l);
     prefetched_[size_t(l)] = false;
   }
+  sync_level();
   pass_down(r);
 }
 
@@ -414,6 +498,7 @@ void CacheLayer::ftl_done(FtlRequest& fr) {
   auto* c = static_cast<Child*>(fr.owner);
   Tick now = now_ps();
   Host* h = c->host;
+  if (c->host_work) --host_at_ftl_;
   switch (c->kind) {
     case Child::Miss: {
       Tick ready = now;
@@ -429,7 +514,16 @@ void CacheLayer::ftl_done(FtlRequest& fr) {
     }
     case Child::Evict: {
       auto it = evicting_.find(fr.lpn);
-      Host* owner = it->second.front().host;
+      const Eviction& done = it->second.front();
+      Host* owner = done.host;
+      draining_ -= done.buffered;
+      bg_out_ -= done.mode == Drain::Background;
+      fg_out_ -= done.mode == Drain::Foreground;
+      if (burst_) {  // the entry that evicted this page takes writes again
+        int64_t base = int64_t(tags_->set_of(fr.lpn)) * tags_->ways();
+        for (uint32_t w = 0; w < tags_->ways(); ++w)
+          if (busy_seq_[size_t(base + w)] == c->seq) busy_seq_[size_t(base + w)] = 0;
+      }
       it->second.pop_front();
       writes_out_.erase(c->seq);
       if (owner) host_part_done(*owner, now);
@@ -437,6 +531,7 @@ void CacheLayer::ftl_done(FtlRequest& fr) {
         evicting_.erase(it);
       else
         issue_eviction(fr.lpn);
+      sync_level();
       check_flushes();
       if (!trims_.empty()) {
         std::vector<FtlRequest*> t;
@@ -452,6 +547,95 @@ void CacheLayer::ftl_done(FtlRequest& fr) {
   }
   children_.erase(c);
   delete c;
+}
+
+// ---------------------------------------------------------------- FastDrain's eviction engine
+
+void CacheLayer::sync_level() {
+  if (!level_) return;
+  uint64_t v = tags_->dirty_lines() + draining_, was = level_->level();
+  if (v > was) level_->add(v - was, now_ps());
+  if (v < was) level_->remove(was - v, now_ps());
+  level_high_water_->value = level_->high_water();
+}
+
+// Lines are drained oldest dirty first: the order they became dirty in.
+void CacheLayer::mark_dirty(int64_t l) {
+  if (!level_) return;
+  dirtied_[size_t(l)] = ++dirty_stamp_;
+  dirty_order_.emplace_back(l, dirty_stamp_);
+}
+
+int64_t CacheLayer::oldest_dirty() {
+  while (!dirty_order_.empty()) {
+    auto [l, stamp] = dirty_order_.front();
+    if (tags_->line(l).dirty && dirtied_[size_t(l)] == stamp) return l;
+    dirty_order_.pop_front();  // written back, replaced or dirtied again since
+  }
+  return -1;
+}
+
+// After a write is in the buffer: the future level is the level now plus
+// what the current victimization event announced and has not sent yet. Past
+// the high watermark, drain to all dies (urgent writes) until at most the
+// low watermark's pages are dirty; while a drain is at the FTL, new dirty
+// pages above the low watermark join it.
+void CacheLayer::after_write(const FtlRequest& r) {
+  if (!level_) return;
+  if (r.victim) {
+    uint64_t announced = (uint64_t(r.victim_pages) * kHostPage + page_ - 1) / page_;
+    if (announced != event_pages_ || expected() == 0) expected_ = event_pages_ = announced;  // a new event
+    expected_ -= std::min<uint64_t>(expected_, r.pages);
+    hint_at_ = now_ps();
+  }
+  sync_level();
+  uint64_t future = level_->level() + expected();
+  if (future > level_->high_pages() || fg_out_ > 0) {
+    Tick now = now_ps();
+    bool started = fg_out_ == 0;
+    uint64_t sent = 0;
+    while (tags_->dirty_lines() > level_->low_pages()) {
+      int64_t l = oldest_dirty();
+      if (l < 0) break;
+      write_back(l, now, true, Drain::Foreground);
+      ++sent;
+    }
+    *fg_evictions_ += sent;
+    if (started && sent) ++*fg_events_;
+    sync_level();
+  }
+  arm_background();
+}
+
+// Background rounds run while lines are dirty, every bg_interval; none is
+// scheduled while the buffer is clean.
+void CacheLayer::arm_background() {
+  if (bg_armed_ || tags_->dirty_lines() == 0) return;
+  bg_armed_ = true;
+  eq_.after(bg_interval_, [this] {
+    bg_armed_ = false;
+    background_round();
+    arm_background();
+  });
+}
+
+// A round sends up to bg_pages oldest dirty pages, fewer by the background
+// evictions still at the FTL, when the future level is under the high
+// watermark and the FTL has no host work of this layer nor a foreground
+// drain (the cache cannot see which dies are idle, so it waits for all).
+void CacheLayer::background_round() {
+  if (host_at_ftl_ > 0 || fg_out_ > 0) return;
+  if (level_->level() + expected() > level_->high_pages()) return;
+  Tick now = now_ps();
+  uint64_t sent = 0;
+  while (bg_out_ < bg_pages_) {
+    int64_t l = oldest_dirty();
+    if (l < 0) break;
+    write_back(l, now, true, Drain::Background);
+    ++sent;
+  }
+  *bg_evictions_ += sent;
+  sync_level();
 }
 
 }  // namespace vp::ssd

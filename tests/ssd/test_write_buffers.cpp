@@ -1,0 +1,187 @@
+// The cache layer's two write buffers over the rig's 10 us FTL and 100 ns
+// DRAM (tests/ssd/CacheRig.hpp): FastDrain's (watermarks, background and
+// foreground eviction, the status in every completion) and DeepFlash's
+// direct-mapped burst buffer (busy-entry bypass, evicted-page reads).
+#include <catch2/catch.hpp>
+
+#include "tests/ssd/CacheRig.hpp"
+#include "vp/ssd/NvmeSpec.hpp"
+
+using namespace vp::test;
+using vp::ssd::IoOp;
+namespace nvme = vp::nvme;
+
+namespace {
+constexpr vp::Tick kUs = 1000 * kCacheNs;
+
+CacheOp tagged(vp::Tick at, uint64_t lpn, uint32_t pages, uint8_t fill, uint32_t victim_pages) {
+  CacheOp o{at, IoOp::Write, lpn, pages, fill};
+  o.victim = true;
+  o.victim_pages = victim_pages;
+  return o;
+}
+
+// The FTL's writes before `until`: lpn, time and urgency.
+std::vector<StoreFtl::Seen> writes_before(const CacheRig& rig, vp::Tick until) {
+  std::vector<StoreFtl::Seen> w;
+  for (const auto& s : rig.ftl.seen)
+    if (s.op == IoOp::Write && s.at < until) w.push_back(s);
+  return w;
+}
+}  // namespace
+
+TEST_CASE("fastdrain a hint announcing more than the headroom starts an urgent drain down to the low watermark",
+          "[ssd][cache][fastdrain]") {
+  CacheRig rig(small_fastdrain({{"ssd.cache.fastdrain.bg_interval", "1s"}}));
+  rig.run({{0, IoOp::Write, 0, 4, 0x10},  // level 4
+           // Event of 4 pages, this one of them: level 5 + 3 still announced = 8, not above 8.
+           tagged(1 * kUs, 4, 1, 0x20, 4),
+           // A new event of 6 pages: level 6 + 5 announced = 11 > 8: drain the
+           // oldest dirty pages (0 1 2 3) until 2 are dirty (4 and 5).
+           tagged(2 * kUs, 5, 1, 0x30, 6),
+           {20 * kUs, IoOp::Read, 0},
+           {30 * kUs, IoOp::Read, 9},
+           {50 * kUs, IoOp::Read, 9}});
+  auto w = writes_before(rig, 100 * kUs);
+  REQUIRE(w.size() == 4);
+  for (uint64_t i = 0; i < 4; ++i) {
+    CHECK(w[i].lpn == i);
+    CHECK(w[i].at == 2 * kUs);
+    CHECK(w[i].urgent);
+  }
+  CHECK(rig.stat("ssd.cache.fastdrain.foreground_drains") == 1);
+  CHECK(rig.stat("ssd.cache.fastdrain.foreground_evictions") == 4);
+  // Level: 4, 5, then 6 (2 dirty + 4 copies in flight until 12 us), 2 after.
+  CHECK(rig.reqs[0].result == nvme::buffer_status(nvme::BUF_BETWEEN, 40));  // 0x2802
+  CHECK(rig.reqs[1].result == nvme::buffer_status(nvme::BUF_BETWEEN, 50));  // 0x3202
+  CHECK(rig.reqs[2].result == nvme::buffer_status(nvme::BUF_BETWEEN, 60));  // 0x3C02
+  CHECK(rig.stat("ssd.cache.fastdrain.level_high_water") == 6);
+  // The drained page 0 stayed as a clean copy: a hit at 20 us + 100 ns.
+  CHECK(rig.done[3] == 20 * kUs + kDramTime);
+  CHECK(rig.page_is(3, 0, 0x10));
+  CHECK(rig.reqs[3].result == nvme::buffer_status(nvme::BUF_DRAINED, 20));  // 0x1401
+  // Read misses go to the FTL and are not cached: page 9 misses twice.
+  CHECK(rig.done[4] == 30 * kUs + kFtlTime);
+  CHECK(rig.done[5] == 50 * kUs + kFtlTime);
+  CHECK(rig.ftl.count(IoOp::Read) == 2);
+  // Pages 4 and 5 go in the first background round, 1 s after the first write.
+  auto all = writes_before(rig, ~vp::Tick(0));
+  REQUIRE(all.size() == 6);
+  CHECK(all[4].lpn == 4);
+  CHECK(all[5].lpn == 5);
+  CHECK(all[5].at == 1000000 * kUs);
+  CHECK_FALSE(all[5].urgent);
+  CHECK(rig.stat("ssd.cache.fastdrain.background_evictions") == 2);
+  CHECK(rig.ftl.store[5][0] == 0x30);
+}
+
+TEST_CASE("fastdrain background eviction paces rounds and waits while host work is at the FTL",
+          "[ssd][cache][fastdrain]") {
+  CacheRig rig(small_fastdrain({{"ssd.cache.fastdrain.bg_pages", "2"}, {"ssd.cache.fastdrain.bg_interval", "20us"}}));
+  // Six dirty pages (level 6, under 8). Rounds every 20 us from the write:
+  // 20 us sends 0 1; 40 us finds the read of page 100 at the FTL (39-49 us)
+  // and waits; 60 us sends 2 3; 80 us sends 4 5; then nothing is dirty and
+  // no round is scheduled (the run ends).
+  rig.run({{0, IoOp::Write, 0, 6, 0x40}, {39 * kUs, IoOp::Read, 100}});
+  auto w = writes_before(rig, ~vp::Tick(0));
+  REQUIRE(w.size() == 6);
+  const vp::Tick at[6] = {20 * kUs, 20 * kUs, 60 * kUs, 60 * kUs, 80 * kUs, 80 * kUs};
+  for (size_t i = 0; i < 6; ++i) {
+    CHECK(w[i].lpn == i);
+    CHECK(w[i].at == at[i]);
+    CHECK_FALSE(w[i].urgent);
+  }
+  CHECK(rig.done[1] == 39 * kUs + kFtlTime);
+  CHECK(rig.stat("ssd.cache.fastdrain.background_evictions") == 6);
+  CHECK(rig.stat("ssd.cache.fastdrain.foreground_drains") == 0);
+  CHECK(rig.cache.buffer_level()->level() == 0);
+  CHECK(rig.ftl.store[5][0] == 0x45);
+  CHECK(vp::now_ps() == 90 * kUs);  // the last eviction lands at 80 + 10 us, then nothing is left to run
+}
+
+TEST_CASE("fastdrain an announcement that never arrives lapses and background rounds resume", "[ssd][cache][fastdrain]") {
+  CacheRig rig(small_fastdrain({{"ssd.cache.fastdrain.bg_interval", "20us"},
+                                {"ssd.cache.fastdrain.hint_lapse", "50us"}}));
+  // A tagged write of page 0 announcing 9 pages: level 1 + 8 still to come
+  // = 9 > 8, but only 1 page is dirty (not above the low watermark's 2), so
+  // the drain sends nothing. Rounds at 20 and 40 us see 9 > 8 and wait; at
+  // 60 us the announcement (last at 0 us) is older than 50 us: page 0 goes.
+  rig.run({tagged(0, 0, 1, 0x70, 9)});
+  auto w = writes_before(rig, ~vp::Tick(0));
+  REQUIRE(w.size() == 1);
+  CHECK(w[0].lpn == 0);
+  CHECK(w[0].at == 60 * kUs);
+  CHECK_FALSE(w[0].urgent);
+  CHECK(rig.stat("ssd.cache.fastdrain.foreground_drains") == 0);
+  CHECK(rig.stat("ssd.cache.fastdrain.background_evictions") == 1);
+  CHECK(rig.reqs[0].result == nvme::buffer_status(nvme::BUF_DRAINED, 10));  // level 1 of 10
+}
+
+TEST_CASE("fastdrain completions report drained between and full", "[ssd][cache][fastdrain]") {
+  CacheRig rig(small_fastdrain({{"ssd.cache.fastdrain.bg_interval", "1s"}}));
+  rig.run({{0, IoOp::Write, 0, 2, 1},           // level 2: at the low watermark, drained 20 %
+           {1 * kUs, IoOp::Write, 2, 3, 1},     // 5: between, 50 %
+           {2 * kUs, IoOp::Write, 5, 3, 1},     // 8: at the high watermark, full 80 %, not above it
+           {3 * kUs, IoOp::Write, 8, 1, 1},     // 9 > 8: drain 7 (0-6); 2 dirty + 7 in flight = 9, full 90 %
+           {20 * kUs, IoOp::Read, 1},           // the copies landed at 13 us: level 2, drained 20 %
+           {30 * kUs, IoOp::Flush, 0}});        // writes back 7 and 8: level 0, drained 0 %
+  CHECK(rig.reqs[0].result == nvme::buffer_status(nvme::BUF_DRAINED, 20));  // 0x1401
+  CHECK(rig.reqs[1].result == nvme::buffer_status(nvme::BUF_BETWEEN, 50));  // 0x3202
+  CHECK(rig.reqs[2].result == nvme::buffer_status(nvme::BUF_FULL, 80));     // 0x5003
+  CHECK(rig.reqs[3].result == nvme::buffer_status(nvme::BUF_FULL, 90));     // 0x5A03
+  CHECK(rig.reqs[4].result == nvme::buffer_status(nvme::BUF_DRAINED, 20));
+  CHECK(rig.reqs[5].result == nvme::buffer_status(nvme::BUF_DRAINED, 0));   // 0x0001
+  CHECK(rig.done[5] == 30 * kUs + 2 * kFtlTime);  // write-backs, then the FTL's Flush
+  CHECK(rig.stat("ssd.cache.fastdrain.foreground_drains") == 1);
+  CHECK(rig.stat("ssd.cache.fastdrain.foreground_evictions") == 7);
+  CHECK(rig.stat("ssd.cache.write_backs") == 2);
+  CHECK(rig.stat("ssd.cache.fastdrain.level_high_water") == 9);
+  const auto* lv = rig.cache.buffer_level();
+  CHECK(lv->capacity() == 10);
+  CHECK(lv->high_pages() == 8);
+  CHECK(lv->low_pages() == 2);
+}
+
+TEST_CASE("burst buffer write to an entry under eviction bypasses it and reads of evicted pages never see stale flash",
+          "[ssd][cache][burst]") {
+  CacheRig rig(small_burst());
+  rig.ftl.store[0].assign(kCachePage, 0x11);  // what flash held before
+  // Pages 0 4 8 12 share entry 0. Writing 4 at 1 us evicts 0 (at the FTL
+  // 1-11 us): the entry is busy, so the write of 8 at 2 us goes to the FTL
+  // and completes when it is there (12 us). Reads at 3 and 4 us find 0 and 8
+  // in flight and are served from their copies. At 20 us the entry is free
+  // again: writing 12 evicts 4 the ordinary way.
+  rig.run({{0, IoOp::Write, 0, 1, 0xA0},
+           {1 * kUs, IoOp::Write, 4, 1, 0xB0},
+           {2 * kUs, IoOp::Write, 8, 1, 0xC0},
+           {3 * kUs, IoOp::Read, 0},
+           {4 * kUs, IoOp::Read, 8},
+           {20 * kUs, IoOp::Write, 12, 1, 0xD0},
+           {40 * kUs, IoOp::Read, 0},
+           {40 * kUs, IoOp::Read, 8},
+           {40 * kUs, IoOp::Read, 4}});
+  CHECK(rig.cache.tags()->ways() == 1);  // direct mapped whatever ssd.cache.ways says
+  CHECK(rig.cache.tags()->sets() == 4);
+  CHECK(rig.done[1] == 1 * kUs + kDramTime);
+  CHECK(rig.done[2] == 2 * kUs + kFtlTime);
+  CHECK(rig.done[3] == 3 * kUs);
+  CHECK(rig.page_is(3, 0, 0xA0));
+  CHECK(rig.done[4] == 4 * kUs);
+  CHECK(rig.page_is(4, 0, 0xC0));
+  CHECK(rig.done[5] == 20 * kUs + kDramTime);
+  auto w = writes_before(rig, ~vp::Tick(0));
+  REQUIRE(w.size() == 3);
+  CHECK(w[0].lpn == 0);
+  CHECK(w[0].at == 1 * kUs);
+  CHECK(w[1].lpn == 8);
+  CHECK(w[1].at == 2 * kUs);
+  CHECK(w[2].lpn == 4);
+  CHECK(w[2].at == 20 * kUs);
+  CHECK(rig.stat("ssd.cache.burst.busy_bypasses") == 1);
+  CHECK(rig.stat("ssd.cache.eviction_copy_hits") == 2);
+  CHECK(rig.ftl.count(IoOp::Read) == 3);  // the three reads at 40 us
+  CHECK(rig.page_is(6, 0, 0xA0));
+  CHECK(rig.page_is(7, 0, 0xC0));
+  CHECK(rig.page_is(8, 0, 0xB0));
+  CHECK(rig.reqs[8].result == 0);  // no buffer status outside FastDrain
+}

@@ -173,3 +173,19 @@ TEST_CASE("without a cache every request goes to the FTL as it is", "[ssd][cache
   CHECK(rig.page_is(1, 0, 0x42));
   CHECK(rig.dram.reads + rig.dram.writes == 0);
 }
+
+TEST_CASE("an FUA write that bypasses a busy burst entry goes to the FTL once", "[ssd][cache]") {
+  // Burst buffer (direct mapped, 4 entries): writing 4 at 1 us evicts 0 (at
+  // the FTL 1-11 us), so entry 0 is busy when an FUA write of 8 comes at
+  // 2 us: it bypasses the buffer, and being FUA must not be sent again by
+  // the write-through: the FTL sees 8 once, done at 2 + 10 us.
+  CacheRig rig(small_burst());
+  CacheOp fua{2 * kUs, IoOp::Write, 8, 1, 0xC0};
+  fua.fua = true;
+  rig.run({{0, IoOp::Write, 0, 1, 0xA0}, {1 * kUs, IoOp::Write, 4, 1, 0xB0}, fua});
+  size_t eights = 0;
+  for (const auto& s : rig.ftl.seen) eights += s.op == IoOp::Write && s.lpn == 8;
+  CHECK(eights == 1);
+  CHECK(rig.done[2] == 2 * kUs + kFtlTime);
+  CHECK(rig.ftl.store[8][0] == 0xC0);
+}

@@ -328,6 +328,7 @@ void CacheLayer::write(FtlRequest& r) {
   CacheClass c = class_of(r);
   auto* h = new Host{&r, 1, now};
   bool through = !enabled_ || r.fua;
+  std::vector<bool> sent(r.pages, false);  // pages already on their way to the FTL (bypasses)
   for (uint32_t i = 0; i < r.pages; ++i) {
     uint64_t lpn = r.lpn + i;
     const uint8_t* src = r.data + size_t(i) * page_;
@@ -346,11 +347,13 @@ void CacheLayer::write(FtlRequest& r) {
       if (l < 0) {  // no way of this class: straight to the FTL
         ++bypasses_;
         queue_write(lpn, src, nullptr, h);
+        sent[i] = true;
         continue;
       }
       if (burst_ && busy_seq_[size_t(l)]) {  // DeepFlash's bypass: the entry is still being evicted
         ++*busy_bypasses_;
         queue_write(lpn, src, nullptr, h);
+        sent[i] = true;
         continue;
       }
       evict(l, now);
@@ -367,7 +370,7 @@ void CacheLayer::write(FtlRequest& r) {
   if (through) {  // the lines are clean copies; each page also goes down, in its page's write order
     ++write_throughs_;
     for (uint32_t i = 0; i < r.pages; ++i)
-      queue_write(r.lpn + i, r.data + size_t(i) * page_, nullptr, h);
+      if (!sent[i]) queue_write(r.lpn + i, r.data + size_t(i) * page_, nullptr, h);
   }
   after_write(r);
   host_part_done(*h, h->ready);

@@ -410,6 +410,7 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
     fs::path out(opt.out_dir);
     std::ofstream(out / "config.yaml") << "# effective configuration; reproduce with --config\n" << cfg.to_yaml();
     std::ofstream(out / "summary.json") << s.dump(2) << "\n";
+    if (opt.cache) ssd::write_cache_epochs_csv((out / "cache_epochs.csv").string(), top.cache.epochs(now_ps()));
     if (waves.enabled()) {
       Tick first = 0;
       for (const auto& r : top.workload.runners())

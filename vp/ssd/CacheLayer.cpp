@@ -6,6 +6,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "vp/ssd/GhostPrefetchPolicy.hpp"
+#include "vp/ssd/SplitPolicy.hpp"
 #include "vp/ssd/UniformPolicy.hpp"
 
 namespace vp::ssd {
@@ -27,10 +29,14 @@ struct CacheLayer::Child {
 };
 
 void CacheLayer::declare_params(ParamRegistry& r) {
-  r.choice("ssd.cache.organisation", "none", {"none", "uni"},
+  r.choice("ssd.cache.organisation", "none", {"none", "uni", "uni-dyn", "split"},
            "organisation of the SSD's DRAM cache between firmware and FTL: none (every request goes to the FTL), "
            "uni (set-associative, LRU, write-back, both classes share every way, fixed read prefetch: FlashShare's "
-           "uni-no / uni-128)");
+           "uni-no / uni-128), uni-dyn (uni with the prefetch adapted each epoch by ghost caches), split (ways "
+           "divided between latency-critical and throughput requests, adapted each epoch, each with uni-dyn's "
+           "prefetch)");
+  EpochPolicy::declare_params(r);
+  SplitPolicy::declare_params(r);
   // FlashShare OSDI'18 Table 2: 1.5 GB of DRAM in the Z-SSD (ssd.dram.size),
   // of which the data staging and the mapping table take their share.
   r.size("ssd.cache.size", "1GiB", "SSD DRAM given to the cache (whole sets of ways x flash pages)");
@@ -77,7 +83,12 @@ CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc)
     tags_ = std::make_unique<CacheTags>(sets, ways_);
     frames_.resize(tags_->lines());
     prefetched_.assign(tags_->lines(), false);
-    policy_ = std::make_unique<UniformPolicy>(static_cast<unsigned>(svc.cfg.get_int("ssd.cache.prefetch_pages")));
+    if (organisation_ == "uni-dyn")
+      policy_ = std::make_unique<GhostPrefetchPolicy>(svc, sets, ways_);
+    else if (organisation_ == "split")
+      policy_ = std::make_unique<SplitPolicy>(svc, sets, ways_);
+    else
+      policy_ = std::make_unique<UniformPolicy>(static_cast<unsigned>(svc.cfg.get_int("ssd.cache.prefetch_pages")));
   }
   const char* cls[2] = {"thr", "lat"};
   for (int c = 0; c < 2; ++c) {
@@ -174,6 +185,7 @@ void CacheLayer::host_part_done(Host& h, Tick at) {
 
 void CacheLayer::read(FtlRequest& r) {
   Tick now = now_ps();
+  policy_->advance(now);
   CacheClass c = class_of(r);
   auto* h = new Host{&r, 1, now};  // the extra count is released below, once every miss is out
   uint64_t run = 0;
@@ -204,7 +216,7 @@ void CacheLayer::read(FtlRequest& r) {
       hit = true;
     }
     ++*(hit ? hits_ : misses_)[int(c)];
-    policy_->observe(lpn, c, false, hit, now, *tags_);
+    policy_->observe(lpn, r.lpn + r.pages, c, false, hit, now, *tags_);
     if (hit) {
       send_run();
       continue;
@@ -259,6 +271,7 @@ void CacheLayer::install(uint64_t lpn, const uint8_t* data, CacheClass c, bool p
 
 void CacheLayer::write(FtlRequest& r) {
   Tick now = now_ps();
+  policy_->advance(now);
   CacheClass c = class_of(r);
   auto* h = new Host{&r, 1, now};
   bool through = !enabled_ || r.fua;
@@ -274,7 +287,7 @@ void CacheLayer::write(FtlRequest& r) {
     }
     bool hit = l >= 0;
     ++*(hit ? whits_ : wmisses_)[int(c)];
-    policy_->observe(lpn, c, true, hit, now, *tags_);
+    policy_->observe(lpn, r.lpn + r.pages, c, true, hit, now, *tags_);
     if (!hit) {
       l = tags_->victim(lpn, [&](unsigned w) { return policy_->may_fill(w, c); });
       if (l < 0) {  // no way of this class: straight to the FTL
@@ -287,6 +300,7 @@ void CacheLayer::write(FtlRequest& r) {
       prefetched_[size_t(l)] = false;
     } else {
       tags_->touch(l);
+      tags_->line(l).owner = static_cast<uint8_t>(c);  // a read-only line of the old owner is now the writer's
     }
     std::memcpy(frame(l), src, page_);
     tags_->set_dirty(l, !through);

@@ -415,6 +415,7 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
       std::ofstream csv(out / "write_buffer.csv");
       wb->write_csv(csv);
     }
+    if (opt.cache) ssd::write_cache_epochs_csv((out / "cache_epochs.csv").string(), top.cache.epochs(now_ps()));
     if (waves.enabled()) {
       Tick first = 0;
       for (const auto& r : top.workload.runners())

@@ -21,6 +21,7 @@ struct RunOptions {
   std::string seed;  // empty: sim.seed from the configuration
   std::string out_dir;  // empty: write nothing
   bool vcd = false, requests = false;
+  bool cache = false;  // cache_epochs.csv: the adaptive cache's epochs
   bool progress = false, print_summary = false;
 };
 

@@ -24,7 +24,7 @@ int sc_main(int argc, char** argv) {
       ("job", po::value(&opt.job_files), "replace the workload with the jobs of a fio job file (repeatable)")
       ("seed", po::value<std::string>(), "seed of the run (sim.seed)")
       ("out", po::value(&opt.out_dir)->default_value("vp-out"), "output folder")
-      ("trace", po::value(&traces)->multitoken(), "what to trace: vcd, requests (comma separated)")
+      ("trace", po::value(&traces)->multitoken(), "what to trace: vcd, requests, cache (comma separated)")
       ("list-params", "print every parameter with type, default and description")
       ("list-presets", "print the built-in presets")
       ("list-apps", "print the FlashShare Table 3 applications a job can name with app=")
@@ -61,8 +61,10 @@ int sc_main(int argc, char** argv) {
         opt.vcd = true;
       else if (w == "requests")
         opt.requests = true;
+      else if (w == "cache")
+        opt.cache = true;
       else if (!w.empty()) {
-        fmt::print(stderr, "vp-server: --trace '{}': unknown trace (allowed: vcd, requests)\n", w);
+        fmt::print(stderr, "vp-server: --trace '{}': unknown trace (allowed: vcd, requests, cache)\n", w);
         return 2;
       }
     }

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "vp/ssd/GhostPrefetchPolicy.hpp"
+#include "vp/ssd/SplitPolicy.hpp"
 #include "vp/ssd/UniformPolicy.hpp"
 
 namespace vp::ssd {
@@ -33,11 +35,15 @@ constexpr uint64_t kHostPage = 4096;
 }  // namespace
 
 void CacheLayer::declare_params(ParamRegistry& r) {
-  r.choice("ssd.cache.organisation", "none", {"none", "uni", "fastdrain", "burst"},
+  r.choice("ssd.cache.organisation", "none", {"none", "uni", "uni-dyn", "split", "fastdrain", "burst"},
            "organisation of the SSD's DRAM cache between firmware and FTL: none (every request goes to the FTL), "
            "uni (set-associative, LRU, write-back, both classes share every way, fixed read prefetch: FlashShare's "
-           "uni-no / uni-128), fastdrain (FastDrain's write buffer with watermarks, background and foreground "
-           "eviction, status in every completion), burst (DeepFlash's direct-mapped burst buffer, non-blocking)");
+           "uni-no / uni-128), uni-dyn (uni with the prefetch adapted each epoch by ghost caches), split (ways "
+           "divided between latency-critical and throughput requests, adapted each epoch, each with uni-dyn's "
+           "prefetch), fastdrain (FastDrain's write buffer with watermarks, background and foreground eviction, "
+           "status in every completion), burst (DeepFlash's direct-mapped burst buffer, non-blocking)");
+  EpochPolicy::declare_params(r);
+  SplitPolicy::declare_params(r);
   // FlashShare OSDI'18 Table 2: 1.5 GB of DRAM in the Z-SSD (ssd.dram.size),
   // of which the data staging and the mapping table take their share.
   r.size("ssd.cache.size", "1GiB", "SSD DRAM given to the cache (whole sets of ways x flash pages)");
@@ -110,9 +116,13 @@ CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc)
     tags_ = std::make_unique<CacheTags>(sets, ways_);
     frames_.resize(tags_->lines());
     prefetched_.assign(tags_->lines(), false);
-    // The write buffers read ahead nothing: their read misses are not cached.
-    policy_ = std::make_unique<UniformPolicy>(
-        fill_reads_ ? static_cast<unsigned>(svc.cfg.get_int("ssd.cache.prefetch_pages")) : 0u);
+    if (organisation_ == "uni-dyn")
+      policy_ = std::make_unique<GhostPrefetchPolicy>(svc, sets, ways_);
+    else if (organisation_ == "split")
+      policy_ = std::make_unique<SplitPolicy>(svc, sets, ways_);
+    else  // the write buffers read ahead nothing: their read misses are not cached
+      policy_ = std::make_unique<UniformPolicy>(
+          fill_reads_ ? static_cast<unsigned>(svc.cfg.get_int("ssd.cache.prefetch_pages")) : 0u);
     if (burst_) {
       busy_seq_.assign(tags_->lines(), 0);
       busy_bypasses_ = &svc.stats.counter("ssd.cache.burst.busy_bypasses", "pages",
@@ -239,6 +249,7 @@ void CacheLayer::host_part_done(Host& h, Tick at) {
 
 void CacheLayer::read(FtlRequest& r) {
   Tick now = now_ps();
+  policy_->advance(now);
   CacheClass c = class_of(r);
   auto* h = new Host{&r, 1, now};  // the extra count is released below, once every miss is out
   uint64_t run = 0;
@@ -269,7 +280,7 @@ void CacheLayer::read(FtlRequest& r) {
       hit = true;
     }
     ++*(hit ? hits_ : misses_)[int(c)];
-    policy_->observe(lpn, c, false, hit, now, *tags_);
+    policy_->observe(lpn, r.lpn + r.pages, c, false, hit, now, *tags_);
     if (hit) {
       send_run();
       continue;
@@ -325,6 +336,7 @@ void CacheLayer::install(uint64_t lpn, const uint8_t* data, CacheClass c, bool p
 
 void CacheLayer::write(FtlRequest& r) {
   Tick now = now_ps();
+  policy_->advance(now);
   CacheClass c = class_of(r);
   auto* h = new Host{&r, 1, now};
   bool through = !enabled_ || r.fua;
@@ -341,7 +353,7 @@ void CacheLayer::write(FtlRequest& r) {
     }
     bool hit = l >= 0;
     ++*(hit ? whits_ : wmisses_)[int(c)];
-    policy_->observe(lpn, c, true, hit, now, *tags_);
+    policy_->observe(lpn, r.lpn + r.pages, c, true, hit, now, *tags_);
     if (!hit) {
       l = tags_->victim(lpn, [&](unsigned w) { return policy_->may_fill(w, c); });
       if (l < 0) {  // no way of this class: straight to the FTL
@@ -361,6 +373,7 @@ void CacheLayer::write(FtlRequest& r) {
       prefetched_[size_t(l)] = false;
     } else {
       tags_->touch(l);
+      tags_->line(l).owner = static_cast<uint8_t>(c);  // a read-only line of the old owner is now the writer's
     }
     std::memcpy(frame(l), src, page_);
     if (!through && !tags_->line(l).dirty) mark_dirty(l);

@@ -68,6 +68,9 @@ class CacheLayer : public sc_core::sc_module, public IFtl, public FtlClient {
   uint64_t dram_bytes() const { return tags_ ? tags_->lines() * page_ : 0; }
   void set_base(uint64_t base) { base_ = base; }
   const CacheTags* tags() const { return tags_.get(); }
+  const CachePolicy* policy() const { return policy_.get(); }
+  // The adaptive organisations' epochs up to `now` (cache_epochs.csv); empty for the others.
+  std::vector<CacheEpoch> epochs(Tick now) const { return policy_ ? policy_->epochs(now) : std::vector<CacheEpoch>{}; }
   // Functional read of a page as the cache holds it (its line or an
   // eviction copy); false: not in the cache.
   bool peek(uint64_t lpn, uint8_t* page) const;

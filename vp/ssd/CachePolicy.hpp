@@ -6,8 +6,10 @@
 // does the rest: tags and LRU (CacheTags), data in DRAM, misses, write-back
 // and eviction to the FTL.
 #include <cstdint>
+#include <vector>
 
 #include "vp/core/Units.hpp"
+#include "vp/ssd/CacheEpoch.hpp"
 
 namespace vp::ssd {
 
@@ -19,14 +21,20 @@ enum class CacheClass : uint8_t { Throughput = 0, Latency = 1 };
 class CachePolicy {
  public:
   virtual ~CachePolicy() = default;
+  // A host request arrives at `now`: time-driven organisations move to its
+  // epoch before it is looked up.
+  virtual void advance(Tick /*now*/) {}
   // May a request of class `c` put a page into `way`?
   virtual bool may_fill(unsigned way, CacheClass c) const = 0;
   // May it use the page found in `way` (a read; `write`: overwrite it)?
   virtual bool may_use(unsigned way, CacheClass c, bool write) const = 0;
   // Pages after a read miss's last page to bring in with it.
   virtual unsigned prefetch_pages(CacheClass c) const = 0;
-  // One host page access was a hit or a miss.
-  virtual void observe(uint64_t lpn, CacheClass c, bool write, bool hit, Tick now, CacheTags& tags) = 0;
+  // One host page access, of a request whose last page is end - 1, was a hit or a miss.
+  virtual void observe(uint64_t lpn, uint64_t end, CacheClass c, bool write, bool hit, Tick now,
+                       CacheTags& tags) = 0;
+  // The epochs so far (adaptive organisations), the running one up to `now` last.
+  virtual std::vector<CacheEpoch> epochs(Tick /*now*/) const { return {}; }
 };
 
 }  // namespace vp::ssd

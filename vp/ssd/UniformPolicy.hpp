@@ -12,7 +12,7 @@ class UniformPolicy : public CachePolicy {
   bool may_fill(unsigned, CacheClass) const override { return true; }
   bool may_use(unsigned, CacheClass, bool) const override { return true; }
   unsigned prefetch_pages(CacheClass) const override { return prefetch_; }
-  void observe(uint64_t, CacheClass, bool, bool, Tick, CacheTags&) override {}
+  void observe(uint64_t, uint64_t, CacheClass, bool, bool, Tick, CacheTags&) override {}
 
  private:
   unsigned prefetch_;

@@ -1,0 +1,87 @@
+#include "vp/ssd/SplitPolicy.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace vp::ssd {
+
+namespace {
+uint32_t clamp_split(int64_t lat, uint32_t ways) {
+  return static_cast<uint32_t>(std::clamp<int64_t>(lat, 1, int64_t(ways) - 1));
+}
+}  // namespace
+
+void SplitPolicy::declare_params(ParamRegistry& r) {
+  r.real("ssd.cache.split_lat_share", 0.5,
+         "split: share of the ways the latency-critical partition starts with (rounded, at least one way each)")
+      .range(0, 1);
+  r.integer("ssd.cache.split_demand", 128,
+            "split: host page accesses in an epoch from which demand is high and the way split follows the "
+            "classes' access counts")
+      .at_least(1);
+  r.rule([](const Config& c) {
+    if (c.get_string("ssd.cache.organisation") == "split" && c.get_int("ssd.cache.ways") < 2)
+      c.fail("ssd.cache.ways", "split needs at least 2 ways, one per partition");
+  });
+}
+
+SplitPolicy::SplitPolicy(Services& svc, uint32_t sets, uint32_t ways)
+    : EpochPolicy(svc),
+      ways_(ways),
+      lat_ways_(clamp_split(std::llround(ways * svc.cfg.get_real("ssd.cache.split_lat_share")), ways)),
+      demand_(static_cast<uint64_t>(svc.cfg.get_int("ssd.cache.split_demand"))),
+      tuners_{PrefetchTuner(sets, ways, ways - lat_ways_, granularities()),
+              PrefetchTuner(sets, ways, lat_ways_, granularities())},
+      split_changes_(svc.stats.counter("ssd.cache.split_changes", "epochs", "epochs after which split's way split changed")),
+      prefetch_changes_(svc.stats.counter("ssd.cache.prefetch_changes", "epochs",
+                                          "epochs after which a prefetch granularity changed (uni-dyn, split)")) {
+  signals();
+  if (svc.waves.enabled()) {
+    svc.waves.trace(lat_ways_signal_, "ssd_cache_lat_ways", "ssd cache");
+    svc.waves.trace(thr_ways_signal_, "ssd_cache_thr_ways", "ssd cache");
+    svc.waves.trace(prefetch_signal_[1], "ssd_cache_lat_prefetch_pages", "ssd cache");
+    svc.waves.trace(prefetch_signal_[0], "ssd_cache_thr_prefetch_pages", "ssd cache");
+  }
+  open_first();
+}
+
+void SplitPolicy::signals() {
+  lat_ways_signal_ = lat_ways_;
+  thr_ways_signal_ = ways_ - lat_ways_;
+  for (int c = 0; c < 2; ++c) prefetch_signal_[c] = tuners_[c].granularity();
+}
+
+void SplitPolicy::feed(uint64_t lpn, uint64_t end, CacheClass c, bool write) { tuners_[int(c)].access(lpn, end, write); }
+
+void SplitPolicy::describe(CacheEpoch& e) const {
+  e.granularities = tuners_[0].granularities();
+  e.ways[0] = ways_ - lat_ways_;
+  e.ways[1] = lat_ways_;
+  for (int c = 0; c < 2; ++c) {
+    e.prefetch[c] = tuners_[c].granularity();
+    e.ghost_misses[c] = tuners_[c].misses();
+  }
+}
+
+void SplitPolicy::adapt(const CacheEpoch& e) {
+  bool changed = false;
+  for (auto& t : tuners_) {
+    uint32_t before = t.granularity();
+    t.end_epoch();
+    changed |= t.granularity() != before;
+  }
+  if (changed) ++prefetch_changes_;
+  uint64_t total = e.accesses[0] + e.accesses[1];
+  if (total >= demand_) {
+    uint32_t lat = clamp_split(int64_t((uint64_t(ways_) * e.accesses[1] * 2 + total) / (2 * total)), ways_);
+    if (lat != lat_ways_) {
+      lat_ways_ = lat;
+      tuners_[0].resize(ways_ - lat_ways_);
+      tuners_[1].resize(lat_ways_);
+      ++split_changes_;
+    }
+  }
+  signals();
+}
+
+}  // namespace vp::ssd

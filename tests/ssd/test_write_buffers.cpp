@@ -185,3 +185,18 @@ TEST_CASE("burst buffer write to an entry under eviction bypasses it and reads o
   CHECK(rig.page_is(8, 0, 0xB0));
   CHECK(rig.reqs[8].result == 0);  // no buffer status outside FastDrain
 }
+
+TEST_CASE("fastdrain a write waits while lines and copies in flight fill the buffer", "[ssd][cache][fastdrain]") {
+  // 10 lines, watermarks 8 / 2. Nine pages written at 0 pass the high
+  // watermark: 0-6 are drained (copies at the FTL until 10 us), leaving 2
+  // dirty: 9 pages of DRAM in use. Four more pages at 1 us would need 13 of
+  // 10: the write waits. At 10 us the copies land one by one; after the
+  // third 6 pages are in use and 6 + 4 fit: it goes in then (+ 100 ns DRAM).
+  CacheRig rig(small_fastdrain({{"ssd.cache.fastdrain.bg_interval", "1s"}}));
+  rig.run({{0, IoOp::Write, 0, 9, 0x10}, {1 * kUs, IoOp::Write, 20, 4, 0x40}, {30 * kUs, IoOp::Read, 21}});
+  CHECK(rig.done[0] == kDramTime);
+  CHECK(rig.done[1] == kFtlTime + kDramTime);
+  CHECK(rig.stat("ssd.cache.fastdrain.stalled_writes") == 1);
+  CHECK(rig.stat("ssd.cache.fastdrain.stall_ps") == kFtlTime - 1 * kUs);
+  CHECK(rig.page_is(2, 0, 0x41));
+}

@@ -144,6 +144,9 @@ CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc)
                                   "pages evicted in background rounds while no host work was at the FTL");
       fg_events_ = &st.counter("ssd.cache.fastdrain.foreground_drains", "drains",
                                "foreground drains started (level plus announced pages above the high watermark)");
+      stalled_writes_ = &st.counter("ssd.cache.fastdrain.stalled_writes", "commands",
+                                    "writes that waited for buffer space (lines and copies in flight fill it)");
+      stall_ps_ = &st.counter("ssd.cache.fastdrain.stall_ps", "ps", "time writes waited for buffer space, summed");
       level_high_water_ = &st.counter("ssd.cache.fastdrain.level_high_water", "pages",
                                       "most buffer pages not yet on flash at once (dirty lines and copies in flight)");
     }
@@ -210,7 +213,16 @@ void CacheLayer::submit(FtlRequest& r) {
   }
   switch (r.op) {
     case IoOp::Read: read(r); break;
-    case IoOp::Write: write(r); break;
+    case IoOp::Write:
+      // The write buffer's DRAM is full of lines and copies still being
+      // written: the write waits for space (in order) as a real buffer's would.
+      if (level_ && (!stalled_.empty() || (draining_ > 0 && level_->level() + r.pages > level_->capacity()))) {
+        stalled_.push_back({&r, now_ps()});
+        ++*stalled_writes_;
+        return;
+      }
+      write(r);
+      break;
     case IoOp::Flush: flush(r); break;
     case IoOp::Trim: trim(r); break;
   }
@@ -548,6 +560,7 @@ void CacheLayer::ftl_done(FtlRequest& fr) {
       else
         issue_eviction(fr.lpn);
       sync_level();
+      resume_stalled();
       check_flushes();
       if (!trims_.empty()) {
         std::vector<FtlRequest*> t;
@@ -566,6 +579,16 @@ void CacheLayer::ftl_done(FtlRequest& fr) {
 }
 
 // ---------------------------------------------------------------- FastDrain's eviction engine
+
+void CacheLayer::resume_stalled() {
+  while (!stalled_.empty() &&
+         (draining_ == 0 || level_->level() + stalled_.front().r->pages <= level_->capacity())) {
+    Stalled s = stalled_.front();
+    stalled_.pop_front();
+    *stall_ps_ += now_ps() - s.since;
+    write(*s.r);
+  }
+}
 
 void CacheLayer::sync_level() {
   if (!level_) return;

@@ -100,6 +100,7 @@ class CacheLayer : public sc_core::sc_module, public IFtl, public FtlClient {
   void check_flushes();
   // FastDrain: the level follows the dirty lines and the copies in flight.
   void sync_level();
+  void resume_stalled();  // writes waiting for buffer space, in order, as space frees
   void mark_dirty(int64_t line);
   int64_t oldest_dirty();  // -1: none
   void after_write(const FtlRequest& r);
@@ -125,6 +126,11 @@ class CacheLayer : public sc_core::sc_module, public IFtl, public FtlClient {
   std::vector<uint64_t> busy_seq_;  // burst: the eviction in flight from each line (0: none)
   // FastDrain's write buffer.
   std::unique_ptr<WriteBufferLevel> level_;
+  struct Stalled {
+    FtlRequest* r;
+    Tick since;
+  };
+  std::deque<Stalled> stalled_;
   uint32_t bg_pages_ = 0;
   Tick bg_interval_ = 0;
   std::deque<std::pair<int64_t, uint64_t>> dirty_order_;  // (line, stamp) as lines became dirty; stale ones skipped
@@ -159,6 +165,7 @@ class CacheLayer : public sc_core::sc_module, public IFtl, public FtlClient {
   Counter *hits_[2], *misses_[2], *whits_[2], *wmisses_[2];
   Counter &prefetched_pages_, &prefetch_hits_, &dirty_evictions_, &clean_evictions_, &write_backs_,
       &eviction_copy_hits_, &bypasses_, &write_throughs_;
+  Counter *stalled_writes_ = nullptr, *stall_ps_ = nullptr;
   Counter *fg_evictions_ = nullptr, *bg_evictions_ = nullptr, *fg_events_ = nullptr, *level_high_water_ = nullptr,
           *busy_bypasses_ = nullptr;
 };

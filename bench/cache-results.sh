@@ -19,16 +19,18 @@ command -v python3 >/dev/null || { echo "error: python3 is needed to print the t
 mkdir -p "$out"
 have=$("$bin" --list-params | awk '$1 == "ssd.cache.organisation"' || true)
 
-run() {  # run NAME ARGS...
+launch() {  # launch NAME ARGS...: one vp-server run into $out/NAME
   local name=$1
   shift
   local t0=$SECONDS
-  if ! "$bin" --seed 1 --out "$out/$name" --job "$root/bench/jobs/cache-corun.fio" \
-      --set ssd.cache.size=64MiB --set ssd.dram.size=2GiB "$@" >"$out/$name.log" 2>&1; then
-    echo "error: run $name failed, see $out/$name.log" >&2
-    exit 1
-  fi
+  "$bin" --seed 1 --out "$out/$name" "$@" >"$out/$name.log" 2>&1 ||
+    { echo "error: run $name failed, see $out/$name.log" >&2; exit 1; }
   echo "  $name: $((SECONDS - t0)) s" >&2
+}
+run() {  # run NAME ARGS...: the Figure 18 co-run
+  local name=$1
+  shift
+  launch "$name" --job "$root/bench/jobs/cache-corun.fio" --set ssd.cache.size=64MiB --set ssd.dram.size=2GiB "$@"
 }
 
 runs=()
@@ -57,10 +59,7 @@ if grep -q fastdrain <<<"$have"; then
   fdrun() {  # fdrun NAME ARGS...
     local name=$1
     shift
-    local t0=$SECONDS
-    "$bin" --seed 1 --out "$out/$name" "${fd[@]}" "$@" >"$out/$name.log" 2>&1 ||
-      { echo "error: run $name failed, see $out/$name.log" >&2; exit 1; }
-    echo "  $name: $((SECONDS - t0)) s" >&2
+    launch "$name" "${fd[@]}" "$@"
     fd_runs+=("$name")
   }
   fdrun fd-vanilla --set ssd.cache.organisation=uni

@@ -126,8 +126,13 @@ TEST_CASE("data written through the split cache reads back intact as the ways mo
   std::set<std::string> lat_ways;
   for (const auto& r : rows) lat_ways.insert(r.at("lat_ways"));
   CHECK(lat_ways.size() > 1);
+  // The epochs' prefetch hits add up to the run's counter.
+  uint64_t pf = 0;
+  for (const auto& r : rows) pf += u64(r, "thr_prefetch_hits") + u64(r, "lat_prefetch_hits");
   const auto& c = s["counters"];
   CHECK(c["ssd.cache.split_changes"].get<uint64_t>() > 0);
+  CHECK(pf > 0);
+  CHECK(pf == c["ssd.cache.prefetch_hits"].get<uint64_t>());
   CHECK(c["ssd.cache.dirty_evictions"].get<uint64_t>() > 1000);
   CHECK(c["ssd.cache.lat.read_hits"].get<uint64_t>() > 0);
   CHECK(c["ssd.cache.thr.read_hits"].get<uint64_t>() > 0);

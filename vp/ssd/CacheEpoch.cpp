@@ -20,12 +20,14 @@ void write_cache_epochs_csv(const std::string& path, const std::vector<CacheEpoc
   std::ofstream f(path);
   if (!f) throw std::runtime_error("cannot write " + path);
   f << "epoch,start_us,end_us,thr_accesses,lat_accesses,thr_read_hits,thr_read_misses,lat_read_hits,"
-       "lat_read_misses,thr_ways,lat_ways,thr_prefetch,lat_prefetch,thr_ghost_misses,lat_ghost_misses\n";
+       "lat_read_misses,thr_prefetch_hits,lat_prefetch_hits,thr_ways,lat_ways,thr_prefetch,lat_prefetch,"
+       "thr_ghost_misses,lat_ghost_misses\n";
   for (const CacheEpoch& e : epochs)
-    f << fmt::format("{},{:.3f},{:.3f},{},{},{},{},{},{},{},{},{},{},{},{}\n", e.index, double(e.start) / double(US),
-                     double(e.end) / double(US), e.accesses[0], e.accesses[1], e.read_hits[0], e.read_misses[0],
-                     e.read_hits[1], e.read_misses[1], e.ways[0], e.ways[1], e.prefetch[0], e.prefetch[1],
-                     ghosts(e, 0), ghosts(e, 1));
+    f << fmt::format("{},{:.3f},{:.3f},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", e.index,
+                     double(e.start) / double(US), double(e.end) / double(US), e.accesses[0], e.accesses[1],
+                     e.read_hits[0], e.read_misses[0], e.read_hits[1], e.read_misses[1], e.prefetch_hits[0],
+                     e.prefetch_hits[1], e.ways[0], e.ways[1], e.prefetch[0], e.prefetch[1], ghosts(e, 0),
+                     ghosts(e, 1));
 }
 
 }  // namespace vp::ssd

@@ -17,6 +17,7 @@ struct CacheEpoch {
   Tick start = 0, end = 0;
   uint64_t accesses[2] = {0, 0};  // host page reads and writes
   uint64_t read_hits[2] = {0, 0}, read_misses[2] = {0, 0};
+  uint64_t prefetch_hits[2] = {0, 0};  // read hits on pages a prefetch brought in (first use)
   uint32_t ways[2] = {0, 0};      // ways each class could fill during the epoch
   uint32_t prefetch[2] = {0, 0};  // prefetch granularity in force (pages)
   std::vector<uint32_t> granularities;        // of the ghost caches, ascending

@@ -285,6 +285,7 @@ void CacheLayer::read(FtlRequest& r) {
       if (prefetched_[size_t(l)]) {
         prefetched_[size_t(l)] = false;
         ++prefetch_hits_;
+        policy_->prefetch_hit(c);
       }
     } else if (auto e = evicting_.find(lpn); e != evicting_.end()) {
       std::memcpy(dst, e->second.back().data, page_);  // the newest copy in flight

@@ -33,6 +33,8 @@ class CachePolicy {
   // One host page access, of a request whose last page is end - 1, was a hit or a miss.
   virtual void observe(uint64_t lpn, uint64_t end, CacheClass c, bool write, bool hit, Tick now,
                        CacheTags& tags) = 0;
+  // A host read of class `c` hit a page a prefetch brought in (its first use).
+  virtual void prefetch_hit(CacheClass /*c*/) {}
   // The epochs so far (adaptive organisations), the running one up to `now` last.
   virtual std::vector<CacheEpoch> epochs(Tick /*now*/) const { return {}; }
 };

@@ -20,6 +20,7 @@ class EpochPolicy : public CachePolicy {
   static void declare_params(ParamRegistry& r);
   void observe(uint64_t lpn, uint64_t end, CacheClass c, bool write, bool hit, Tick now, CacheTags& tags) final;
   void advance(Tick now) override { roll(now); }
+  void prefetch_hit(CacheClass c) override { ++cur_.prefetch_hits[int(c)]; }
   std::vector<CacheEpoch> epochs(Tick now) const override;
 
  protected:

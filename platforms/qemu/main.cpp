@@ -161,10 +161,12 @@ int serve_guest(const Config& cfg, const QemuOptions& qo, const std::string& rou
     s["nvme"] = {{"cc_ams", top.nvme.arbitration()}};
     s["pcie"] = top.link.summary(elapsed);
     s["dram"] = top.dram_ssd.summary(elapsed);
+    if (const auto* wb = top.cache.buffer_level()) s["write_buffer"] = wb->summary();
     s["ftl"] = top.ftl.summary();
     s["flash"] = top.flash.summary();
     s["counters"] = stats.to_json();
     std::ofstream(out_dir + "/summary.json") << s.dump(2) << "\n";
+    top.cache.write_outputs(out_dir, true);  // write_buffer.csv, cache_epochs.csv
     fmt::print(stderr, "vp-qemu: outputs in {}/\n", out_dir);
   }
   int st = qemu.status();

@@ -411,11 +411,7 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
     fs::path out(opt.out_dir);
     std::ofstream(out / "config.yaml") << "# effective configuration; reproduce with --config\n" << cfg.to_yaml();
     std::ofstream(out / "summary.json") << s.dump(2) << "\n";
-    if (const auto* wb = top.cache.buffer_level()) {
-      std::ofstream csv(out / "write_buffer.csv");
-      wb->write_csv(csv);
-    }
-    if (opt.cache) ssd::write_cache_epochs_csv((out / "cache_epochs.csv").string(), top.cache.epochs(now_ps()));
+    top.cache.write_outputs(out.string(), opt.cache);
     if (waves.enabled()) {
       Tick first = 0;
       for (const auto& r : top.workload.runners())

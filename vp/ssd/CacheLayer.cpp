@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <fstream>
 #include <stdexcept>
 
 #include "vp/ssd/GhostPrefetchPolicy.hpp"
@@ -162,6 +163,15 @@ CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc)
     wmisses_[c] = &svc.stats.counter(fmt::format("ssd.cache.{}.write_misses", cls[c]), "pages",
                                      fmt::format("host page writes that took a line ({} class)", cls[c]));
   }
+}
+
+void CacheLayer::write_outputs(const std::string& dir, bool with_epochs) const {
+  if (level_) {
+    std::ofstream csv(dir + "/write_buffer.csv");
+    level_->write_csv(csv);
+  }
+  if (with_epochs && (organisation_ == "uni-dyn" || organisation_ == "split"))
+    write_cache_epochs_csv(dir + "/cache_epochs.csv", epochs(now_ps()));
 }
 
 CacheLayer::~CacheLayer() {

@@ -195,8 +195,7 @@ void CacheLayer::set_write_cache(bool on) {
   enabled_ = on;
   // Switched off, the dirty pages go to flash now: from here on writes go through.
   if (!on)
-    for (int64_t l = 0; l < int64_t(tags_->lines()); ++l)
-      if (tags_->line(l).dirty) write_back(l, now_ps(), true);
+    for (int64_t l : tags_->dirty_in_order()) write_back(l, now_ps(), true);
   sync_level();
 }
 
@@ -485,8 +484,7 @@ void CacheLayer::issue_eviction(uint64_t lpn) {
 
 void CacheLayer::flush(FtlRequest& r) {
   Tick now = now_ps();
-  for (int64_t l = 0; l < int64_t(tags_->lines()); ++l)
-    if (tags_->line(l).dirty) write_back(l, now, true);
+  for (int64_t l : tags_->dirty_in_order()) write_back(l, now, true);
   flushes_.push_back({&r, seq_});
   sync_level();
   check_flushes();

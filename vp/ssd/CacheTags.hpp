@@ -48,13 +48,18 @@ class CacheTags {
     set_dirty(i, false);
     lines_[std::size_t(i)] = Line{};
   }
-  uint64_t dirty_lines() const { return dirty_; }
+  uint64_t dirty_lines() const { return dirty_.size(); }
+  // The dirty lines in line order (a Flush writes them back without
+  // walking every line of a large cache).
+  std::vector<int64_t> dirty_in_order() const;
   void set_dirty(int64_t i, bool d);
 
  private:
   uint32_t sets_, ways_;
   std::vector<Line> lines_;
-  uint64_t clock_ = 0, dirty_ = 0;
+  uint64_t clock_ = 0;
+  std::vector<int64_t> dirty_;     // the dirty lines, unordered
+  std::vector<uint32_t> dirty_at_;  // per line: its place in dirty_ + 1, 0 if clean
 };
 
 }  // namespace vp::ssd

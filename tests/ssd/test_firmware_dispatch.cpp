@@ -142,7 +142,7 @@ TEST_CASE("firmware defaults to one core serving every SQ in arrival order", "[s
   Rig rig(Sets{});
   CHECK(rig.fw.cores() == 1);
   CHECK(rig.fw.dispatch() == ssd::Firmware::Dispatch::PerSq);
-  CHECK(rig.fw.task_time(1) == 800 * kNs);
+  CHECK(rig.fw.layered_time(1) == 800 * kNs);
   rig.run({{0, 1, 1}, {0, 2, 1}, {0, 3, 1}, {5000 * kNs, 2, 2}});
   // One core, first come first served: 800, 1600, 2400 ns; the fourth
   // arrives at 5 us to an idle core and takes 1100 ns: 6100 ns.
@@ -156,7 +156,7 @@ TEST_CASE("firmware defaults to one core serving every SQ in arrival order", "[s
   // 3 x 800 + 1100 = 3500 ns busy.
   CHECK(rig.stat("ssd.fw.busy_ps") == 3500 * kNs);
   CHECK(rig.stat("ssd.fw.core0.busy_ps") == 3500 * kNs);
-  CHECK(rig.stat("ssd.fw.core0.commands") == 4);
+  CHECK(rig.stat("ssd.fw.core0.items") == 4);
   CHECK(rig.stat("ssd.fw.commands") == 4);
   CHECK(rig.stats.find("ssd.fw.core1.busy_ps") == nullptr);
   CHECK(rig.ftl.requests == 4);
@@ -172,8 +172,8 @@ TEST_CASE("per_sq dispatch serializes one SQ on its core while the other core id
   CHECK(rig.issued_ns(3) == 3200);
   CHECK(rig.stat("ssd.fw.core0.busy_ps") == 3200 * kNs);
   CHECK(rig.stat("ssd.fw.core1.busy_ps") == 0);
-  CHECK(rig.stat("ssd.fw.core0.commands") == 4);
-  CHECK(rig.stat("ssd.fw.core1.commands") == 0);
+  CHECK(rig.stat("ssd.fw.core0.items") == 4);
+  CHECK(rig.stat("ssd.fw.core1.items") == 0);
   CHECK(rig.stat("ssd.fw.busy_ps") == 3200 * kNs);
 }
 
@@ -188,8 +188,8 @@ TEST_CASE("dios dispatch lets both cores serve one SQ", "[ssd][firmware]") {
   CHECK(rig.done_ns(3) == 11'600);
   CHECK(rig.stat("ssd.fw.core0.busy_ps") == 1600 * kNs);
   CHECK(rig.stat("ssd.fw.core1.busy_ps") == 1600 * kNs);
-  CHECK(rig.stat("ssd.fw.core0.commands") == 2);
-  CHECK(rig.stat("ssd.fw.core1.commands") == 2);
+  CHECK(rig.stat("ssd.fw.core0.items") == 2);
+  CHECK(rig.stat("ssd.fw.core1.items") == 2);
   // The same work as per_sq: 4 x 800 ns.
   CHECK(rig.stat("ssd.fw.busy_ps") == 3200 * kNs);
 }
@@ -207,8 +207,8 @@ TEST_CASE("per_sq dispatch binds SQs 1 and 3 to core 0 and SQs 2 and 4 to core 1
   CHECK(rig.issued_ns(3) == 1600);
   CHECK(rig.stat("ssd.fw.core0.busy_ps") == 2100 * kNs);  // 800 + 800 + 500
   CHECK(rig.stat("ssd.fw.core1.busy_ps") == 1600 * kNs);  // 800 + 800
-  CHECK(rig.stat("ssd.fw.core0.commands") == 3);
-  CHECK(rig.stat("ssd.fw.core1.commands") == 2);
+  CHECK(rig.stat("ssd.fw.core0.items") == 3);
+  CHECK(rig.stat("ssd.fw.core1.items") == 2);
   CHECK(rig.stat("ssd.fw.busy_ps") == 3700 * kNs);
 }
 
@@ -235,9 +235,9 @@ TEST_CASE("dios dispatch gives a command to the core that can start it first wit
   CHECK(rig.stat("ssd.fw.core0.busy_ps") == 3300 * kNs);  // A, G, H: 1700 + 800 + 800
   CHECK(rig.stat("ssd.fw.core1.busy_ps") == 2400 * kNs);  // B, D, F
   CHECK(rig.stat("ssd.fw.core2.busy_ps") == 1600 * kNs);  // C, E
-  CHECK(rig.stat("ssd.fw.core0.commands") == 3);
-  CHECK(rig.stat("ssd.fw.core1.commands") == 3);
-  CHECK(rig.stat("ssd.fw.core2.commands") == 2);
+  CHECK(rig.stat("ssd.fw.core0.items") == 3);
+  CHECK(rig.stat("ssd.fw.core1.items") == 3);
+  CHECK(rig.stat("ssd.fw.core2.items") == 2);
   CHECK(rig.stat("ssd.fw.busy_ps") == 7300 * kNs);  // 1700 + 7 x 800
 }
 
@@ -263,7 +263,7 @@ namespace {
 // 0.8 GHz = 50.6 us, far more than the flash or the host need per read. One
 // job on host core 0 submits through SQ 1 only.
 nlohmann::json firmware_bound_run(const std::string& dispatch) {
-  return run("quick", {{"ssd.fw.parse_cycles", "40000"}, {"ssd.fw.cores", "2"}, {"ssd.fw.dispatch", dispatch}},
+  return run("quick", {{"ssd.fw.cost.parse", "40000"}, {"ssd.fw.cores", "2"}, {"ssd.fw.dispatch", dispatch}},
              "[r]\nrw=randread\nbs=4k\niodepth=8\nnumber_ios=2000\ncpus_allowed=0\n");
 }
 constexpr double kTaskUs = 50.6;
@@ -274,7 +274,7 @@ TEST_CASE("with two firmware cores per_sq leaves one SQ's reads to one core in a
   auto s = firmware_bound_run("per_sq");
   const auto& c = s["counters"];
   // Every read went to core 0: 2000 x 50.6 us of work on it, none on core 1.
-  CHECK(c["ssd.fw.core0.commands"].get<uint64_t>() == 2000);
+  CHECK(c["ssd.fw.core0.items"].get<uint64_t>() == 2000);
   CHECK(c["ssd.fw.core0.busy_ps"].get<uint64_t>() == 2000ull * 50'600'000);
   CHECK(c["ssd.fw.core1.busy_ps"].get<uint64_t>() == 0);
   // So the rate is one core's: 1 / 50.6 us = 19,763 IOPS.
@@ -287,7 +287,7 @@ TEST_CASE("with two firmware cores dios doubles one SQ's read rate in a platform
   auto s = firmware_bound_run("dios");
   const auto& c = s["counters"];
   // The same 2000 x 50.6 us of work, shared by both cores.
-  uint64_t c0 = c["ssd.fw.core0.commands"].get<uint64_t>(), c1 = c["ssd.fw.core1.commands"].get<uint64_t>();
+  uint64_t c0 = c["ssd.fw.core0.items"].get<uint64_t>(), c1 = c["ssd.fw.core1.items"].get<uint64_t>();
   // The queue never empties and every task is as long, so the cores take
   // turns: core 0 the 1st, 3rd, ... command, core 1 the 2nd, 4th, ...
   CHECK(c0 == 1000);

@@ -80,6 +80,10 @@ struct FlashTiming {
 
 enum class FlashOp : uint8_t { Read, Program, Erase, CopyBack };
 
+// Whose work a transaction is: the firmware charges GC's and the journal's
+// to their own threads (DeepFlash's BGC and LOG).
+enum class FlashUse : uint8_t { Host, Gc, Journal };
+
 // The spare area the FTL writes with each page: which logical page it holds
 // and a write sequence number (journaling: the mapping can be rebuilt from
 // these after a power loss).
@@ -104,6 +108,7 @@ struct FlashTransaction {
                              // page's spare area; a host read leaves it); a copy-back given a non-zero
                              // seq writes this spare area at the destination
   bool background = false;   // GC, wear leveling, journal: yields to host work under the read-first policy
+  FlashUse use = FlashUse::Host;
   FlashClient* client = nullptr;
   uint64_t tag = 0;          // the client's own reference
   Tick submitted = 0, finished = 0;

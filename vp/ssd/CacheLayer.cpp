@@ -199,6 +199,13 @@ void CacheLayer::set_write_cache(bool on) {
   sync_level();
 }
 
+bool CacheLayer::cached(uint64_t lpn, uint32_t pages) const {
+  if (!tags_) return false;
+  for (uint32_t i = 0; i < pages; ++i)
+    if (tags_->find(lpn + i) < 0 && !evicting_.count(lpn + i)) return false;
+  return true;
+}
+
 bool CacheLayer::peek(uint64_t lpn, uint8_t* page) const {
   if (!tags_) return false;
   auto e = evicting_.find(lpn);

@@ -61,6 +61,7 @@ class CacheLayer : public sc_core::sc_module, public IFtl, public FtlClient {
   MediaHealth health() const override { return ftl->health(); }
   bool volatile_write_cache() const override { return enabled_; }
   void set_write_cache(bool on) override;
+  bool cached(uint64_t lpn, uint32_t pages) const override;
   void ftl_done(FtlRequest& r) override;
 
   uint64_t events() const { return eq_.fired(); }

@@ -1,6 +1,6 @@
 #pragma once
 // The inside of the drive as every platform wires it: firmware -> cache
-// layer -> FTL -> flash, and the regions of the SSD DRAM that the
+// layer -> FTL -> the firmware's FCMD stage -> flash, and the regions of the SSD DRAM that the
 // controller's staging, the FTL's map and the cache take (in that order).
 // The controller's firmware port is the platform's to bind.
 #include "vp/flash/FlashArray.hpp"
@@ -16,7 +16,8 @@ inline void wire_drive(NvmeController& nvme, Firmware& fw, CacheLayer& cache, Pa
                        flash::FlashArray& flash, SsdDram& dram) {
   fw.ftl.bind(cache.target);
   cache.ftl.bind(ftl.target);
-  ftl.flash.bind(flash.target);
+  ftl.flash.bind(fw.fcmd);
+  fw.flash.bind(flash.target);
   nvme.dram.bind(dram.target);
   nvme.set_staging_base(dram.reserve(nvme.staging_bytes(), "nvme data staging"));
   ftl.dram.bind(dram.target);

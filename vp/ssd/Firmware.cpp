@@ -2,63 +2,240 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <set>
+
+#include "vp/ssd/ShardHash.hpp"
+
 namespace vp::ssd {
 
+namespace {
+
+struct TaskSpec {
+  const char* key;
+  int64_t def;
+  const char* desc;
+};
+// The defaults of the layered firmware's own tasks (parse, trans, compose)
+// are the platform's reference figures; the others are 0 there because the
+// default platform's controller hardware fetches and completes commands.
+// The DeepFlash preset sets all of them (platforms/server/presets/deepflash.yaml).
+constexpr TaskSpec kTaskSpecs[Firmware::kTasks] = {
+    {"fetch", 0, "cycles to fetch one command from an SQ into the firmware's SQ buffer"},
+    {"fetch_batch", 0, "cycles per fetch batch besides its commands (doorbell, head/tail update)"},
+    {"parse", 400, "cycles to parse one command (opcode, LBA range, PRPs)"},
+    {"lock", 0, "cycles of one ILOCK acquire or release"},
+    {"lock_level", 0, "cycles per level of the lock tree walked by an ILOCK operation"},
+    {"cache", 0, "cycles of a cache lookup or update, per page"},
+    {"trans", 160, "cycles of address translation (map lookup or update, allocation), per page"},
+    {"compose", 80, "cycles to compose and schedule one flash transaction"},
+    {"complete", 0, "cycles to write one completion into the CQ (buffer)"},
+    {"cq_flush", 0, "cycles per CQ flush (copy of the CQ buffer to the host's CQ, tail update, interrupt)"},
+    {"gc", 0, "cycles of a garbage-collection step (one flash transaction of a reclaim), on BGC"},
+    {"journal", 0, "cycles of a journal step (one checkpoint page), on LOG"},
+    {"message", 0, "cycles for a thread to receive a message from another thread"},
+};
+
+}  // namespace
+
+struct Firmware::Job {
+  HostCommand* c;
+  uint64_t lpn = 0;
+  uint32_t pages = 0;
+  FirmwareThread* home = nullptr;  // the thread that completes it (and holds its lock)
+  bool locked = false, issued = false;
+  bool ready = false;  // done in the firmware, waiting for an earlier request to one of its pages
+};
+
 void Firmware::declare_params(ParamRegistry& r) {
+  r.choice("ssd.fw.organisation", "layered", {"layered", "manylayered", "deepflash"},
+           "firmware threads and request path: one layered firmware per core; ManyLayered's layered+FCMD "
+           "pair per shard; DeepFlash's NVMQ/ILOCK/CACHE/TRANS/FCMD/LOG/BGC network (FAST'19 sec. 4-6)");
   r.freq("ssd.fw.clock", "800MHz", "clock of the embedded firmware cores");
-  r.integer("ssd.fw.parse_cycles", 400, "cycles to parse one host command").at_least(0);
-  r.integer("ssd.fw.ftl_lookup_cycles", 160, "cycles of FTL translation per logical page").at_least(0);
-  r.integer("ssd.fw.flash_issue_cycles", 80, "cycles to build and issue one flash command").at_least(0);
-  r.integer("ssd.fw.cores", 1, "embedded cores running the command-processing task (DeepFlash's NVMQ threads)")
-      .range(1, 256);
-  r.choice("ssd.fw.dispatch", "per_sq", {"per_sq", "dios"},
-           "which core takes a command: per_sq binds SQ s to core (s-1) mod cores (sqid 0 to core 0), "
-           "static queue allocation (DeepFlash FAST'19 sec. 4.1); dios gives it to the core that can start it "
-           "first, ties to the lowest index (DeepFlash's dynamic I/O serialization, sec. 5.1)");
+  r.integer("ssd.fw.cores", 1, "embedded cores the firmware threads are placed on, round robin").range(1, 256);
+  r.choice("ssd.fw.core_type", "inorder", {"inorder", "ooo"},
+           "core pipeline: in-order runs a task's cycles as given; out-of-order divides them by ssd.fw.ooo_speedup");
+  r.real("ssd.fw.ooo_speedup", 2.0, "instructions per cycle of an out-of-order core relative to an in-order one")
+      .range(1.0, 16.0);
+  r.real("ssd.fw.contention", 0.0,
+         "memory contention: a task on a shared structure costs (1 + contention x (k - 1)) times its cycles, "
+         "k the cores whose threads touch the structure")
+      .range(0.0, 10.0);
+  for (const auto& t : kTaskSpecs)
+    r.integer(fmt::format("ssd.fw.cost.{}", t.key), t.def, t.desc).at_least(0);
+  r.choice("ssd.fw.dispatch", "auto", {"auto", "per_sq", "dios"},
+           "which thread takes a command: per_sq binds SQ s to thread (s-1) mod n (sqid 0 to thread 0), static "
+           "queue allocation (FAST'19 sec. 4.2); dios lets any free one take any command (sec. 5.1); auto: dios "
+           "for deepflash, per_sq otherwise");
+  r.boolean("ssd.fw.ilock.forwarding", true,
+            "deepflash: a request whose range another NVMQ thread holds is forwarded to it (sec. 5.2); "
+            "off: the requester waits for the range (BaseDeepFlash)");
+  r.size("ssd.fw.ilock.range", "256KiB", "bytes one ILOCK lock covers (the page size: a page lock)").at_least(1);
+  r.boolean("ssd.fw.cache_bypass", true,
+            "deepflash: NVMQ looks the cache up itself and sends read misses straight to TRANS (sec. 5.3); "
+            "off: every request passes a CACHE thread");
+  r.integer("ssd.fw.fetch_batch", 64, "deepflash: most commands one NVMQ fetch copies from an SQ").range(1, 65536);
+  r.integer("ssd.fw.threads.nvmq", 8, "deepflash: NVMQ threads").range(1, 1024);
+  r.integer("ssd.fw.threads.ilock", 1, "deepflash: ILOCK threads (a range's lock is served by range mod n)")
+      .range(1, 1024);
+  r.integer("ssd.fw.threads.cache", 2, "deepflash: CACHE threads (0: no CACHE stage)").range(0, 1024);
+  r.integer("ssd.fw.threads.fcmd", 8, "deepflash: FCMD threads, each serving a group of channels").range(1, 1024);
+  r.integer("ssd.fw.threads.log", 1, "deepflash: LOG threads running journal steps (0: FCMD pays them)")
+      .range(0, 1);
+  r.integer("ssd.fw.threads.bgc", 1, "deepflash: BGC threads running GC steps (0: FCMD pays them)").range(0, 1);
+  r.rule([](const Config& c) {
+    if (c.get_string("ssd.fw.organisation") != "deepflash") return;
+    int64_t channels = c.get_int("ssd.flash.channels");
+    if (c.get_int("ssd.fw.threads.fcmd") > channels)
+      c.fail("ssd.fw.threads.fcmd", fmt::format("each FCMD thread serves at least one of the {} channels "
+                                                "(ssd.flash.channels)",
+                                                channels));
+  });
+  r.rule([](const Config& c) {
+    if (c.get_string("ssd.fw.organisation") == "manylayered" && c.get_string("ssd.ftl.shard_partition") != "channel")
+      c.fail("ssd.ftl.shard_partition",
+             "must be channel for ssd.fw.organisation = manylayered (each instance owns its channels)");
+  });
 }
 
 Firmware::Firmware(sc_core::sc_module_name name, Services& svc)
     : sc_module(name),
       target("target"),
       ftl("ftl"),
+      fcmd("fcmd"),
+      flash("flash"),
+      stats_(svc.stats),
       eq_("eq"),
-      clock_hz_(svc.cfg.get_freq("ssd.fw.clock")),
-      parse_cycles_(svc.cfg.get_int("ssd.fw.parse_cycles")),
-      lookup_cycles_(svc.cfg.get_int("ssd.fw.ftl_lookup_cycles")),
-      issue_cycles_(svc.cfg.get_int("ssd.fw.flash_issue_cycles")),
-      dispatch_(svc.cfg.get_string("ssd.fw.dispatch") == "dios" ? Dispatch::Dios : Dispatch::PerSq),
+      lock_(1),
       commands_(svc.stats.counter("ssd.fw.commands", "commands", "host commands handled by firmware")),
-      busy_ps_(svc.stats.counter("ssd.fw.busy_ps", "ps", "time the firmware cores were busy, summed over cores")) {
+      busy_ps_(svc.stats.counter("ssd.fw.busy_ps", "ps", "time the firmware cores were busy, summed over cores")),
+      forwards_(svc.stats.counter("ssd.fw.ilock.forwards", "requests",
+                                  "requests forwarded to the NVMQ thread holding their range")),
+      lock_waits_(svc.stats.counter("ssd.fw.ilock.waits", "requests",
+                                    "requests whose NVMQ thread waited for a range another held")),
+      bypassed_(svc.stats.counter("ssd.fw.cache.bypassed", "requests",
+                                  "reads an NVMQ thread sent straight to TRANS after its own cache lookup")),
+      order_waits_(svc.stats.counter("ssd.fw.order_waits", "requests",
+                                     "requests held back until an earlier request to one of their pages left")) {
   target.bind(*this);
-  auto n = static_cast<unsigned>(svc.cfg.get_int("ssd.fw.cores"));
-  for (unsigned i = 0; i < n; ++i) {
-    auto c = std::make_unique<Core>();
-    c->commands = &svc.stats.counter(fmt::format("ssd.fw.core{}.commands", i), "commands",
-                                     fmt::format("host commands processed by firmware core {}", i));
-    c->busy_ps = &svc.stats.counter(fmt::format("ssd.fw.core{}.busy_ps", i), "ps",
-                                    fmt::format("time firmware core {} was busy", i));
-    c->busy.attach(svc.waves, fmt::format("ssd_fw_core{}_busy", i), "firmware");
-    cores_.push_back(std::move(c));
+  fcmd.bind(*this);
+  const Config& c = svc.cfg;
+  std::string org = c.get_string("ssd.fw.organisation");
+  org_ = org == "deepflash" ? Organisation::DeepFlash : org == "manylayered" ? Organisation::ManyLayered
+                                                                            : Organisation::Layered;
+  std::string d = c.get_string("ssd.fw.dispatch");
+  dispatch_ = d == "dios" || (d == "auto" && org_ == Organisation::DeepFlash) ? Dispatch::Dios : Dispatch::PerSq;
+  forwarding_ = c.get_bool("ssd.fw.ilock.forwarding");
+  bypass_ = c.get_bool("ssd.fw.cache_bypass");
+  ftl_xor_ = c.get_string("ssd.ftl.shard_hash") == "xor";
+  shards_ = static_cast<uint32_t>(c.get_int("ssd.ftl.shards"));
+  fetch_batch_ = static_cast<uint32_t>(c.get_int("ssd.fw.fetch_batch"));
+  channels_ = static_cast<uint32_t>(c.get_int("ssd.flash.channels"));
+  for (unsigned k = 0; k < kTasks; ++k) cycles_[k] = c.get_int(fmt::format("ssd.fw.cost.{}", kTaskSpecs[k].key));
+  double speedup = c.get_string("ssd.fw.core_type") == "ooo" ? c.get_real("ssd.fw.ooo_speedup") : 1.0;
+  ps_per_cycle_ = 1e12 / c.get_freq("ssd.fw.clock") / speedup;
+  contention_ = c.get_real("ssd.fw.contention");
+  uint64_t range = c.get_size("ssd.fw.ilock.range");
+  uint64_t page = c.get_size("ssd.flash.page_size");
+  lock_ = IndexLock(static_cast<uint32_t>(std::max<uint64_t>(1, range / page)));
+  n_nvmq_ = static_cast<unsigned>(c.get_int("ssd.fw.threads.nvmq"));
+  n_ilock_ = static_cast<unsigned>(c.get_int("ssd.fw.threads.ilock"));
+  n_cache_ = static_cast<unsigned>(c.get_int("ssd.fw.threads.cache"));
+  n_fcmd_ = static_cast<unsigned>(c.get_int("ssd.fw.threads.fcmd"));
+  n_log_ = static_cast<unsigned>(c.get_int("ssd.fw.threads.log"));
+  n_bgc_ = static_cast<unsigned>(c.get_int("ssd.fw.threads.bgc"));
+  auto ncores = static_cast<unsigned>(c.get_int("ssd.fw.cores"));
+  for (unsigned i = 0; i < ncores; ++i)
+    cores_.push_back(std::make_unique<EmbeddedCore>(i, eq_, svc.stats, svc.waves));
+  build();
+}
+
+Firmware::~Firmware() = default;
+
+FirmwareThread& Firmware::add_thread(const std::string& name) {
+  // Round robin over the cores in creation order; build() interleaves the
+  // roles so each core gets a mix.
+  EmbeddedCore& core = *cores_[next_core_++ % cores_.size()];
+  threads_.push_back(std::make_unique<FirmwareThread>(static_cast<int>(threads_.size()), name, core, stats_));
+  return *threads_.back();
+}
+
+void Firmware::build() {
+  switch (org_) {
+    case Organisation::Layered:
+      for (unsigned i = 0; i < cores(); ++i) nvmq_.push_back(&add_thread(fmt::format("layered{}", i)));
+      break;
+    case Organisation::ManyLayered:
+      // One layered thread and one FCMD thread per shard, pairs side by side.
+      for (unsigned i = 0; i < shards_; ++i) {
+        nvmq_.push_back(&add_thread(fmt::format("layered{}", i)));
+        fcmd_.push_back(&add_thread(fmt::format("fcmd{}", i)));
+      }
+      trans_ = nvmq_;
+      break;
+    case Organisation::DeepFlash: {
+      unsigned n = std::max({n_nvmq_, shards_, n_fcmd_});
+      for (unsigned i = 0; i < n; ++i) {
+        if (i < n_nvmq_) nvmq_.push_back(&add_thread(fmt::format("nvmq{}", i)));
+        if (i < shards_) trans_.push_back(&add_thread(fmt::format("trans{}", i)));
+        if (i < n_fcmd_) fcmd_.push_back(&add_thread(fmt::format("fcmd{}", i)));
+      }
+      for (unsigned i = 0; i < n_cache_; ++i) cache_.push_back(&add_thread(fmt::format("cache{}", i)));
+      for (unsigned i = 0; i < n_ilock_; ++i) ilock_.push_back(&add_thread(fmt::format("ilock{}", i)));
+      for (unsigned i = 0; i < n_log_; ++i) log_.push_back(&add_thread(fmt::format("log{}", i)));
+      for (unsigned i = 0; i < n_bgc_; ++i) bgc_.push_back(&add_thread(fmt::format("bgc{}", i)));
+      break;
+    }
+  }
+  if (dispatch_ == Dispatch::Dios && org_ != Organisation::ManyLayered)
+    for (auto* t : nvmq_) t->serve(pool_);
+  // Contention: how many cores touch each shared structure.
+  auto cores_of = [](std::initializer_list<const std::vector<FirmwareThread*>*> groups) {
+    std::set<unsigned> s;
+    for (auto* g : groups)
+      for (auto* t : *g) s.insert(t->core().index());
+    return std::max<size_t>(1, s.size());
+  };
+  std::fill(std::begin(mult_), std::end(mult_), 1.0);
+  auto shared = [&](Task k, size_t n) { mult_[k] = 1.0 + contention_ * double(n - 1); };
+  if (org_ == Organisation::Layered) {
+    // One map, one cache and one flash controller for every instance.
+    size_t n = cores_of({&nvmq_});
+    for (Task k : {Cache, Trans, Compose}) shared(k, n);
+  } else if (org_ == Organisation::DeepFlash) {
+    // The cache metadata (NVMQ's lookups with the bypass, CACHE's updates),
+    // the lock tree, and with DIOS the shared SQ and CQ buffers.
+    shared(Cache, bypass_ ? cores_of({&nvmq_, &cache_}) : cores_of({&cache_}));
+    shared(Lock, cores_of({&ilock_}));
+    shared(LockLevel, cores_of({&ilock_}));
+    if (dispatch_ == Dispatch::Dios)
+      for (Task k : {Fetch, FetchBatch, Complete, CqFlush}) shared(k, cores_of({&nvmq_}));
   }
 }
 
-Tick Firmware::task_time(uint32_t pages) const {
-  uint64_t cycles = parse_cycles_ + uint64_t(pages) * (lookup_cycles_ + issue_cycles_);
-  return static_cast<Tick>(double(cycles) * 1e12 / clock_hz_ + 0.5);
+Tick Firmware::cycles(std::initializer_list<std::pair<Task, uint64_t>> work) const {
+  double c = 0;
+  for (auto [k, n] : work) c += double(cycles_[k] * n) * mult_[k];
+  return static_cast<Tick>(c * ps_per_cycle_ + 0.5);
 }
 
-unsigned Firmware::pick_core(uint16_t sqid, Tick now) const {
-  if (dispatch_ == Dispatch::PerSq) return sqid == 0 ? 0 : (sqid - 1u) % cores();
-  // A core that went idle before `now` can start at `now`, no earlier: idle
-  // cores tie and the lowest index wins.
-  unsigned best = 0;
-  Tick best_start = std::max(now, cores_[0]->res.free_at());
-  for (unsigned i = 1; i < cores(); ++i) {
-    Tick start = std::max(now, cores_[i]->res.free_at());
-    if (start < best_start) best = i, best_start = start;
-  }
-  return best;
+Tick Firmware::task_time(Task k, uint64_t n) const { return cycles({{k, n}}); }
+
+Tick Firmware::layered_time(uint32_t pages) const {
+  return cycles({{FetchBatch, 1}, {Fetch, 1}, {Parse, 1}, {Cache, pages}, {Trans, pages}, {Compose, pages}});
 }
+
+unsigned Firmware::shard_of(uint64_t lpn) const { return shard_index(lpn, shards_, ftl_xor_); }
+
+FirmwareThread& Firmware::nvmq_for(uint16_t sqid) const {
+  return *nvmq_[sqid == 0 ? 0 : (sqid - 1u) % nvmq_.size()];
+}
+
+void Firmware::send(FirmwareThread& to, Tick cost, std::function<void(FirmwareThread&)> done) {
+  to.post(FwWork{cost + task_time(Message), {}, std::move(done)});
+}
+
+// ------------------------------------------------------------ queue-gather
 
 void Firmware::submit(HostCommand& c) {
   ++commands_;
@@ -74,23 +251,259 @@ void Firmware::submit(HostCommand& c) {
   c.ftl.result = 0;
   c.ftl.client = this;
   c.ftl.owner = &c;
-  Tick now = now_ps(), cost = task_time(c.ftl.pages);
-  Core& core = *cores_[pick_core(c.sqid, now)];
-  Tick end = core.res.book(now, cost);
-  ++*core.commands;
-  *core.busy_ps += cost;
-  busy_ps_ += cost;
-  core.busy.interval(eq_, end - cost, end);
-  eq_.at(end, [this, &c] {
-    c.client->firmware_issued(c);
-    ftl->submit(c.ftl);
+  auto& j = *(jobs_[&c] = std::make_unique<Job>());
+  j.c = &c;
+  j.lpn = c.ftl.lpn;
+  j.pages = c.ftl.pages;
+  // Arrival order per page: later requests to a page leave after this one.
+  for (uint32_t i = 0; i < j.pages; ++i) page_order_[j.lpn + i].push_back(&j);
+
+  if (org_ == Organisation::Layered) {
+    // The whole firmware in one task; contention is in layered_time.
+    FwWork w{layered_time(j.pages), {}, [this, &j](FirmwareThread& by) {
+               j.home = &by;
+               issue(j);
+             }};
+    if (dispatch_ == Dispatch::Dios)
+      pool_.post(std::move(w));
+    else
+      nvmq_for(c.sqid).post(std::move(w));
+    return;
+  }
+  if (org_ == Organisation::ManyLayered) {
+    // The SQ's instance fetches and parses, then hands the command to the
+    // instance owning its pages.
+    nvmq_for(c.sqid).post(FwWork{cycles({{FetchBatch, 1}, {Fetch, 1}, {Parse, 1}}), {},
+                                 [this, &j](FirmwareThread& by) { parsed(j, by); }});
+    return;
+  }
+  sq_buf_[c.sqid].push_back(&j);
+  if (!fetching_[c.sqid]) fetch_more(c.sqid);
+}
+
+void Firmware::fetch_more(uint16_t sqid) {
+  fetching_[sqid] = true;
+  // The batch is what the SQ holds when the fetch starts.
+  auto batch = std::make_shared<std::vector<Job*>>();
+  FwWork w;
+  w.start = [this, sqid, batch] {
+    auto& buf = sq_buf_[sqid];
+    while (!buf.empty() && batch->size() < fetch_batch_) {
+      batch->push_back(buf.front());
+      buf.pop_front();
+    }
+    return cycles({{FetchBatch, 1}, {Fetch, batch->size()}});
+  };
+  w.done = [this, sqid, batch](FirmwareThread& by) {
+    for (Job* j : *batch) {
+      FwWork p{task_time(Parse), {}, [this, j](FirmwareThread& t) { parsed(*j, t); }};
+      if (dispatch_ == Dispatch::Dios)
+        pool_.post(std::move(p));
+      else
+        by.post(std::move(p));
+    }
+    fetching_[sqid] = false;
+    if (!sq_buf_[sqid].empty()) fetch_more(sqid);
+  };
+  if (dispatch_ == Dispatch::Dios)
+    pool_.post(std::move(w));
+  else
+    nvmq_for(sqid).post(std::move(w));
+}
+
+void Firmware::parsed(Job& j, FirmwareThread& by) {
+  j.home = &by;
+  if (org_ == Organisation::ManyLayered) {
+    // The owning instance does the cache lookup and translation.
+    FirmwareThread& owner = *nvmq_[j.pages ? shard_of(j.lpn) : 0];
+    j.home = &owner;
+    Tick work = cycles({{Cache, j.pages}, {Trans, j.pages}});
+    auto go = [this, &j](FirmwareThread&) { issue(j); };
+    if (&owner == &by)
+      by.post_urgent(FwWork{work, {}, go});
+    else
+      send(owner, work, go);
+    return;
+  }
+  if (j.pages == 0 || j.c->op == IoOp::Flush) return issue(j);
+  lock(j, by);
+}
+
+void Firmware::lock(Job& j, FirmwareThread& requester) {
+  FirmwareThread& il = *ilock_[lock_.first_range(j.lpn) % ilock_.size()];
+  j.home = &requester;
+  if (!forwarding_) requester.block();  // it waits for the reply
+  FwWork w;
+  w.start = [this] { return cycles({{Lock, 1}, {Message, 1}}) + task_time(LockLevel, lock_.depth()); };
+  w.done = [this, &j, &requester](FirmwareThread&) {
+    uint64_t range = 0;
+    int holder = lock_.acquire(j.lpn, j.pages, requester.id(), &range);
+    if (holder != IndexLock::kFree && !forwarding_) {
+      ++lock_waits_;
+      lock_waiters_[range].push_back(&j);  // the requester stays blocked
+      return;
+    }
+    lock_reply(j, requester, holder);
+  };
+  il.post(std::move(w));
+}
+
+void Firmware::lock_reply(Job& j, FirmwareThread& requester, int holder) {
+  requester.post_urgent(FwWork{task_time(Message), {}, [this, &j, holder](FirmwareThread& t) {
+                                 if (holder == IndexLock::kFree) {
+                                   j.locked = true;
+                                   dispatch_job(j, t);
+                                   if (t.blocked()) t.unblock();
+                                   return;
+                                 }
+                                 // Ownership forwarding: the holder serves it under its lock.
+                                 ++forwards_;
+                                 send(*threads_[size_t(holder)], 0, [this, &j](FirmwareThread& owner) {
+                                   if (lock_.holds(j.lpn, j.pages, owner.id())) {
+                                     lock_.retain(j.lpn, j.pages);
+                                     j.locked = true;
+                                     dispatch_job(j, owner);
+                                   } else {
+                                     lock(j, owner);  // released meanwhile: ask ILOCK again
+                                   }
+                                 });
+                               }});
+}
+
+void Firmware::release(uint64_t lpn, uint32_t pages) {
+  FirmwareThread& il = *ilock_[lock_.first_range(lpn) % ilock_.size()];
+  FwWork w;
+  w.start = [this] { return cycles({{Lock, 1}, {Message, 1}}) + task_time(LockLevel, lock_.depth()); };
+  w.done = [this, lpn, pages](FirmwareThread&) {
+    for (uint64_t r : lock_.release(lpn, pages)) {
+      auto it = lock_waiters_.find(r);
+      if (it == lock_waiters_.end()) continue;
+      std::deque<Job*> waiting = std::move(it->second);
+      lock_waiters_.erase(it);
+      for (Job* w : waiting) {  // in arrival order; each may find the range taken again
+        uint64_t range = 0;
+        int holder = lock_.acquire(w->lpn, w->pages, w->home->id(), &range);
+        if (holder == IndexLock::kFree)
+          lock_reply(*w, *w->home, holder);
+        else
+          lock_waiters_[range].push_back(w);
+      }
+    }
+  };
+  il.post(std::move(w));
+}
+
+// ------------------------------------------------------------ trans-apply
+
+void Firmware::dispatch_job(Job& j, FirmwareThread& holder) {
+  j.home = &holder;
+  if (cache_.empty()) return to_trans(j);
+  FirmwareThread& ct = *cache_[j.lpn % cache_.size()];
+  bool write = j.c->op == IoOp::Write, read = j.c->op == IoOp::Read;
+  // Writes stay in the cache's DRAM when it buffers them; reads hit or miss.
+  auto to_cache = [this, &j, write, read] { return (write && ftl->volatile_write_cache()) || (read && ftl->cached(j.lpn, j.pages)); };
+  if (bypass_) {
+    holder.post_urgent(FwWork{task_time(Cache, j.pages), {}, [this, &j, &ct, to_cache](FirmwareThread&) {
+                                if (to_cache()) return send(ct, task_time(Cache, j.pages), [this, &j](FirmwareThread&) { issue(j); });
+                                if (j.c->op == IoOp::Read) ++bypassed_;
+                                to_trans(j);
+                              }});
+    return;
+  }
+  send(ct, task_time(Cache, j.pages), [this, &j, to_cache](FirmwareThread&) {
+    if (to_cache())
+      issue(j);
+    else
+      to_trans(j);
   });
+}
+
+void Firmware::to_trans(Job& j) {
+  send(*trans_[shard_of(j.lpn)], task_time(Trans, j.pages), [this, &j](FirmwareThread&) { issue(j); });
+}
+
+// ------------------------------------------------------- leaving, coming back
+
+void Firmware::issue(Job& j) {
+  for (uint32_t i = 0; i < j.pages; ++i)
+    if (page_order_[j.lpn + i].front() != &j) {
+      ++order_waits_;
+      j.ready = true;  // an earlier request to this page has not left yet
+      return;
+    }
+  issue_now(j);
+}
+
+void Firmware::issue_now(Job& j) {
+  j.ready = false;
+  j.issued = true;
+  std::vector<Job*> next;
+  for (uint32_t i = 0; i < j.pages; ++i) {
+    auto it = page_order_.find(j.lpn + i);
+    it->second.pop_front();
+    if (it->second.empty())
+      page_order_.erase(it);
+    else if (it->second.front()->ready)
+      next.push_back(it->second.front());
+  }
+  HostCommand& c = *j.c;
+  c.client->firmware_issued(c);
+  ftl->submit(c.ftl);
+  for (Job* n : next)
+    if (n->ready) issue(*n);
 }
 
 void Firmware::ftl_done(FtlRequest& r) {
   auto* c = static_cast<HostCommand*>(r.owner);
   c->result = r.result;
-  c->client->firmware_done(*c);
+  Job& j = *jobs_.at(c);
+  if (cycles_[Complete] == 0 && cycles_[CqFlush] == 0) return finish(j);
+  auto& pending = done_[j.home];
+  pending.push_back(&j);
+  if (pending.size() > 1) return;  // a completion item is already queued
+  FirmwareThread* home = j.home;
+  auto batch = std::make_shared<std::vector<Job*>>();
+  FwWork w;
+  // The CQ buffer: every completion that reached the thread before the item
+  // starts goes out in one flush with DIOS; per_sq flushes each one.
+  w.start = [this, home, batch] {
+    *batch = std::move(done_[home]);
+    done_.erase(home);
+    uint64_t n = batch->size();
+    uint64_t flushes = dispatch_ == Dispatch::Dios ? 1 : n;
+    uint64_t msgs = org_ == Organisation::Layered ? 0 : 1;
+    return cycles({{Complete, n}, {CqFlush, flushes}, {Message, msgs}});
+  };
+  w.done = [this, batch](FirmwareThread&) {
+    for (Job* b : *batch) finish(*b);
+  };
+  home->post_urgent(std::move(w));
+}
+
+void Firmware::finish(Job& j) {
+  HostCommand& c = *j.c;
+  bool locked = j.locked;
+  uint64_t lpn = j.lpn;
+  uint32_t pages = j.pages;
+  jobs_.erase(&c);
+  c.client->firmware_done(c);
+  if (locked) release(lpn, pages);
+}
+
+// ------------------------------------------------------------ flash-scatter
+
+void Firmware::submit(flash::FlashTransaction& t) {
+  if (fcmd_.empty()) return flash->submit(t);  // the layered task composed it
+  FirmwareThread& f = *fcmd_[size_t(t.addr.channel) * fcmd_.size() / channels_];
+  auto compose = [this, &t, &f](FirmwareThread&) {
+    send(f, task_time(Compose), [this, &t](FirmwareThread&) { flash->submit(t); });
+  };
+  const auto& bg = t.use == flash::FlashUse::Gc ? bgc_ : t.use == flash::FlashUse::Journal ? log_ : fcmd_;
+  Task step = t.use == flash::FlashUse::Gc ? Gc : Journal;
+  if (t.use == flash::FlashUse::Host) return compose(f);
+  if (&bg == &fcmd_ || bg.empty())  // no thread of its own: FCMD pays the step too
+    return send(f, cycles({{step, 1}, {Compose, 1}}), [this, &t](FirmwareThread&) { flash->submit(t); });
+  send(*bg.front(), task_time(step), compose);
 }
 
 }  // namespace vp::ssd

@@ -1,5 +1,7 @@
 #include "vp/ssd/PageMappingFtl.hpp"
 
+#include "vp/ssd/ShardHash.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -264,16 +266,7 @@ uint32_t PageMappingFtl::lpn_at(uint64_t ppn) const {
   return o.lpn;
 }
 
-uint32_t PageMappingFtl::shard_of(uint64_t lpn) const {
-  if (shards_ == 1) return 0;
-  if (!xor_hash_) return static_cast<uint32_t>(lpn % shards_);
-  // XOR of every log2(shards)-bit group of the page number.
-  uint32_t bits = 0;
-  while ((1u << bits) < shards_) ++bits;
-  uint64_t h = 0;
-  for (uint64_t v = lpn; v; v >>= bits) h ^= v & (shards_ - 1);
-  return static_cast<uint32_t>(h);
-}
+uint32_t PageMappingFtl::shard_of(uint64_t lpn) const { return shard_index(lpn, shards_, xor_hash_); }
 
 // ---------------------------------------------------------------- allocation
 
@@ -657,6 +650,7 @@ void PageMappingFtl::start_job(uint64_t plane, uint64_t victim, bool wear, bool 
     t.oob = FlashOob{lpn, j.moves.back().seq};
     t.data = copyback_ ? nullptr : j.buf.data() + (j.moves.size() - 1) * geo_.page_size;
     t.background = preemptible_;
+    t.use = flash::FlashUse::Gc;
     t.client = &j;
     t.tag = j.moves.size() - 1;
   }
@@ -703,6 +697,7 @@ void PageMappingFtl::job_erase(GcJob& j) {
   j.erase.op = FlashOp::Erase;
   j.erase.addr = flash::address_of(geo_, uint64_t(j.victim) * geo_.pages_per_block);
   j.erase.background = true;
+  j.erase.use = flash::FlashUse::Gc;
   j.erase.client = &j;
   flash->submit(j.erase);
 }
@@ -902,6 +897,7 @@ void PageMappingFtl::checkpoint_step() {
   uint32_t page = static_cast<uint32_t>(ckpt_cursor_ % ppb);
   ckpt_txn_ = FlashTransaction{};
   ckpt_txn_.background = true;
+  ckpt_txn_.use = flash::FlashUse::Journal;
   ckpt_txn_.client = this;
   ckpt_txn_.tag = kCheckpointTag;
   if (page == 0 && !ckpt_erased_) {  // a log block is erased before it is written again

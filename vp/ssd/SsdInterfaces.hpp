@@ -60,6 +60,10 @@ struct IFtl : virtual sc_core::sc_interface {
   // host's switch for it (Set Features 06h).
   virtual bool volatile_write_cache() const { return false; }
   virtual void set_write_cache(bool) {}
+  // Every page of [lpn, lpn + pages) is in this layer's DRAM, so a read of
+  // them would hit: what DeepFlash's NVMQ looks up in the shared cache
+  // metadata before it sends a read to CACHE or straight to TRANS.
+  virtual bool cached(uint64_t /*lpn*/, uint32_t /*pages*/) const { return false; }
 };
 
 // The SSD's embedded DRAM as its users see it (SsdDram): the NVMe

@@ -1,0 +1,90 @@
+#include "vp/ssd/EmbeddedCore.hpp"
+
+#include <fmt/format.h>
+
+#include <memory>
+
+namespace vp::ssd {
+
+void FwWorkQueue::post(FwWork w) {
+  items.push_back(std::move(w));
+  for (EmbeddedCore* c : cores) c->kick();
+}
+
+FirmwareThread::FirmwareThread(int id, std::string name, EmbeddedCore& core, StatRegistry& stats)
+    : id_(id),
+      name_(std::move(name)),
+      core_(core),
+      busy_ps_(stats.counter(fmt::format("ssd.fw.thread.{}.busy_ps", name_), "ps",
+                             fmt::format("time firmware thread {} ran on its core", name_))),
+      items_(stats.counter(fmt::format("ssd.fw.thread.{}.items", name_), "items",
+                           fmt::format("work items (tasks and messages) firmware thread {} ran", name_))) {
+  core.add(*this);
+}
+
+void FirmwareThread::serve(FwWorkQueue& pool) {
+  pool_ = &pool;
+  pool.cores.push_back(&core_);
+}
+
+void FirmwareThread::post(FwWork w) {
+  own_.push_back(std::move(w));
+  core_.kick();
+}
+
+void FirmwareThread::post_urgent(FwWork w) {
+  urgent_.push_back(std::move(w));
+  core_.kick();
+}
+
+FwWork FirmwareThread::take() {
+  auto& q = !urgent_.empty() ? urgent_ : !own_.empty() ? own_ : pool_->items;
+  FwWork w = std::move(q.front());
+  q.pop_front();
+  return w;
+}
+
+void FirmwareThread::unblock() {
+  blocked_ = false;
+  core_.kick();
+}
+
+EmbeddedCore::EmbeddedCore(unsigned index, EventQueue& eq, StatRegistry& stats, Waves& waves)
+    : index_(index),
+      eq_(eq),
+      busy_ps_(stats.counter(fmt::format("ssd.fw.core{}.busy_ps", index), "ps",
+                             fmt::format("time firmware core {} was busy", index))),
+      items_(stats.counter(fmt::format("ssd.fw.core{}.items", index), "items",
+                           fmt::format("work items firmware core {} ran", index))),
+      total_ps_(stats.counter("ssd.fw.busy_ps", "ps", "time the firmware cores were busy, summed over cores")) {
+  busy_.attach(waves, fmt::format("ssd_fw_core{}_busy", index), "firmware");
+}
+
+void EmbeddedCore::kick() {
+  if (running_) return;
+  for (size_t k = 0; k < threads_.size(); ++k) {
+    size_t i = (next_ + k) % threads_.size();
+    FirmwareThread& t = *threads_[i];
+    if (!t.runnable()) continue;
+    next_ = i + 1;
+    running_ = true;
+    auto w = std::make_shared<FwWork>(t.take());
+    if (w->start) w->cost = w->start();
+    Tick now = now_ps(), end = now + w->cost;
+    busy_ps_ += w->cost;
+    total_ps_ += w->cost;
+    ++items_;
+    t.ran(w->cost);
+    busy_.interval(eq_, now, end);
+    eq_.at(end, [this, &t, w] { finish(t, *w); });
+    return;
+  }
+}
+
+void EmbeddedCore::finish(FirmwareThread& t, FwWork& w) {
+  running_ = false;
+  if (w.done) w.done(t);
+  kick();
+}
+
+}  // namespace vp::ssd

@@ -1,0 +1,38 @@
+#pragma once
+// An embedded core of the SSD controller running the work of the firmware
+// threads placed on it in turn: one item at a time, taking the threads
+// round robin from the one after the last that ran, so a busy thread cannot
+// starve the others. Idle until a thread has work; no time passes per cycle.
+#include <string>
+#include <vector>
+
+#include "vp/core/EventQueue.hpp"
+#include "vp/core/Stats.hpp"
+#include "vp/core/Waves.hpp"
+#include "vp/ssd/FirmwareThread.hpp"
+
+namespace vp::ssd {
+
+class EmbeddedCore {
+ public:
+  EmbeddedCore(unsigned index, EventQueue& eq, StatRegistry& stats, Waves& waves);
+  unsigned index() const { return index_; }
+  void add(FirmwareThread& t) { threads_.push_back(&t); }
+  const std::vector<FirmwareThread*>& threads() const { return threads_; }
+  // A thread of this core got work or was unblocked: start it if idle.
+  void kick();
+  uint64_t busy_ps() const { return busy_ps_.value; }
+
+ private:
+  void finish(FirmwareThread& t, FwWork& w);
+
+  unsigned index_;
+  EventQueue& eq_;
+  std::vector<FirmwareThread*> threads_;
+  size_t next_ = 0;
+  bool running_ = false;
+  Counter &busy_ps_, &items_, &total_ps_;
+  BusySignal busy_;
+};
+
+}  // namespace vp::ssd

@@ -1,0 +1,74 @@
+#pragma once
+// A firmware thread (DeepFlash FAST'19 sec. 4: NVMQ, CACHE, TRANS, ILOCK,
+// LOG, BGC, FCMD, or a layered instance) pinned to one embedded core. Work
+// reaches it as messages in its own FIFO queue and, for the threads of a
+// pool (DIOS's NVMQ threads), in a queue the pool shares: whichever of the
+// pool's threads is free takes the next item. A thread waiting for a lock
+// it cannot work without is blocked: it takes no new work, but still runs
+// urgent items (lock replies, completions of its requests), so two threads
+// waiting for each other's ranges cannot deadlock.
+#include <deque>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "vp/core/Stats.hpp"
+#include "vp/core/Units.hpp"
+
+namespace vp::ssd {
+
+class EmbeddedCore;
+class FirmwareThread;
+
+// One item of work: the core time it takes (message receipt included) and
+// what it does when it ends.
+struct FwWork {
+  Tick cost = 0;
+  // Work whose size is known only when it starts (a batch): its cost then.
+  std::function<Tick()> start;
+  std::function<void(FirmwareThread&)> done;
+};
+
+// A queue several threads serve; posting wakes every core one of them runs on.
+struct FwWorkQueue {
+  std::deque<FwWork> items;
+  std::vector<EmbeddedCore*> cores;
+  void post(FwWork w);
+};
+
+class FirmwareThread {
+ public:
+  FirmwareThread(int id, std::string name, EmbeddedCore& core, StatRegistry& stats);
+  int id() const { return id_; }
+  const std::string& name() const { return name_; }
+  EmbeddedCore& core() const { return core_; }
+  // Serve `pool` besides the thread's own queue.
+  void serve(FwWorkQueue& pool);
+  void post(FwWork w);
+  bool runnable() const {
+    return !urgent_.empty() || (!blocked_ && (!own_.empty() || (pool_ && !pool_->items.empty())));
+  }
+  // The next item: urgent ones, the thread's own messages, then the pool's.
+  FwWork take();
+  void post_urgent(FwWork w);
+  void block() { blocked_ = true; }
+  void unblock();
+  bool blocked() const { return blocked_; }
+  void ran(Tick busy) {
+    busy_ps_ += busy;
+    ++items_;
+  }
+  uint64_t busy_ps() const { return busy_ps_.value; }
+  uint64_t items() const { return items_.value; }
+
+ private:
+  int id_;
+  std::string name_;
+  EmbeddedCore& core_;
+  std::deque<FwWork> urgent_, own_;
+  FwWorkQueue* pool_ = nullptr;
+  bool blocked_ = false;
+  Counter &busy_ps_, &items_;
+};
+
+}  // namespace vp::ssd

@@ -1,0 +1,24 @@
+#pragma once
+// Which of `shards` translation shards (DeepFlash's TRANS threads, the FTL's
+// map partitions, ManyLayered's per-channel instances) a logical page
+// belongs to. The firmware routes a request to the thread that owns the
+// shard the FTL will translate it in, so both use this one function.
+//   modulo  lpn mod shards: a stride of `shards` pages lands on one shard.
+//   xor     DeepFlash's scrambling (FAST'19 sec. 4.3, 5.3): the XOR of every
+//           log2(shards)-bit group of the page number, which spreads strided
+//           and clustered patterns evenly; shards must be a power of two.
+#include <cstdint>
+
+namespace vp::ssd {
+
+inline uint32_t shard_index(uint64_t lpn, uint32_t shards, bool xor_hash) {
+  if (shards <= 1) return 0;
+  if (!xor_hash) return static_cast<uint32_t>(lpn % shards);
+  uint32_t bits = 0;
+  while ((1u << bits) < shards) ++bits;
+  uint64_t h = 0;
+  for (uint64_t v = lpn; v; v >>= bits) h ^= v & (shards - 1);
+  return static_cast<uint32_t>(h);
+}
+
+}  // namespace vp::ssd

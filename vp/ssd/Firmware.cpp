@@ -44,6 +44,7 @@ struct Firmware::Job {
   uint32_t pages = 0;
   FirmwareThread* home = nullptr;  // the thread that completes it (and holds its lock)
   bool locked = false, issued = false;
+  bool parsed = false;
   bool ready = false;  // done in the firmware, waiting for an earlier request to one of its pages
 };
 
@@ -153,8 +154,9 @@ Firmware::Firmware(sc_core::sc_module_name name, Services& svc)
 Firmware::~Firmware() = default;
 
 FirmwareThread& Firmware::add_thread(const std::string& name) {
-  // Round robin over the cores in creation order; build() interleaves the
-  // roles so each core gets a mix.
+  // Round robin over the cores in creation order, one role after the other:
+  // a role's threads land on different cores, and the roles after it fill
+  // the cores it left lighter.
   EmbeddedCore& core = *cores_[next_core_++ % cores_.size()];
   threads_.push_back(std::make_unique<FirmwareThread>(static_cast<int>(threads_.size()), name, core, stats_));
   return *threads_.back();
@@ -166,26 +168,20 @@ void Firmware::build() {
       for (unsigned i = 0; i < cores(); ++i) nvmq_.push_back(&add_thread(fmt::format("layered{}", i)));
       break;
     case Organisation::ManyLayered:
-      // One layered thread and one FCMD thread per shard, pairs side by side.
-      for (unsigned i = 0; i < shards_; ++i) {
-        nvmq_.push_back(&add_thread(fmt::format("layered{}", i)));
-        fcmd_.push_back(&add_thread(fmt::format("fcmd{}", i)));
-      }
+      // A layered thread and an FCMD thread per shard.
+      for (unsigned i = 0; i < shards_; ++i) nvmq_.push_back(&add_thread(fmt::format("layered{}", i)));
+      for (unsigned i = 0; i < shards_; ++i) fcmd_.push_back(&add_thread(fmt::format("fcmd{}", i)));
       trans_ = nvmq_;
       break;
-    case Organisation::DeepFlash: {
-      unsigned n = std::max({n_nvmq_, shards_, n_fcmd_});
-      for (unsigned i = 0; i < n; ++i) {
-        if (i < n_nvmq_) nvmq_.push_back(&add_thread(fmt::format("nvmq{}", i)));
-        if (i < shards_) trans_.push_back(&add_thread(fmt::format("trans{}", i)));
-        if (i < n_fcmd_) fcmd_.push_back(&add_thread(fmt::format("fcmd{}", i)));
-      }
+    case Organisation::DeepFlash:
+      for (unsigned i = 0; i < n_nvmq_; ++i) nvmq_.push_back(&add_thread(fmt::format("nvmq{}", i)));
+      for (unsigned i = 0; i < shards_; ++i) trans_.push_back(&add_thread(fmt::format("trans{}", i)));
+      for (unsigned i = 0; i < n_fcmd_; ++i) fcmd_.push_back(&add_thread(fmt::format("fcmd{}", i)));
       for (unsigned i = 0; i < n_cache_; ++i) cache_.push_back(&add_thread(fmt::format("cache{}", i)));
       for (unsigned i = 0; i < n_ilock_; ++i) ilock_.push_back(&add_thread(fmt::format("ilock{}", i)));
       for (unsigned i = 0; i < n_log_; ++i) log_.push_back(&add_thread(fmt::format("log{}", i)));
       for (unsigned i = 0; i < n_bgc_; ++i) bgc_.push_back(&add_thread(fmt::format("bgc{}", i)));
       break;
-    }
   }
   if (dispatch_ == Dispatch::Dios && org_ != Organisation::ManyLayered)
     for (auto* t : nvmq_) t->serve(pool_);
@@ -225,6 +221,8 @@ Tick Firmware::layered_time(uint32_t pages) const {
   return cycles({{FetchBatch, 1}, {Fetch, 1}, {Parse, 1}, {Cache, pages}, {Trans, pages}, {Compose, pages}});
 }
 
+uint64_t Firmware::order_key(const Job& j, uint32_t i) { return uint64_t(j.c->sqid) << 48 ^ (j.lpn + i); }
+
 unsigned Firmware::shard_of(uint64_t lpn) const { return shard_index(lpn, shards_, ftl_xor_); }
 
 FirmwareThread& Firmware::nvmq_for(uint16_t sqid) const {
@@ -255,8 +253,8 @@ void Firmware::submit(HostCommand& c) {
   j.c = &c;
   j.lpn = c.ftl.lpn;
   j.pages = c.ftl.pages;
-  // Arrival order per page: later requests to a page leave after this one.
-  for (uint32_t i = 0; i < j.pages; ++i) page_order_[j.lpn + i].push_back(&j);
+  // Arrival order per SQ and page: later requests of the SQ to a page leave after this one.
+  for (uint32_t i = 0; i < j.pages; ++i) page_order_[order_key(j, i)].push_back(&j);
 
   if (org_ == Organisation::Layered) {
     // The whole firmware in one task; contention is in layered_time.
@@ -277,6 +275,7 @@ void Firmware::submit(HostCommand& c) {
                                  [this, &j](FirmwareThread& by) { parsed(j, by); }});
     return;
   }
+  arrival_[c.sqid].push_back(&j);
   sq_buf_[c.sqid].push_back(&j);
   if (!fetching_[c.sqid]) fetch_more(c.sqid);
 }
@@ -325,8 +324,25 @@ void Firmware::parsed(Job& j, FirmwareThread& by) {
       send(owner, work, go);
     return;
   }
-  if (j.pages == 0 || j.c->op == IoOp::Flush) return issue(j);
-  lock(j, by);
+  // ILOCK sees an SQ's requests in the SQ's order (FAST'19 sec. 5.2), so a
+  // later request of an SQ never takes a range before an earlier one.
+  j.parsed = true;
+  auto& arrived = arrival_[j.c->sqid];
+  while (!arrived.empty() && arrived.front()->parsed) {
+    Job& n = *arrived.front();
+    arrived.pop_front();
+    if (n.pages == 0 || n.c->op == IoOp::Flush)
+      issue(n);
+    else
+      lock(n, *n.home);
+  }
+}
+
+bool Firmware::lock_waited(const Job& j) const {
+  uint64_t first = lock_.first_range(j.lpn), last = lock_.last_range(j.lpn, j.pages);
+  for (const Job* w : lock_queue_)
+    if (lock_.first_range(w->lpn) <= last && first <= lock_.last_range(w->lpn, w->pages)) return true;
+  return false;
 }
 
 void Firmware::lock(Job& j, FirmwareThread& requester) {
@@ -336,11 +352,15 @@ void Firmware::lock(Job& j, FirmwareThread& requester) {
   FwWork w;
   w.start = [this] { return cycles({{Lock, 1}, {Message, 1}}) + task_time(LockLevel, lock_.depth()); };
   w.done = [this, &j, &requester](FirmwareThread&) {
-    uint64_t range = 0;
-    int holder = lock_.acquire(j.lpn, j.pages, requester.id(), &range);
+    if (!forwarding_ && lock_waited(j)) {  // first come first served behind an earlier waiter
+      ++lock_waits_;
+      lock_queue_.push_back(&j);
+      return;
+    }
+    int holder = lock_.acquire(j.lpn, j.pages, requester.id());
     if (holder != IndexLock::kFree && !forwarding_) {
       ++lock_waits_;
-      lock_waiters_[range].push_back(&j);  // the requester stays blocked
+      lock_queue_.push_back(&j);  // the requester stays blocked
       return;
     }
     lock_reply(j, requester, holder);
@@ -375,19 +395,15 @@ void Firmware::release(uint64_t lpn, uint32_t pages) {
   FwWork w;
   w.start = [this] { return cycles({{Lock, 1}, {Message, 1}}) + task_time(LockLevel, lock_.depth()); };
   w.done = [this, lpn, pages](FirmwareThread&) {
-    for (uint64_t r : lock_.release(lpn, pages)) {
-      auto it = lock_waiters_.find(r);
-      if (it == lock_waiters_.end()) continue;
-      std::deque<Job*> waiting = std::move(it->second);
-      lock_waiters_.erase(it);
-      for (Job* w : waiting) {  // in arrival order; each may find the range taken again
-        uint64_t range = 0;
-        int holder = lock_.acquire(w->lpn, w->pages, w->home->id(), &range);
-        if (holder == IndexLock::kFree)
-          lock_reply(*w, *w->home, holder);
-        else
-          lock_waiters_[range].push_back(w);
-      }
+    if (lock_.release(lpn, pages).empty() || lock_queue_.empty()) return;
+    // Waiters in arrival order; one stays behind an earlier one on its ranges.
+    std::vector<Job*> waiting = std::move(lock_queue_);
+    lock_queue_.clear();
+    for (Job* w : waiting) {
+      if (!lock_waited(*w) && lock_.acquire(w->lpn, w->pages, w->home->id()) == IndexLock::kFree)
+        lock_reply(*w, *w->home, IndexLock::kFree);
+      else
+        lock_queue_.push_back(w);
     }
   };
   il.post(std::move(w));
@@ -426,7 +442,7 @@ void Firmware::to_trans(Job& j) {
 
 void Firmware::issue(Job& j) {
   for (uint32_t i = 0; i < j.pages; ++i)
-    if (page_order_[j.lpn + i].front() != &j) {
+    if (page_order_[order_key(j, i)].front() != &j) {
       ++order_waits_;
       j.ready = true;  // an earlier request to this page has not left yet
       return;
@@ -439,7 +455,7 @@ void Firmware::issue_now(Job& j) {
   j.issued = true;
   std::vector<Job*> next;
   for (uint32_t i = 0; i < j.pages; ++i) {
-    auto it = page_order_.find(j.lpn + i);
+    auto it = page_order_.find(order_key(j, i));
     it->second.pop_front();
     if (it->second.empty())
       page_order_.erase(it);

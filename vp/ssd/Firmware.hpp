@@ -39,9 +39,11 @@
 // whose range another NVMQ thread holds is forwarded to that thread, which
 // serves it under its lock without asking ILOCK again.
 //
-// Same-LBA ordering: a request reaches the cache layer and FTL only after
-// every earlier-arrived request touching one of its pages did, whatever
-// paths they took; below, the cache layer and FTL keep that order.
+// Same-queue same-LBA ordering: ILOCK sees an SQ's requests in SQ order, a
+// waiter for a range is served first come first served, and a request
+// reaches the cache layer and FTL only after every earlier request of its
+// SQ touching one of its pages did, whatever paths they took; below, the
+// cache layer and FTL keep that order.
 #include <deque>
 #include <memory>
 #include <systemc>
@@ -131,6 +133,8 @@ class Firmware : public sc_core::sc_module, public IFirmware, public FtlClient, 
   void fetch_more(uint16_t sqid);
   void parsed(Job& j, FirmwareThread& by);
   void lock(Job& j, FirmwareThread& requester);
+  bool lock_waited(const Job& j) const;  // an earlier waiter wants one of its ranges
+  static uint64_t order_key(const Job& j, uint32_t page);
   void lock_reply(Job& j, FirmwareThread& requester, int holder);
   void release(uint64_t lpn, uint32_t pages);
   // Trans-apply.
@@ -163,8 +167,9 @@ class Firmware : public sc_core::sc_module, public IFirmware, public FtlClient, 
   std::unordered_map<const HostCommand*, std::unique_ptr<Job>> jobs_;
   std::unordered_map<uint16_t, std::deque<Job*>> sq_buf_;  // fetched-to-be, per SQ
   std::unordered_map<uint16_t, bool> fetching_;
-  std::unordered_map<uint64_t, std::deque<Job*>> page_order_;  // per page, requests not yet issued
-  std::unordered_map<uint64_t, std::deque<Job*>> lock_waiters_;  // per range (no forwarding)
+  std::unordered_map<uint64_t, std::deque<Job*>> page_order_;  // per SQ and page, requests not yet issued
+  std::unordered_map<uint16_t, std::deque<Job*>> arrival_;     // per SQ, requests not yet at ILOCK
+  std::vector<Job*> lock_queue_;                               // waiting for ranges (no forwarding), in order
   std::unordered_map<FirmwareThread*, std::vector<Job*>> done_;  // completions for each NVMQ thread's CQ buffer
   Counter &commands_, &busy_ps_, &forwards_, &lock_waits_, &bypassed_, &order_waits_;
 };

@@ -26,7 +26,8 @@ constexpr TaskSpec kTaskSpecs[Firmware::kTasks] = {
     {"parse", 400, "cycles to parse one command (opcode, LBA range, PRPs)"},
     {"lock", 0, "cycles of one ILOCK acquire or release"},
     {"lock_level", 0, "cycles per level of the lock tree walked by an ILOCK operation"},
-    {"cache", 0, "cycles of a cache lookup or update, per page"},
+    {"cache_lookup", 0, "cycles of a cache tag lookup, per page (NVMQ's own with the bypass)"},
+    {"cache", 0, "cycles of CACHE's work on a hit or a buffered write (data placement, eviction), per page"},
     {"trans", 160, "cycles of address translation (map lookup or update, allocation), per page"},
     {"compose", 80, "cycles to compose and schedule one flash transaction"},
     {"complete", 0, "cycles to write one completion into the CQ (buffer)"},
@@ -197,11 +198,12 @@ void Firmware::build() {
   if (org_ == Organisation::Layered) {
     // One map, one cache and one flash controller for every instance.
     size_t n = cores_of({&nvmq_});
-    for (Task k : {Cache, Trans, Compose}) shared(k, n);
+    for (Task k : {CacheLookup, Trans, Compose}) shared(k, n);
   } else if (org_ == Organisation::DeepFlash) {
     // The cache metadata (NVMQ's lookups with the bypass, CACHE's updates),
     // the lock tree, and with DIOS the shared SQ and CQ buffers.
-    shared(Cache, bypass_ ? cores_of({&nvmq_, &cache_}) : cores_of({&cache_}));
+    shared(CacheLookup, bypass_ ? cores_of({&nvmq_, &cache_}) : cores_of({&cache_}));
+    shared(Cache, cores_of({&cache_}));
     shared(Lock, cores_of({&ilock_}));
     shared(LockLevel, cores_of({&ilock_}));
     if (dispatch_ == Dispatch::Dios)
@@ -218,7 +220,7 @@ Tick Firmware::cycles(std::initializer_list<std::pair<Task, uint64_t>> work) con
 Tick Firmware::task_time(Task k, uint64_t n) const { return cycles({{k, n}}); }
 
 Tick Firmware::layered_time(uint32_t pages) const {
-  return cycles({{FetchBatch, 1}, {Fetch, 1}, {Parse, 1}, {Cache, pages}, {Trans, pages}, {Compose, pages}});
+  return cycles({{FetchBatch, 1}, {Fetch, 1}, {Parse, 1}, {CacheLookup, pages}, {Trans, pages}, {Compose, pages}});
 }
 
 uint64_t Firmware::order_key(const Job& j, uint32_t i) { return uint64_t(j.c->sqid) << 48 ^ (j.lpn + i); }
@@ -316,7 +318,7 @@ void Firmware::parsed(Job& j, FirmwareThread& by) {
     // The owning instance does the cache lookup and translation.
     FirmwareThread& owner = *nvmq_[j.pages ? shard_of(j.lpn) : 0];
     j.home = &owner;
-    Tick work = cycles({{Cache, j.pages}, {Trans, j.pages}});
+    Tick work = cycles({{CacheLookup, j.pages}, {Trans, j.pages}});
     auto go = [this, &j](FirmwareThread&) { issue(j); };
     if (&owner == &by)
       by.post_urgent(FwWork{work, {}, go});
@@ -419,19 +421,28 @@ void Firmware::dispatch_job(Job& j, FirmwareThread& holder) {
   // Writes stay in the cache's DRAM when it buffers them; reads hit or miss.
   auto to_cache = [this, &j, write, read] { return (write && ftl->volatile_write_cache()) || (read && ftl->cached(j.lpn, j.pages)); };
   if (bypass_) {
-    holder.post_urgent(FwWork{task_time(Cache, j.pages), {}, [this, &j, &ct, to_cache](FirmwareThread&) {
-                                if (to_cache()) return send(ct, task_time(Cache, j.pages), [this, &j](FirmwareThread&) { issue(j); });
+    holder.post_urgent(FwWork{task_time(CacheLookup, j.pages), {}, [this, &j, &ct, to_cache](FirmwareThread&) {
+                                if (to_cache())
+                                  return send(ct, task_time(Cache, j.pages), [this, &j](FirmwareThread&) { issue(j); });
                                 if (j.c->op == IoOp::Read) ++bypassed_;
                                 to_trans(j);
                               }});
     return;
   }
-  send(ct, task_time(Cache, j.pages), [this, &j, to_cache](FirmwareThread&) {
-    if (to_cache())
+  // CACHE looks up every request; it works on hits and writes only.
+  auto hit = std::make_shared<bool>(false);
+  FwWork w;
+  w.start = [this, &j, hit, to_cache] {
+    *hit = to_cache();
+    return cycles({{Message, 1}, {CacheLookup, j.pages}, {Cache, *hit ? j.pages : 0}});
+  };
+  w.done = [this, &j, hit](FirmwareThread&) {
+    if (*hit)
       issue(j);
     else
       to_trans(j);
-  });
+  };
+  ct.post(std::move(w));
 }
 
 void Firmware::to_trans(Job& j) {

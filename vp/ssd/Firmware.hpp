@@ -72,7 +72,7 @@ class Firmware : public sc_core::sc_module, public IFirmware, public FtlClient, 
 
   enum class Organisation { Layered, ManyLayered, DeepFlash };
   enum class Dispatch { PerSq, Dios };
-  enum Task : unsigned { Fetch, FetchBatch, Parse, Lock, LockLevel, Cache, Trans, Compose, Complete, CqFlush, Gc,
+  enum Task : unsigned { Fetch, FetchBatch, Parse, Lock, LockLevel, CacheLookup, Cache, Trans, Compose, Complete, CqFlush, Gc,
                          Journal, Message, kTasks };
 
   static void declare_params(ParamRegistry& reg);

@@ -158,3 +158,21 @@ TEST_CASE("a bypassing write absorbs the queued write it continues", "[host][blk
   CHECK(s["verify"]["blocks_checked"] == 3);
   CHECK(s["verify"]["mismatches"] == 0);
 }
+
+TEST_CASE("offset_increment starts each clone of a sequential job its own distance further", "[host][fio]") {
+  std::string dir = scratch("offset-increment");
+  run_traced(dir, "quick", {}, "[seq]\nrw=read\nbs=4k\niodepth=1\nnumjobs=3\nnumber_ios=5\nsize=1m\noffset=1m\noffset_increment=2m\n");
+  // Clone k reads 4 KiB blocks from 1 MiB + k x 2 MiB on (LBAs of 4 KiB:
+  // 256 + 512 k), in order.
+  std::map<std::string, std::vector<uint64_t>> lbas;
+  for (const CsvRow& row : csv_rows(dir + "/requests.csv")) lbas[row.at("job")].push_back(u64(row, "lba"));
+  CHECK(lbas["seq.0"] == std::vector<uint64_t>{256, 257, 258, 259, 260});
+  CHECK(lbas["seq.1"] == std::vector<uint64_t>{768, 769, 770, 771, 772});
+  CHECK(lbas["seq.2"] == std::vector<uint64_t>{1280, 1281, 1282, 1283, 1284});
+}
+
+TEST_CASE("an offset_increment that puts a clone beyond the device is a configuration error naming it",
+          "[host][fio]") {
+  CHECK_THROWS_WITH(run("quick", {}, "[seq]\nrw=read\nbs=4k\nnumjobs=3\nnumber_ios=5\noffset_increment=60%\n"),
+                    Catch::Contains("offset_increment") && Catch::Contains("clone 2"));
+}

@@ -103,6 +103,11 @@ TEST_CASE("fio size units", "[fio]") {
   CHECK(p.offset == 0);
   CHECK(p.offset_percent == 25.0);
   CHECK(one("offset=1m").offset == 1 << 20);
+  CHECK(one("offset_increment=2m").offset_increment == 2 << 20);
+  FioJob inc = one("offset=1m\noffset_increment=10%");
+  CHECK(inc.offset_increment_percent == 10.0);
+  inc.clone = 3;  // 1 MiB + 3 x 10% of 100 MiB
+  CHECK(inc.start_offset(100 << 20) == (1 << 20) + 3 * 10485760ull);
   CHECK(one("size=12.5%").size_percent == 12.5);
 }
 

@@ -308,3 +308,38 @@ TEST_CASE("a read after a write to the same LBA in one SQ returns the written da
   CHECK(std::all_of(rig.bufs[1].begin(), rig.bufs[1].end(), [](uint8_t b) { return b == 0xAB; }));
   CHECK(rig.ftl.count(IoOp::Read) == 0);  // R was served by the burst buffer
 }
+
+TEST_CASE("deepflash charges every flash transaction to FCMD and GC's and the journal's first to BGC and LOG",
+          "[ssd][firmware][platform]") {
+  // Random writes over the full quick drive make GC reclaim blocks (copy-back:
+  // one transaction per moved page, one erase per block) and a 1 ms
+  // checkpoint writes the map. No cache: every host page is one program
+  // transaction. GC only in the foreground, and a last read 20 ms later, so
+  // no flash work is still in flight when the run ends.
+  auto s = run("quick",
+               {{"ssd.fw.organisation", "deepflash"}, {"ssd.fw.clock", "1GHz"}, {"ssd.fw.cores", "4"},
+                {"ssd.fw.threads.nvmq", "2"}, {"ssd.fw.threads.fcmd", "2"}, {"ssd.ftl.shards", "2"},
+                {"ssd.fw.cost.gc", "600"}, {"ssd.fw.cost.journal", "400"}, {"ssd.fw.cost.compose", "70"},
+                {"ssd.fw.cost.message", "100"}, {"ssd.ftl.checkpoint_interval", "1ms"},
+                {"ssd.ftl.gc.bg_threshold", "0"}},
+               "[w]\nrw=randwrite\nbs=4k\niodepth=8\nnumber_ios=20000\n"
+               "[r]\nstonewall\nstartdelay=20ms\nrw=randread\nbs=4k\nnumber_ios=1\n");
+  const auto& c = s["counters"];
+  auto n = [&](const std::string& k) { return c[k].get<uint64_t>(); };
+  uint64_t gc_txns = n("ssd.ftl.gc.pages_moved") + n("ssd.ftl.gc.invocations") + n("ssd.ftl.wl.migrations");
+  REQUIRE(n("ssd.ftl.gc.invocations") > 0);
+  REQUIRE(n("ssd.ftl.checkpoint_pages") > 0);
+  CHECK(n("ssd.ftl.gc.copybacks") == n("ssd.ftl.gc.pages_moved"));
+  CHECK(n("ssd.fw.thread.bgc0.items") == gc_txns);
+  CHECK(n("ssd.fw.thread.bgc0.busy_ps") == gc_txns * 700 * kNs);  // (600 + 100) cycles at 1 GHz
+  // LOG: each checkpoint page, and an erase whenever the log wraps to a block.
+  uint64_t log = n("ssd.fw.thread.log0.items");
+  CHECK(log >= n("ssd.ftl.checkpoint_pages"));
+  CHECK(n("ssd.fw.thread.log0.busy_ps") == log * 500 * kNs);
+  // FCMD composes all of them: 2 KiB pages, so a 4 KiB write is two
+  // programs; the last job reads one 4 KiB block, two pages.
+  uint64_t fcmd = n("ssd.fw.thread.fcmd0.items") + n("ssd.fw.thread.fcmd1.items");
+  CHECK(n("ssd.ftl.page_reads") == 2);
+  CHECK(fcmd == n("ssd.ftl.page_writes") + 2 + gc_txns + log);
+  CHECK(n("ssd.fw.thread.fcmd0.busy_ps") + n("ssd.fw.thread.fcmd1.busy_ps") == fcmd * 170 * kNs);
+}

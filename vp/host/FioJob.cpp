@@ -166,6 +166,12 @@ void apply(FioJob& j, const Opt& o) {
     } else {
       j.offset = o.bytes(), j.offset_percent = 0.0;
     }
+  } else if (k == "offset_increment") {
+    if (auto p = o.percent(0, 100)) {
+      j.offset_increment = 0, j.offset_increment_percent = *p;
+    } else {
+      j.offset_increment = o.bytes(), j.offset_increment_percent = 0.0;
+    }
   } else if (k == "number_ios") {
     j.number_ios = o.ranged(0, UINT64_MAX);
   } else if (k == "runtime") {
@@ -314,6 +320,11 @@ std::string FioJob::rw_name() const {
   return "read";
 }
 
+uint64_t FioJob::start_offset(uint64_t capacity) const {
+  auto bytes = [capacity](uint64_t b, double pct) { return b ? b : static_cast<uint64_t>(double(capacity) * pct / 100.0); };
+  return bytes(offset, offset_percent) + clone * bytes(offset_increment, offset_increment_percent);
+}
+
 std::string FioJob::to_fio() const {
   // Every value is written, so a [global] placed before the section cannot
   // change the job; only empty strings/lists (which fio cannot spell) are left out.
@@ -322,6 +333,9 @@ std::string FioJob::to_fio() const {
   o += fmt::format("rw={}\nrwmixread={}\nbs={}\niodepth={}\n", rw_name(), rwmixread, bs, iodepth);
   o += size ? fmt::format("size={}\n", size) : fmt::format("size={}%\n", size_percent);
   o += offset || offset_percent == 0 ? fmt::format("offset={}\n", offset) : fmt::format("offset={}%\n", offset_percent);
+  o += offset_increment || offset_increment_percent == 0
+           ? fmt::format("offset_increment={}\n", offset_increment)
+           : fmt::format("offset_increment={}%\n", offset_increment_percent);
   o += fmt::format("number_ios={}\nruntime={}\ntime_based={}\nnumjobs={}\n", number_ios, fmt_time(runtime_ps),
                    int(time_based), numjobs);
   if (!cpus_allowed.empty()) o += fmt::format("cpus_allowed={}\n", fmt_cpus(cpus_allowed));
@@ -348,6 +362,7 @@ std::string FioJob::to_fio() const {
 bool FioJob::operator==(const FioJob& o) const {
   auto tie = [](const FioJob& j) {
     return std::tie(j.name, j.rw, j.rwmixread, j.bs, j.iodepth, j.size, j.size_percent, j.offset, j.offset_percent,
+                    j.offset_increment, j.offset_increment_percent,
                     j.number_ios, j.runtime_ps, j.time_based, j.numjobs, j.cpus_allowed, j.thinktime_ps, j.rate_iops,
                     j.randseed, j.direct, j.ioengine, j.verify, j.stonewall, j.startdelay_ps, j.filename, j.read_iolog,
                     j.replay_no_stall, j.replay_time_scale, j.replay_format, j.replay_fit, j.iodepth_batch_submit,

@@ -32,6 +32,12 @@ struct FioJob {
   double size_percent = 100.0;  // size==0 => use size_percent of the device
   uint64_t offset = 0;
   double offset_percent = 0.0;  // offset==0 && offset_percent>0 => percent
+  // fio's offset_increment: clone k of numjobs starts k increments further.
+  uint64_t offset_increment = 0;
+  double offset_increment_percent = 0.0;  // as offset_percent
+  unsigned clone = 0;                     // which clone this is (set by Workload, not an option)
+  // The byte offset where this clone's region starts on a device of `capacity` bytes.
+  uint64_t start_offset(uint64_t capacity) const;
   uint64_t number_ios = 0;      // 0 = unlimited
   uint64_t runtime_ps = 0;      // 0 = none
   bool time_based = false;

@@ -44,7 +44,7 @@ void FioJobRunner::start(Tick now, NvmeDriver& drv, VerifyTracker* verify) {
   const ControllerInfo& dev = drv.info();
   lba_size_ = dev.lba_size;
   uint64_t dev_bytes = dev.ns_lbas * uint64_t(dev.lba_size);
-  uint64_t off = spec_.offset ? spec_.offset : static_cast<uint64_t>(double(dev_bytes) * spec_.offset_percent / 100.0);
+  uint64_t off = spec_.start_offset(dev_bytes);
   uint64_t size = spec_.size ? spec_.size : static_cast<uint64_t>(double(dev_bytes) * spec_.size_percent / 100.0);
   off = off / (replay_ ? lba_size_ : spec_.bs) * (replay_ ? lba_size_ : spec_.bs);
   if (off >= dev_bytes) off = 0;  // checked before the run; kept safe here

@@ -37,9 +37,14 @@ void Workload::check(const std::vector<FioJob>& jobs, const Config& cfg, uint64_
     if (j.bs % lba)
       throw bad("bs", fmt::format("{} is not a multiple of the LBA size (ssd.nvme.lba_size = {})", j.bs, lba));
     // An I/O beyond the controller's largest transfer (MDTS) is split by blk-mq.
-    uint64_t off = j.offset ? j.offset : static_cast<uint64_t>(double(capacity) * j.offset_percent / 100.0);
+    uint64_t off = j.start_offset(capacity);
     uint64_t size = j.size ? j.size : static_cast<uint64_t>(double(capacity) * j.size_percent / 100.0);
     if (off + j.bs > capacity) throw bad("offset", fmt::format("{} is beyond the device's {} bytes", off, capacity));
+    FioJob last = j;
+    last.clone = j.numjobs - 1;
+    if (uint64_t o = last.start_offset(capacity); o + j.bs > capacity)
+      throw bad("offset_increment", fmt::format("clone {} would start at {}, beyond the device's {} bytes",
+                                                last.clone, o, capacity));
     if (off + size > capacity)
       throw bad("size", fmt::format("offset {} + size {} exceeds the device's {} bytes", off, size, capacity));
     for (unsigned c : j.cpus_allowed)
@@ -126,7 +131,9 @@ Workload::Workload(Services& svc, unsigned cores) : per_core_(cores) {
         // workers=1 runs exactly as before; the others pick their own I/Os.
         uint64_t wseed = w ? Rng::derive(seed, 0x776f726b00ull + w) : seed;
         std::string wname = j.workers > 1 ? fmt::format("{}.w{}", name, w) : name;
-        runners_.push_back(std::make_unique<FioJobRunner>(j, wname, core, wseed, client, w));
+        FioJob jk = j;
+        jk.clone = k;
+        runners_.push_back(std::make_unique<FioJobRunner>(jk, wname, core, wseed, client, w));
         client = runners_.back()->shared_client();
         groups_.back().push_back(runners_.back().get());
         per_core_[core].push_back(runners_.back().get());

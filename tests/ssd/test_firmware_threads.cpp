@@ -197,6 +197,12 @@ TEST_CASE("without forwarding a request to a held range waits until the holder's
   CHECK(rig.issued_ns(1) == 11'105);
   CHECK(rig.stat("ssd.fw.ilock.waits") == 1);
   CHECK(rig.stat("ssd.fw.ilock.forwards") == 0);
+  // While it waits, NVMQ1 asks ILOCK again every 2 us (ssd.fw.ilock.retry):
+  // at 2,655 (ILOCK 2,655-2,710, "still held" 2,710-2,715), 4,715, 6,775
+  // and 8,835; the next would be at 10,895, after the grant.
+  CHECK(rig.busy_ns("nvmq1") == 150 + 300 + 4 * 5 + 5 + 20 + 95);
+  // ILOCK: A's acquire 45, B's 55, four polls of 55, both releases 55.
+  CHECK(rig.busy_ns("ilock0") == 45 + 55 + 4 * 55 + 2 * 55);
 }
 
 TEST_CASE("requests to different ilock ranges proceed in parallel", "[ssd][firmware]") {

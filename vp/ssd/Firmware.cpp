@@ -46,6 +46,7 @@ struct Firmware::Job {
   FirmwareThread* home = nullptr;  // the thread that completes it (and holds its lock)
   bool locked = false, issued = false;
   bool parsed = false;
+  bool waiting = false;  // for a range (no forwarding)
   bool ready = false;  // done in the firmware, waiting for an earlier request to one of its pages
 };
 
@@ -72,6 +73,10 @@ void Firmware::declare_params(ParamRegistry& r) {
   r.boolean("ssd.fw.ilock.forwarding", true,
             "deepflash: a request whose range another NVMQ thread holds is forwarded to it (sec. 5.2); "
             "off: the requester waits for the range (BaseDeepFlash)");
+  r.time("ssd.fw.ilock.retry", "2us",
+         "deepflash without forwarding: a requester waiting for a held range asks ILOCK again this often (each "
+         "time ILOCK pays a lookup and both pay a message: the tight NVMQ/ILOCK traffic of BaseDeepFlash, "
+         "sec. 6.1); 0: it waits for the grant silently");
   r.size("ssd.fw.ilock.range", "256KiB", "bytes one ILOCK lock covers (the page size: a page lock)").at_least(1);
   r.boolean("ssd.fw.cache_bypass", true,
             "deepflash: NVMQ looks the cache up itself and sends read misses straight to TRANS (sec. 5.3); "
@@ -128,6 +133,7 @@ Firmware::Firmware(sc_core::sc_module_name name, Services& svc)
   std::string d = c.get_string("ssd.fw.dispatch");
   dispatch_ = d == "dios" || (d == "auto" && org_ == Organisation::DeepFlash) ? Dispatch::Dios : Dispatch::PerSq;
   forwarding_ = c.get_bool("ssd.fw.ilock.forwarding");
+  retry_ = c.get_time("ssd.fw.ilock.retry");
   bypass_ = c.get_bool("ssd.fw.cache_bypass");
   ftl_xor_ = c.get_string("ssd.ftl.shard_hash") == "xor";
   shards_ = static_cast<uint32_t>(c.get_int("ssd.ftl.shards"));
@@ -354,23 +360,42 @@ void Firmware::lock(Job& j, FirmwareThread& requester) {
   FwWork w;
   w.start = [this] { return cycles({{Lock, 1}, {Message, 1}}) + task_time(LockLevel, lock_.depth()); };
   w.done = [this, &j, &requester](FirmwareThread&) {
-    if (!forwarding_ && lock_waited(j)) {  // first come first served behind an earlier waiter
-      ++lock_waits_;
-      lock_queue_.push_back(&j);
-      return;
-    }
-    int holder = lock_.acquire(j.lpn, j.pages, requester.id());
-    if (holder != IndexLock::kFree && !forwarding_) {
-      ++lock_waits_;
-      lock_queue_.push_back(&j);  // the requester stays blocked
-      return;
-    }
+    // Without forwarding the requester stays blocked, first come first
+    // served behind earlier waiters for its ranges.
+    if (!forwarding_ && (lock_waited(j) || lock_.acquire(j.lpn, j.pages, requester.id()) != IndexLock::kFree))
+      return wait_for_lock(j);
+    int holder = forwarding_ ? lock_.acquire(j.lpn, j.pages, requester.id()) : IndexLock::kFree;
     lock_reply(j, requester, holder);
   };
   il.post(std::move(w));
 }
 
+void Firmware::wait_for_lock(Job& j) {
+  ++lock_waits_;
+  j.waiting = true;
+  lock_queue_.push_back(&j);
+  poll_lock(j);
+}
+
+void Firmware::poll_lock(Job& j) {
+  if (retry_ == 0) return;
+  eq_.after(retry_, [this, &j] {
+    if (!j.waiting) return;
+    FirmwareThread& il = *ilock_[lock_.first_range(j.lpn) % ilock_.size()];
+    FwWork ask;
+    ask.start = [this] { return cycles({{Lock, 1}, {Message, 1}}) + task_time(LockLevel, lock_.depth()); };
+    ask.done = [this, &j](FirmwareThread&) {
+      if (!j.waiting) return;  // granted meanwhile
+      j.home->post_urgent(FwWork{task_time(Message), {}, [this, &j](FirmwareThread&) {
+                                   if (j.waiting) poll_lock(j);  // still held: ask again later
+                                 }});
+    };
+    il.post(std::move(ask));
+  });
+}
+
 void Firmware::lock_reply(Job& j, FirmwareThread& requester, int holder) {
+  j.waiting = false;
   requester.post_urgent(FwWork{task_time(Message), {}, [this, &j, holder](FirmwareThread& t) {
                                  if (holder == IndexLock::kFree) {
                                    j.locked = true;

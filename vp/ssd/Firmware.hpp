@@ -133,7 +133,9 @@ class Firmware : public sc_core::sc_module, public IFirmware, public FtlClient, 
   void fetch_more(uint16_t sqid);
   void parsed(Job& j, FirmwareThread& by);
   void lock(Job& j, FirmwareThread& requester);
-  bool lock_waited(const Job& j) const;  // an earlier waiter wants one of its ranges
+  bool lock_waited(const Job& j) const;
+  void wait_for_lock(Job& j);
+  void poll_lock(Job& j);  // an earlier waiter wants one of its ranges
   static uint64_t order_key(const Job& j, uint32_t page);
   void lock_reply(Job& j, FirmwareThread& requester, int holder);
   void release(uint64_t lpn, uint32_t pages);
@@ -153,6 +155,7 @@ class Firmware : public sc_core::sc_module, public IFirmware, public FtlClient, 
   Dispatch dispatch_;
   bool forwarding_, bypass_, ftl_xor_;
   uint32_t fetch_batch_, shards_;
+  Tick retry_ = 0;
   uint64_t cycles_[kTasks];
   double ps_per_cycle_, contention_;
   double mult_[kTasks];

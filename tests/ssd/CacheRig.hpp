@@ -5,7 +5,7 @@
 #include <map>
 #include <vector>
 
-#include "tests/TestSupport.hpp"
+#include "tests/ModelRig.hpp"
 #include "vp/ssd/CacheLayer.hpp"
 
 namespace vp::test {
@@ -89,9 +89,9 @@ struct CacheOp {
   uint32_t victim_pages = 0;
 };
 
-struct CacheRig : ssd::FtlClient {
+struct CacheRig : ModelServices, ssd::FtlClient {
   explicit CacheRig(const Sets& sets)
-      : cfg(model_config("", {{"ssd.flash.page_size", "4KiB"}}, sets)), svc{cfg, stats, waves, tracker, 1}, ftl("ftl"), dram("dram"), cache("cache", svc) {
+      : ModelServices(model_config("", {{"ssd.flash.page_size", "4KiB"}}, sets)), ftl("ftl"), dram("dram"), cache("cache", svc) {
     cache.ftl.bind(ftl);
     cache.dram.bind(dram.target);
     cache.set_base(dram.reserve(cache.dram_bytes(), "cache"));
@@ -120,13 +120,7 @@ struct CacheRig : ssd::FtlClient {
       r.client = this;
       r.owner = reinterpret_cast<void*>(uintptr_t(i));
     }
-    sc_core::sc_spawn([this, ops] {
-      for (size_t i = 0; i < ops.size(); ++i) {
-        if (ops[i].at > now_ps()) sc_core::wait(to_sc(ops[i].at - now_ps()));
-        cache.submit(reqs[i]);
-      }
-    });
-    sc_core::sc_start();
+    submit_in_time(ops.size(), [ops](size_t i) { return ops[i].at; }, [this](size_t i) { cache.submit(reqs[i]); });
     for (Tick d : done) REQUIRE(d != kNotDone);
   }
   // Every byte of request i's page p is `v`.
@@ -135,17 +129,7 @@ struct CacheRig : ssd::FtlClient {
       if (bufs[i][size_t(p) * kCachePage + b] != v) return false;
     return true;
   }
-  uint64_t stat(const std::string& name) const {
-    REQUIRE(stats.find(name) != nullptr);
-    return stats.value(name);
-  }
-
   static constexpr Tick kNotDone = ~Tick(0);
-  Config cfg;
-  StatRegistry stats;
-  Waves waves;
-  RequestTracker tracker;
-  Services svc;
   StoreFtl ftl;
   FixedDram dram;
   ssd::CacheLayer cache;

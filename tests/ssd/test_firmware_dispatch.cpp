@@ -18,7 +18,7 @@
 #include <systemc>
 #include <vector>
 
-#include "tests/TestSupport.hpp"
+#include "tests/ModelRig.hpp"
 #include "vp/ssd/Firmware.hpp"
 
 using namespace vp;
@@ -60,10 +60,9 @@ struct Cmd {
   uint32_t pages;  // 0: a flush
 };
 
-struct Rig {
+struct Rig : ModelServices {
   explicit Rig(const Sets& sets, const std::string& vcd = "")
-      : cfg(model_config("", {}, sets)),
-        svc{cfg, stats, waves, tracker, 1},
+      : ModelServices(model_config("", {}, sets)),
         traced_(open(vcd)),
         ftl("ftl"),
         fw("fw", svc) {
@@ -81,28 +80,13 @@ struct Rig {
       hc[i].client = &rec;
       hc[i].slot = static_cast<uint32_t>(i);
     }
-    sc_core::sc_spawn([this, cmds] {
-      for (size_t i = 0; i < cmds.size(); ++i) {
-        if (cmds[i].at > now_ps()) sc_core::wait(to_sc(cmds[i].at - now_ps()));
-        fw.submit(hc[i]);
-      }
-    });
-    sc_core::sc_start();
+    submit_in_time(cmds.size(), [cmds](size_t i) { return cmds[i].at; }, [this](size_t i) { fw.submit(hc[i]); });
     waves.close();
     REQUIRE(rec.done.size() == cmds.size());
   }
   Tick issued_ns(uint32_t slot) { return rec.issued.at(slot) / kNs; }
   Tick done_ns(uint32_t slot) { return rec.done.at(slot) / kNs; }
-  uint64_t stat(const std::string& name) const {
-    REQUIRE(stats.find(name) != nullptr);
-    return stats.value(name);
-  }
 
-  Config cfg;
-  StatRegistry stats;
-  Waves waves;
-  RequestTracker tracker;
-  Services svc;
 
  private:
   bool open(const std::string& vcd) {

@@ -53,10 +53,9 @@ struct Cmd {
   uint8_t fill = 0;
 };
 
-struct FwRig : ssd::FirmwareClient {
+struct FwRig : ModelServices, ssd::FirmwareClient {
   explicit FwRig(const Sets& sets)
-      : cfg(model_config("", {}, costs(sets))),
-        svc{cfg, stats, waves, tracker, 1},
+      : ModelServices(model_config("", {}, costs(sets))),
         ftl("ftl"),
         dram("dram"),
         cache("cache", svc),
@@ -82,28 +81,13 @@ struct FwRig : ssd::FirmwareClient {
       hc[i].client = this;
       hc[i].slot = static_cast<uint32_t>(i);
     }
-    sc_core::sc_spawn([this, cmds] {
-      for (size_t i = 0; i < cmds.size(); ++i) {
-        if (cmds[i].at > now_ps()) sc_core::wait(to_sc(cmds[i].at - now_ps()));
-        fw.submit(hc[i]);
-      }
-    });
-    sc_core::sc_start();
+    submit_in_time(cmds.size(), [cmds](size_t i) { return cmds[i].at; }, [this](size_t i) { fw.submit(hc[i]); });
     REQUIRE(done.size() == cmds.size());
   }
   Tick issued_ns(uint32_t i) const { return issued.at(i) / kNs; }
   Tick done_ns(uint32_t i) const { return done.at(i) / kNs; }
-  uint64_t stat(const std::string& name) const {
-    REQUIRE(stats.find(name) != nullptr);
-    return stats.value(name);
-  }
   uint64_t busy_ns(const std::string& thread) const { return stat("ssd.fw.thread." + thread + ".busy_ps") / kNs; }
 
-  Config cfg;
-  StatRegistry stats;
-  Waves waves;
-  RequestTracker tracker;
-  Services svc;
   StoreFtl ftl;
   FixedDram dram;
   ssd::CacheLayer cache;

@@ -133,6 +133,25 @@ TEST_CASE("layered firmware runs one request as one task of all its steps", "[ss
   CHECK(rig.fw.threads().size() == 1);
 }
 
+TEST_CASE("an out-of-order core runs a task in the cycles over its speedup", "[ssd][firmware]") {
+  FwRig rig({{"ssd.fw.organisation", "layered"}, {"ssd.fw.cores", "1"}, {"ssd.fw.core_type", "ooo"},
+             {"ssd.fw.ooo_speedup", "2.5"}});
+  rig.run({{0, IoOp::Read, 5}});
+  // 740 cycles / 2.5 = 296 ns; the completion's 90 cycles 36 ns.
+  CHECK(rig.issued_ns(0) == 296);
+  CHECK(rig.done_ns(0) == 10'296 + 36);
+}
+
+TEST_CASE("layered instances on two cores pay memory contention on the shared map cache and flash controller",
+          "[ssd][firmware]") {
+  FwRig rig({{"ssd.fw.organisation", "layered"}, {"ssd.fw.cores", "2"}, {"ssd.fw.contention", "0.5"}});
+  rig.run({{0, IoOp::Read, 5}});
+  // Two cores touch the map, the cache and the flash controller: those tasks
+  // cost 1 + 0.5 x (2 - 1) = 1.5 times: 50 + 100 + 300 + 1.5 x (20 + 200 +
+  // 70) = 885. Fetch and parse touch the SQ's own instance only.
+  CHECK(rig.issued_ns(0) == 885);
+}
+
 namespace {
 // Two reads of SQ 1 at t = 0, A to page 0 and B to a page given by the
 // test, with two NVMQ threads (DIOS) and two TRANS shards (modulo: an odd

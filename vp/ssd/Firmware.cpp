@@ -47,6 +47,7 @@ struct Firmware::Job {
   bool locked = false, issued = false;
   bool parsed = false;
   bool waiting = false;  // for a range (no forwarding)
+  uint64_t serial = 0;    // tells a job from a later one of the same command slot
   bool ready = false;  // done in the firmware, waiting for an earlier request to one of its pages
 };
 
@@ -259,6 +260,7 @@ void Firmware::submit(HostCommand& c) {
   c.ftl.owner = &c;
   auto& j = *(jobs_[&c] = std::make_unique<Job>());
   j.c = &c;
+  j.serial = ++serial_;
   j.lpn = c.ftl.lpn;
   j.pages = c.ftl.pages;
   // Arrival order per SQ and page: later requests of the SQ to a page leave after this one.
@@ -379,18 +381,25 @@ void Firmware::wait_for_lock(Job& j) {
 
 void Firmware::poll_lock(Job& j) {
   if (retry_ == 0) return;
-  eq_.after(retry_, [this, &j] {
-    if (!j.waiting) return;
-    FirmwareThread& il = *ilock_[lock_.first_range(j.lpn) % ilock_.size()];
+  // The job may be granted, served and gone before a poll fires: each step
+  // finds it again by its command and serial number.
+  auto still_waiting = [this, c = j.c, serial = j.serial]() -> Job* {
+    auto it = jobs_.find(c);
+    return it != jobs_.end() && it->second->serial == serial && it->second->waiting ? it->second.get() : nullptr;
+  };
+  eq_.after(retry_, [this, still_waiting] {
+    Job* w = still_waiting();
+    if (!w) return;
     FwWork ask;
     ask.start = [this] { return cycles({{Lock, 1}, {Message, 1}}) + task_time(LockLevel, lock_.depth()); };
-    ask.done = [this, &j](FirmwareThread&) {
-      if (!j.waiting) return;  // granted meanwhile
-      j.home->post_urgent(FwWork{task_time(Message), {}, [this, &j](FirmwareThread&) {
-                                   if (j.waiting) poll_lock(j);  // still held: ask again later
-                                 }});
+    ask.done = [this, still_waiting](FirmwareThread&) {
+      Job* w = still_waiting();
+      if (!w) return;  // granted meanwhile
+      w->home->post_urgent(FwWork{task_time(Message), {}, [this, still_waiting](FirmwareThread&) {
+                                    if (Job* w = still_waiting()) poll_lock(*w);  // still held: ask again later
+                                  }});
     };
-    il.post(std::move(ask));
+    ilock_[lock_.first_range(w->lpn) % ilock_.size()]->post(std::move(ask));
   });
 }
 

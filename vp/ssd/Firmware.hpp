@@ -156,6 +156,7 @@ class Firmware : public sc_core::sc_module, public IFirmware, public FtlClient, 
   bool forwarding_, bypass_, ftl_xor_;
   uint32_t fetch_batch_, shards_;
   Tick retry_ = 0;
+  uint64_t serial_ = 0;
   uint64_t cycles_[kTasks];
   double ps_per_cycle_, contention_;
   double mult_[kTasks];

@@ -56,7 +56,10 @@ void Firmware::declare_params(ParamRegistry& r) {
            "firmware threads and request path: one layered firmware per core; ManyLayered's layered+FCMD "
            "pair per shard; DeepFlash's NVMQ/ILOCK/CACHE/TRANS/FCMD/LOG/BGC network (FAST'19 sec. 4-6)");
   r.freq("ssd.fw.clock", "800MHz", "clock of the embedded firmware cores");
-  r.integer("ssd.fw.cores", 1, "embedded cores the firmware threads are placed on, round robin").range(1, 256);
+  r.integer("ssd.fw.cores", 1, "embedded cores the firmware threads are placed on").range(1, 256);
+  r.choice("ssd.fw.placement", "balanced", {"balanced", "round_robin"},
+           "threads to cores: balanced puts each thread, heaviest first (its role's task cycles per request over "
+           "its threads), on the least loaded core; round_robin deals them out role by role");
   r.choice("ssd.fw.core_type", "inorder", {"inorder", "ooo"},
            "core pipeline: in-order runs a task's cycles as given; out-of-order divides them by ssd.fw.ooo_speedup");
   r.real("ssd.fw.ooo_speedup", 2.0, "instructions per cycle of an out-of-order core relative to an in-order one")
@@ -134,6 +137,7 @@ Firmware::Firmware(sc_core::sc_module_name name, Services& svc)
   std::string d = c.get_string("ssd.fw.dispatch");
   dispatch_ = d == "dios" || (d == "auto" && org_ == Organisation::DeepFlash) ? Dispatch::Dios : Dispatch::PerSq;
   forwarding_ = c.get_bool("ssd.fw.ilock.forwarding");
+  balanced_ = c.get_string("ssd.fw.placement") == "balanced";
   retry_ = c.get_time("ssd.fw.ilock.retry");
   bypass_ = c.get_bool("ssd.fw.cache_bypass");
   ftl_xor_ = c.get_string("ssd.ftl.shard_hash") == "xor";
@@ -161,36 +165,74 @@ Firmware::Firmware(sc_core::sc_module_name name, Services& svc)
 
 Firmware::~Firmware() = default;
 
-FirmwareThread& Firmware::add_thread(const std::string& name) {
-  // Round robin over the cores in creation order, one role after the other:
-  // a role's threads land on different cores, and the roles after it fill
-  // the cores it left lighter.
-  EmbeddedCore& core = *cores_[next_core_++ % cores_.size()];
-  threads_.push_back(std::make_unique<FirmwareThread>(static_cast<int>(threads_.size()), name, core, stats_));
-  return *threads_.back();
-}
-
 void Firmware::build() {
+  // Each role: its threads and the cycles one request costs it in all,
+  // which placement spreads over the cores.
+  struct Role {
+    std::vector<FirmwareThread*>* group;
+    const char* name;
+    unsigned threads;
+    double cycles;
+  };
+  auto c = [this](std::initializer_list<std::pair<Task, double>> work) {
+    double sum = 0;
+    for (auto [k, n] : work) sum += double(cycles_[k]) * n;
+    return sum;
+  };
+  std::vector<Role> roles;
   switch (org_) {
     case Organisation::Layered:
-      for (unsigned i = 0; i < cores(); ++i) nvmq_.push_back(&add_thread(fmt::format("layered{}", i)));
+      roles = {{&nvmq_, "layered", cores(), 1.0}};
       break;
     case Organisation::ManyLayered:
       // A layered thread and an FCMD thread per shard.
-      for (unsigned i = 0; i < shards_; ++i) nvmq_.push_back(&add_thread(fmt::format("layered{}", i)));
-      for (unsigned i = 0; i < shards_; ++i) fcmd_.push_back(&add_thread(fmt::format("fcmd{}", i)));
-      trans_ = nvmq_;
+      roles = {{&nvmq_, "layered", shards_,
+                c({{Fetch, 1}, {Parse, 1}, {CacheLookup, 1}, {Trans, 1}, {Complete, 1}, {CqFlush, 1}, {Message, 2}})},
+               {&fcmd_, "fcmd", shards_, c({{Compose, 1}, {Message, 1}})}};
       break;
     case Organisation::DeepFlash:
-      for (unsigned i = 0; i < n_nvmq_; ++i) nvmq_.push_back(&add_thread(fmt::format("nvmq{}", i)));
-      for (unsigned i = 0; i < shards_; ++i) trans_.push_back(&add_thread(fmt::format("trans{}", i)));
-      for (unsigned i = 0; i < n_fcmd_; ++i) fcmd_.push_back(&add_thread(fmt::format("fcmd{}", i)));
-      for (unsigned i = 0; i < n_cache_; ++i) cache_.push_back(&add_thread(fmt::format("cache{}", i)));
-      for (unsigned i = 0; i < n_ilock_; ++i) ilock_.push_back(&add_thread(fmt::format("ilock{}", i)));
-      for (unsigned i = 0; i < n_log_; ++i) log_.push_back(&add_thread(fmt::format("log{}", i)));
-      for (unsigned i = 0; i < n_bgc_; ++i) bgc_.push_back(&add_thread(fmt::format("bgc{}", i)));
+      roles = {{&nvmq_, "nvmq", n_nvmq_,
+                c({{Fetch, 1}, {Parse, 1}, {CacheLookup, bypass_ ? 1.0 : 0.0}, {Complete, 1}, {CqFlush, 1},
+                   {Message, 3}})},
+               {&trans_, "trans", shards_, c({{Trans, 1}, {Message, 1}})},
+               {&fcmd_, "fcmd", n_fcmd_, c({{Compose, 1}, {Message, 1}})},
+               {&cache_, "cache", n_cache_, c({{CacheLookup, bypass_ ? 0.0 : 1.0}, {Cache, 0.5}, {Message, 1}})},
+               {&ilock_, "ilock", n_ilock_, c({{Lock, 2}, {LockLevel, 16}, {Message, 2}})},
+               {&log_, "log", n_log_, c({{Journal, 0.01}, {Message, 0.01}})},
+               {&bgc_, "bgc", n_bgc_, c({{Gc, 0.01}, {Message, 0.01}})}};
       break;
   }
+  // Placement: balanced puts the heaviest threads first, each on the
+  // least loaded core (ties to the lowest index); round_robin deals them
+  // out in role order.
+  struct Planned {
+    size_t role;
+    unsigned index;
+    double load;
+    unsigned core = 0;
+  };
+  std::vector<Planned> plan;
+  for (size_t r = 0; r < roles.size(); ++r)
+    for (unsigned i = 0; i < roles[r].threads; ++i) plan.push_back({r, i, roles[r].cycles / roles[r].threads});
+  if (balanced_) {
+    std::vector<Planned*> order;
+    for (auto& p : plan) order.push_back(&p);
+    std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->load > b->load; });
+    std::vector<double> load(cores(), 0.0);
+    for (Planned* p : order) {
+      p->core = static_cast<unsigned>(std::min_element(load.begin(), load.end()) - load.begin());
+      load[p->core] += p->load;
+    }
+  } else {
+    for (size_t i = 0; i < plan.size(); ++i) plan[i].core = static_cast<unsigned>(i % cores());
+  }
+  for (const Planned& p : plan) {
+    const Role& r = roles[p.role];
+    threads_.push_back(std::make_unique<FirmwareThread>(static_cast<int>(threads_.size()),
+                                                        fmt::format("{}{}", r.name, p.index), *cores_[p.core], stats_));
+    r.group->push_back(threads_.back().get());
+  }
+  if (org_ == Organisation::ManyLayered) trans_ = nvmq_;
   if (dispatch_ == Dispatch::Dios && org_ != Organisation::ManyLayered)
     for (auto* t : nvmq_) t->serve(pool_);
   // Contention: how many cores touch each shared structure.
@@ -238,6 +280,13 @@ FirmwareThread& Firmware::nvmq_for(uint16_t sqid) const {
   return *nvmq_[sqid == 0 ? 0 : (sqid - 1u) % nvmq_.size()];
 }
 
+void Firmware::to_nvmq(FirmwareThread& bound, FwWork w) {
+  if (dispatch_ == Dispatch::Dios)
+    pool_.post(std::move(w));  // any NVMQ thread
+  else
+    bound.post(std::move(w));
+}
+
 void Firmware::send(FirmwareThread& to, Tick cost, std::function<void(FirmwareThread&)> done) {
   to.post(FwWork{cost + task_time(Message), {}, std::move(done)});
 }
@@ -272,11 +321,7 @@ void Firmware::submit(HostCommand& c) {
                j.home = &by;
                issue(j);
              }};
-    if (dispatch_ == Dispatch::Dios)
-      pool_.post(std::move(w));
-    else
-      nvmq_for(c.sqid).post(std::move(w));
-    return;
+    return to_nvmq(nvmq_for(c.sqid), std::move(w));
   }
   if (org_ == Organisation::ManyLayered) {
     // The SQ's instance fetches and parses, then hands the command to the
@@ -305,19 +350,12 @@ void Firmware::fetch_more(uint16_t sqid) {
   };
   w.done = [this, sqid, batch](FirmwareThread& by) {
     for (Job* j : *batch) {
-      FwWork p{task_time(Parse), {}, [this, j](FirmwareThread& t) { parsed(*j, t); }};
-      if (dispatch_ == Dispatch::Dios)
-        pool_.post(std::move(p));
-      else
-        by.post(std::move(p));
+      to_nvmq(by, FwWork{task_time(Parse), {}, [this, j](FirmwareThread& t) { parsed(*j, t); }});
     }
     fetching_[sqid] = false;
     if (!sq_buf_[sqid].empty()) fetch_more(sqid);
   };
-  if (dispatch_ == Dispatch::Dios)
-    pool_.post(std::move(w));
-  else
-    nvmq_for(sqid).post(std::move(w));
+  to_nvmq(nvmq_for(sqid), std::move(w));
 }
 
 void Firmware::parsed(Job& j, FirmwareThread& by) {

@@ -126,7 +126,6 @@ class Firmware : public sc_core::sc_module, public IFirmware, public FtlClient, 
  private:
   struct Job;
   void build();
-  FirmwareThread& add_thread(const std::string& name);
   Tick cycles(std::initializer_list<std::pair<Task, uint64_t>> work) const;
   FirmwareThread& nvmq_for(uint16_t sqid) const;
   // Queue-gather.
@@ -146,6 +145,8 @@ class Firmware : public sc_core::sc_module, public IFirmware, public FtlClient, 
   void issue(Job& j);
   void issue_now(Job& j);
   void finish(Job& j);
+  // NVMQ work: to the pool with DIOS, else to the thread the SQ is bound to.
+  void to_nvmq(FirmwareThread& bound, FwWork w);
   void send(FirmwareThread& to, Tick cost, std::function<void(FirmwareThread&)> done);
   bool locks() const { return org_ == Organisation::DeepFlash; }
 
@@ -153,7 +154,7 @@ class Firmware : public sc_core::sc_module, public IFirmware, public FtlClient, 
   EventQueue eq_;
   Organisation org_;
   Dispatch dispatch_;
-  bool forwarding_, bypass_, ftl_xor_;
+  bool forwarding_, balanced_, bypass_, ftl_xor_;
   uint32_t fetch_batch_, shards_;
   Tick retry_ = 0;
   uint64_t serial_ = 0;
@@ -163,7 +164,6 @@ class Firmware : public sc_core::sc_module, public IFirmware, public FtlClient, 
   unsigned n_nvmq_, n_ilock_, n_cache_, n_fcmd_, n_log_, n_bgc_;
   std::vector<std::unique_ptr<EmbeddedCore>> cores_;
   std::vector<std::unique_ptr<FirmwareThread>> threads_;
-  size_t next_core_ = 0;
   std::vector<FirmwareThread*> nvmq_, ilock_, cache_, trans_, fcmd_, log_, bgc_;
   FwWorkQueue pool_;  // DIOS: work any NVMQ thread takes
   uint32_t channels_ = 1;

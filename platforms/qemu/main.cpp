@@ -161,6 +161,7 @@ int serve_guest(const Config& cfg, const QemuOptions& qo, const std::string& rou
     s["nvme"] = {{"cc_ams", top.nvme.arbitration()}};
     s["pcie"] = top.link.summary(elapsed);
     s["dram"] = top.dram_ssd.summary(elapsed);
+    s["firmware"] = top.fw.summary(elapsed);
     if (const auto* wb = top.cache.buffer_level()) s["write_buffer"] = wb->summary();
     s["ftl"] = top.ftl.summary();
     s["flash"] = top.flash.summary();

@@ -211,6 +211,15 @@ void print_summary(const nlohmann::json& s) {
   fmt::print("ssd dram: utilisation {:.1f}%, row hit rate {:.1f}%, {} of {} bytes reserved\n",
              100 * m["utilisation"].get<double>(), 100 * m["row_hit_rate"].get<double>(),
              m["reserved_bytes"].get<uint64_t>(), m["size_bytes"].get<uint64_t>());
+  const auto& w = s["firmware"];
+  std::string busiest;
+  double top_util = -1;
+  for (const auto& [name, t] : w["threads"].items())
+    if (t["utilisation"].get<double>() > top_util) top_util = t["utilisation"].get<double>(), busiest = name;
+  fmt::print("firmware: {} ({}) on {} cores, utilisation mean {:.1f}% max {:.1f}%, busiest thread {} {:.1f}%\n",
+             w["organisation"].get<std::string>(), w["dispatch"].get<std::string>(), w["cores"].size(),
+             100 * w["mean_core_utilisation"].get<double>(), 100 * w["max_core_utilisation"].get<double>(), busiest,
+             100 * top_util);
   const auto& f = s["ftl"];
   fmt::print("ftl: write amplification {:.3f}, GC {} blocks ({} in idle time), {} pages moved, erase count "
              "min/mean/max {}/{:.1f}/{}\n",
@@ -402,6 +411,7 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
   s["flash"] = top.flash.summary();
   s["pcie"] = top.link.summary(now_ps());
   s["dram"] = top.dram_ssd.summary(now_ps());
+  s["firmware"] = top.fw.summary(now_ps());
   if (!power_loss.is_null()) s["power_loss"] = power_loss;
   if (image.enabled()) s["image"] = image.summary();
   s["counters"] = stats.to_json();

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "tests/TestSupport.hpp"
-#include "vp/host/CpuList.hpp"
+#include "vp/core/CpuList.hpp"
 
 using namespace vp::test;
 using Catch::Matchers::Contains;
@@ -41,7 +41,7 @@ std::vector<uint64_t> post_to_reaped(const std::string& dir) {
 }  // namespace
 
 TEST_CASE("cpu lists parse as fio's cpus_allowed and smp_affinity_list", "[host][irq]") {
-  using vp::host::parse_cpu_list;
+  using vp::parse_cpu_list;
   CHECK(parse_cpu_list("0", 3) == std::vector<unsigned>{0});
   CHECK(parse_cpu_list("0,2", 3) == std::vector<unsigned>{0, 2});
   CHECK(parse_cpu_list("1-3", 3) == std::vector<unsigned>{1, 2, 3});

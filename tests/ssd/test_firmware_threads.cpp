@@ -352,3 +352,57 @@ TEST_CASE("deepflash charges every flash transaction to FCMD and GC's and the jo
   CHECK(fcmd == n("ssd.ftl.page_writes") + 2 + gc_txns + log);
   CHECK(n("ssd.fw.thread.fcmd0.busy_ps") + n("ssd.fw.thread.fcmd1.busy_ps") == fcmd * 170 * kNs);
 }
+
+TEST_CASE("ssd.fw.pin puts a role's threads on the cores it lists and balanced placement fills the rest",
+          "[ssd][firmware]") {
+  FwRig rig({{"ssd.fw.cores", "4"}, {"ssd.fw.threads.nvmq", "2"}, {"ssd.fw.pin", "nvmq=3 trans=1-2"},
+             {"ssd.ftl.shards", "2"}});
+  std::map<std::string, unsigned> at;
+  for (const auto& t : rig.fw.threads()) at[t->name()] = t->core().index();
+  // nvmq0 and nvmq1 dealt over {3}; trans0, trans1 over {1, 2}.
+  CHECK(at["nvmq0"] == 3);
+  CHECK(at["nvmq1"] == 3);
+  CHECK(at["trans0"] == 1);
+  CHECK(at["trans1"] == 2);
+  // Balanced, heaviest first onto the least loaded core. Cycles per request
+  // over a role's threads: nvmq (100 + 300 + 20 + 30 + 60 + 3 x 5) / 2 =
+  // 262.5 each, both on core 3; trans (200 + 5) / 2 = 102.5 on cores 1 and
+  // 2; then cache0 (0.5 x 1000 + 5 = 505) to empty core 0, ilock0 (2 x 40 +
+  // 16 x 10 + 2 x 5 = 250) to core 1 (102.5, tied with 2, lower index),
+  // fcmd0 (70 + 5 = 75) to core 2 (102.5).
+  CHECK(at["cache0"] == 0);
+  CHECK(at["ilock0"] == 1);
+  CHECK(at["fcmd0"] == 2);
+}
+
+TEST_CASE("a malformed ssd.fw.pin is a configuration error naming it", "[ssd][firmware]") {
+  for (const char* bad : {"nvme=0", "nvmq", "nvmq=9", "nvmq=0 nvmq=1"})
+    CHECK_THROWS_WITH(run("quick", {{"ssd.fw.organisation", "deepflash"}, {"ssd.fw.cores", "4"},
+                                    {"ssd.fw.threads.fcmd", "2"}, {"ssd.fw.pin", bad}},
+                          "[r]\nrw=randread\nbs=4k\nnumber_ios=10\n"),
+                      Catch::Contains("ssd.fw.pin"));
+}
+
+TEST_CASE("the summary reports each firmware core's and thread's utilisation", "[ssd][firmware][platform]") {
+  auto s = run("quick",
+               {{"ssd.fw.organisation", "deepflash"}, {"ssd.fw.cores", "3"}, {"ssd.fw.threads.nvmq", "2"},
+                {"ssd.fw.threads.fcmd", "2"}, {"ssd.fw.cost.message", "50"}},
+               "[r]\nrw=randread\nbs=4k\niodepth=8\nnumber_ios=500\n");
+  const auto& f = s["firmware"];
+  const auto& c = s["counters"];
+  CHECK(f["organisation"] == "deepflash");
+  CHECK(f["dispatch"] == "dios");
+  REQUIRE(f["cores"].size() == 3);
+  double elapsed_ps = s["sim_time_s"].get<double>() * 1e12;
+  double sum = 0, max = 0;
+  for (unsigned i = 0; i < 3; ++i) {
+    double u = c[fmt::format("ssd.fw.core{}.busy_ps", i)].get<double>() / elapsed_ps;
+    CHECK(f["cores"][i]["utilisation"].get<double>() == Approx(u).epsilon(1e-6));
+    sum += u, max = std::max(max, u);
+  }
+  CHECK(f["mean_core_utilisation"].get<double>() == Approx(sum / 3).epsilon(1e-6));
+  CHECK(f["max_core_utilisation"].get<double>() == Approx(max).epsilon(1e-6));
+  CHECK(f["threads"]["nvmq1"]["utilisation"].get<double>() ==
+        Approx(c["ssd.fw.thread.nvmq1.busy_ps"].get<double>() / elapsed_ps).epsilon(1e-6));
+  CHECK(f["threads"]["nvmq1"]["items"] == c["ssd.fw.thread.nvmq1.items"]);
+}

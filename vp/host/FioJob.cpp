@@ -1,7 +1,7 @@
 #include "vp/host/FioJob.hpp"
 
 #include "vp/host/AppProfile.hpp"
-#include "vp/host/CpuList.hpp"
+#include "vp/core/CpuList.hpp"
 
 #include <fmt/format.h>
 

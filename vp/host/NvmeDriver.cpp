@@ -6,7 +6,7 @@
 
 #include "vp/core/Payload.hpp"
 #include "vp/core/SimControl.hpp"
-#include "vp/host/CpuList.hpp"
+#include "vp/core/CpuList.hpp"
 #include "vp/host/InterruptController.hpp"
 
 namespace vp::host {

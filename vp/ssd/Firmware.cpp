@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <set>
+#include <sstream>
+
+#include "vp/core/CpuList.hpp"
 
 #include "vp/ssd/ShardHash.hpp"
 
@@ -39,6 +42,28 @@ constexpr TaskSpec kTaskSpecs[Firmware::kTasks] = {
 
 }  // namespace
 
+std::map<std::string, std::vector<unsigned>> Firmware::pins(const Config& c) {
+  static const std::set<std::string> kRoles = {"layered", "nvmq", "trans", "fcmd", "cache", "ilock", "log", "bgc"};
+  std::map<std::string, std::vector<unsigned>> out;
+  std::istringstream in(c.get_string("ssd.fw.pin"));
+  auto cores = static_cast<unsigned>(c.get_int("ssd.fw.cores"));
+  for (std::string item; in >> item;) {
+    auto eq = item.find('=');
+    std::string role = item.substr(0, eq);
+    if (eq == std::string::npos || !kRoles.count(role))
+      c.fail("ssd.fw.pin", fmt::format("'{}' is not role=cpu-list with a role of layered, nvmq, trans, fcmd, cache, "
+                                       "ilock, log, bgc",
+                                       item));
+    auto list = parse_cpu_list(item.substr(eq + 1), cores - 1);
+    if (!list || list->empty())
+      c.fail("ssd.fw.pin", fmt::format("'{}': '{}' is not a list of cores 0-{} (ssd.fw.cores = {})", item,
+                                       item.substr(eq + 1), cores - 1, cores));
+    if (out.count(role)) c.fail("ssd.fw.pin", fmt::format("role {} is pinned twice", role));
+    out[role] = *list;
+  }
+  return out;
+}
+
 struct Firmware::Job {
   HostCommand* c;
   uint64_t lpn = 0;
@@ -57,6 +82,11 @@ void Firmware::declare_params(ParamRegistry& r) {
            "pair per shard; DeepFlash's NVMQ/ILOCK/CACHE/TRANS/FCMD/LOG/BGC network (FAST'19 sec. 4-6)");
   r.freq("ssd.fw.clock", "800MHz", "clock of the embedded firmware cores");
   r.integer("ssd.fw.cores", 1, "embedded cores the firmware threads are placed on").range(1, 256);
+  r.string("ssd.fw.pin", "",
+           "threads pinned to cores, space separated role=cpu-list (e.g. \"nvmq=0-3 trans=4-7 ilock=8\"): a role's "
+           "threads are dealt round robin over its cores; roles: layered nvmq trans fcmd cache ilock log bgc; the "
+           "others are placed by ssd.fw.placement");
+  r.rule([](const Config& c) { pins(c); });
   r.choice("ssd.fw.placement", "balanced", {"balanced", "round_robin"},
            "threads to cores: balanced puts each thread, heaviest first (its role's task cycles per request over "
            "its threads), on the least loaded core; round_robin deals them out role by role");
@@ -138,6 +168,7 @@ Firmware::Firmware(sc_core::sc_module_name name, Services& svc)
   dispatch_ = d == "dios" || (d == "auto" && org_ == Organisation::DeepFlash) ? Dispatch::Dios : Dispatch::PerSq;
   forwarding_ = c.get_bool("ssd.fw.ilock.forwarding");
   balanced_ = c.get_string("ssd.fw.placement") == "balanced";
+  pins_ = pins(c);
   retry_ = c.get_time("ssd.fw.ilock.retry");
   bypass_ = c.get_bool("ssd.fw.cache_bypass");
   ftl_xor_ = c.get_string("ssd.ftl.shard_hash") == "xor";
@@ -214,17 +245,26 @@ void Firmware::build() {
   std::vector<Planned> plan;
   for (size_t r = 0; r < roles.size(); ++r)
     for (unsigned i = 0; i < roles[r].threads; ++i) plan.push_back({r, i, roles[r].cycles / roles[r].threads});
+  // Pinned roles first; the others go around them.
+  std::vector<double> load(cores(), 0.0);
+  std::vector<Planned*> free;
+  for (auto& p : plan) {
+    auto pin = pins_.find(roles[p.role].name);
+    if (pin == pins_.end()) {
+      free.push_back(&p);
+      continue;
+    }
+    p.core = pin->second[p.index % pin->second.size()];
+    load[p.core] += p.load;
+  }
   if (balanced_) {
-    std::vector<Planned*> order;
-    for (auto& p : plan) order.push_back(&p);
-    std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->load > b->load; });
-    std::vector<double> load(cores(), 0.0);
-    for (Planned* p : order) {
+    std::stable_sort(free.begin(), free.end(), [](auto* a, auto* b) { return a->load > b->load; });
+    for (Planned* p : free) {
       p->core = static_cast<unsigned>(std::min_element(load.begin(), load.end()) - load.begin());
       load[p->core] += p->load;
     }
   } else {
-    for (size_t i = 0; i < plan.size(); ++i) plan[i].core = static_cast<unsigned>(i % cores());
+    for (size_t i = 0; i < free.size(); ++i) free[i]->core = static_cast<unsigned>(i % cores());
   }
   for (const Planned& p : plan) {
     const Role& r = roles[p.role];
@@ -264,6 +304,28 @@ Tick Firmware::cycles(std::initializer_list<std::pair<Task, uint64_t>> work) con
   double c = 0;
   for (auto [k, n] : work) c += double(cycles_[k] * n) * mult_[k];
   return static_cast<Tick>(c * ps_per_cycle_ + 0.5);
+}
+
+nlohmann::json Firmware::summary(Tick elapsed) const {
+  auto util = [elapsed](uint64_t busy) { return elapsed ? double(busy) / double(elapsed) : 0.0; };
+  nlohmann::json cores = nlohmann::json::array(), threads = nlohmann::json::object();
+  double sum = 0, max = 0;
+  for (const auto& c : cores_) {
+    nlohmann::json names = nlohmann::json::array();
+    for (const auto* t : c->threads()) names.push_back(t->name());
+    double u = util(c->busy_ps());
+    sum += u, max = std::max(max, u);
+    cores.push_back({{"core", c->index()}, {"utilisation", u}, {"threads", names}});
+  }
+  for (const auto& t : threads_)
+    threads[t->name()] = {{"core", t->core().index()}, {"utilisation", util(t->busy_ps())}, {"items", t->items()}};
+  static const char* kOrgs[] = {"layered", "manylayered", "deepflash"};
+  return {{"organisation", kOrgs[int(org_)]},
+          {"dispatch", dispatch_ == Dispatch::Dios ? "dios" : "per_sq"},
+          {"mean_core_utilisation", cores_.empty() ? 0.0 : sum / double(cores_.size())},
+          {"max_core_utilisation", max},
+          {"cores", cores},
+          {"threads", threads}};
 }
 
 Tick Firmware::task_time(Task k, uint64_t n) const { return cycles({{k, n}}); }

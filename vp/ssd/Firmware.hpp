@@ -45,7 +45,9 @@
 // SQ touching one of its pages did, whatever paths they took; below, the
 // cache layer and FTL keep that order.
 #include <deque>
+#include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <systemc>
 #include <unordered_map>
 #include <vector>
@@ -76,6 +78,8 @@ class Firmware : public sc_core::sc_module, public IFirmware, public FtlClient, 
                          Journal, Message, kTasks };
 
   static void declare_params(ParamRegistry& reg);
+  // ssd.fw.pin: role -> the cores its threads are dealt over.
+  static std::map<std::string, std::vector<unsigned>> pins(const Config& c);
   Firmware(sc_core::sc_module_name name, Services& svc);
   ~Firmware() override;
 
@@ -122,6 +126,9 @@ class Firmware : public sc_core::sc_module, public IFirmware, public FtlClient, 
   // The TRANS thread (deepflash) or instance (manylayered) of a page.
   unsigned shard_of(uint64_t lpn) const;
   const IndexLock& index_lock() const { return lock_; }
+  // The run's firmware block: organisation, each core's and each thread's
+  // utilisation over `elapsed`.
+  nlohmann::json summary(Tick elapsed) const;
 
  private:
   struct Job;
@@ -157,6 +164,7 @@ class Firmware : public sc_core::sc_module, public IFirmware, public FtlClient, 
   bool forwarding_, balanced_, bypass_, ftl_xor_;
   uint32_t fetch_batch_, shards_;
   Tick retry_ = 0;
+  std::map<std::string, std::vector<unsigned>> pins_;
   uint64_t serial_ = 0;
   uint64_t cycles_[kTasks];
   double ps_per_cycle_, contention_;

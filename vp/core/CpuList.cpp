@@ -1,11 +1,11 @@
-#include "vp/host/CpuList.hpp"
+#include "vp/core/CpuList.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <sstream>
 
-namespace vp::host {
+namespace vp {
 
 namespace {
 std::string trim(const std::string& s) {
@@ -41,4 +41,4 @@ std::optional<std::vector<unsigned>> parse_cpu_list(const std::string& text, uns
   return out;
 }
 
-}  // namespace vp::host
+}  // namespace vp

@@ -152,6 +152,26 @@ TEST_CASE("layered instances on two cores pay memory contention on the shared ma
   CHECK(rig.issued_ns(0) == 885);
 }
 
+TEST_CASE("manylayered hands a command from its SQ's instance to the instance owning its pages",
+          "[ssd][firmware]") {
+  FwRig rig({{"ssd.fw.organisation", "manylayered"}, {"ssd.ftl.shards", "2"},
+             {"ssd.ftl.shard_partition", "channel"}});
+  rig.run({{0, IoOp::Read, 1}, {0, IoOp::Read, 2}});
+  // SQ 1 belongs to instance 0, which fetches and parses both: 50 + 100 +
+  // 300 = 450 each, 0-450 and 450-900. Page 1 is shard 1's: a message to
+  // layered1, which looks it up and translates it, 450-675 (5 + 20 + 200).
+  // Page 2 is instance 0's own: 900-1120 (20 + 200), no message.
+  CHECK(rig.issued_ns(0) == 675);
+  CHECK(rig.issued_ns(1) == 1120);
+  // Each completes on its owner: complete + flush + message 95 (layered1,
+  // 10,675-10,770; layered0, 11,120-11,215).
+  CHECK(rig.done_ns(0) == 10'770);
+  CHECK(rig.done_ns(1) == 11'215);
+  CHECK(rig.busy_ns("layered0") == 2 * 450 + 220 + 95);
+  CHECK(rig.busy_ns("layered1") == 225 + 95);
+  CHECK(rig.fw.threads().size() == 4);  // two layered threads, two FCMD threads
+}
+
 namespace {
 // Two reads of SQ 1 at t = 0, A to page 0 and B to a page given by the
 // test, with two NVMQ threads (DIOS) and two TRANS shards (modulo: an odd

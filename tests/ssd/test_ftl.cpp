@@ -480,3 +480,35 @@ TEST_CASE("MLC urgent writes take the LSB (even) pages and the others the MSB pa
   CHECK(rig.ftl.where(4).page == 4);  // upper pages used up: the next page in order
   CHECK(rig.check_all() == 0);
 }
+
+namespace {
+// 400 sequential page writes at queue depth 8 (about 5 ms: the FTL always
+// has one in flight) with a 1 ms checkpoint period; returns the checkpoint
+// pages written by the end of the writes and 3 ms later.
+std::pair<double, double> checkpoint_pages_under_load(const std::string& when_idle) {
+  FtlRig rig({{"ssd.ftl.checkpoint_interval", "1ms"}, {"ssd.ftl.checkpoint_when_idle", when_idle}});
+  double during = 0, after = 0;
+  simulate(rig, [&] {
+    uint64_t lpn = 0;
+    double p0 = counter(rig, "ssd.ftl.checkpoint_pages");
+    rig.run(400, 8, [&] { return FtlRig::Op{ssd::IoOp::Write, lpn++}; });
+    REQUIRE(now_ps() > 2 * MS);  // at least one period passed under load
+    during = counter(rig, "ssd.ftl.checkpoint_pages") - p0;
+    sc_core::wait(to_sc(3 * MS));
+    after = counter(rig, "ssd.ftl.checkpoint_pages") - p0;
+  });
+  return {during, after};
+}
+}  // namespace
+
+TEST_CASE("with checkpoint_when_idle the journal waits while host requests are at the FTL", "[ssd][ftl][journal]") {
+  auto [during, after] = checkpoint_pages_under_load("true");
+  CHECK(during == 0);
+  CHECK(after > 0);  // written once the writes ended
+}
+
+TEST_CASE("without checkpoint_when_idle the journal writes under load", "[ssd][ftl][journal]") {
+  auto [during, after] = checkpoint_pages_under_load("false");
+  CHECK(during > 0);
+  CHECK(after >= during);
+}

@@ -92,6 +92,9 @@ void PageMappingFtl::declare_params(ParamRegistry& r) {
          "SSD DRAM for a cached mapping table (DFTL): translation pages of page_size / 4 entries are read from "
          "flash on a miss and written back when evicted dirty (0: the whole map stays in DRAM)");
   r.time("ssd.ftl.checkpoint_interval", "0ns", "period of the mapping checkpoint (0: no checkpoints)");
+  r.boolean("ssd.ftl.checkpoint_when_idle", false,
+            "checkpoint pages are written only while no host request is at the FTL (DeepFlash's LOG pausing while "
+            "NVMQ is busy, FAST'19 Fig. 17a); under unbroken load a checkpoint waits");
   r.integer("ssd.ftl.checkpoint_blocks", 2, "blocks per plane reserved for checkpoints when they are on")
       .range(1, 1 << 20);
   r.real("ssd.precondition.fill", 1.0, "fraction of the logical space written before the run").range(0.0, 1.0);
@@ -203,6 +206,7 @@ PageMappingFtl::PageMappingFtl(sc_core::sc_module_name name, Services& svc)
   wl_threshold_ = static_cast<uint32_t>(c.get_int("ssd.ftl.wl.static_threshold"));
   ckpt_blocks_ = ckpt_blocks_of(c);
   bg_idle_ = c.get_time("ssd.ftl.gc.bg_idle");
+  ckpt_when_idle_ = c.get_bool("ssd.ftl.checkpoint_when_idle");
   ckpt_interval_ = c.get_time("ssd.ftl.checkpoint_interval");
 
   // Allocation units in stripe order: the first named dimension varies fastest.
@@ -585,6 +589,10 @@ void PageMappingFtl::flash_done(FlashTransaction& t) {
 void PageMappingFtl::request_done(FtlRequest& r) {
   --outstanding_;
   if (outstanding_ == 0) schedule_background();
+  if (outstanding_ == 0 && ckpt_paused_) {
+    ckpt_paused_ = false;
+    checkpoint_step();
+  }
   r.client->ftl_done(r);
 }
 
@@ -892,6 +900,10 @@ void PageMappingFtl::checkpoint_step() {
     ++ckpts_;
     return;
   }
+  if (ckpt_when_idle_ && outstanding_ > 0) {  // resumed when the last host request leaves
+    ckpt_paused_ = true;
+    return;
+  }
   uint64_t ppb = geo_.pages_per_block;
   uint64_t block = ckpt_blocks_list_[(ckpt_cursor_ / ppb) % ckpt_blocks_list_.size()];
   uint32_t page = static_cast<uint32_t>(ckpt_cursor_ % ppb);
@@ -926,6 +938,7 @@ void PageMappingFtl::power_loss() {
   outstanding_ = 0;
   ckpt_pending_.reset();
   ckpt_todo_ = 0;
+  ckpt_paused_ = false;
   bg_scheduled_ = false;
 }
 

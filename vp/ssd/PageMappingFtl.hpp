@@ -186,6 +186,7 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
   bool greedy_, copyback_, preemptible_;
   uint32_t fg_threshold_, bg_threshold_, gc_reserve_, wl_threshold_, ckpt_blocks_;
   Tick bg_idle_, ckpt_interval_;
+  bool ckpt_when_idle_ = false, ckpt_paused_ = false;
 
   MappingTable map_;
   BlockManager blocks_;

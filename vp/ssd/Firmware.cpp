@@ -295,8 +295,10 @@ void Firmware::build() {
     shared(Cache, cores_of({&cache_}));
     shared(Lock, cores_of({&ilock_}));
     shared(LockLevel, cores_of({&ilock_}));
+    // With DIOS every NVMQ thread moves the shared SQ and CQ buffers' head
+    // and tail (D-head, D-tail); the entries themselves are each one's own.
     if (dispatch_ == Dispatch::Dios)
-      for (Task k : {Fetch, FetchBatch, Complete, CqFlush}) shared(k, cores_of({&nvmq_}));
+      for (Task k : {FetchBatch, CqFlush}) shared(k, cores_of({&nvmq_}));
   }
 }
 

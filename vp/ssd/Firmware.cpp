@@ -149,7 +149,6 @@ Firmware::Firmware(sc_core::sc_module_name name, Services& svc)
       eq_("eq"),
       lock_(1),
       commands_(svc.stats.counter("ssd.fw.commands", "commands", "host commands handled by firmware")),
-      busy_ps_(svc.stats.counter("ssd.fw.busy_ps", "ps", "time the firmware cores were busy, summed over cores")),
       forwards_(svc.stats.counter("ssd.fw.ilock.forwards", "requests",
                                   "requests forwarded to the NVMQ thread holding their range")),
       lock_waits_(svc.stats.counter("ssd.fw.ilock.waits", "requests",
@@ -171,6 +170,10 @@ Firmware::Firmware(sc_core::sc_module_name name, Services& svc)
   pins_ = pins(c);
   retry_ = c.get_time("ssd.fw.ilock.retry");
   bypass_ = c.get_bool("ssd.fw.cache_bypass");
+  // One thread per SQ (layered per_sq) and ManyLayered's one owner per page
+  // keep an SQ's order by themselves; parallel parsing and DeepFlash's
+  // paths of different lengths need the per-page guard.
+  ordered_ = org_ == Organisation::DeepFlash || (org_ == Organisation::Layered && dispatch_ == Dispatch::Dios);
   ftl_xor_ = c.get_string("ssd.ftl.shard_hash") == "xor";
   shards_ = static_cast<uint32_t>(c.get_int("ssd.ftl.shards"));
   fetch_batch_ = static_cast<uint32_t>(c.get_int("ssd.fw.fetch_batch"));
@@ -210,29 +213,29 @@ void Firmware::build() {
     for (auto [k, n] : work) sum += double(cycles_[k]) * n;
     return sum;
   };
-  std::vector<Role> roles;
-  switch (org_) {
-    case Organisation::Layered:
-      roles = {{&nvmq_, "layered", cores(), 1.0}};
-      break;
-    case Organisation::ManyLayered:
-      // A layered thread and an FCMD thread per shard.
-      roles = {{&nvmq_, "layered", shards_,
-                c({{Fetch, 1}, {Parse, 1}, {CacheLookup, 1}, {Trans, 1}, {Complete, 1}, {CqFlush, 1}, {Message, 2}})},
-               {&fcmd_, "fcmd", shards_, c({{Compose, 1}, {Message, 1}})}};
-      break;
-    case Organisation::DeepFlash:
-      roles = {{&nvmq_, "nvmq", n_nvmq_,
-                c({{Fetch, 1}, {Parse, 1}, {CacheLookup, bypass_ ? 1.0 : 0.0}, {Complete, 1}, {CqFlush, 1},
-                   {Message, 3}})},
-               {&trans_, "trans", shards_, c({{Trans, 1}, {Message, 1}})},
-               {&fcmd_, "fcmd", n_fcmd_, c({{Compose, 1}, {Message, 1}})},
-               {&cache_, "cache", n_cache_, c({{CacheLookup, bypass_ ? 0.0 : 1.0}, {Cache, 0.5}, {Message, 1}})},
-               {&ilock_, "ilock", n_ilock_, c({{Lock, 2}, {LockLevel, 16}, {Message, 2}})},
-               {&log_, "log", n_log_, c({{Journal, 0.01}, {Message, 0.01}})},
-               {&bgc_, "bgc", n_bgc_, c({{Gc, 0.01}, {Message, 0.01}})}};
-      break;
-  }
+  auto plan_roles = [&]() -> std::vector<Role> {
+    switch (org_) {
+      case Organisation::Layered:
+        return {{&nvmq_, "layered", cores(), 1.0}};
+      case Organisation::ManyLayered:
+        // A layered thread and an FCMD thread per shard.
+        return {{&nvmq_, "layered", shards_,
+                  c({{Fetch, 1}, {Parse, 1}, {CacheLookup, 1}, {Trans, 1}, {Complete, 1}, {CqFlush, 1}, {Message, 2}})},
+                 {&fcmd_, "fcmd", shards_, c({{Compose, 1}, {Message, 1}})}};
+      case Organisation::DeepFlash:
+        return {{&nvmq_, "nvmq", n_nvmq_,
+                  c({{Fetch, 1}, {Parse, 1}, {CacheLookup, bypass_ ? 1.0 : 0.0}, {Complete, 1}, {CqFlush, 1},
+                     {Message, 3}})},
+                 {&trans_, "trans", shards_, c({{Trans, 1}, {Message, 1}})},
+                 {&fcmd_, "fcmd", n_fcmd_, c({{Compose, 1}, {Message, 1}})},
+                 {&cache_, "cache", n_cache_, c({{CacheLookup, bypass_ ? 0.0 : 1.0}, {Cache, 0.5}, {Message, 1}})},
+                 {&ilock_, "ilock", n_ilock_, c({{Lock, 2}, {LockLevel, 16}, {Message, 2}})},
+                 {&log_, "log", n_log_, c({{Journal, 0.01}, {Message, 0.01}})},
+                 {&bgc_, "bgc", n_bgc_, c({{Gc, 0.01}, {Message, 0.01}})}};
+    }
+    return {};
+  };
+  const std::vector<Role> roles = plan_roles();
   // Placement: balanced puts the heaviest threads first, each on the
   // least loaded core (ties to the lowest index); round_robin deals them
   // out in role order.
@@ -332,6 +335,10 @@ nlohmann::json Firmware::summary(Tick elapsed) const {
 
 Tick Firmware::task_time(Task k, uint64_t n) const { return cycles({{k, n}}); }
 
+Tick Firmware::lock_op_time() const {
+  return cycles({{Lock, 1}, {Message, 1}}) + task_time(LockLevel, lock_.depth());
+}
+
 Tick Firmware::layered_time(uint32_t pages) const {
   return cycles({{FetchBatch, 1}, {Fetch, 1}, {Parse, 1}, {CacheLookup, pages}, {Trans, pages}, {Compose, pages}});
 }
@@ -377,7 +384,8 @@ void Firmware::submit(HostCommand& c) {
   j.lpn = c.ftl.lpn;
   j.pages = c.ftl.pages;
   // Arrival order per SQ and page: later requests of the SQ to a page leave after this one.
-  for (uint32_t i = 0; i < j.pages; ++i) page_order_[order_key(j, i)].push_back(&j);
+  if (ordered_)
+    for (uint32_t i = 0; i < j.pages; ++i) page_order_[order_key(j, i)].push_back(&j);
 
   if (org_ == Organisation::Layered) {
     // The whole firmware in one task; contention is in layered_time.
@@ -462,7 +470,7 @@ void Firmware::lock(Job& j, FirmwareThread& requester) {
   j.home = &requester;
   if (!forwarding_) requester.block();  // it waits for the reply
   FwWork w;
-  w.start = [this] { return cycles({{Lock, 1}, {Message, 1}}) + task_time(LockLevel, lock_.depth()); };
+  w.start = [this] { return lock_op_time(); };
   w.done = [this, &j, &requester](FirmwareThread&) {
     // Without forwarding the requester stays blocked, first come first
     // served behind earlier waiters for its ranges.
@@ -493,7 +501,7 @@ void Firmware::poll_lock(Job& j) {
     Job* w = still_waiting();
     if (!w) return;
     FwWork ask;
-    ask.start = [this] { return cycles({{Lock, 1}, {Message, 1}}) + task_time(LockLevel, lock_.depth()); };
+    ask.start = [this] { return lock_op_time(); };
     ask.done = [this, still_waiting](FirmwareThread&) {
       Job* w = still_waiting();
       if (!w) return;  // granted meanwhile
@@ -531,7 +539,7 @@ void Firmware::lock_reply(Job& j, FirmwareThread& requester, int holder) {
 void Firmware::release(uint64_t lpn, uint32_t pages) {
   FirmwareThread& il = *ilock_[lock_.first_range(lpn) % ilock_.size()];
   FwWork w;
-  w.start = [this] { return cycles({{Lock, 1}, {Message, 1}}) + task_time(LockLevel, lock_.depth()); };
+  w.start = [this] { return lock_op_time(); };
   w.done = [this, lpn, pages](FirmwareThread&) {
     if (lock_.release(lpn, pages).empty() || lock_queue_.empty()) return;
     // Waiters in arrival order; one stays behind an earlier one on its ranges.
@@ -588,7 +596,7 @@ void Firmware::to_trans(Job& j) {
 // ------------------------------------------------------- leaving, coming back
 
 void Firmware::issue(Job& j) {
-  for (uint32_t i = 0; i < j.pages; ++i)
+  for (uint32_t i = 0; ordered_ && i < j.pages; ++i)
     if (page_order_[order_key(j, i)].front() != &j) {
       ++order_waits_;
       j.ready = true;  // an earlier request to this page has not left yet
@@ -601,7 +609,7 @@ void Firmware::issue_now(Job& j) {
   j.ready = false;
   j.issued = true;
   std::vector<Job*> next;
-  for (uint32_t i = 0; i < j.pages; ++i) {
+  for (uint32_t i = 0; ordered_ && i < j.pages; ++i) {
     auto it = page_order_.find(order_key(j, i));
     it->second.pop_front();
     if (it->second.empty())

@@ -145,6 +145,7 @@ class Firmware : public sc_core::sc_module, public IFirmware, public FtlClient, 
   static uint64_t order_key(const Job& j, uint32_t page);
   void lock_reply(Job& j, FirmwareThread& requester, int holder);
   void release(uint64_t lpn, uint32_t pages);
+  Tick lock_op_time() const;  // one ILOCK acquire, release or poll, with its message
   // Trans-apply.
   void dispatch_job(Job& j, FirmwareThread& holder);
   void to_trans(Job& j);
@@ -161,7 +162,7 @@ class Firmware : public sc_core::sc_module, public IFirmware, public FtlClient, 
   EventQueue eq_;
   Organisation org_;
   Dispatch dispatch_;
-  bool forwarding_, balanced_, bypass_, ftl_xor_;
+  bool forwarding_, balanced_, bypass_, ftl_xor_, ordered_;
   uint32_t fetch_batch_, shards_;
   Tick retry_ = 0;
   std::map<std::string, std::vector<unsigned>> pins_;
@@ -183,7 +184,7 @@ class Firmware : public sc_core::sc_module, public IFirmware, public FtlClient, 
   std::unordered_map<uint16_t, std::deque<Job*>> arrival_;     // per SQ, requests not yet at ILOCK
   std::vector<Job*> lock_queue_;                               // waiting for ranges (no forwarding), in order
   std::unordered_map<FirmwareThread*, std::vector<Job*>> done_;  // completions for each NVMQ thread's CQ buffer
-  Counter &commands_, &busy_ps_, &forwards_, &lock_waits_, &bypassed_, &order_waits_;
+  Counter &commands_, &forwards_, &lock_waits_, &bypassed_, &order_waits_;
 };
 
 }  // namespace vp::ssd

@@ -29,6 +29,7 @@ QemuTop::QemuTop(sc_core::sc_module_name name, Services& svc, int proxy_fd)
       cache("cache", svc),
       ftl("ftl", svc),
       dram_ssd("dram_ssd", svc),
+      plp("plp", svc),
       flash("flash", svc) {
   bridge.config_out.bind(link.cfg_in);
   bridge.mmio_out.bind(link.down_in);
@@ -39,7 +40,7 @@ QemuTop::QemuTop(sc_core::sc_module_name name, Services& svc, int proxy_fd)
   nvme.set_intx_address(pcie::QemuProxy2Tlm::kIntxAddress);
   bridge.reset_device = [this] { nvme.pci_reset(); };
   nvme.fw.bind(fw.target);
-  ssd::wire_drive(nvme, fw, cache, ftl, flash, dram_ssd);
+  ssd::wire_drive(nvme, fw, cache, ftl, flash, dram_ssd, plp);
 }
 
 }  // namespace vp::platform

@@ -18,6 +18,7 @@
 #include "vp/ssd/Firmware.hpp"
 #include "vp/ssd/NvmeController.hpp"
 #include "vp/ssd/PageMappingFtl.hpp"
+#include "vp/ssd/PowerLossProtection.hpp"
 #include "vp/ssd/SsdDram.hpp"
 
 namespace vp::platform {
@@ -40,6 +41,7 @@ class QemuTop : public sc_core::sc_module {
   ssd::CacheLayer cache;
   ssd::PageMappingFtl ftl;
   ssd::SsdDram dram_ssd;
+  ssd::PowerLossProtection plp;
   flash::FlashArray flash;
 };
 

@@ -227,10 +227,19 @@ void print_summary(const nlohmann::json& s) {
              f["gc_background"].get<uint64_t>(), f["gc_pages_moved"].get<uint64_t>(),
              f["erase_count"]["min"].get<uint64_t>(), f["erase_count"]["mean"].get<double>(),
              f["erase_count"]["max"].get<uint64_t>());
-  if (s.contains("power_loss") && s["power_loss"].contains("at_s"))
-    fmt::print("power loss at {:.6f} s: FTL rebuilt from flash, {} acknowledged blocks checked, {} mismatches\n",
-               s["power_loss"]["at_s"].get<double>(), s["power_loss"]["blocks_checked"].get<uint64_t>(),
-               s["power_loss"]["mismatches"].get<uint64_t>());
+  if (s.contains("power_loss") && s["power_loss"].contains("at_s")) {
+    const auto& p = s["power_loss"];
+    if (p.contains("plp"))
+      fmt::print("power loss at {:.6f} s: hold-up {:.3f} ms, {} buffered pages, {}\n", p["at_s"].get<double>(),
+                 1e3 * p["plp"]["holdup_s"].get<double>(), p["plp"]["buffered_pages"].get<uint64_t>(),
+                 p["plp"]["drained"].get<bool>()
+                     ? fmt::format("drained in {:.3f} ms", 1e3 * p["plp"]["drain_time_s"].get<double>())
+                     : fmt::format("{} pages did not fit and were lost", p["plp"]["lost_pages"].get<uint64_t>()));
+    fmt::print("power loss at {:.6f} s: FTL rebuilt from flash, {} acknowledged blocks checked: {} intact, {} "
+               "acknowledged, not durable (volatile cache), {} not drained in the hold-up time, {} mismatches\n",
+               p["at_s"].get<double>(), p["blocks_checked"].get<uint64_t>(), p["intact"].get<uint64_t>(),
+               p["not_durable"].get<uint64_t>(), p["not_drained"].get<uint64_t>(), p["mismatches"].get<uint64_t>());
+  }
   if (s.contains("image")) {
     const auto& i = s["image"];
     fmt::print("image {}: {} pages loaded in {:.3f} s, {} pages saved in {:.3f} s\n", i["file"].get<std::string>(),
@@ -242,27 +251,50 @@ void print_summary(const nlohmann::json& s) {
                s["verify"]["mismatches"].get<uint64_t>());
 }
 
-// Cuts the SSD's power, boots its FTL again from flash alone and reads back
-// every block the verify=1 jobs had acknowledged.
-nlohmann::json cut_power(ServerTop& top, const Config& cfg) {
+// The power fails at the current time. A drive with power-loss protection
+// first drains its buffers on hold-up power, while the host and its link
+// are gone; then the drive's power is cut, its FTL boots again from flash
+// alone, and every block the verify=1 jobs acknowledged is read back and
+// judged against what NVMe promised the host (VerifyTracker).
+nlohmann::json lose_power(ServerTop& top, const Config& cfg) {
   Tick at = now_ps();
+  host::VerifyTracker* v = top.workload.verify();
+  nlohmann::json j;
+  j["at_s"] = double(at) / 1e12;
+  std::vector<uint64_t> lost;  // pages the hold-up time did not save, sorted
+  if (top.plp.enabled()) {
+    top.link.link_down();
+    if (v) v->freeze();
+    top.plp.power_fail();
+    while (!top.plp.done() && sc_core::sc_get_status() != sc_core::SC_STOPPED)
+      sc_core::sc_start(to_sc(top.plp.deadline() - now_ps()));
+    lost = top.plp.cut();
+    j["plp"] = top.plp.summary();
+  }
   top.ftl.power_loss();
   auto wall0 = std::chrono::steady_clock::now();
   top.ftl.recover();
-  double rebuild = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-  nlohmann::json j;
-  j["at_s"] = double(at) / 1e12;
-  j["rebuild_wall_s"] = rebuild;
-  uint64_t checked = 0, bad = 0;
-  if (const auto* v = top.workload.verify()) {
+  j["rebuild_wall_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  host::VerifyTracker::PowerLossReport rep;
+  if (v) {
     uint64_t lba_size = cfg.get_size("ssd.nvme.lba_size");
     uint32_t page = top.ftl.page_size();
-    std::tie(checked, bad) = v->check_durable([&](uint64_t lba, uint8_t* buf) {
+    auto read = [&](uint64_t lba, uint8_t* buf) {
       for (uint64_t off = 0; off < lba_size; off += page) top.ftl.debug_read((lba * lba_size + off) / page, buf + off);
-    });
+    };
+    auto undrained = [&](uint64_t lba) {
+      auto first = std::lower_bound(lost.begin(), lost.end(), lba * lba_size / page);
+      return first != lost.end() && *first < (lba + 1) * lba_size / page;
+    };
+    rep = v->check_power_loss(read, undrained);
   }
-  j["blocks_checked"] = checked;
-  j["mismatches"] = bad;
+  j["blocks_checked"] = rep.checked;
+  j["intact"] = rep.intact;
+  j["not_durable"] = rep.not_durable;
+  j["not_drained"] = rep.not_drained;
+  j["torn"] = rep.torn;
+  j["mismatches"] = rep.mismatches;
+  if (rep.mismatches) j["first_bad_lba"] = rep.first_bad;
   return j;
 }
 
@@ -311,30 +343,43 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
     for (const auto& r : top.workload.runners()) n += r->result().reads + r->result().writes;
     return n;
   };
+  if (auto* v = top.workload.verify()) {  // what the drive puts on flash raises what a power loss must keep
+    v->set_part_bytes(top.ftl.page_size());
+    uint64_t lba_size = cfg.get_size("ssd.nvme.lba_size");
+    top.cache.on_persisted = [v, lba_size, page = top.ftl.page_size()](uint64_t lpn, const uint8_t* data) {
+      uint64_t off = lpn * page;
+      v->persisted(off / lba_size, static_cast<uint32_t>(off % lba_size), data, page);
+    };
+  }
   for (;;) {
-    if (sc_core::sc_get_status() == sc_core::SC_STOPPED || top.workload.finished()) break;
-    if (sc_core::sc_time_stamp().value() > 0 && !sc_core::sc_pending_activity()) {
+    if (sc_core::sc_get_status() == sc_core::SC_STOPPED) break;
+    // With a power loss to come, the drive idles from the jobs' end until then.
+    bool finished = top.workload.finished();
+    if (finished && !power_loss_at) break;
+    if (!finished && sc_core::sc_time_stamp().value() > 0 && !sc_core::sc_pending_activity()) {
       res.aborted = "simulation stalled: no event pending while jobs are unfinished";
       break;
     }
     Tick step = chunk;
     if (power_loss_at) {
       if (now_ps() >= power_loss_at) {
-        power_loss = cut_power(top, cfg);
+        power_loss = lose_power(top, cfg);
         if (power_loss["mismatches"].get<uint64_t>())
-          res.aborted = fmt::format("power loss at {}: {} acknowledged blocks did not read back after recovery",
-                                    format_time(power_loss_at), power_loss["mismatches"].get<uint64_t>());
+          res.aborted = fmt::format("power loss at {}: {} durable blocks did not read back after recovery (first: LBA {})",
+                                    format_time(power_loss_at), power_loss["mismatches"].get<uint64_t>(),
+                                    power_loss["first_bad_lba"].get<uint64_t>());
         break;
       }
-      step = std::min(step, power_loss_at - now_ps());
+      step = finished ? power_loss_at - now_ps() : std::min(step, power_loss_at - now_ps());
     }
     if (max_time) {
       Tick now = now_ps();
       if (now >= max_time) {
-        res.aborted = fmt::format("sim.max_time = {} reached before the jobs finished", format_time(max_time));
+        res.aborted = fmt::format("sim.max_time = {} reached before the {}", format_time(max_time),
+                                  finished ? "power loss (ssd.power_loss_at)" : "jobs finished");
         break;
       }
-      step = std::min(chunk, max_time - now);
+      step = std::min(step, max_time - now);
     }
     sc_core::sc_start(to_sc(step));
     if (opt.progress) {
@@ -349,12 +394,6 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
     }
   }
   if (!sim_abort_message().empty()) res.aborted = sim_abort_message();
-  if (power_loss_at && power_loss.is_null() && res.aborted.empty()) {
-    std::string why = fmt::format("the jobs finished at {} s, before ssd.power_loss_at = {}: no power loss was simulated",
-                                  double(now_ps()) / 1e12, format_time(power_loss_at));
-    fmt::print(stderr, "[vp-server] note: {}\n", why);
-    power_loss = {{"skipped", why}};
-  }
   image.save();  // what the drive holds now, also after a power loss or an early stop
   double wall = std::chrono::duration<double>(clock::now() - wall0).count();
 
@@ -397,6 +436,7 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
                  {"pcie_bytes_down", stats.value("pcie.bytes_down")},
                  {"pcie_bytes_up", stats.value("pcie.bytes_up")},
                  {"nvme_error_completions", stats.value("ssd.nvme.error_completions")},
+                 {"volatile_write_cache", top.driver.info().volatile_write_cache},  // Identify VWC as the host read it
                  {"flash_stored_bytes", top.flash.stored_bytes()},
                  {"read_commands", cmds.reads},
                  {"write_commands", cmds.writes},

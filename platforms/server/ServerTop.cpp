@@ -10,8 +10,10 @@ void ServerTop::declare_params(ParamRegistry& r) {
   r.integer("sim.seed", 1, "seed of every random stream of the run (--seed)").at_least(0);
   r.time("sim.max_time", "0ns", "stop the run after this much simulated time (0: run until the jobs end)");
   r.time("ssd.power_loss_at", "0ns",
-         "cut the SSD's power at this simulated time, rebuild the FTL from flash and check that every "
-         "acknowledged write of verify=1 jobs reads back; the run ends there (0: never)");
+         "the power fails at this simulated time (the drive idles until then if the jobs end first): with "
+         "ssd.plp.enabled the drive drains its buffers on hold-up power, then its power is cut, the FTL is rebuilt "
+         "from flash and every block verify=1 jobs acknowledged is checked against what NVMe promised (durable "
+         "blocks must read back); the run ends there (0: never)");
   host::HostCore::declare_params(r);
   host::HostDram::declare_params(r);
   host::NvmeDriver::declare_params(r);
@@ -25,6 +27,7 @@ void ServerTop::declare_params(ParamRegistry& r) {
   ssd::PageMappingFtl::declare_params(r);
   ssd::SsdDram::declare_params(r);
   ssd::SsdImage::declare_params(r);
+  ssd::PowerLossProtection::declare_params(r);
   flash::FlashArray::declare_params(r);
 }
 
@@ -51,6 +54,7 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
       cache("cache", svc),
       ftl("ftl", svc),
       dram_ssd("dram_ssd", svc),
+      plp("plp", svc),
       flash("flash", svc) {
   // Host side: the CPU complex and PCIe upstream are the bus's initiators.
   driver.bus.bind(bus.in);
@@ -74,7 +78,7 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
     nvme.fw.bind(*firmware);
   else
     nvme.fw.bind(fw.target);
-  ssd::wire_drive(nvme, fw, cache, ftl, flash, dram_ssd);
+  ssd::wire_drive(nvme, fw, cache, ftl, flash, dram_ssd, plp);
   for (unsigned c = 0; c < static_cast<unsigned>(svc.cfg.get_int("host.cores")); ++c) {
     cores_.push_back(
         std::make_unique<host::HostCore>(fmt::format("core{}", c).c_str(), svc, c, driver, blkmq, workload));

@@ -29,6 +29,7 @@
 #include "vp/ssd/Firmware.hpp"
 #include "vp/ssd/NvmeController.hpp"
 #include "vp/ssd/PageMappingFtl.hpp"
+#include "vp/ssd/PowerLossProtection.hpp"
 #include "vp/ssd/SsdDram.hpp"
 #include "vp/ssd/SsdImage.hpp"
 
@@ -63,6 +64,7 @@ class ServerTop : public sc_core::sc_module {
   ssd::CacheLayer cache;
   ssd::PageMappingFtl ftl;
   ssd::SsdDram dram_ssd;
+  ssd::PowerLossProtection plp;
   flash::FlashArray flash;
 
  private:

@@ -165,12 +165,14 @@ TEST_CASE("a power loss in the middle of a run loses no acknowledged write", "[p
   }
 }
 
-TEST_CASE("a power loss set after the jobs end is reported as not simulated", "[platform][cli][ftl]") {
+TEST_CASE("a power loss set after the jobs end finds the drive idle", "[platform][cli][ftl]") {
   std::string dir = scratch("latepowerloss");
   Shell s = server("--preset quick --set ssd.power_loss_at=10s --out " + dir);
   INFO(s.out);
   CHECK(s.status == 0);
-  CHECK(s.out.find("no power loss was simulated") != std::string::npos);
+  CHECK(s.out.find("power loss at 10.000000 s") != std::string::npos);
   auto j = nlohmann::json::parse(slurp(dir + "/summary.json"));
-  CHECK(j["power_loss"].contains("skipped"));
+  CHECK(j["sim_time_s"].get<double>() == Approx(10.0));
+  CHECK(j["power_loss"]["at_s"].get<double>() == Approx(10.0));
+  CHECK(j["jobs"][0]["ios"].get<uint64_t>() == 2000);
 }

@@ -42,6 +42,7 @@ Tick FioJobRunner::trace_time(size_t i) const {
 void FioJobRunner::start(Tick now, NvmeDriver& drv, VerifyTracker* verify) {
   verify_ = spec_.verify ? verify : nullptr;
   const ControllerInfo& dev = drv.info();
+  device_vwc_ = dev.volatile_write_cache;
   lba_size_ = dev.lba_size;
   uint64_t dev_bytes = dev.ns_lbas * uint64_t(dev.lba_size);
   uint64_t off = spec_.start_offset(dev_bytes);
@@ -170,8 +171,14 @@ IoRequest& FioJobRunner::issue(Tick now) {
   return r;
 }
 
+void FioJobRunner::sync_started() {
+  syncing_ = true;
+  if (verify_) verify_->sync_started(this);
+}
+
 void FioJobRunner::synced(Tick now) {
   sync_due_ = syncing_ = false;
+  if (verify_) verify_->synced(this, device_vwc_);
   ++res_.fsyncs;
   res_.ended = std::max(res_.ended, now);
   if (out_of_work(now)) stopped_ = true;
@@ -208,8 +215,9 @@ void FioJobRunner::complete(IoRequest& r, Tick now) {
   --inflight_;
   free_slots_.push_back(r.slot);
   if (verify_) {
+    using D = VerifyTracker::Durability;
     if (r.write)
-      verify_->write_completed(r);
+      verify_->write_completed(r, !spec_.direct ? D::Buffered : device_vwc_ ? D::Volatile : D::Durable);
     else
       verify_->read_completed(r);
   }

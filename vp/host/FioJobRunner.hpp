@@ -76,7 +76,7 @@ class FioJobRunner {
   // completed the core starts the fsync (sync_started) and the job goes on
   // when it finishes (synced).
   bool wants_sync() const { return started_ && sync_due_ && !syncing_ && inflight_ == 0; }
-  void sync_started() { syncing_ = true; }
+  void sync_started();
   void synced(Tick now);
   const JobResult& result() const { return res_; }
   const FioJob& spec() const { return spec_; }
@@ -94,6 +94,7 @@ class FioJobRunner {
   unsigned core_;
   Rng rng_;
   VerifyTracker* verify_ = nullptr;
+  bool device_vwc_ = false;  // the device reported a volatile write cache: an fsync sends a Flush
   BlockTrace source_;
   uint32_t lba_size_ = 4096;
   uint64_t region_start_ = 0, region_blocks_ = 0, seq_next_ = 0;

@@ -172,7 +172,7 @@ void Workload::job_progress(NvmeDriver& drv) {
     return;
   }
   finished_ = true;
-  sc_core::sc_stop();
+  sc_core::sc_pause();  // the platform decides whether time goes on (an idle drive until a power loss)
 }
 
 }  // namespace vp::host

@@ -38,6 +38,7 @@ class Workload {
   bool buffered() const;
   const std::vector<std::unique_ptr<FioJobRunner>>& runners() const { return runners_; }
   const VerifyTracker* verify() const { return verify_.get(); }
+  VerifyTracker* verify() { return verify_.get(); }
 
  private:
   void start_group(size_t g, NvmeDriver& drv);

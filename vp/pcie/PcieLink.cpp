@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <fmt/format.h>
 
 namespace vp::pcie {
@@ -158,8 +159,20 @@ void PcieLink::send_dllps(Direction& d, Tick at, uint64_t n) {
   *d.wire += bytes;
 }
 
+bool PcieLink::refused(tlm::tlm_generic_payload& gp, bool from_host) const {
+  if (link_up_) return false;
+  if (!from_host) {
+    gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+  } else {
+    if (gp.is_read()) std::memset(gp.get_data_ptr(), 0xFF, gp.get_data_length());
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+  }
+  return true;
+}
+
 void PcieLink::transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay, Direction& fwd, Direction& back,
                          tlm_utils::simple_initiator_socket<PcieLink>& out, bool writes_ordered) {
+  if (refused(gp, &fwd == &down_)) return;
   Tick now = now_ps();
   Tick ready = now + delay.value();
   uint32_t len = gp.get_data_length();
@@ -181,6 +194,7 @@ void PcieLink::transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay, 
 }
 
 void PcieLink::b_cfg(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+  if (refused(gp, true)) return;
   uint64_t addr = gp.get_address();
   uint32_t len = gp.get_data_length();
   if (cfg_out.size() == 0 || addr >= 4096) {

@@ -92,6 +92,11 @@ class PcieLink : public sc_core::sc_module {
   // bandwidth over `elapsed` of simulated time; configuration requests.
   nlohmann::json summary(Tick elapsed) const;
   uint64_t events() const { return eq_.fired(); }  // waveform updates only
+  // The host lost power and the link went down: from now on the host's
+  // requests reach nothing (writes are dropped, reads return all ones, as
+  // from a removed device) and the endpoint's DMA and messages fail.
+  void link_down() { link_up_ = false; }
+  bool link_up() const { return link_up_; }
 
  private:
   struct Direction {
@@ -124,6 +129,9 @@ class PcieLink : public sc_core::sc_module {
   EventQueue eq_;
   Direction down_, up_;
   Counter &cfg_reads_, &cfg_writes_;
+  bool link_up_ = true;
+  // A request that finds the link down: false if it went on as usual.
+  bool refused(tlm::tlm_generic_payload& gp, bool from_host) const;
 };
 
 }  // namespace vp::pcie

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
+#include <utility>
 
 #include "vp/ssd/GhostPrefetchPolicy.hpp"
 #include "vp/ssd/SplitPolicy.hpp"
@@ -85,6 +86,7 @@ void CacheLayer::declare_params(ParamRegistry& r) {
 CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc)
     : sc_module(name),
       target("target"),
+      power("power"),
       ftl("ftl"),
       dram("dram"),
       svc_(svc),
@@ -107,6 +109,7 @@ CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc)
       write_throughs_(svc.stats.counter("ssd.cache.write_throughs", "commands",
                                         "writes also sent to the FTL before completing (FUA, cache switched off)")) {
   target.bind(*this);
+  power.bind(*this);
   burst_ = organisation_ == "burst";
   fill_reads_ = organisation_ != "fastdrain" && !burst_;
   if (burst_) ways_ = 1;  // DeepFlash's direct-mapped table
@@ -197,6 +200,24 @@ void CacheLayer::set_write_cache(bool on) {
   if (!on)
     for (int64_t l : tags_->dirty_in_order()) write_back(l, now_ps(), true);
   sync_level();
+}
+
+// The host's power failed: the hold-up power writes every dirty line to
+// flash, and any write still arriving goes straight through.
+void CacheLayer::drain(std::function<void()> drained) {
+  drained_ = std::move(drained);
+  if (tags_) set_write_cache(false);
+  if (evicting_.empty() && drained_) std::exchange(drained_, nullptr)();
+}
+
+std::vector<uint64_t> CacheLayer::undrained_pages() const {
+  std::vector<uint64_t> lpns;
+  if (tags_)
+    for (int64_t l : tags_->dirty_in_order()) lpns.push_back(tags_->line(l).lpn);
+  for (const auto& [lpn, q] : evicting_) lpns.push_back(lpn);
+  std::sort(lpns.begin(), lpns.end());
+  lpns.erase(std::unique(lpns.begin(), lpns.end()), lpns.end());
+  return lpns;
 }
 
 bool CacheLayer::cached(uint64_t lpn, uint32_t pages) const {
@@ -568,6 +589,7 @@ void CacheLayer::ftl_done(FtlRequest& fr) {
         for (uint32_t w = 0; w < tags_->ways(); ++w)
           if (busy_seq_[size_t(base + w)] == c->seq) busy_seq_[size_t(base + w)] = 0;
       }
+      if (on_persisted) on_persisted(fr.lpn, done.data);
       it->second.pop_front();
       writes_out_.erase(c->seq);
       if (owner) host_part_done(*owner, now);
@@ -578,6 +600,7 @@ void CacheLayer::ftl_done(FtlRequest& fr) {
       sync_level();
       resume_stalled();
       check_flushes();
+      if (drained_ && evicting_.empty()) std::exchange(drained_, nullptr)();
       if (!trims_.empty()) {
         std::vector<FtlRequest*> t;
         t.swap(trims_);

@@ -45,9 +45,10 @@
 
 namespace vp::ssd {
 
-class CacheLayer : public sc_core::sc_module, public IFtl, public FtlClient {
+class CacheLayer : public sc_core::sc_module, public IFtl, public FtlClient, public IPowerDrain {
  public:
   sc_core::sc_export<IFtl> target;
+  sc_core::sc_export<IPowerDrain> power;  // what power-loss protection drains
   sc_core::sc_port<IFtl> ftl;
   sc_core::sc_port<ISsdDram> dram;
 
@@ -59,8 +60,16 @@ class CacheLayer : public sc_core::sc_module, public IFtl, public FtlClient {
   uint64_t logical_pages() const override { return ftl->logical_pages(); }
   uint32_t page_size() const override { return ftl->page_size(); }
   MediaHealth health() const override { return ftl->health(); }
-  bool volatile_write_cache() const override { return enabled_; }
+  // Under power-loss protection the write cache is not volatile (NVMe VWC 0).
+  bool volatile_write_cache() const override { return enabled_ && !protected_; }
+  bool buffers_writes() const override { return enabled_; }
   void set_write_cache(bool on) override;
+  void set_power_protected(bool on) { protected_ = on; }
+  void drain(std::function<void()> drained) override;
+  std::vector<uint64_t> undrained_pages() const override;
+  // Each page write the FTL completed (evictions, write-backs,
+  // write-throughs): that data is on flash now.
+  std::function<void(uint64_t lpn, const uint8_t* data)> on_persisted;
   bool cached(uint64_t lpn, uint32_t pages) const override;
   void ftl_done(FtlRequest& r) override;
 
@@ -118,6 +127,8 @@ class CacheLayer : public sc_core::sc_module, public IFtl, public FtlClient {
   EventQueue eq_;
   std::string organisation_;
   bool enabled_;  // a cache organisation, and the host has not switched it off
+  bool protected_ = false;  // the drive's hold-up power drains the cache when the host's power fails
+  std::function<void()> drained_;  // draining for a power failure: called once the last buffered page is written
   uint64_t bytes_;
   uint32_t ways_, page_ = 0;
   uint64_t base_ = 0;

@@ -563,7 +563,7 @@ void Firmware::dispatch_job(Job& j, FirmwareThread& holder) {
   FirmwareThread& ct = *cache_[j.lpn % cache_.size()];
   bool write = j.c->op == IoOp::Write, read = j.c->op == IoOp::Read;
   // Writes stay in the cache's DRAM when it buffers them; reads hit or miss.
-  auto to_cache = [this, &j, write, read] { return (write && ftl->volatile_write_cache()) || (read && ftl->cached(j.lpn, j.pages)); };
+  auto to_cache = [this, &j, write, read] { return (write && ftl->buffers_writes()) || (read && ftl->cached(j.lpn, j.pages)); };
   if (bypass_) {
     holder.post_urgent(FwWork{task_time(CacheLookup, j.pages), {}, [this, &j, &ct, to_cache](FirmwareThread&) {
                                 if (to_cache())

@@ -3,6 +3,7 @@
 // sc_port/sc_export: controller -> firmware -> FTL -> flash. Requests travel
 // by reference; completion comes back through a client callback.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <systemc>
 #include <vector>
@@ -60,10 +61,23 @@ struct IFtl : virtual sc_core::sc_interface {
   // host's switch for it (Set Features 06h).
   virtual bool volatile_write_cache() const { return false; }
   virtual void set_write_cache(bool) {}
+  // Writes complete once in this layer's DRAM (volatile or protected by
+  // the drive's hold-up power), not on flash.
+  virtual bool buffers_writes() const { return volatile_write_cache(); }
   // Every page of [lpn, lpn + pages) is in this layer's DRAM, so a read of
   // them would hit: what DeepFlash's NVMQ looks up in the shared cache
   // metadata before it sends a read to CACHE or straight to TRANS.
   virtual bool cached(uint64_t /*lpn*/, uint32_t /*pages*/) const { return false; }
+};
+
+// What a drive with power-loss protection writes to flash from its DRAM
+// when the host's power fails, while its capacitors hold it up.
+struct IPowerDrain : virtual sc_core::sc_interface {
+  // Writes every buffered page to the FTL, and later writes straight
+  // through; `drained` is called once nothing buffered is left unwritten.
+  virtual void drain(std::function<void()> drained) = 0;
+  // The logical pages whose newest data is not on flash yet.
+  virtual std::vector<uint64_t> undrained_pages() const = 0;
 };
 
 // The SSD's embedded DRAM as its users see it (SsdDram): the NVMe

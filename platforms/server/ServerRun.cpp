@@ -335,7 +335,7 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
   Tick max_time = cfg.get_time("sim.max_time");
   Tick power_loss_at = cfg.get_time("ssd.power_loss_at");
   nlohmann::json power_loss;
-  const Tick chunk = 1 * MS;
+  Tick chunk = 1 * MS;
   auto last_print = wall0;
   RunResult res;
   auto ios_done = [&] {
@@ -381,7 +381,15 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
       }
       step = std::min(step, max_time - now);
     }
+    auto chunk_start = clock::now();
     sc_core::sc_start(to_sc(step));
+    // A chunk that takes long in wall time is cut smaller, so the progress
+    // line keeps coming; where the simulation pauses changes no result.
+    double took = std::chrono::duration<double>(clock::now() - chunk_start).count();
+    if (took > 0.5 && chunk > 1 * US)
+      chunk /= 10;
+    else if (took < 0.05 && chunk < 1 * MS)
+      chunk = std::min<Tick>(chunk * 2, 1 * MS);
     if (opt.progress) {
       auto t = clock::now();
       double since_start = std::chrono::duration<double>(t - wall0).count();

@@ -165,6 +165,26 @@ TEST_CASE("a power loss in the middle of a run loses no acknowledged write", "[p
   }
 }
 
+TEST_CASE("periods so short they would livelock the run are refused, and the minimum runs",
+          "[platform][cli][config]") {
+  // 1 ns took 3 s of wall time for the quick preset's 2,000 reads, 1 ps never ended.
+  for (const char* v : {"1ps", "1ns", "9999ns"})
+    expect_config_error(std::string("--set ssd.ftl.checkpoint_interval=") + v,
+                        {"ssd.ftl.checkpoint_interval", std::string("'") + v + "'", "at least 10us", "--set"});
+  expect_config_error("--set ssd.cache.organisation=fastdrain --set ssd.cache.fastdrain.bg_interval=1ns",
+                      {"ssd.cache.fastdrain.bg_interval", "'1ns'", ">= 1us"});
+  std::string dir = scratch("minperiods");
+  Shell s = server("--preset quick --set ssd.ftl.checkpoint_interval=10us --set ssd.cache.organisation=fastdrain "
+                   "--set ssd.cache.size=256KiB --set ssd.cache.fastdrain.bg_interval=1us --out " + dir);
+  INFO(s.out);
+  CHECK(s.status == 0);
+  auto j = nlohmann::json::parse(slurp(dir + "/summary.json"));
+  CHECK(j["jobs"][0]["ios"].get<uint64_t>() == 2000);
+  // Reads change no mapping, so each is committed at once: one after
+  // preconditioning, then one every 10 us of the run.
+  CHECK(j["ftl"]["checkpoints"].get<uint64_t>() == 1 + uint64_t(j["sim_time_s"].get<double>() / 10e-6));
+}
+
 TEST_CASE("a power loss set after the jobs end finds the drive idle", "[platform][cli][ftl]") {
   std::string dir = scratch("latepowerloss");
   Shell s = server("--preset quick --set ssd.power_loss_at=10s --out " + dir);

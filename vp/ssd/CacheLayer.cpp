@@ -64,7 +64,10 @@ void CacheLayer::declare_params(ParamRegistry& r) {
   r.integer("ssd.cache.fastdrain.bg_pages", 8,
             "fastdrain: most background evictions at the FTL at once (pages sent per round)")
       .range(1, 65536);
-  r.time("ssd.cache.fastdrain.bg_interval", "100us", "fastdrain: time between background eviction rounds");
+  // A round re-arms while lines are dirty, also when it may not send: a
+  // period far below a flash operation only spins.
+  r.time("ssd.cache.fastdrain.bg_interval", "100us", "fastdrain: time between background eviction rounds")
+      .at_least(double(1 * US));
   r.time("ssd.cache.fastdrain.hint_lapse", "1ms",
          "fastdrain: a victimization event's announced pages not sent after this long without a tagged write "
          "no longer count (the host announces every dirty page, an fsync writes back one file's)");

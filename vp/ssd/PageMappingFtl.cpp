@@ -91,7 +91,17 @@ void PageMappingFtl::declare_params(ParamRegistry& r) {
   r.size("ssd.ftl.map_cache", "0B",
          "SSD DRAM for a cached mapping table (DFTL): translation pages of page_size / 4 entries are read from "
          "flash on a miss and written back when evicted dirty (0: the whole map stays in DRAM)");
-  r.time("ssd.ftl.checkpoint_interval", "0ns", "period of the mapping checkpoint (0: no checkpoints)");
+  // Each period copies the map's changed chunks and programs at least one
+  // page (tens of us or more): shorter periods only livelock the run.
+  r.time("ssd.ftl.checkpoint_interval", "0ns",
+         "period of the mapping checkpoint (0: no checkpoints; else at least 10us, below a page program time)");
+  r.rule([](const Config& c) {
+    Tick t = c.get_time("ssd.ftl.checkpoint_interval");
+    if (t > 0 && t < 10 * US)
+      c.fail("ssd.ftl.checkpoint_interval",
+             "is 0 (no checkpoints) or at least 10us: a checkpoint programs at least one page, so a shorter period "
+             "only repeats the work without progress");
+  });
   r.boolean("ssd.ftl.checkpoint_when_idle", false,
             "checkpoint pages are written only while no host request is at the FTL (DeepFlash's LOG pausing while "
             "NVMQ is busy, FAST'19 Fig. 17a); under unbroken load a checkpoint waits");

@@ -61,7 +61,7 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
   driver.watch_memory(dram.written());  // polled CQs wait on device writes landing
   link.up_out.bind(bus.in);
   bus.out.bind(dram.socket);
-  bus.map(0, host::HostBus::kDramBase, dram.size(), "dram");
+  bus.map_dram(0, host::HostMemoryMap(dram.size()));
   bus.out.bind(intc.socket);
   bus.map(1, host::InterruptController::kBase, host::InterruptController::kSize, "msi");
   bus.out.bind(link.down_in);

@@ -76,7 +76,7 @@ class NvmeRig : public sc_core::sc_module {
     analyzer_out.bind(bus.in);
     link.up_out.bind(analyzer_in);
     bus.out.bind(dram.socket);
-    bus.map(0, host::HostBus::kDramBase, dram.size(), "dram");
+    bus.map_dram(0, host::HostMemoryMap(dram.size()));
     bus.out.bind(irq);
     bus.map(1, host::InterruptController::kBase, host::InterruptController::kSize, "interrupts");
     bus.out.bind(link.down_in);

@@ -9,6 +9,8 @@
 #include <tlm_utils/multi_passthrough_target_socket.h>
 #include <vector>
 
+#include "vp/host/HostMemoryMap.hpp"
+
 namespace vp::host {
 
 class HostBus : public sc_core::sc_module {
@@ -16,18 +18,22 @@ class HostBus : public sc_core::sc_module {
   tlm_utils::multi_passthrough_target_socket<HostBus> in;
   tlm_utils::multi_passthrough_initiator_socket<HostBus> out;
 
-  // Address map of the modeled host.
-  // The configuration space of the SSD's function (bus 0, device 0, function
-  // 0) is the first 4 KiB of an ECAM window.
-  static constexpr uint64_t kDramBase = 0, kPcieConfigBase = 0xB0000000ull, kPcieMmioBase = 0xE0000000ull;
+  // Address map of the modeled host (HostMemoryMap). The configuration
+  // space of the SSD's function (bus 0, device 0, function 0) is the first
+  // 4 KiB of an ECAM window.
+  static constexpr uint64_t kDramBase = 0, kPcieConfigBase = HostMemoryMap::kPcieConfigBase,
+                            kPcieMmioBase = HostMemoryMap::kPcieMmioBase;
 
   explicit HostBus(sc_core::sc_module_name name);
-  // Output `port` (in binding order) serves [base, base + size).
-  void map(unsigned port, uint64_t base, uint64_t size, const std::string& what);
+  // Output `port` (in binding order) serves [base, base + size), seeing
+  // address base as `target_base` (a target mapped in several ranges).
+  void map(unsigned port, uint64_t base, uint64_t size, const std::string& what, uint64_t target_base = 0);
+  // Host DRAM on output `port`: below the PCI hole and above 4 GiB.
+  void map_dram(unsigned port, const HostMemoryMap& m);
 
  private:
   struct Range {
-    uint64_t base, size;
+    uint64_t base, size, target_base;
     unsigned port;
     std::string what;
   };

@@ -151,31 +151,42 @@ NvmeDriver::NvmeDriver(sc_core::sc_module_name name, Services& svc, unsigned cor
                                           "I/O commands put in the latency-critical SQs (SQ N+q, QPRIO high; "
                                           "host.nvme.dual_sq only)")),
       flushes_(svc.stats.counter("host.nvme.flushes", "commands",
-                                 "NVMe Flush commands put in SQs (fsync with a volatile write cache)")) {
+                                 "NVMe Flush commands put in SQs (fsync with a volatile write cache)")),
+      map_(svc.cfg.get_size("host.dram.size")) {
   SC_HAS_PROCESS(NvmeDriver);
   SC_THREAD(bring_up);
 }
 
 void NvmeDriver::start_of_simulation() {
-  tlm::tlm_generic_payload gp;
-  tlm::tlm_dmi dmi;
-  gp.set_address(0);
-  gp.set_command(tlm::TLM_READ_COMMAND);
-  if (!bus->get_direct_mem_ptr(gp, dmi) || dmi.get_start_address() != 0)
-    throw std::logic_error("NvmeDriver: host DRAM must be reachable by DMI at address 0");
-  dram_ = dmi.get_dmi_ptr();
-  dram_size_ = dmi.get_end_address() + 1;
+  auto dmi_at = [this](uint64_t addr) {
+    tlm::tlm_generic_payload gp;
+    tlm::tlm_dmi dmi;
+    gp.set_address(addr);
+    gp.set_command(tlm::TLM_READ_COMMAND);
+    if (!bus->get_direct_mem_ptr(gp, dmi) || dmi.get_start_address() != addr)
+      throw std::logic_error(fmt::format("NvmeDriver: host DRAM must be reachable by DMI at {:#x}", addr));
+    return dmi.get_dmi_ptr();
+  };
+  dram_ = dmi_at(0);
+  if (map_.high_bytes()) dram_high_ = dmi_at(HostMemoryMap::kHighBase);
 }
 
+// Below the PCI hole while it fits, else above 4 GiB: a buffer never spans
+// the hole.
 uint64_t NvmeDriver::alloc(uint64_t bytes, uint64_t align) {
-  if (dram_size_ == 0) dram_size_ = svc_.cfg.get_size("host.dram.size");
-  uint64_t a = (brk_ + align - 1) / align * align;
-  if (a + bytes > dram_size_)
+  auto up = [align](uint64_t a) { return (a + align - 1) / align * align; };
+  uint64_t a = up(brk_);
+  if (a + bytes <= map_.low_bytes()) {
+    brk_ = a + bytes;
+    return map_.phys_of(a);
+  }
+  a = up(std::max(brk_high_, map_.low_bytes()));
+  if (a + bytes > map_.dram_bytes())
     throw ConfigError(fmt::format("host.dram.size = {} is too small for the queues and I/O buffers of this run "
-                                  "(needs more than {})",
-                                  format_size(dram_size_), format_size(a + bytes)));
-  brk_ = a + bytes;
-  return a;
+                                  "(an allocation of {} fits neither below the PCI hole at {:#x} nor above 4 GiB)",
+                                  format_size(map_.dram_bytes()), format_size(bytes), HostMemoryMap::kHoleBase));
+  brk_high_ = a + bytes;
+  return map_.phys_of(a);
 }
 
 void NvmeDriver::fail(const std::string& what) {

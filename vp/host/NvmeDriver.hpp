@@ -46,6 +46,7 @@
 
 #include "vp/core/Services.hpp"
 #include "vp/host/BlkMqDriver.hpp"
+#include "vp/host/HostMemoryMap.hpp"
 #include "vp/host/IoRequest.hpp"
 #include "vp/ssd/NvmeSpec.hpp"
 
@@ -71,7 +72,7 @@ class NvmeDriver : public sc_core::sc_module, public BlkMqDriver {
 
   // DMA-able host memory (a bump allocator over host DRAM).
   uint64_t alloc(uint64_t bytes, uint64_t align = 4096);
-  uint8_t* host_ptr(uint64_t addr) { return dram_ + addr; }
+  uint8_t* host_ptr(uint64_t addr) { return addr < HostMemoryMap::kHighBase ? dram_ + addr : dram_high_ + (addr - HostMemoryMap::kHighBase); }
 
   bool ready() const { return ready_; }
   const sc_core::sc_event& ready_event() const { return ready_ev_; }
@@ -186,8 +187,8 @@ class NvmeDriver : public sc_core::sc_module, public BlkMqDriver {
   bool all_polled_, poll_queues_wanted_;
   std::vector<unsigned> irq_cpus_;  // host.nvme.irq_affinity's cores; empty: each queue's own core
   const sc_core::sc_event* written_ = nullptr;
-  uint8_t* dram_ = nullptr;
-  uint64_t dram_size_ = 0, brk_ = 1 << 20;
+  uint8_t *dram_ = nullptr, *dram_high_ = nullptr;  // DMI to DRAM below the PCI hole and above 4 GiB
+  uint64_t brk_ = 1 << 20, brk_high_ = 0;            // next free DRAM offset below the hole, above 4 GiB
   bool ready_ = false;
   sc_core::sc_event ready_ev_, admin_ev_, raw_ev_;
   uint16_t admin_cid_ = 0;
@@ -200,6 +201,7 @@ class NvmeDriver : public sc_core::sc_module, public BlkMqDriver {
   tlm::tlm_generic_payload gp_;
   std::vector<uint64_t> pages_;  // scratch: PRP entries after PRP1
   Counter &doorbells_, &commands_, &normal_sq_commands_, &high_sq_commands_, &flushes_;
+  HostMemoryMap map_;  // where alloc puts queues and buffers
 };
 
 }  // namespace vp::host

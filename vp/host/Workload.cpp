@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "vp/core/Rng.hpp"
+#include "vp/host/HostMemoryMap.hpp"
 #include "vp/host/NvmeDriver.hpp"
 
 namespace vp::host {
@@ -97,7 +98,17 @@ void Workload::check(const std::vector<FioJob>& jobs, const Config& cfg, uint64_
     }
     need += uint64_t(j.numjobs) * j.worker_count() * j.depth() * (buf + 4096);
   }
-  if (buffered) need += cfg.get_size("host.pagecache.size");  // the cache's page frames
+  HostMemoryMap map(cfg.get_size("host.dram.size"));
+  if (buffered) {  // the cache's page frames, one buffer
+    uint64_t frames = cfg.get_size("host.pagecache.size");
+    need += frames;
+    if (frames + (1 << 20) > map.largest_region())
+      cfg.fail("host.pagecache.size",
+               fmt::format("{} of page frames fit neither below the PCI hole ({}) nor above 4 GiB ({}) with "
+                           "host.dram.size = {} ({})",
+                           format_size(frames), format_size(map.low_bytes()), format_size(map.high_bytes()),
+                           format_size(map.dram_bytes()), cfg.origin("host.dram.size")));
+  }
   if (need > cfg.get_size("host.dram.size"))
     cfg.fail("host.dram.size", fmt::format("too small for the queues and I/O buffers of this run (needs about {})",
                                            format_size(need)));

@@ -142,7 +142,6 @@ int serve_guest(const Config& cfg, const QemuOptions& qo, const std::string& rou
   }
   if (!out_dir.empty()) {  // the run's configuration and summary, as vp-server writes them
     std::filesystem::create_directories(out_dir);
-    std::ofstream(out_dir + "/config.yaml") << "# effective configuration; reproduce with --config\n" << cfg.to_yaml();
     Tick elapsed = now_ps();
     nlohmann::json s;
     s["simulated_s"] = double(elapsed) / double(SEC);
@@ -166,7 +165,7 @@ int serve_guest(const Config& cfg, const QemuOptions& qo, const std::string& rou
     s["ftl"] = top.ftl.summary();
     s["flash"] = top.flash.summary();
     s["counters"] = stats.to_json();
-    std::ofstream(out_dir + "/summary.json") << s.dump(2) << "\n";
+    write_run_files(out_dir, cfg, s);
     top.cache.write_outputs(out_dir, true);  // write_buffer.csv, cache_epochs.csv
     fmt::print(stderr, "vp-qemu: outputs in {}/\n", out_dir);
   }

@@ -11,6 +11,7 @@
 
 #include "platforms/server/Presets.hpp"
 #include "platforms/server/ServerTop.hpp"
+#include "vp/core/AtomicFile.hpp"
 #include "vp/core/RequestLog.hpp"
 #include "vp/core/SimControl.hpp"
 
@@ -300,6 +301,17 @@ nlohmann::json lose_power(ServerTop& top, const Config& cfg) {
 
 }  // namespace
 
+void write_run_files(const std::string& dir, const Config& cfg, const nlohmann::json& summary) {
+  AtomicFile::write(dir + "/config.yaml", [&](std::ostream& f) {
+    f << "# effective configuration; reproduce with --config\n" << cfg.to_yaml();
+  });
+  // Strings are checked as UTF-8 before the run; a stray byte is still
+  // replaced rather than losing the run's results.
+  AtomicFile::write(dir + "/summary.json", [&](std::ostream& f) {
+    f << summary.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  });
+}
+
 RunResult run_server(const Config& cfg, const RunOptions& opt) {
   using clock = std::chrono::steady_clock;
   auto wall0 = clock::now();
@@ -467,9 +479,9 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
 
   if (!opt.out_dir.empty()) {
     fs::path out(opt.out_dir);
-    std::ofstream(out / "config.yaml") << "# effective configuration; reproduce with --config\n" << cfg.to_yaml();
-    std::ofstream(out / "summary.json") << s.dump(2) << "\n";
+    write_run_files(out.string(), cfg, s);
     top.cache.write_outputs(out.string(), opt.cache);
+    if (reqlog) reqlog->close();
     if (waves.enabled()) {
       Tick first = 0;
       for (const auto& r : top.workload.runners())

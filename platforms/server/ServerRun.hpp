@@ -43,6 +43,10 @@ struct RunResult {
 };
 RunResult run_server(const Config& cfg, const RunOptions& opt);
 
+// `dir`/config.yaml (the effective configuration) and `dir`/summary.json,
+// each written in full or not at all (AtomicFile); throws OutputError.
+void write_run_files(const std::string& dir, const Config& cfg, const nlohmann::json& summary);
+
 // A binary's main(): silences SystemC's banner (printed while the kernel
 // starts, before sc_main runs) and hands over to sc_main.
 int systemc_main(int argc, char** argv);

@@ -1,5 +1,7 @@
 // The vp-server binary: configuration errors, reproducibility, outputs.
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <fstream>
 
 #include "tests/TestSupport.hpp"
@@ -195,4 +197,60 @@ TEST_CASE("a power loss set after the jobs end finds the drive idle", "[platform
   CHECK(j["sim_time_s"].get<double>() == Approx(10.0));
   CHECK(j["power_loss"]["at_s"].get<double>() == Approx(10.0));
   CHECK(j["jobs"][0]["ios"].get<uint64_t>() == 2000);
+}
+
+TEST_CASE("outputs appear complete or not at all", "[platform][cli][outputs]") {
+  std::string dir = scratch("atomic");
+  // A finished run whose summary cannot be written: the error names the
+  // file, and no truncated file or temporary is left.
+  std::filesystem::create_directories(dir + "/bad/summary.json");
+  Shell s = server("--preset quick --trace vcd,requests --out " + dir + "/bad");
+  INFO(s.out);
+  CHECK(s.status == 1);
+  CHECK(s.out.find("cannot write " + dir + "/bad/summary.json") != std::string::npos);
+  std::vector<std::string> left;
+  for (const auto& e : std::filesystem::directory_iterator(dir + "/bad")) left.push_back(e.path().filename());
+  std::sort(left.begin(), left.end());
+  CHECK(left == std::vector<std::string>{"config.yaml", "summary.json"});  // the folder that was in the way
+  CHECK(slurp(dir + "/bad/config.yaml").find("ssd:") != std::string::npos);
+  // A normal run: every output under its name, no temporary beside them.
+  s = server("--preset quick --trace vcd,requests --set ssd.cache.organisation=fastdrain --out " + dir + "/good");
+  REQUIRE(s.status == 0);
+  left.clear();
+  for (const auto& e : std::filesystem::directory_iterator(dir + "/good")) left.push_back(e.path().filename());
+  std::sort(left.begin(), left.end());
+  CHECK(left == std::vector<std::string>{"config.yaml", "requests.csv", "summary.json", "waves.gtkw", "waves.vcd",
+                                         "write_buffer.csv"});
+  CHECK(csv_rows(dir + "/good/requests.csv").size() == 2000);
+  CHECK(nlohmann::json::parse(slurp(dir + "/good/summary.json"))["total_ios"] == 2000);
+}
+
+TEST_CASE("text that is not UTF-8 is refused before the run, and echoed values are escaped and short",
+          "[platform][cli][config]") {
+  std::string dir = scratch("utf8");
+  // A job named with invalid UTF-8 used to run to the end, then lose summary.json.
+  std::ofstream(dir + "/bad.fio") << "[ok]\nrw=read\nnumber_ios=10\n[j\xff\xfe]\nrw=read\n";
+  Shell s = server("--preset quick --job " + dir + "/bad.fio --out " + dir + "/out");
+  CHECK(s.status == 2);
+  CHECK(s.out.find(dir + "/bad.fio:4: not valid UTF-8 (byte 0xff at column 3): '[j\\xff\\xfe]'") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir + "/out"));
+  expect_config_error("--set \"ssd.nvme.model=$(printf 'FlashVP\\303')\"",
+                      {"ssd.nvme.model", "not valid UTF-8 (byte 7 is 0xc3)", "'FlashVP\\xc3'"});
+  // A 100 KB value is quoted in 64 bytes and its length.
+  s = server("--preset quick --set ssd.flash.t_read=" + std::string(100000, '9'));
+  CHECK(s.status == 2);
+  CHECK(s.out.size() < 600);
+  CHECK(s.out.find("...' (100000 bytes)") != std::string::npos);
+  // A binary trace: its bytes are escaped, none reaches the terminal raw.
+  std::string bin;
+  for (int i = 0; i < 3000; ++i) bin += char((i * 37 + 11) % 256);
+  std::ofstream(dir + "/bin.trace", std::ios::binary) << bin;
+  std::ofstream(dir + "/r.fio") << "[r]\nread_iolog=" << dir << "/bin.trace\n";
+  s = server("--preset quick --job " + dir + "/r.fio");
+  INFO(s.out);
+  CHECK(s.status == 2);
+  CHECK(s.out.find("unknown trace format: '") != std::string::npos);
+  CHECK(s.out.find("\\x") != std::string::npos);
+  CHECK(s.out.size() < 1000);
+  for (unsigned char c : s.out) CHECK((c == '\n' || (c >= 0x20 && c < 0x7F)));  // the first record is not UTF-8 text
 }

@@ -5,6 +5,8 @@
 #include <sstream>
 #include <yaml-cpp/yaml.h>
 
+#include "vp/core/Quote.hpp"
+
 namespace vp {
 
 namespace {
@@ -62,9 +64,13 @@ void Config::set(const std::string& key, const std::string& value, const std::st
     for (const auto& [k, _] : reg_->all())
       if (!parent.empty() && k.rfind(parent, 0) == 0 && k.find('.', parent.size()) == std::string::npos)
         hint += (hint.empty() ? "" : ", ") + k.substr(parent.size());
-    throw ConfigError(fmt::format("{}: unknown parameter '{}'{}", origin, key,
+    throw ConfigError(fmt::format("{}: unknown parameter {}{}", origin, quoted(key),
                                   hint.empty() ? " (see --list-params)" : " (known under '" + parent + "': " + hint + ")"));
   }
+  // Every value ends up in config.yaml and summary.json: it must be text.
+  if (size_t bad = invalid_utf8(value); bad != std::string::npos)
+    throw ConfigError(fmt::format("{}: {} = {}: not valid UTF-8 (byte {} is {:#04x})", origin, key, quoted(value), bad,
+                                  static_cast<unsigned char>(value[bad])));
   try {
     s->parse(value);
   } catch (const ConfigError& e) {
@@ -101,7 +107,7 @@ std::string Config::origin(const std::string& key) const {
 }
 
 void Config::fail(const std::string& key, const std::string& why) const {
-  throw ConfigError(fmt::format("{}: {} = '{}': {}", origin(key), key, text(key), why));
+  throw ConfigError(fmt::format("{}: {} = {}: {}", origin(key), key, quoted(text(key)), why));
 }
 
 double Config::number(const std::string& key) const {

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "vp/core/Quote.hpp"
+
 namespace vp {
 
 namespace {
@@ -60,7 +62,7 @@ std::string ParamSpec::allowed() const {
 
 double ParamSpec::parse(const std::string& text) const {
   auto bad = [&](const std::string& why) -> ConfigError {
-    return ConfigError(fmt::format("{} = '{}': {}; allowed: {}", key, text, why, allowed()));
+    return ConfigError(fmt::format("{} = {}: {}; allowed: {}", key, quoted(text), why, allowed()));
   };
   double v = 0;
   try {

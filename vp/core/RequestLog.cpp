@@ -5,15 +5,25 @@
 
 namespace vp {
 
-RequestLog::RequestLog(const std::string& path) : f_(std::fopen(path.c_str(), "w")) {
-  if (!f_) throw std::runtime_error("cannot write " + path);
+RequestLog::RequestLog(const std::string& path) : file_(path), f_(std::fopen(file_.temp_path().c_str(), "w")) {
+  if (!f_) throw OutputError("cannot write " + path);
   std::string head = "job,op,lba,bytes,sqid,cid,status,attr,result,issue_ps";
   for (size_t i = 0; i < kStages; ++i) head += fmt::format(",{}_end_ps", stage_name(static_cast<Stage>(i)));
   head += ",latency_ns\n";
   std::fputs(head.c_str(), f_);
 }
 
-RequestLog::~RequestLog() { std::fclose(f_); }
+RequestLog::~RequestLog() {
+  if (f_) std::fclose(f_);
+}
+
+void RequestLog::close() {
+  bool ok = std::fflush(f_) == 0 && !std::ferror(f_);
+  ok = std::fclose(f_) == 0 && ok;
+  f_ = nullptr;
+  if (!ok) throw OutputError("cannot write " + file_.path() + ": the write failed");
+  file_.commit();
+}
 
 void RequestLog::write(const Row& r) {
   fmt::memory_buffer b;

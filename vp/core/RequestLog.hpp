@@ -4,14 +4,17 @@
 #include <cstdio>
 #include <string>
 
+#include "vp/core/AtomicFile.hpp"
 #include "vp/core/RequestRecord.hpp"
 
 namespace vp {
 
 class RequestLog {
  public:
+  // Rows go to a temporary beside `path`, which appears there at close().
   explicit RequestLog(const std::string& path);
   ~RequestLog();
+  void close();
   struct Row {
     const std::string& job;
     bool write;
@@ -27,6 +30,7 @@ class RequestLog {
   void write(const Row& r);
 
  private:
+  AtomicFile file_;
   std::FILE* f_;
 };
 

@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "vp/core/Quote.hpp"
+
 namespace vp {
 namespace {
 
@@ -26,8 +28,8 @@ std::pair<double, std::string> split(const std::string& in, Unit u) {
   char* end = nullptr;
   double v = std::strtod(begin, &end);
   if (end == begin || !std::isfinite(v))
-    throw UnitError(fmt::format("'{}' is not a {} (expected e.g. {})", in, unit_name(u), unit_examples(u)));
-  if (v < 0) throw UnitError(fmt::format("'{}' is negative", in));
+    throw UnitError(fmt::format("{} is not a {} (expected e.g. {})", quoted(in), unit_name(u), unit_examples(u)));
+  if (v < 0) throw UnitError(fmt::format("{} is negative", quoted(in)));
   return {v, trim(std::string(end))};
 }
 
@@ -35,11 +37,11 @@ double scaled(const std::string& in, Unit u, const std::vector<Suffix>& table, b
   auto [v, suf] = split(in, u);
   if (suf.empty()) {
     if (bare_ok) return v;
-    throw UnitError(fmt::format("'{}' has no unit (expected a {} such as {})", in, unit_name(u), unit_examples(u)));
+    throw UnitError(fmt::format("{} has no unit (expected a {} such as {})", quoted(in), unit_name(u), unit_examples(u)));
   }
   for (const auto& e : table)
     if (suf == e.text) return v * e.scale;
-  throw UnitError(fmt::format("'{}': unknown {} unit '{}' (expected e.g. {})", in, unit_name(u), suf, unit_examples(u)));
+  throw UnitError(fmt::format("{}: unknown {} unit {} (expected e.g. {})", quoted(in), unit_name(u), quoted(suf), unit_examples(u)));
 }
 
 std::string trim_number(double v) {
@@ -84,7 +86,7 @@ const char* unit_examples(Unit u) {
 Tick parse_time(const std::string& s) {
   static const std::vector<Suffix> t = {{"ps", 1}, {"ns", 1e3}, {"us", 1e6}, {"ms", 1e9}, {"s", 1e12}};
   double ps = scaled(s, Unit::Time, t, false);
-  if (ps > 1.8e19) throw UnitError(fmt::format("'{}' is too long a time", s));
+  if (ps > 1.8e19) throw UnitError(fmt::format("{} is too long a time", quoted(s)));
   return static_cast<Tick>(std::llround(ps));
 }
 
@@ -93,7 +95,7 @@ uint64_t parse_size(const std::string& s) {
                                         {"GiB", 1073741824.0}, {"TiB", 1099511627776.0},
                                         {"KB", 1e3},      {"MB", 1e6},         {"GB", 1e9}, {"TB", 1e12}};
   double b = scaled(s, Unit::Size, t, true);
-  if (b != std::floor(b)) throw UnitError(fmt::format("'{}' is not a whole number of bytes", s));
+  if (b != std::floor(b)) throw UnitError(fmt::format("{} is not a whole number of bytes", quoted(s)));
   return static_cast<uint64_t>(b);
 }
 
@@ -116,7 +118,7 @@ double parse_bandwidth(const std::string& s) {
 
 double parse_number(const std::string& s) {
   auto [v, suf] = split(s, Unit::None);
-  if (!suf.empty()) throw UnitError(fmt::format("'{}' is not a plain number", s));
+  if (!suf.empty()) throw UnitError(fmt::format("{} is not a plain number", quoted(s)));
   return v;
 }
 

@@ -3,13 +3,16 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <map>
+#include <unistd.h>
 
 namespace vp {
 
-Waves::~Waves() { close(); }
+Waves::~Waves() { close(false); }
 
 void Waves::open(const std::string& vcd_base) {
-  tf_ = sc_core::sc_create_vcd_trace_file(vcd_base.c_str());
+  std::string temp_base = fmt::format("{}.tmp-{}", vcd_base, static_cast<long>(getpid()));
+  vcd_ = std::make_unique<AtomicFile>(vcd_base + ".vcd", temp_base + ".vcd");
+  tf_ = sc_core::sc_create_vcd_trace_file(temp_base.c_str());
   tf_->set_time_unit(1, sc_core::SC_NS);
 }
 
@@ -25,13 +28,16 @@ void Waves::trace(const bool& var, const std::string& name, const std::string& g
   sigs_.push_back({name, group, true});
 }
 
-void Waves::close() {
+void Waves::close(bool publish) {
   if (tf_) sc_core::sc_close_vcd_trace_file(tf_);
   tf_ = nullptr;
+  if (vcd_ && publish) vcd_->commit();
+  vcd_.reset();
 }
 
 void Waves::write_gtkw(const std::string& gtkw_path, const std::string& vcd_path) const {
-  std::ofstream f(gtkw_path);
+  AtomicFile file(gtkw_path);
+  std::ostream& f = file.out();
   f << "[*] FlashVP waveform view\n";
   f << "[dumpfile] \"" << vcd_path << "\"\n";
   // Open on about 150 us of activity from when I/O began (zoom -15, found by
@@ -55,6 +61,7 @@ void Waves::write_gtkw(const std::string& gtkw_path, const std::string& vcd_path
       f << (s->flag ? "@28\nSystemC." + s->name + "\n" : "@24\nSystemC." + s->name + "[63:0]\n");
     f << "@1000200\n-" << g << "\n";
   }
+  file.commit();
 }
 
 }  // namespace vp

@@ -4,10 +4,12 @@
 // flags) and, when tracing is off, registration costs nothing. Alongside the
 // VCD a GTKWave save file lists the signals grouped by subsystem.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <systemc>
 #include <vector>
 
+#include "vp/core/AtomicFile.hpp"
 #include "vp/core/EventQueue.hpp"
 
 namespace vp {
@@ -15,7 +17,8 @@ namespace vp {
 class Waves {
  public:
   ~Waves();
-  void open(const std::string& vcd_base);  // writes vcd_base + ".vcd"
+  // Writes vcd_base + ".vcd", under a temporary name until close().
+  void open(const std::string& vcd_base);
   bool enabled() const { return tf_ != nullptr; }
   // `group` is the GTKWave group the signal is shown in. Counts are shown
   // in decimal, flags as one-bit waves.
@@ -24,10 +27,13 @@ class Waves {
   // The save file opens the view at `view_start_ns` (e.g. when I/O began).
   void write_gtkw(const std::string& gtkw_path, const std::string& vcd_path) const;
   void set_view_start(uint64_t ns) { view_start_ns_ = ns; }
-  void close();
+  // Ends the trace; `publish`: the complete VCD takes its name (else, as
+  // after an error, the partial one is removed).
+  void close(bool publish = true);
 
  private:
   sc_core::sc_trace_file* tf_ = nullptr;
+  std::unique_ptr<AtomicFile> vcd_;
   uint64_t view_start_ns_ = 0;
   struct Sig {
     std::string name, group;

@@ -9,6 +9,8 @@
 #include <optional>
 #include <sstream>
 
+#include "vp/core/Quote.hpp"
+
 namespace vp::host {
 
 namespace {
@@ -95,7 +97,7 @@ class Reader {
   Reader(const std::string& origin) : origin_(origin) {}
 
   [[noreturn]] void fail(size_t line, const std::string& why) const {
-    throw TraceError(fmt::format("{}:{}: {}", origin_, line, why));
+    throw TraceError(fmt::format("{}:{}: {}", origin_, line, printable(why)));
   }
   uint64_t number(size_t line, const std::string& tok, const char* what) const {
     if (!tok.empty() && tok[0] == '-') fail(line, fmt::format("{} '{}' is negative", what, tok));
@@ -287,9 +289,9 @@ BlockTrace BlockTrace::parse(const std::string& text, const std::string& origin,
   if (format == TraceFormat::Auto) {
     format = detect(lines[0].second);
     if (format == TraceFormat::Auto)
-      rd.fail(lines[0].first, fmt::format("unknown trace format: '{}' is not an MSR Cambridge CSV record, a blkparse "
+      rd.fail(lines[0].first, fmt::format("unknown trace format: {} is not an MSR Cambridge CSV record, a blkparse "
                                           "event or a fio iolog header (replay_format names the format)",
-                                          lines[0].second.substr(0, 80)));
+                                          quoted(lines[0].second)));
   }
   t.format_ = format;
   uint64_t unit_ps = 1;

@@ -1,7 +1,8 @@
 #include "vp/host/FioJob.hpp"
 
-#include "vp/host/AppProfile.hpp"
 #include "vp/core/CpuList.hpp"
+#include "vp/core/Quote.hpp"
+#include "vp/host/AppProfile.hpp"
 
 #include <fmt/format.h>
 
@@ -59,7 +60,7 @@ struct Opt {
   std::optional<std::string> val;  // nullopt for a bare `key`
 
   [[noreturn]] void fail(const std::string& why) const {
-    throw FioError(fmt::format("{}:{}: option '{}': value '{}' {}", origin, line, key, val.value_or(""), why));
+    throw FioError(fmt::format("{}:{}: option '{}': value {} {}", origin, line, key, quoted(val.value_or("")), why));
   }
   const std::string& value() const {
     if (!val) throw FioError(fmt::format("{}:{}: option '{}' needs a value", origin, line, key));
@@ -268,7 +269,7 @@ void apply(FioJob& j, const Opt& o) {
   } else if (k == "group_reporting") {
     o.flag();  // accepted, the VP always reports per job
   } else {
-    throw FioError(fmt::format("{}:{}: unknown option '{}'", o.origin, o.line, k));
+    throw FioError(fmt::format("{}:{}: unknown option {}", o.origin, o.line, quoted(k)));
   }
 }
 
@@ -380,10 +381,14 @@ std::vector<FioJob> parse_fio(const std::string& text, const std::string& origin
   std::istringstream in(text);
   std::string raw;
   for (size_t line = 1; std::getline(in, raw); ++line) {
+    // Names and values end up in summary.json: they must be text.
+    if (size_t bad = invalid_utf8(raw); bad != std::string::npos)
+      throw FioError(fmt::format("{}:{}: not valid UTF-8 (byte {:#04x} at column {}): {}", origin, line,
+                                 static_cast<unsigned char>(raw[bad]), bad + 1, quoted(raw)));
     std::string s = trim(strip_comment(raw));
     if (s.empty()) continue;
     if (s[0] == '[') {
-      if (s.back() != ']') throw FioError(fmt::format("{}:{}: malformed section header '{}'", origin, line, s));
+      if (s.back() != ']') throw FioError(fmt::format("{}:{}: malformed section header {}", origin, line, quoted(s)));
       std::string name = trim(s.substr(1, s.size() - 2));
       if (name.empty()) throw FioError(fmt::format("{}:{}: empty section name '[]'", origin, line));
       if (name == "global") {
@@ -398,7 +403,7 @@ std::vector<FioJob> parse_fio(const std::string& text, const std::string& origin
     size_t eq = s.find('=');
     Opt o{origin, line, trim(s.substr(0, eq)), std::nullopt};
     if (eq != std::string::npos) o.val = trim(s.substr(eq + 1));
-    if (o.key.empty()) throw FioError(fmt::format("{}:{}: missing option name in '{}'", origin, line, s));
+    if (o.key.empty()) throw FioError(fmt::format("{}:{}: missing option name in {}", origin, line, quoted(s)));
     if (section == None)
       throw FioError(fmt::format("{}:{}: option '{}' appears before any [section] header", origin, line, o.key));
     apply(section == Global ? global : jobs.back(), o);

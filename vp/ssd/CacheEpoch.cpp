@@ -1,9 +1,13 @@
 #include "vp/ssd/CacheEpoch.hpp"
 
+#include "vp/core/AtomicFile.hpp"
+
 #include <fmt/format.h>
 
 #include <fstream>
 #include <stdexcept>
+
+#include "vp/core/AtomicFile.hpp"
 
 namespace vp::ssd {
 
@@ -17,8 +21,8 @@ std::string ghosts(const CacheEpoch& e, int c) {
 }  // namespace
 
 void write_cache_epochs_csv(const std::string& path, const std::vector<CacheEpoch>& epochs) {
-  std::ofstream f(path);
-  if (!f) throw std::runtime_error("cannot write " + path);
+  AtomicFile file(path);
+  std::ostream& f = file.out();
   f << "epoch,start_us,end_us,thr_accesses,lat_accesses,thr_read_hits,thr_read_misses,lat_read_hits,"
        "lat_read_misses,thr_prefetch_hits,lat_prefetch_hits,thr_ways,lat_ways,thr_prefetch,lat_prefetch,"
        "thr_ghost_misses,lat_ghost_misses\n";
@@ -28,6 +32,7 @@ void write_cache_epochs_csv(const std::string& path, const std::vector<CacheEpoc
                      e.read_hits[0], e.read_misses[0], e.read_hits[1], e.read_misses[1], e.prefetch_hits[0],
                      e.prefetch_hits[1], e.ways[0], e.ways[1], e.prefetch[0], e.prefetch[1], ghosts(e, 0),
                      ghosts(e, 1));
+  file.commit();
 }
 
 }  // namespace vp::ssd

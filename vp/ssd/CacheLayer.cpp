@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "vp/core/AtomicFile.hpp"
 #include "vp/ssd/GhostPrefetchPolicy.hpp"
 #include "vp/ssd/SplitPolicy.hpp"
 #include "vp/ssd/UniformPolicy.hpp"
@@ -172,10 +173,7 @@ CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc)
 }
 
 void CacheLayer::write_outputs(const std::string& dir, bool with_epochs) const {
-  if (level_) {
-    std::ofstream csv(dir + "/write_buffer.csv");
-    level_->write_csv(csv);
-  }
+  if (level_) AtomicFile::write(dir + "/write_buffer.csv", [this](std::ostream& csv) { level_->write_csv(csv); });
   if (with_epochs && (organisation_ == "uni-dyn" || organisation_ == "split"))
     write_cache_epochs_csv(dir + "/cache_epochs.csv", epochs(now_ps()));
 }

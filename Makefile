@@ -4,7 +4,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps configure build run test bench clean guest
+.PHONY: all deps configure build run test test-asan bench clean guest
 
 all: build
 
@@ -30,10 +30,18 @@ guest: deps
 test: build guest
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
+# The non-guest suite and every preset under AddressSanitizer and
+# UndefinedBehaviorSanitizer (build-asan/; see README, "Reliability").
+ASAN_BUILD ?= build-asan
+test-asan: deps
+	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLASHVP_SANITIZE=ON
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	bash tools/run-asan.sh $(ASAN_BUILD)
+
 bench: build
 	$(BUILD)/bin/vp-bench $(ARGS)
 	$(BUILD)/bin/vp-bench-precondition sequential
 	$(BUILD)/bin/vp-bench-precondition random
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The sanitizer run of `make test-asan`: the non-guest suite, then each
+# preset with vp-server, in the ASan/UBSan build folder given ($1). Any
+# report stops the process with an error, so it fails the run.
+set -euo pipefail
+build=${1:?build folder}
+# SystemC switches coroutine stacks, which ASan's fake stacks cannot follow;
+# SystemC's own globals outlive main (leak checking would report them).
+export ASAN_OPTIONS=detect_stack_use_after_return=0:detect_leaks=0:halt_on_error=1:abort_on_error=0
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+(cd "$build" && ctest -LE guest -j "$(nproc)" --output-on-failure)
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+for p in $("$build/bin/vp-server" --list-presets | awk '{print $1}'); do
+  echo "== preset $p"
+  "$build/bin/vp-server" --preset "$p" --out "$out/$p" > "$out/$p.log" 2>&1 || { cat "$out/$p.log"; exit 1; }
+  tail -1 "$out/$p.log"
+done

@@ -65,12 +65,16 @@ Config build_config(const RunOptions& opt) {
     cfg.load_yaml_text(preset_text(name), "preset " + name);
   }
   for (const auto& [k, v] : opt.sets) cfg.set(k, v, "--set");
+  std::vector<host::FioJob> file_jobs;  // as read, so checks name their files and lines
   if (!opt.job_files.empty()) {
     // Re-serialise every job so each file's [global] applies to its own jobs only.
     std::string text;
     for (const auto& f : opt.job_files) {
       try {
-        for (const auto& j : host::parse_fio_file(f)) text += j.to_fio() + "\n";
+        for (auto& j : host::parse_fio_file(f)) {
+          text += j.to_fio() + "\n";
+          file_jobs.push_back(std::move(j));
+        }
       } catch (const host::FioError& e) {
         throw ConfigError(e.what());
       }
@@ -80,7 +84,9 @@ Config build_config(const RunOptions& opt) {
   if (!opt.seed.empty()) cfg.set("sim.seed", opt.seed, "--seed");
   flash::FlashArray::apply_cell(cfg);
   cfg.validate();
-  host::Workload::check(host::Workload::jobs_from(cfg), cfg, ServerTop::capacity_bytes(cfg));
+  for (const auto& note : host::Workload::check(file_jobs.empty() ? host::Workload::jobs_from(cfg) : file_jobs, cfg,
+                                                ServerTop::capacity_bytes(cfg)))
+    fmt::print(stderr, "note: {}\n", note);
   ssd::SsdImage::check(cfg, ServerTop::capacity_bytes(cfg));
   return cfg;
 }

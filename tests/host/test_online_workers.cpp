@@ -127,7 +127,7 @@ TEST_CASE("workers without online=1 is a configuration error naming the job and 
           "[host][online][workers]") {
   auto o = options("quick", {}, "[batch]\nrw=randread\nbs=4k\nnumber_ios=10\nworkers=2\n");
   CHECK_THROWS_WITH(vp::platform::build_config(o),
-                    Catch::Contains("workload job 'batch': option 'workers': only an online job (online=1)"));
+                    Catch::Contains("workload.fio (--set):5: job 'batch': option 'workers' = '2': only an online job (online=1)"));
 }
 
 TEST_CASE("workers parse and write back through to_fio", "[host][online][workers]") {

@@ -121,8 +121,8 @@ TEST_CASE("a trace I/O beyond the job region stops the run naming the trace line
   { std::ofstream(dir + "/t.log") << "fio version 2 iolog\nd read 0 4096\nd read 2097152 4096\n"; }
   auto o = options("quick", {}, "[replay]\nread_iolog=" + dir + "/t.log\nsize=2m\n");
   CHECK_THROWS_WITH(vp::platform::build_config(o),
-                    Contains("workload job 'replay': option 'read_iolog': " + dir +
-                             "/t.log:3: the I/O at offset 2097152 of 4096 bytes ends beyond the job's region of "
+                    Contains("workload.fio (--set):2: job 'replay': option 'read_iolog' = '" + dir + "/t.log': " +
+                             dir + "/t.log:3: the I/O at offset 2097152 of 4096 bytes ends beyond the job's region of "
                              "2097152 bytes"));
   auto missing = options("quick", {}, "[replay]\nread_iolog=" + dir + "/none.csv\n");
   CHECK_THROWS_WITH(vp::platform::build_config(missing), Contains(dir + "/none.csv: cannot read block trace"));

@@ -254,3 +254,37 @@ TEST_CASE("text that is not UTF-8 is refused before the run, and echoed values a
   CHECK(s.out.size() < 1000);
   for (unsigned char c : s.out) CHECK((c == '\n' || (c >= 0x20 && c < 0x7F)));  // the first record is not UTF-8 text
 }
+
+TEST_CASE("job-file errors found after parsing name the file, the line and the value", "[platform][cli][fio]") {
+  std::string dir = scratch("jobwhere");
+  auto job_error = [&](const std::string& text, const std::vector<std::string>& mentions) {
+    std::ofstream(dir + "/j.fio") << text;
+    Shell s = server("--preset quick --job " + dir + "/j.fio --out " + dir + "/out");
+    INFO(text << "\n" << s.out);
+    CHECK(s.status == 2);
+    for (const auto& m : mentions) CHECK(s.out.find(m) != std::string::npos);
+  };
+  const std::string f = dir + "/j.fio:";
+  job_error("[j1]\nbs=3k\n", {f + "2: job 'j1': option 'bs' = '3k': 3072 is not a multiple of the LBA size"});
+  // An option set in [global] is named at its own line.
+  job_error("[global]\nbs=2k\ndirect=0\n[j1]\nrw=read\n", {f + "2: job 'j1': option 'bs' = '2k'"});
+  job_error("[j1]\nrw=read\ncpus_allowed=99\n", {f + "3: job 'j1': option 'cpus_allowed' = '99': cpu 99 does not exist"});
+  job_error("[j1]\nfsync=1\ndirect=1\n",
+            {f + "2: job 'j1': option 'fsync' = '1': needs direct=0, not option 'direct' = '1' (" + f + "3)"});
+  job_error("[j1]\nhipri\n", {f + "2: job 'j1': option 'hipri'", "not of option 'ioengine' = 'libaio' (default)"});
+  job_error("[j1]\nread_iolog=" + dir + "/none\n",
+            {f + "2: job 'j1': option 'read_iolog'", dir + "/none: cannot read block trace: No such file or directory"});
+  job_error("[j1]\nread_iolog=" + dir + "\n", {f + "2: job 'j1': option 'read_iolog'", dir + ": is a folder"});
+  job_error("[j1]\nbs=1T\n", {f + "2: job 'j1': option 'bs' = '1T': 1099511627776 bytes is larger than the device's"});
+  Shell s = server("--preset quick --job " + dir);
+  CHECK(s.status == 2);
+  CHECK(s.out.find(dir + ": is a folder, not a fio job file") != std::string::npos);
+  // fio rounds a size that is not a whole number of blocks down, and says so.
+  std::ofstream(dir + "/j.fio") << "[j1]\nrw=write\nsize=9000\nverify=1\n";
+  s = server("--preset quick --job " + dir + "/j.fio --out " + dir + "/out");
+  INFO(s.out);
+  CHECK(s.status == 0);
+  CHECK(s.out.find("note: " + f + "3: job 'j1': option 'size' = '9000': not a multiple of bs = 4096: the job uses "
+                   "8192 bytes") != std::string::npos);
+  CHECK(nlohmann::json::parse(slurp(dir + "/out/summary.json"))["jobs"][0]["writes"] == 2);
+}

@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -291,7 +294,7 @@ BlockTrace BlockTrace::parse(const std::string& text, const std::string& origin,
     if (format == TraceFormat::Auto)
       rd.fail(lines[0].first, fmt::format("unknown trace format: {} is not an MSR Cambridge CSV record, a blkparse "
                                           "event or a fio iolog header (replay_format names the format)",
-                                          quoted(lines[0].second)));
+                                          vp::quoted(lines[0].second)));
   }
   t.format_ = format;
   uint64_t unit_ps = 1;
@@ -338,7 +341,9 @@ BlockTrace BlockTrace::parse(const std::string& text, const std::string& origin,
 
 BlockTrace BlockTrace::load(const std::string& path, TraceFormat format) {
   std::ifstream f(path, std::ios::binary);
-  if (!f) throw TraceError(fmt::format("{}: cannot read block trace", path));
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw TraceError(fmt::format("{}: is a folder, not a block trace", path));
+  if (!f) throw TraceError(fmt::format("{}: cannot read block trace: {}", path, std::strerror(errno)));
   std::ostringstream ss;
   ss << f.rdbuf();
   if (f.bad()) throw TraceError(fmt::format("{}: error reading block trace", path));

@@ -9,8 +9,11 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -60,7 +63,7 @@ struct Opt {
   std::optional<std::string> val;  // nullopt for a bare `key`
 
   [[noreturn]] void fail(const std::string& why) const {
-    throw FioError(fmt::format("{}:{}: option '{}': value {} {}", origin, line, key, quoted(val.value_or("")), why));
+    throw FioError(fmt::format("{}:{}: option '{}': value {} {}", origin, line, key, vp::quoted(val.value_or("")), why));
   }
   const std::string& value() const {
     if (!val) throw FioError(fmt::format("{}:{}: option '{}' needs a value", origin, line, key));
@@ -129,6 +132,7 @@ struct Opt {
 
 void apply(FioJob& j, const Opt& o) {
   const std::string& k = o.key;
+  j.where[k] = {fmt::format("{}:{}", o.origin, o.line), o.val.value_or("")};
   if (k == "rw" || k == "readwrite") {
     for (const auto& [name, mode] : kRwNames)
       if (o.value() == name) return void(j.rw = mode);
@@ -269,7 +273,7 @@ void apply(FioJob& j, const Opt& o) {
   } else if (k == "group_reporting") {
     o.flag();  // accepted, the VP always reports per job
   } else {
-    throw FioError(fmt::format("{}:{}: unknown option {}", o.origin, o.line, quoted(k)));
+    throw FioError(fmt::format("{}:{}: unknown option {}", o.origin, o.line, vp::quoted(k)));
   }
 }
 
@@ -374,6 +378,12 @@ bool FioJob::operator==(const FioJob& o) const {
   return tie(*this) == tie(o);
 }
 
+std::string FioJob::at(const std::string& option) const {
+  auto it = where.find(option);
+  if (it == where.end()) return fmt::format("{}: job '{}': option '{}' (default)", origin, name, option);
+  return fmt::format("{}: job '{}': option '{}' = {}", it->second.at, name, option, vp::quoted(it->second.value));
+}
+
 std::vector<FioJob> parse_fio(const std::string& text, const std::string& origin) {
   std::vector<FioJob> jobs;
   FioJob global;  // template for the jobs that follow; later [global]s keep adding to it
@@ -384,11 +394,11 @@ std::vector<FioJob> parse_fio(const std::string& text, const std::string& origin
     // Names and values end up in summary.json: they must be text.
     if (size_t bad = invalid_utf8(raw); bad != std::string::npos)
       throw FioError(fmt::format("{}:{}: not valid UTF-8 (byte {:#04x} at column {}): {}", origin, line,
-                                 static_cast<unsigned char>(raw[bad]), bad + 1, quoted(raw)));
+                                 static_cast<unsigned char>(raw[bad]), bad + 1, vp::quoted(raw)));
     std::string s = trim(strip_comment(raw));
     if (s.empty()) continue;
     if (s[0] == '[') {
-      if (s.back() != ']') throw FioError(fmt::format("{}:{}: malformed section header {}", origin, line, quoted(s)));
+      if (s.back() != ']') throw FioError(fmt::format("{}:{}: malformed section header {}", origin, line, vp::quoted(s)));
       std::string name = trim(s.substr(1, s.size() - 2));
       if (name.empty()) throw FioError(fmt::format("{}:{}: empty section name '[]'", origin, line));
       if (name == "global") {
@@ -396,6 +406,7 @@ std::vector<FioJob> parse_fio(const std::string& text, const std::string& origin
       } else {
         jobs.push_back(global);
         jobs.back().name = name;
+        jobs.back().origin = fmt::format("{}:{}", origin, line);
         section = Job;
       }
       continue;
@@ -403,7 +414,7 @@ std::vector<FioJob> parse_fio(const std::string& text, const std::string& origin
     size_t eq = s.find('=');
     Opt o{origin, line, trim(s.substr(0, eq)), std::nullopt};
     if (eq != std::string::npos) o.val = trim(s.substr(eq + 1));
-    if (o.key.empty()) throw FioError(fmt::format("{}:{}: missing option name in {}", origin, line, quoted(s)));
+    if (o.key.empty()) throw FioError(fmt::format("{}:{}: missing option name in {}", origin, line, vp::quoted(s)));
     if (section == None)
       throw FioError(fmt::format("{}:{}: option '{}' appears before any [section] header", origin, line, o.key));
     apply(section == Global ? global : jobs.back(), o);
@@ -412,8 +423,11 @@ std::vector<FioJob> parse_fio(const std::string& text, const std::string& origin
 }
 
 std::vector<FioJob> parse_fio_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw FioError(fmt::format("{}: is a folder, not a fio job file", path));
   std::ifstream f(path, std::ios::binary);
-  if (!f) throw FioError(fmt::format("{}: cannot read fio job file", path));
+  if (!f) throw FioError(fmt::format("{}: cannot read fio job file: {}", path, std::strerror(errno)));
   std::ostringstream ss;
   ss << f.rdbuf();
   if (f.bad()) throw FioError(fmt::format("{}: error reading fio job file", path));

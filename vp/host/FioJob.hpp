@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,16 @@ enum class RwMode { Read, Write, RandRead, RandWrite, RandRW, SeqRW };
 
 struct FioJob {
   std::string name;
+  // Where the job and each option set for it were read ("jobs.fio:12") and
+  // the option's text, so checks made after parsing name file and line;
+  // options left at their defaults have no entry. Not part of ==.
+  struct Where {
+    std::string at, value;
+  };
+  std::string origin;
+  std::map<std::string, Where> where;
+  // "jobs.fio:12: job 'j': option 'bs' = '3k'" (or the job's own line for a default).
+  std::string at(const std::string& option) const;
   RwMode rw = RwMode::Read;
   unsigned rwmixread = 50;  // percent reads for RandRW / SeqRW
   uint64_t bs = 4096;

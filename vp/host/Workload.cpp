@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "vp/core/Quote.hpp"
 #include "vp/core/Rng.hpp"
 #include "vp/host/HostMemoryMap.hpp"
 #include "vp/host/NvmeDriver.hpp"
@@ -22,7 +23,8 @@ std::vector<FioJob> Workload::jobs_from(const Config& cfg) {
   }
 }
 
-void Workload::check(const std::vector<FioJob>& jobs, const Config& cfg, uint64_t capacity) {
+std::vector<std::string> Workload::check(const std::vector<FioJob>& jobs, const Config& cfg, uint64_t capacity) {
+  std::vector<std::string> notes;
   uint64_t lba = cfg.get_size("ssd.nvme.lba_size");
   int64_t cores = cfg.get_int("host.cores");
   if (jobs.empty()) throw ConfigError("workload.fio: no job defined (add a [job] section or pass --job FILE)");
@@ -33,8 +35,15 @@ void Workload::check(const std::vector<FioJob>& jobs, const Config& cfg, uint64_
   bool buffered = false;
   for (const auto& j : jobs) {
     auto bad = [&](const std::string& opt, const std::string& why) {
-      return ConfigError(fmt::format("workload job '{}': option '{}': {}", j.name, opt, why));
+      return ConfigError(j.at(opt) + ": " + why);
     };
+    // A second option the problem involves, where it was set.
+    auto also = [&](const std::string& opt, const std::string& value) {
+      auto it = j.where.find(opt);
+      return fmt::format("option '{}' = {} ({})", opt, vp::quoted(value),
+                         it == j.where.end() ? std::string("default") : it->second.at);
+    };
+    if (j.bs > capacity) throw bad("bs", fmt::format("{} bytes is larger than the device's {} bytes", j.bs, capacity));
     if (j.bs % lba)
       throw bad("bs", fmt::format("{} is not a multiple of the LBA size (ssd.nvme.lba_size = {})", j.bs, lba));
     // An I/O beyond the controller's largest transfer (MDTS) is split by blk-mq.
@@ -48,6 +57,9 @@ void Workload::check(const std::vector<FioJob>& jobs, const Config& cfg, uint64_
                                                 last.clone, o, capacity));
     if (off + size > capacity)
       throw bad("size", fmt::format("offset {} + size {} exceeds the device's {} bytes", off, size, capacity));
+    if (j.size && j.read_iolog.empty() && j.size % j.bs)  // fio rounds the region down to whole blocks, and says so
+      notes.push_back(fmt::format("{}: not a multiple of bs = {}: the job uses {} bytes, as fio does", j.at("size"),
+                                  j.bs, j.size / j.bs * j.bs));
     for (unsigned c : j.cpus_allowed)
       if (c >= cores) throw bad("cpus_allowed", fmt::format("cpu {} does not exist (host.cores = {})", c, cores));
     if (!j.number_ios && !j.runtime_ps && j.time_based && j.read_iolog.empty())
@@ -63,18 +75,23 @@ void Workload::check(const std::vector<FioJob>& jobs, const Config& cfg, uint64_
       if (!j.direct) throw bad("direct", "an online job's I/Os are direct (direct=1)");
     }
     if (j.hipri && j.ioengine != "io_uring" && j.ioengine != "pvsync2")
-      throw bad("hipri", fmt::format("is an option of the io_uring and pvsync2 engines, not of ioengine={}", j.ioengine));
+      throw bad("hipri", fmt::format("is an option of the io_uring and pvsync2 engines, not of {}", also("ioengine", j.ioengine)));
     if (j.fsync && j.direct)
-      throw bad("fsync",
-                "needs direct=0 (a direct job's fsync would be only an NVMe Flush, not modeled without the "
-                "page cache)");
+      throw bad("fsync", fmt::format("needs direct=0, not {} (a direct job's fsync would be only an NVMe Flush, not "
+                                     "modeled without the page cache)",
+                                     also("direct", j.direct ? "1" : "0")));
     if (!j.direct) {
       buffered = true;
       if (lba > 4096) throw bad("direct", fmt::format("buffered I/O needs ssd.nvme.lba_size at most the 4 KiB page "
                                                       "(it is {})", lba));
-      if (j.bs % 4096) throw bad("bs", fmt::format("{} is not a multiple of the 4 KiB page (direct=0)", j.bs));
-      if (j.offset % 4096) throw bad("offset", fmt::format("{} is not a multiple of the 4 KiB page (direct=0)", j.offset));
-      if (!j.read_iolog.empty()) throw bad("read_iolog", "block-trace replay needs direct=1");
+      if (j.bs % 4096)
+        throw bad("bs", fmt::format("{} is not a multiple of the 4 KiB page, as buffered I/O needs ({})", j.bs,
+                                    also("direct", j.direct ? "1" : "0")));
+      if (j.offset % 4096)
+        throw bad("offset", fmt::format("{} is not a multiple of the 4 KiB page, as buffered I/O needs ({})", j.offset,
+                                        also("direct", j.direct ? "1" : "0")));
+      if (!j.read_iolog.empty())
+        throw bad("read_iolog", fmt::format("block-trace replay needs direct=1, not {}", also("direct", j.direct ? "1" : "0")));
       // The page cache's reads and write-back complete by interrupt, as in
       // Linux; these modes leave no interrupt-driven queue to carry them.
       const std::string completion = cfg.get_string("host.nvme.completion");
@@ -112,6 +129,7 @@ void Workload::check(const std::vector<FioJob>& jobs, const Config& cfg, uint64_
   if (need > cfg.get_size("host.dram.size"))
     cfg.fail("host.dram.size", fmt::format("too small for the queues and I/O buffers of this run (needs about {})",
                                            format_size(need)));
+  return notes;
 }
 
 Workload::Workload(Services& svc, unsigned cores) : per_core_(cores) {

@@ -22,7 +22,8 @@ class Workload {
   static void declare_params(ParamRegistry& reg);
   // Checks jobs against the configuration (block size vs LBA size,
   // region vs capacity, cpus vs cores); throws ConfigError naming the job.
-  static void check(const std::vector<FioJob>& jobs, const Config& cfg, uint64_t capacity_bytes);
+  // Returns notes for the user (what fio would warn about).
+  static std::vector<std::string> check(const std::vector<FioJob>& jobs, const Config& cfg, uint64_t capacity_bytes);
   static std::vector<FioJob> jobs_from(const Config& cfg);
 
   Workload(Services& svc, unsigned cores);

@@ -288,3 +288,22 @@ TEST_CASE("job-file errors found after parsing name the file, the line and the v
                    "8192 bytes") != std::string::npos);
   CHECK(nlohmann::json::parse(slurp(dir + "/out/summary.json"))["jobs"][0]["writes"] == 2);
 }
+
+TEST_CASE("a check across keys names every key with its value and origin, the one the user set first",
+          "[platform][cli][config]") {
+  expect_config_error("--set ssd.flash.block_size=1TiB",
+                      {"--set: ssd.flash.block_size = '1TiB', ssd.flash.channels = '4' (preset quick:6)",
+                       "ssd.flash.page_size = '2KiB' (default)", "fewer than 2^32"});
+  expect_config_error("--set ssd.ftl.map_cache=1TiB",
+                      {"--set: ssd.ftl.map_cache = '1TiB', ssd.dram.size = '1.5GiB' (default): no room in the SSD "
+                       "DRAM for ftl mapping table"});
+  expect_config_error("--set ssd.nvme.max_inflight=65536",
+                      {"--set: ssd.nvme.max_inflight = '65536', ssd.nvme.mdts = '5' (default), ssd.dram.size = "
+                       "'1.5GiB' (default): no room in the SSD DRAM for nvme data staging"});
+  std::string dir = scratch("crosskeys");
+  std::ofstream(dir + "/j.fio") << "[a]\nnumjobs=100000\nbs=64k\niodepth=4\n";
+  expect_config_error("--job " + dir + "/j.fio",
+                      {"host.dram.size = '2GiB' (default)", "needs about 26.0 GiB",
+                       "numjobs = 100000 at " + dir + "/j.fio:2", "iodepth = 4 at " + dir + "/j.fio:4",
+                       "bs = 65536 at " + dir + "/j.fio:3"});
+}

@@ -60,7 +60,7 @@ class FixedDram : public sc_core::sc_module, public ssd::ISsdDram {
  public:
   sc_core::sc_export<ssd::ISsdDram> target;
   explicit FixedDram(sc_core::sc_module_name name) : sc_module(name), target("target") { target.bind(*this); }
-  uint64_t reserve(uint64_t bytes, const std::string&) override {
+  uint64_t reserve(uint64_t bytes, const std::string&, const std::vector<std::string>& = {}) override {
     uint64_t b = next_;
     next_ += bytes;
     return b;

@@ -1,5 +1,6 @@
 #include "vp/core/Config.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <fstream>
 #include <sstream>
@@ -108,6 +109,19 @@ std::string Config::origin(const std::string& key) const {
 
 void Config::fail(const std::string& key, const std::string& why) const {
   throw ConfigError(fmt::format("{}: {} = {}: {}", origin(key), key, quoted(text(key)), why));
+}
+
+void Config::fail(std::vector<std::string> keys, const std::string& why) const {
+  // What the user set (command line, config file) first, then the preset's, then defaults.
+  auto rank = [this](const std::string& k) {
+    auto it = values_.find(k);
+    return it == values_.end() ? 2 : it->second.origin.rfind("preset ", 0) == 0 ? 1 : 0;
+  };
+  std::stable_sort(keys.begin(), keys.end(), [&](const std::string& a, const std::string& b) { return rank(a) < rank(b); });
+  std::string msg = fmt::format("{}: {} = {}", origin(keys[0]), keys[0], quoted(text(keys[0])));
+  for (size_t i = 1; i < keys.size(); ++i)
+    msg += fmt::format(", {} = {} ({})", keys[i], quoted(text(keys[i])), origin(keys[i]));
+  throw ConfigError(msg + ": " + why);
 }
 
 double Config::number(const std::string& key) const {

@@ -40,6 +40,9 @@ class Config {
   std::string origin(const std::string& key) const;
   // Throws a ConfigError that names key, value and origin.
   [[noreturn]] void fail(const std::string& key, const std::string& why) const;
+  // A check across keys failed: names every key with its value and origin,
+  // the ones the user set first (the first key's origin leads the message).
+  [[noreturn]] void fail(std::vector<std::string> keys, const std::string& why) const;
 
   // Whole tree, defaults included, nested by dots; feeding it back reproduces the run.
   std::string to_yaml() const;

@@ -33,7 +33,13 @@ std::vector<std::string> Workload::check(const std::vector<FioJob>& jobs, const 
   uint64_t qd = cfg.get_int("host.nvme.queue_depth"), aqd = cfg.get_int("host.nvme.admin_queue_depth");
   uint64_t need = (1 << 20) + 2 * 4096 + aqd * 80 + uint64_t(cores) * (qd * 80 + 4096 + qd * 8192);
   bool buffered = false;
+  uint64_t most = 0;  // the job whose buffers take the most
+  std::string most_by;
   for (const auto& j : jobs) {
+    auto where_of = [&](const std::string& opt, const std::string& value) {
+      auto it = j.where.find(opt);
+      return fmt::format("{} = {}{}", opt, value, it == j.where.end() ? "" : " at " + it->second.at);
+    };
     auto bad = [&](const std::string& opt, const std::string& why) {
       return ConfigError(j.at(opt) + ": " + why);
     };
@@ -113,7 +119,15 @@ std::vector<std::string> Workload::check(const std::vector<FioJob>& jobs, const 
       buf = 0;
       for (const TraceRecord& r : recs) buf = std::max(buf, r.bytes);
     }
-    need += uint64_t(j.numjobs) * j.worker_count() * j.depth() * (buf + 4096);
+    uint64_t bufs = uint64_t(j.numjobs) * j.worker_count() * j.depth() * (buf + 4096);
+    need += bufs;
+    if (bufs > most) {
+      most = bufs;
+      most_by = fmt::format("job '{}' ({}) takes {:.1f} GiB for its buffers: {}, {}, {}", j.name, j.origin,
+                            double(bufs) / double(1ull << 30),
+                            where_of("numjobs", std::to_string(j.numjobs)), where_of("iodepth", std::to_string(j.depth())),
+                            where_of("bs", std::to_string(buf)));
+    }
   }
   HostMemoryMap map(cfg.get_size("host.dram.size"));
   if (buffered) {  // the cache's page frames, one buffer
@@ -126,9 +140,12 @@ std::vector<std::string> Workload::check(const std::vector<FioJob>& jobs, const 
                            format_size(frames), format_size(map.low_bytes()), format_size(map.high_bytes()),
                            format_size(map.dram_bytes()), cfg.origin("host.dram.size")));
   }
-  if (need > cfg.get_size("host.dram.size"))
-    cfg.fail("host.dram.size", fmt::format("too small for the queues and I/O buffers of this run (needs about {})",
-                                           format_size(need)));
+  if (need > cfg.get_size("host.dram.size")) {
+    std::vector<std::string> keys = {"host.dram.size", "host.cores", "host.nvme.queue_depth"};
+    if (buffered) keys.push_back("host.pagecache.size");
+    cfg.fail(keys, fmt::format("too small for the queues and I/O buffers of this run (needs about {:.1f} GiB; {})",
+                               double(need) / double(1ull << 30), most_by));
+  }
   return notes;
 }
 

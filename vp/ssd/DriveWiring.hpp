@@ -23,11 +23,11 @@ inline void wire_drive(NvmeController& nvme, Firmware& fw, CacheLayer& cache, Pa
   ftl.flash.bind(fw.fcmd);
   fw.flash.bind(flash.target);
   nvme.dram.bind(dram.target);
-  nvme.set_staging_base(dram.reserve(nvme.staging_bytes(), "nvme data staging"));
+  nvme.set_staging_base(dram.reserve(nvme.staging_bytes(), "nvme data staging", {"ssd.nvme.max_inflight", "ssd.nvme.mdts"}));
   ftl.dram.bind(dram.target);
-  ftl.set_map_base(dram.reserve(ftl.map_dram_bytes(), "ftl mapping table"));
+  ftl.set_map_base(dram.reserve(ftl.map_dram_bytes(), "ftl mapping table", {"ssd.ftl.map_cache"}));
   cache.dram.bind(dram.target);
-  cache.set_base(dram.reserve(cache.dram_bytes(), "the cache (ssd.cache.size)"));
+  cache.set_base(dram.reserve(cache.dram_bytes(), "the cache", {"ssd.cache.size"}));
 }
 
 }  // namespace vp::ssd

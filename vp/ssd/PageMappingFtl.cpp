@@ -116,7 +116,8 @@ void PageMappingFtl::declare_params(ParamRegistry& r) {
   r.rule([](const Config& c) {
     auto g = flash::FlashArray::geometry_from(c);
     if (g.total_pages() >= 0xFFFFFFFFull)
-      c.fail("ssd.flash.blocks_per_plane",
+      c.fail({"ssd.flash.channels", "ssd.flash.packages_per_channel", "ssd.flash.dies_per_package",
+              "ssd.flash.planes_per_die", "ssd.flash.blocks_per_plane", "ssd.flash.block_size", "ssd.flash.page_size"},
              fmt::format("the device has {} pages; the FTL's 32-bit map addresses fewer than 2^32", g.total_pages()));
     uint32_t data_blocks = g.blocks_per_plane - std::min(g.blocks_per_plane, ckpt_blocks_of(c));
     uint64_t per_plane = logical_pages_for(c) / g.total_planes();

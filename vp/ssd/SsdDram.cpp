@@ -35,6 +35,7 @@ SsdDram::SsdDram(sc_core::sc_module_name name, Services& svc)
     : sc_module(name),
       target("target"),
       eq_("eq"),
+      cfg_(svc.cfg),
       size_(svc.cfg.get_size("ssd.dram.size")),
       row_size_(svc.cfg.get_size("ssd.dram.row_size")),
       bus_bytes_(static_cast<uint32_t>(svc.cfg.get_int("ssd.dram.bus_width") / 8)),
@@ -57,11 +58,14 @@ SsdDram::SsdDram(sc_core::sc_module_name name, Services& svc)
   busy_.attach(svc.waves, "ssd_dram_busy", "ssd dram");
 }
 
-uint64_t SsdDram::reserve(uint64_t bytes, const std::string& what) {
-  if (bytes > size_ - next_)
-    throw ConfigError(fmt::format("ssd.dram.size = {}: no room for {} ({} = {} bytes); {} bytes are left of {} "
-                                  "(already reserved: {} bytes)",
-                                  format_size(size_), what, format_size(bytes), bytes, size_ - next_, size_, next_));
+uint64_t SsdDram::reserve(uint64_t bytes, const std::string& what, const std::vector<std::string>& keys) {
+  if (bytes > size_ - next_) {
+    std::vector<std::string> all = keys;
+    all.push_back("ssd.dram.size");
+    cfg_.fail(all, fmt::format("no room in the SSD DRAM for {} ({} = {} bytes); {} bytes are left of {} (already "
+                               "reserved: {} bytes)",
+                               what, format_size(bytes), bytes, size_ - next_, size_, next_));
+  }
   uint64_t base = next_;
   next_ += bytes;
   regions_.emplace_back(what, bytes);

@@ -34,7 +34,7 @@ class SsdDram : public sc_core::sc_module, public ISsdDram {
   static void declare_params(ParamRegistry& reg);
   SsdDram(sc_core::sc_module_name name, Services& svc);
 
-  uint64_t reserve(uint64_t bytes, const std::string& what) override;
+  uint64_t reserve(uint64_t bytes, const std::string& what, const std::vector<std::string>& keys = {}) override;
   Tick access(uint64_t addr, uint64_t bytes, bool write, Tick now) override;
 
   uint64_t size() const { return size_; }
@@ -50,6 +50,7 @@ class SsdDram : public sc_core::sc_module, public ISsdDram {
   static constexpr uint64_t kClosed = ~uint64_t(0);
 
   EventQueue eq_;  // only drives the traced busy flag
+  const Config& cfg_;
   uint64_t size_, row_size_;
   uint32_t bus_bytes_, banks_;
   double data_rate_, refresh_;

@@ -84,9 +84,10 @@ struct IPowerDrain : virtual sc_core::sc_interface {
 // controller's data staging, the FTL's mapping table and the cache layer
 // each reserve a region at elaboration and pay for every access.
 struct ISsdDram : virtual sc_core::sc_interface {
-  // A region of `bytes` for `what` (named in the error when the DRAM is too
-  // small); returns its base address.
-  virtual uint64_t reserve(uint64_t bytes, const std::string& what) = 0;
+  // A region of `bytes` for `what`, sized by the parameters `keys` (named
+  // with the DRAM's size in the error when it is too small); returns its
+  // base address.
+  virtual uint64_t reserve(uint64_t bytes, const std::string& what, const std::vector<std::string>& keys = {}) = 0;
   // When an access of `bytes` at `addr` that is ready at `now` is done: it
   // waits for the DRAM bus (first come first served), then pays the row hit
   // or miss of its bank and the burst transfer, refresh folded in.

@@ -3,10 +3,11 @@
 # preset with vp-server, in the ASan/UBSan build folder given ($1). Any
 # report stops the process with an error, so it fails the run.
 set -euo pipefail
-build=${1:?build folder}
+build=$(cd "${1:?build folder}" && pwd)
 # SystemC switches coroutine stacks, which ASan's fake stacks cannot follow;
 # SystemC's own globals outlive main (leak checking would report them).
-export ASAN_OPTIONS=detect_stack_use_after_return=0:detect_leaks=0:halt_on_error=1:abort_on_error=0
+here=$(cd "$(dirname "$0")" && pwd)
+export ASAN_OPTIONS=detect_stack_use_after_return=0:detect_leaks=0:halt_on_error=1:abort_on_error=0:suppressions=$here/asan.supp
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 (cd "$build" && ctest -LE guest -j "$(nproc)" --output-on-failure)
 out=$(mktemp -d)

@@ -24,6 +24,7 @@
 #include "platforms/qemu/QemuTop.hpp"
 #include "platforms/server/ServerTop.hpp"
 #include "platforms/server/ServerRun.hpp"
+#include "vp/core/Quote.hpp"
 #include "vp/core/RequestRecord.hpp"
 #include "vp/pcie/IvshmemServer.hpp"
 
@@ -221,11 +222,11 @@ int sc_main(int argc, char** argv) {
     return 0;
   }
   if (pacing != "fast" && pacing != "paced") {
-    fmt::print(stderr, "vp-qemu: --pacing '{}': expected fast or paced\n", pacing);
+    fmt::print(stderr, "vp-qemu: --pacing {}: expected fast or paced\n", vp::quoted(pacing));
     return 2;
   }
   if (irq_route != "auto" && irq_route != "ivshmem" && irq_route != "intx") {
-    fmt::print(stderr, "vp-qemu: --irq-route '{}': expected auto, ivshmem or intx\n", irq_route);
+    fmt::print(stderr, "vp-qemu: --irq-route {}: expected auto, ivshmem or intx\n", vp::quoted(irq_route));
     return 2;
   }
   // QEMU sends its irqfd pair with or without KVM, and the ivshmem device

@@ -12,6 +12,7 @@
 #include "platforms/server/Presets.hpp"
 #include "platforms/server/ServerTop.hpp"
 #include "vp/core/AtomicFile.hpp"
+#include "vp/core/Quote.hpp"
 #include "vp/core/RequestLog.hpp"
 #include "vp/core/SimControl.hpp"
 
@@ -39,14 +40,14 @@ std::string preset_text(const std::string& name) {
     if (n == name) return text;
   std::string known;
   for (const auto& n : preset_names()) known += " " + n;
-  throw ConfigError(fmt::format("--preset '{}': no such preset (known:{})", name, known));
+  throw ConfigError(fmt::format("--preset {}: no such preset (known:{})", vp::quoted(name), known));
 }
 
 bool add_sets(const std::vector<std::string>& sets, RunOptions& opt, const char* program) {
   for (const auto& s : sets) {
     auto eq = s.find('=');
     if (eq == std::string::npos || eq == 0) {
-      fmt::print(stderr, "{}: --set '{}': expected key=value\n", program, s);
+      fmt::print(stderr, "{}: --set {}: expected key=value\n", program, vp::quoted(s));
       return false;
     }
     opt.sets.emplace_back(s.substr(0, eq), s.substr(eq + 1));

@@ -7,6 +7,7 @@
 #include <systemc>
 
 #include "platforms/server/ServerRun.hpp"
+#include "vp/core/Quote.hpp"
 #include "vp/host/AppProfile.hpp"
 
 namespace po = boost::program_options;
@@ -64,7 +65,7 @@ int sc_main(int argc, char** argv) {
       else if (w == "cache")
         opt.cache = true;
       else if (!w.empty()) {
-        fmt::print(stderr, "vp-server: --trace '{}': unknown trace (allowed: vcd, requests, cache)\n", w);
+        fmt::print(stderr, "vp-server: --trace {}: unknown trace (allowed: vcd, requests, cache)\n", vp::quoted(w));
         return 2;
       }
     }

@@ -41,7 +41,8 @@ TEST_CASE("every kind of bad configuration stops before simulating with exit 2 a
   expect_config_error("--set ssd.precondition.pattern=maybe", {"ssd.precondition.pattern", "maybe", "random"});
   expect_config_error("--set ssd.ftl.overprovision=0.001", {"ssd.ftl.overprovision", "free block"});
   expect_config_error("--set ssd.ftl.shards=3 --set ssd.ftl.shard_hash=xor", {"ssd.ftl.shards", "power of two"});
-  expect_config_error("--set ssd.ftl.shards=3 --set ssd.ftl.shard_partition=channel", {"ssd.ftl.shards", "4 channels"});
+  expect_config_error("--set ssd.ftl.shards=3 --set ssd.ftl.shard_partition=channel",
+                      {"ssd.ftl.shards", "ssd.flash.channels = '4'"});
   expect_config_error("--set ssd.ftl.page_alloc=lsb_group", {"ssd.ftl.page_alloc", "multi-level", "bits_per_cell"});
   expect_config_error("--set ssd.flash.blocks_per_plane=2", {"ssd.ftl.overprovision", "garbage collection"});
   expect_config_error("--set ssd.precondition.fill=1.5", {"ssd.precondition.fill", "1.5", "out of range"});
@@ -306,4 +307,111 @@ TEST_CASE("a check across keys names every key with its value and origin, the on
                       {"host.dram.size = '2GiB' (default)", "needs about 26.0 GiB",
                        "numjobs = 100000 at " + dir + "/j.fio:2", "iodepth = 4 at " + dir + "/j.fio:4",
                        "bs = 65536 at " + dir + "/j.fio:3"});
+}
+
+TEST_CASE("every rule between keys names each key with its value and origin, what the user set first",
+          "[platform][cli][config]") {
+  // The key the user set leads, whichever key the rule is about.
+  expect_config_error("--set ssd.flash.page_size=4KiB --set ssd.flash.block_size=6KiB",
+                      {"--set: ssd.flash.block_size = '6KiB', ssd.flash.page_size = '4KiB' (--set): a block must be "
+                       "a whole number of pages"});
+  expect_config_error("--set host.cores=3 --set host.core.poll_core=5",
+                      {"--set: host.core.poll_core = '5', host.cores = '3' (--set): the polling core does not exist"});
+  expect_config_error("--set host.core.poll_core=5",
+                      {"--set: host.core.poll_core = '5', host.cores = '2' (preset quick:3)"});
+  expect_config_error("--set ssd.nvme.max_queue_entries=4096 --set host.nvme.queue_depth=8192",
+                      {"--set: host.nvme.queue_depth = '8192', ssd.nvme.max_queue_entries = '4096' (--set)"});
+  expect_config_error("--set ssd.nvme.max_queue_entries=1024 --set host.nvme.admin_queue_depth=2048",
+                      {"--set: host.nvme.admin_queue_depth = '2048', ssd.nvme.max_queue_entries = '1024' (--set)"});
+  expect_config_error("--set ssd.nvme.max_queue_entries=16",
+                      {"--set: ssd.nvme.max_queue_entries = '16', host.nvme.queue_depth = '1024' (default)"});
+  expect_config_error("--set host.cores=100",
+                      {"--set: host.cores = '100', ssd.nvme.max_io_queues = '64' (default): one I/O queue pair per "
+                       "core needs ssd.nvme.max_io_queues >= host.cores"});
+  expect_config_error("--set ssd.ftl.shard_hash=xor --set ssd.ftl.shards=3",
+                      {"--set: ssd.ftl.shards = '3', ssd.ftl.shard_hash = 'xor' (--set)", "power of two"});
+  expect_config_error("--set ssd.ftl.shards=3 --set ssd.ftl.shard_partition=channel",
+                      {"ssd.ftl.shards = '3'", "ssd.flash.channels = '4' (preset quick:6)",
+                       "ssd.ftl.shard_partition = 'channel' (--set)"});
+  expect_config_error("--set ssd.ftl.page_alloc=lsb_group",
+                      {"--set: ssd.ftl.page_alloc = 'lsb_group', ssd.flash.bits_per_cell = '1' (cell znand)"});
+  // A value the cell preset filled in comes after the one the user set.
+  expect_config_error("--set ssd.flash.bits_per_cell=2",
+                      {"--set: ssd.flash.bits_per_cell = '2', ssd.flash.t_read_msb = '0us' (cell znand): a cell with "
+                       "2 bits has msb pages"});
+  expect_config_error("--set ssd.nvme.lba_size=1KiB",
+                      {"ssd.nvme.lba_size = '1KiB'", "ssd.flash.page_size = '2KiB' (default)"});
+  expect_config_error("--set ssd.cache.organisation=fastdrain --set ssd.cache.fastdrain.low_watermark=0.95",
+                      {"--set: ssd.cache.fastdrain.low_watermark = '0.95', ssd.cache.fastdrain.high_watermark",
+                       "(default): the low watermark must be below the high one"});
+  expect_config_error("--set host.pagecache.readahead_initial=1MiB",
+                      {"--set: host.pagecache.readahead_initial = '1MiB', host.pagecache.readahead_max", "(default)"});
+  expect_config_error("--set host.nvme.irq_affinity=7",
+                      {"--set: host.nvme.irq_affinity = '7', host.cores = '2' (preset quick:3): cpu 7 does not exist"});
+  expect_config_error("--set ssd.flash.blocks_per_plane=2",
+                      {"ssd.flash.blocks_per_plane = '2'", "ssd.ftl.overprovision = ", "ssd.ftl.gc.fg_threshold = ",
+                       "garbage collection"});
+  // A job's option checked against a key names the key's value and origin too.
+  std::string dir = scratch("jobkeys");
+  std::ofstream(dir + "/j.fio") << "[j1]\nrw=read\ncpus_allowed=5\n";
+  expect_config_error("--job " + dir + "/j.fio",
+                      {dir + "/j.fio:3: job 'j1': option 'cpus_allowed' = '5': cpu 5 does not exist (host.cores = "
+                             "'2' (preset quick:3))"});
+  std::ofstream(dir + "/j.fio") << "[j1]\nrw=read\nbs=4k\n";
+  expect_config_error("--set ssd.nvme.lba_size=8KiB --job " + dir + "/j.fio",
+                      {dir + "/j.fio:3: job 'j1': option 'bs' = '4k': 4096 is not a multiple of the LBA size "
+                             "(ssd.nvme.lba_size = '8KiB' (--set))"});
+}
+
+TEST_CASE("values from the command line are quoted shortened and escaped in every message", "[platform][cli][config]") {
+  auto only_text = [](const Shell& s) {
+    INFO(s.out);
+    CHECK(s.status == 2);
+    CHECK(s.out.size() < 1000);
+    for (unsigned char c : s.out) CHECK((c == '\n' || (c >= 0x20 && c < 0x7F)));
+  };
+  const std::string esc = "\"$(printf 'x\\033[31m')\"";  // a terminal escape sequence
+  Shell s = server("--preset " + esc);
+  only_text(s);
+  CHECK(s.out.find("--preset 'x\\x1b[31m': no such preset") != std::string::npos);
+  s = server("--preset quick --trace " + esc);
+  only_text(s);
+  CHECK(s.out.find("--trace 'x\\x1b[31m': unknown trace") != std::string::npos);
+  s = server("--preset quick --set " + std::string(5000, 'k'));
+  only_text(s);
+  CHECK(s.out.find("...' (5000 bytes): expected key=value") != std::string::npos);
+  s = server("--preset quick --set host.nvme.irq_affinity=" + std::string(5000, '1'));
+  only_text(s);
+  s = server("--preset quick --set ssd.fw.pin=" + std::string(5000, 'p'));
+  only_text(s);
+  std::string dir = scratch("quoteall");
+  std::ofstream(dir + "/j.fio") << "[j\x1b[31m]\nbs=3k\n";
+  s = server("--preset quick --job " + dir + "/j.fio");
+  only_text(s);
+  CHECK(s.out.find(dir + "/j.fio:2: job 'j\\x1b[31m': option 'bs' = '3k'") != std::string::npos);
+  std::ofstream(dir + "/j.fio") << "[j]\n" << std::string(5000, 'o') << "\n";
+  s = server("--preset quick --job " + dir + "/j.fio");
+  only_text(s);
+  CHECK(s.out.find(dir + "/j.fio:2: unknown option 'ooo") != std::string::npos);
+  // A trace with a long token on a line.
+  std::ofstream(dir + "/t.log") << "fio version 2 iolog\n/dev/nvme0n1 " << std::string(5000, 'r') << " 0 4096\n";
+  std::ofstream(dir + "/r.fio") << "[r]\nread_iolog=" << dir << "/t.log\n";
+  s = server("--preset quick --job " + dir + "/r.fio");
+  only_text(s);
+  CHECK(s.out.find(dir + "/t.log:2: unknown action 'rrr") != std::string::npos);
+  CHECK(s.out.find("...' (5000 bytes)") != std::string::npos);
+  std::ofstream(dir + "/c.yaml") << "ssd:\n  " << std::string(5000, 'y') << ":\n";
+  s = server("--config " + dir + "/c.yaml");
+  only_text(s);
+}
+
+TEST_CASE("a configuration path that is a folder or missing is refused naming the path and the reason", "[platform][cli][config]") {
+  std::string dir = scratch("configdir");
+  Shell s = server("--config " + dir);
+  INFO(s.out);
+  CHECK(s.status == 2);
+  CHECK(s.out.find(dir + ": is a folder, not a configuration file") != std::string::npos);
+  s = server("--config " + dir + "/none.yaml");
+  CHECK(s.status == 2);
+  CHECK(s.out.find(dir + "/none.yaml: cannot read configuration file: No such file or directory") != std::string::npos);
 }

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <fmt/format.h>
-#include <fstream>
 #include <sstream>
 #include <yaml-cpp/yaml.h>
 
+#include "vp/core/InputFile.hpp"
 #include "vp/core/Quote.hpp"
 
 namespace vp {
@@ -22,9 +22,9 @@ void flatten(const YAML::Node& n, const std::string& prefix, const std::string& 
   } else if (n.IsScalar()) {
     out.push_back({prefix, n.Scalar(), where});
   } else if (n.IsNull()) {
-    throw ConfigError(fmt::format("{}: key '{}' has no value", where, prefix));
+    throw ConfigError(fmt::format("{}: key {} has no value", where, vp::quoted(prefix)));
   } else {
-    throw ConfigError(fmt::format("{}: key '{}' must be a single value, not a list", where, prefix));
+    throw ConfigError(fmt::format("{}: key {} must be a single value, not a list", where, vp::quoted(prefix)));
   }
 }
 }  // namespace
@@ -48,11 +48,13 @@ void Config::load_yaml_text(const std::string& text, const std::string& origin) 
 }
 
 void Config::load_yaml_file(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) throw ConfigError(fmt::format("cannot read configuration file '{}'", path));
-  std::stringstream ss;
-  ss << f.rdbuf();
-  load_yaml_text(ss.str(), path);
+  std::string text;
+  try {
+    text = read_input_file(path, "configuration file");
+  } catch (const InputError& e) {
+    throw ConfigError(e.what());
+  }
+  load_yaml_text(text, printable(path));
 }
 
 void Config::set(const std::string& key, const std::string& value, const std::string& origin) {
@@ -65,12 +67,13 @@ void Config::set(const std::string& key, const std::string& value, const std::st
     for (const auto& [k, _] : reg_->all())
       if (!parent.empty() && k.rfind(parent, 0) == 0 && k.find('.', parent.size()) == std::string::npos)
         hint += (hint.empty() ? "" : ", ") + k.substr(parent.size());
-    throw ConfigError(fmt::format("{}: unknown parameter {}{}", origin, quoted(key),
+    throw ConfigError(fmt::format("{}: unknown parameter {}{}", origin, vp::quoted(key),
                                   hint.empty() ? " (see --list-params)" : " (known under '" + parent + "': " + hint + ")"));
   }
   // Every value ends up in config.yaml and summary.json: it must be text.
   if (size_t bad = invalid_utf8(value); bad != std::string::npos)
-    throw ConfigError(fmt::format("{}: {} = {}: not valid UTF-8 (byte {} is {:#04x})", origin, key, quoted(value), bad,
+    throw ConfigError(fmt::format("{}: {} = {}: not valid UTF-8 (byte {} is {:#04x})", origin, key, vp::quoted(value),
+                                  bad,
                                   static_cast<unsigned char>(value[bad])));
   try {
     s->parse(value);
@@ -107,20 +110,26 @@ std::string Config::origin(const std::string& key) const {
   return it != values_.end() ? it->second.origin : "default";
 }
 
+std::string Config::describe(const std::string& key) const {
+  return fmt::format("{} = {} ({})", key, vp::quoted(text(key)), origin(key));
+}
+
 void Config::fail(const std::string& key, const std::string& why) const {
-  throw ConfigError(fmt::format("{}: {} = {}: {}", origin(key), key, quoted(text(key)), why));
+  throw ConfigError(fmt::format("{}: {} = {}: {}", origin(key), key, vp::quoted(text(key)), why));
 }
 
 void Config::fail(std::vector<std::string> keys, const std::string& why) const {
-  // What the user set (command line, config file) first, then the preset's, then defaults.
+  // What the user set (command line, config file) first, then what a preset
+  // or a flash cell filled in, then defaults.
   auto rank = [this](const std::string& k) {
     auto it = values_.find(k);
-    return it == values_.end() ? 2 : it->second.origin.rfind("preset ", 0) == 0 ? 1 : 0;
+    if (it == values_.end()) return 2;
+    const std::string& o = it->second.origin;
+    return o.rfind("preset ", 0) == 0 || o.rfind("cell ", 0) == 0 ? 1 : 0;
   };
   std::stable_sort(keys.begin(), keys.end(), [&](const std::string& a, const std::string& b) { return rank(a) < rank(b); });
-  std::string msg = fmt::format("{}: {} = {}", origin(keys[0]), keys[0], quoted(text(keys[0])));
-  for (size_t i = 1; i < keys.size(); ++i)
-    msg += fmt::format(", {} = {} ({})", keys[i], quoted(text(keys[i])), origin(keys[i]));
+  std::string msg = fmt::format("{}: {} = {}", origin(keys[0]), keys[0], vp::quoted(text(keys[0])));
+  for (size_t i = 1; i < keys.size(); ++i) msg += ", " + describe(keys[i]);
   throw ConfigError(msg + ": " + why);
 }
 

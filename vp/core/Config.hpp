@@ -2,6 +2,7 @@
 // One configuration tree per run: defaults from the ParamRegistry, overlaid by
 // a preset or YAML file, then by --set key=value. Values are kept as text with
 // their origin (file:line or --set) so every error names where it came from.
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <vector>
@@ -38,11 +39,17 @@ class Config {
 
   bool is_set(const std::string& key) const { return values_.count(key) != 0; }
   std::string origin(const std::string& key) const;
+  // "key = 'value' (origin)": how a message names a key a check involves.
+  std::string describe(const std::string& key) const;
   // Throws a ConfigError that names key, value and origin.
   [[noreturn]] void fail(const std::string& key, const std::string& why) const;
   // A check across keys failed: names every key with its value and origin,
   // the ones the user set first (the first key's origin leads the message).
   [[noreturn]] void fail(std::vector<std::string> keys, const std::string& why) const;
+  // So that fail({"a.b", "c.d"}, why) is not read as a std::string built from two pointers.
+  [[noreturn]] void fail(std::initializer_list<std::string> keys, const std::string& why) const {
+    fail(std::vector<std::string>(keys), why);
+  }
 
   // Whole tree, defaults included, nested by dots; feeding it back reproduces the run.
   std::string to_yaml() const;

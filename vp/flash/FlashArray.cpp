@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <numeric>
 
+#include "vp/core/Quote.hpp"
 #include "vp/flash/FlashCells.hpp"
 
 namespace vp::flash {
@@ -25,11 +26,11 @@ void check_page_time(const Config& c, const std::string& key, PageType type) {
   bool has = type == PageType::CSB ? bits == 3 : bits >= 2;
   Tick t = c.get_time(key);
   if (has && t == 0)
-    c.fail(key, fmt::format("a cell with {} bits (ssd.flash.bits_per_cell) has {} pages: give their time", bits,
-                            page_type_name(type)));
+    c.fail({key, "ssd.flash.bits_per_cell"},
+           fmt::format("a cell with {} bits has {} pages: give their time", bits, page_type_name(type)));
   if (!has && t != 0)
-    c.fail(key, fmt::format("a cell with {} bit(s) (ssd.flash.bits_per_cell) has no {} pages: leave it 0us", bits,
-                            page_type_name(type)));
+    c.fail({key, "ssd.flash.bits_per_cell"},
+           fmt::format("a cell with {} bit(s) has no {} pages: leave {} 0us", bits, page_type_name(type), key));
 }
 }  // namespace
 
@@ -79,15 +80,13 @@ void FlashArray::declare_params(ParamRegistry& r) {
   r.rule([](const Config& c) {
     uint64_t page = c.get_size("ssd.flash.page_size"), block = c.get_size("ssd.flash.block_size");
     if (block % page != 0)
-      c.fail("ssd.flash.block_size",
-             fmt::format("must be a whole number of pages (ssd.flash.page_size = {})", format_size(page)));
+      c.fail({"ssd.flash.block_size", "ssd.flash.page_size"}, "a block must be a whole number of pages");
     if (c.get_int("ssd.flash.bus_width") % 8 != 0) c.fail("ssd.flash.bus_width", "must be 8 or 16");
     uint64_t bits = static_cast<uint64_t>(c.get_int("ssd.flash.bits_per_cell"));
     if ((block / page) % bits != 0)
-      c.fail("ssd.flash.bits_per_cell",
-             fmt::format("a block's pages (ssd.flash.block_size / ssd.flash.page_size = {}) must fill whole word "
-                         "lines: make them a multiple of {}",
-                         block / page, bits));
+      c.fail({"ssd.flash.bits_per_cell", "ssd.flash.block_size", "ssd.flash.page_size"},
+             fmt::format("a block's {} pages must fill whole word lines: make them a multiple of {}", block / page,
+                         bits));
     for (const char* op : {"ssd.flash.t_read", "ssd.flash.t_prog"}) {
       check_page_time(c, std::string(op) + "_csb", PageType::CSB);
       check_page_time(c, std::string(op) + "_msb", PageType::MSB);
@@ -112,7 +111,8 @@ void FlashArray::apply_cell_text(Config& cfg, const std::string& name, const std
     if (k == std::end(kCellKeys)) {
       std::string allowed;
       for (const char* c : kCellKeys) allowed += std::string(allowed.empty() ? "" : ", ") + c;
-      throw ConfigError(fmt::format("{}: '{}' is not a cell parameter (a cell sets ssd.flash. {})", e.where, e.key,
+      throw ConfigError(fmt::format("{}: {} is not a cell parameter (a cell sets ssd.flash. {})", e.where,
+                                    vp::quoted(e.key),
                                     allowed));
     }
     if (!cfg.is_set(e.key)) cfg.set(e.key, e.value, origin);

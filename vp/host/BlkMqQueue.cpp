@@ -36,7 +36,8 @@ void BlkMqQueue::declare_params(ParamRegistry& r) {
       .range(1, 1024);
   r.rule([](const Config& c) {
     if (c.get_string("host.blkmq.rw_isolation") == "on" && c.get_int("host.cores") < 2)
-      c.fail("host.blkmq.rw_isolation", "needs at least two hardware queues, one per core (host.cores >= 2)");
+      c.fail({"host.blkmq.rw_isolation", "host.cores"},
+             "needs at least two hardware queues, one per core (host.cores >= 2)");
     double f = c.get_real("host.blkmq.read_queue_ratio");
     if (f <= 0.0 || f >= 1.0) c.fail("host.blkmq.read_queue_ratio", "must lie strictly between 0 and 1");
   });

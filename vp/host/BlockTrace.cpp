@@ -5,13 +5,10 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <optional>
 #include <sstream>
 
+#include "vp/core/InputFile.hpp"
 #include "vp/core/Quote.hpp"
 
 namespace vp::host {
@@ -103,10 +100,10 @@ class Reader {
     throw TraceError(fmt::format("{}:{}: {}", origin_, line, printable(why)));
   }
   uint64_t number(size_t line, const std::string& tok, const char* what) const {
-    if (!tok.empty() && tok[0] == '-') fail(line, fmt::format("{} '{}' is negative", what, tok));
-    if (!all_digits(tok)) fail(line, fmt::format("{} '{}' is not a whole number", what, tok));
+    if (!tok.empty() && tok[0] == '-') fail(line, fmt::format("{} {} is negative", what, vp::quoted(tok)));
+    if (!all_digits(tok)) fail(line, fmt::format("{} {} is not a whole number", what, vp::quoted(tok)));
     auto v = to_u64(tok);
-    if (!v) fail(line, fmt::format("{} '{}' is too large", what, tok));
+    if (!v) fail(line, fmt::format("{} {} is too large", what, vp::quoted(tok)));
     return *v;
   }
   uint64_t size(size_t line, const std::string& tok, const char* what) const {
@@ -132,7 +129,7 @@ class Reader {
       r.line = ln;
       r.time_ps = number(ln, f[0], "timestamp");
       std::string t = lower(f[3]);
-      if (t != "read" && t != "write") fail(ln, fmt::format("type '{}' is neither Read nor Write", f[3]));
+      if (t != "read" && t != "write") fail(ln, fmt::format("type {} is neither Read nor Write", vp::quoted(f[3])));
       r.write = t == "write";
       r.offset = number(ln, f[4], "offset");
       r.bytes = size(ln, f[5], "size");
@@ -152,7 +149,7 @@ class Reader {
       if (w.size() < 7 || !is_device(w[0]) || !all_digits(w[1]) || !all_digits(w[2]) || !all_digits(w[4]))
         fail(ln, "not a blkparse event (expected 'maj,min cpu sequence seconds.nanoseconds pid action rwbs ...')");
       auto ns = blk_time_ns(w[3]);
-      if (!ns) fail(ln, fmt::format("time '{}' is not seconds.nanoseconds", w[3]));
+      if (!ns) fail(ln, fmt::format("time {} is not seconds.nanoseconds", vp::quoted(w[3])));
       const std::string& act = w[5];
       const std::string& rwbs = w[6];
       bool data = (act == "Q" || act == "D") && rwbs.find('D') == std::string::npos &&
@@ -197,7 +194,7 @@ class Reader {
       uint64_t stamp = 0;
       if (version == 3) {
         stamp = number(ln, w[0], "timestamp");
-        if (stamp > UINT64_MAX / 1000000) fail(ln, fmt::format("timestamp '{}' is too large", w[0]));
+        if (stamp > UINT64_MAX / 1000000) fail(ln, fmt::format("timestamp {} is too large", vp::quoted(w[0])));
       }
       if (w.size() != base + 2 && w.size() != base + 4)
         fail(ln, version == 3 ? "expected 'timestamp filename action [offset length]'"
@@ -207,8 +204,8 @@ class Reader {
       if (version == 3 && !have_origin_) origin_time_ = stamp, have_origin_ = true;
       if (w.size() == base + 2) {
         if (act != "add" && act != "open" && act != "close")
-          fail(ln, fmt::format("unknown file action '{}' (add, open, close; or an I/O action with offset and length)",
-                               act));
+          fail(ln, fmt::format("unknown file action {} (add, open, close; or an I/O action with offset and length)",
+                               vp::quoted(act)));
         ++skipped_;
         continue;
       }
@@ -226,11 +223,12 @@ class Reader {
         continue;
       }
       if (act != "read" && act != "write")
-        fail(ln, fmt::format("unknown action '{}' (read, write, sync, datasync, trim, wait, add, open, close)", act));
+        fail(ln, fmt::format("unknown action {} (read, write, sync, datasync, trim, wait, add, open, close)",
+                             vp::quoted(act)));
       if (device.empty()) device = file;
       if (file != device)
-        fail(ln, fmt::format("a second file '{}' (the replay drives one device; the first file was '{}')", file,
-                             device));
+        fail(ln, fmt::format("a second file {} (the replay drives one device; the first file was {})",
+                             vp::quoted(file), vp::quoted(device)));
       TraceRecord r;
       r.line = ln;
       r.write = act == "write";
@@ -340,14 +338,13 @@ BlockTrace BlockTrace::parse(const std::string& text, const std::string& origin,
 }
 
 BlockTrace BlockTrace::load(const std::string& path, TraceFormat format) {
-  std::ifstream f(path, std::ios::binary);
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw TraceError(fmt::format("{}: is a folder, not a block trace", path));
-  if (!f) throw TraceError(fmt::format("{}: cannot read block trace: {}", path, std::strerror(errno)));
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  if (f.bad()) throw TraceError(fmt::format("{}: error reading block trace", path));
-  return parse(ss.str(), path, format);
+  std::string text;
+  try {
+    text = read_input_file(path, "block trace");
+  } catch (const InputError& e) {
+    throw TraceError(e.what());
+  }
+  return parse(text, path, format);
 }
 
 std::vector<TraceRecord> BlockTrace::fit(uint64_t region_bytes, uint32_t lba, ReplayFit mode) const {

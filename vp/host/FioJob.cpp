@@ -1,6 +1,7 @@
 #include "vp/host/FioJob.hpp"
 
 #include "vp/core/CpuList.hpp"
+#include "vp/core/InputFile.hpp"
 #include "vp/core/Quote.hpp"
 #include "vp/host/AppProfile.hpp"
 
@@ -9,12 +10,8 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <optional>
 #include <sstream>
 #include <tuple>
@@ -63,10 +60,11 @@ struct Opt {
   std::optional<std::string> val;  // nullopt for a bare `key`
 
   [[noreturn]] void fail(const std::string& why) const {
-    throw FioError(fmt::format("{}:{}: option '{}': value {} {}", origin, line, key, vp::quoted(val.value_or("")), why));
+    throw FioError(
+        fmt::format("{}:{}: option {}: value {} {}", origin, line, vp::quoted(key), vp::quoted(val.value_or("")), why));
   }
   const std::string& value() const {
-    if (!val) throw FioError(fmt::format("{}:{}: option '{}' needs a value", origin, line, key));
+    if (!val) throw FioError(fmt::format("{}:{}: option {} needs a value", origin, line, vp::quoted(key)));
     return *val;
   }
   uint64_t ranged(uint64_t lo, uint64_t hi) const {
@@ -380,8 +378,9 @@ bool FioJob::operator==(const FioJob& o) const {
 
 std::string FioJob::at(const std::string& option) const {
   auto it = where.find(option);
-  if (it == where.end()) return fmt::format("{}: job '{}': option '{}' (default)", origin, name, option);
-  return fmt::format("{}: job '{}': option '{}' = {}", it->second.at, name, option, vp::quoted(it->second.value));
+  if (it == where.end()) return fmt::format("{}: job {}: option '{}' (default)", origin, vp::quoted(name), option);
+  return fmt::format("{}: job {}: option '{}' = {}", it->second.at, vp::quoted(name), option,
+                     vp::quoted(it->second.value));
 }
 
 std::vector<FioJob> parse_fio(const std::string& text, const std::string& origin) {
@@ -416,22 +415,21 @@ std::vector<FioJob> parse_fio(const std::string& text, const std::string& origin
     if (eq != std::string::npos) o.val = trim(s.substr(eq + 1));
     if (o.key.empty()) throw FioError(fmt::format("{}:{}: missing option name in {}", origin, line, vp::quoted(s)));
     if (section == None)
-      throw FioError(fmt::format("{}:{}: option '{}' appears before any [section] header", origin, line, o.key));
+      throw FioError(fmt::format("{}:{}: option {} appears before any [section] header", origin, line,
+                                 vp::quoted(o.key)));
     apply(section == Global ? global : jobs.back(), o);
   }
   return jobs;
 }
 
 std::vector<FioJob> parse_fio_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw FioError(fmt::format("{}: is a folder, not a fio job file", path));
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw FioError(fmt::format("{}: cannot read fio job file: {}", path, std::strerror(errno)));
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  if (f.bad()) throw FioError(fmt::format("{}: error reading fio job file", path));
-  return parse_fio(ss.str(), path);
+  std::string text;
+  try {
+    text = read_input_file(path, "fio job file");
+  } catch (const InputError& e) {
+    throw FioError(e.what());
+  }
+  return parse_fio(text, printable(path));
 }
 
 }  // namespace vp::host

@@ -36,9 +36,10 @@ void HostCore::declare_params(ParamRegistry& r) {
   r.rule([](const Config& c) {
     if (c.get_time("host.core.poll_cost") == 0) c.fail("host.core.poll_cost", "must be above 0");
     if (c.get_int("host.core.poll_core") >= c.get_int("host.cores"))
-      c.fail("host.core.poll_core", fmt::format("is not a core (host.cores = {})", c.get_int("host.cores")));
+      c.fail({"host.core.poll_core", "host.cores"}, "the polling core does not exist");
     if (c.get_string("host.nvme.completion") == "dedcore" && c.get_int("host.cores") < 2)
-      c.fail("host.nvme.completion", "dedcore needs a core for the jobs besides the polling core (host.cores >= 2)");
+      c.fail({"host.nvme.completion", "host.cores"},
+             "dedcore needs a core for the jobs besides the polling core (host.cores >= 2)");
   });
   r.freq("host.core.clock", "2GHz", "host core clock, for jobs' compute given in instructions (thinktime_insts, app=)");
   r.real("host.core.ipc", 1.0, "instructions per cycle of the host cores' compute (thinktime_insts, app=)")

@@ -51,47 +51,47 @@ void NvmeDriver::declare_params(ParamRegistry& r) {
     std::string a = c.get_string("host.nvme.irq_affinity");
     if (a == "queue") return;
     auto cpus = parse_cpu_list(a, 1023);
-    if (!cpus) c.fail("host.nvme.irq_affinity", fmt::format("'{}' is neither 'queue' nor a CPU list like 0,2,1-3", a));
-    int64_t n = c.get_int("host.cores");
-    if (cpus->back() >= n)
-      c.fail("host.nvme.irq_affinity",
-             fmt::format("'{}' names cpu {}, which does not exist (host.cores = {})", a, cpus->back(), n));
+    if (!cpus) c.fail("host.nvme.irq_affinity", "is neither 'queue' nor a CPU list like 0,2,1-3");
+    if (cpus->back() >= c.get_int("host.cores"))
+      c.fail({"host.nvme.irq_affinity", "host.cores"}, fmt::format("cpu {} does not exist", cpus->back()));
   });
   r.rule([](const Config& c) {
     std::string m = c.get_string("host.nvme.completion");
     if (m != "interrupt" && m != "dedcore" && c.get_string("host.blkmq.rw_isolation") == "on")
-      c.fail("host.nvme.completion", "a core polls its own queue pair, but host.blkmq.rw_isolation sends its "
-                                     "I/O to other cores' queues: not modeled together");
+      c.fail({"host.nvme.completion", "host.blkmq.rw_isolation"},
+             "a core polls its own queue pair, but rw_isolation sends its I/O to other cores' queues: not modeled "
+             "together");
   });
   r.rule([](const Config& c) {
     if (c.get_int("host.nvme.irq_coalescing_threshold") > 1 && c.get_time("host.nvme.irq_coalescing_time") == 0)
-      c.fail("host.nvme.irq_coalescing_time",
-             "must be set when host.nvme.irq_coalescing_threshold > 1: the last completions of a run would "
-             "otherwise never be signalled");
+      c.fail({"host.nvme.irq_coalescing_time", "host.nvme.irq_coalescing_threshold"},
+             "a coalescing threshold above 1 needs a coalescing time: the last completions of a run would otherwise "
+             "never be signalled");
     if (c.get_time("host.nvme.irq_coalescing_time") > 25500 * US)
       c.fail("host.nvme.irq_coalescing_time", "above 25.5 ms, the most the aggregation time field holds");
   });
   r.rule([](const Config& c) {
     int64_t qd = c.get_int("host.nvme.queue_depth"), mq = c.get_int("ssd.nvme.max_queue_entries");
     if (qd > mq)
-      c.fail("host.nvme.queue_depth",
-             fmt::format("exceeds what the controller accepts (ssd.nvme.max_queue_entries = {})", mq));
+      c.fail({"host.nvme.queue_depth", "ssd.nvme.max_queue_entries"},
+             "the queue is longer than the controller accepts");
     if (c.get_int("host.nvme.admin_queue_depth") > std::min<int64_t>(mq, 4096))
-      c.fail("host.nvme.admin_queue_depth",
-             fmt::format("exceeds what the controller accepts (ssd.nvme.max_queue_entries = {})", mq));
+      c.fail({"host.nvme.admin_queue_depth", "ssd.nvme.max_queue_entries"},
+             "the admin queue is longer than the controller accepts");
     if (c.get_int("host.cores") > c.get_int("ssd.nvme.max_io_queues"))
-      c.fail("host.cores", fmt::format("one I/O queue pair per core needs ssd.nvme.max_io_queues >= host.cores "
-                                       "(ssd.nvme.max_io_queues = {})",
-                                       c.get_int("ssd.nvme.max_io_queues")));
+      c.fail({"host.cores", "ssd.nvme.max_io_queues"},
+             "one I/O queue pair per core needs ssd.nvme.max_io_queues >= host.cores");
     if (c.get_string("host.nvme.dual_sq") == "on" && 2 * c.get_int("host.cores") > c.get_int("ssd.nvme.max_io_queues"))
-      c.fail("host.nvme.dual_sq", fmt::format("two SQs per core need ssd.nvme.max_io_queues >= 2 * host.cores "
-                                              "(ssd.nvme.max_io_queues = {}, host.cores = {})",
-                                              c.get_int("ssd.nvme.max_io_queues"), c.get_int("host.cores")));
-    if (int64_t sqs = sq_ids(c) - 1; separate_poll_queues(c) && sqs > c.get_int("ssd.nvme.max_io_queues"))
-      c.fail(c.get_string("host.nvme.completion") == "select_isr" ? "host.nvme.completion" : "host.nvme.poll_queues",
-             fmt::format("a poll queue pair per core besides the others needs ssd.nvme.max_io_queues >= {} "
-                         "(ssd.nvme.max_io_queues = {})",
-                         sqs, c.get_int("ssd.nvme.max_io_queues")));
+      c.fail({"host.nvme.dual_sq", "host.cores", "ssd.nvme.max_io_queues"},
+             "two SQs per core need ssd.nvme.max_io_queues >= 2 * host.cores");
+    if (int64_t sqs = sq_ids(c) - 1; separate_poll_queues(c) && sqs > c.get_int("ssd.nvme.max_io_queues")) {
+      std::vector<std::string> keys = {c.get_string("host.nvme.completion") == "select_isr" ? "host.nvme.completion"
+                                                                                           : "host.nvme.poll_queues",
+                                       "host.cores", "ssd.nvme.max_io_queues"};
+      if (c.get_string("host.nvme.dual_sq") == "on") keys.push_back("host.nvme.dual_sq");
+      c.fail(keys,
+             fmt::format("a poll queue pair per core besides the others needs ssd.nvme.max_io_queues >= {}", sqs));
+    }
   });
 }
 

@@ -66,11 +66,13 @@ void PageCache::declare_params(ParamRegistry& r) {
     for (const char* k : {"host.pagecache.readahead_initial", "host.pagecache.readahead_max"})
       if (c.get_size(k) % kPageSize) c.fail(k, "must be a multiple of the 4 KiB page");
     if (c.get_size("host.pagecache.readahead_initial") > c.get_size("host.pagecache.readahead_max"))
-      c.fail("host.pagecache.readahead_initial", "exceeds host.pagecache.readahead_max");
+      c.fail({"host.pagecache.readahead_initial", "host.pagecache.readahead_max"},
+             "the initial readahead exceeds the largest");
     for (auto [bg, hard] : {std::pair{"host.pagecache.dirty_background_ratio", "host.pagecache.dirty_ratio"},
                             {"host.pagecache.fastdrain.low_background_ratio", "host.pagecache.fastdrain.low_ratio"},
                             {"host.pagecache.fastdrain.high_background_ratio", "host.pagecache.fastdrain.high_ratio"}})
-      if (c.get_int(bg) >= c.get_int(hard)) c.fail(bg, fmt::format("must be below {} ({})", hard, c.get_int(hard)));
+      if (c.get_int(bg) >= c.get_int(hard))
+        c.fail({bg, hard}, "the background ratio (write-back starts) must be below the ratio that blocks writers");
   });
 }
 

@@ -51,7 +51,8 @@ std::vector<std::string> Workload::check(const std::vector<FioJob>& jobs, const 
     };
     if (j.bs > capacity) throw bad("bs", fmt::format("{} bytes is larger than the device's {} bytes", j.bs, capacity));
     if (j.bs % lba)
-      throw bad("bs", fmt::format("{} is not a multiple of the LBA size (ssd.nvme.lba_size = {})", j.bs, lba));
+      throw bad("bs",
+                fmt::format("{} is not a multiple of the LBA size ({})", j.bs, cfg.describe("ssd.nvme.lba_size")));
     // An I/O beyond the controller's largest transfer (MDTS) is split by blk-mq.
     uint64_t off = j.start_offset(capacity);
     uint64_t size = j.size ? j.size : static_cast<uint64_t>(double(capacity) * j.size_percent / 100.0);
@@ -67,7 +68,8 @@ std::vector<std::string> Workload::check(const std::vector<FioJob>& jobs, const 
       notes.push_back(fmt::format("{}: not a multiple of bs = {}: the job uses {} bytes, as fio does", j.at("size"),
                                   j.bs, j.size / j.bs * j.bs));
     for (unsigned c : j.cpus_allowed)
-      if (c >= cores) throw bad("cpus_allowed", fmt::format("cpu {} does not exist (host.cores = {})", c, cores));
+      if (c >= cores)
+        throw bad("cpus_allowed", fmt::format("cpu {} does not exist ({})", c, cfg.describe("host.cores")));
     if (!j.number_ios && !j.runtime_ps && j.time_based && j.read_iolog.empty())
       throw bad("time_based", "needs runtime or number_ios to end");
     if (j.workers && !j.online)
@@ -88,8 +90,9 @@ std::vector<std::string> Workload::check(const std::vector<FioJob>& jobs, const 
                                      also("direct", j.direct ? "1" : "0")));
     if (!j.direct) {
       buffered = true;
-      if (lba > 4096) throw bad("direct", fmt::format("buffered I/O needs ssd.nvme.lba_size at most the 4 KiB page "
-                                                      "(it is {})", lba));
+      if (lba > 4096)
+        throw bad("direct", fmt::format("buffered I/O needs an LBA of at most the 4 KiB page ({})",
+                                        cfg.describe("ssd.nvme.lba_size")));
       if (j.bs % 4096)
         throw bad("bs", fmt::format("{} is not a multiple of the 4 KiB page, as buffered I/O needs ({})", j.bs,
                                     also("direct", j.direct ? "1" : "0")));
@@ -102,9 +105,9 @@ std::vector<std::string> Workload::check(const std::vector<FioJob>& jobs, const 
       // Linux; these modes leave no interrupt-driven queue to carry them.
       const std::string completion = cfg.get_string("host.nvme.completion");
       if (completion == "poll" || completion == "hybrid")
-        throw bad("direct", fmt::format("buffered I/O needs interrupt-driven queues (host.nvme.completion = {} polls "
-                                        "every queue; use interrupt, select_isr or dedcore)",
-                                        completion));
+        throw bad("direct", fmt::format("buffered I/O needs interrupt-driven queues ({} polls every queue; use "
+                                        "interrupt, select_isr or dedcore)",
+                                        cfg.describe("host.nvme.completion")));
     }
     uint64_t buf = j.bs;
     if (!j.read_iolog.empty()) {
@@ -123,7 +126,7 @@ std::vector<std::string> Workload::check(const std::vector<FioJob>& jobs, const 
     need += bufs;
     if (bufs > most) {
       most = bufs;
-      most_by = fmt::format("job '{}' ({}) takes {:.1f} GiB for its buffers: {}, {}, {}", j.name, j.origin,
+      most_by = fmt::format("job {} ({}) takes {:.1f} GiB for its buffers: {}, {}, {}", vp::quoted(j.name), j.origin,
                             double(bufs) / double(1ull << 30),
                             where_of("numjobs", std::to_string(j.numjobs)), where_of("iodepth", std::to_string(j.depth())),
                             where_of("bs", std::to_string(buf)));

@@ -77,13 +77,14 @@ void CacheLayer::declare_params(ParamRegistry& r) {
   r.rule([](const Config& c) {
     if (c.get_string("ssd.cache.organisation") == "fastdrain" &&
         c.get_real("ssd.cache.fastdrain.low_watermark") >= c.get_real("ssd.cache.fastdrain.high_watermark"))
-      c.fail("ssd.cache.fastdrain.low_watermark", "must be below ssd.cache.fastdrain.high_watermark");
+      c.fail({"ssd.cache.fastdrain.low_watermark", "ssd.cache.fastdrain.high_watermark"},
+             "the low watermark must be below the high one");
   });
   r.rule([](const Config& c) {
     if (c.get_string("ssd.cache.organisation") == "none") return;
     if (c.get_string("ssd.cache.organisation") == "burst") return;  // direct mapped: ways do not apply
     if (c.get_size("ssd.cache.size") / c.get_int("ssd.cache.ways") == 0)
-      c.fail("ssd.cache.size", "holds less than one set of ssd.cache.ways lines");
+      c.fail({"ssd.cache.size", "ssd.cache.ways"}, "the cache holds less than one set of lines");
   });
 }
 

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "vp/core/CpuList.hpp"
+#include "vp/core/Quote.hpp"
 
 #include "vp/ssd/ShardHash.hpp"
 
@@ -51,13 +52,13 @@ std::map<std::string, std::vector<unsigned>> Firmware::pins(const Config& c) {
     auto eq = item.find('=');
     std::string role = item.substr(0, eq);
     if (eq == std::string::npos || !kRoles.count(role))
-      c.fail("ssd.fw.pin", fmt::format("'{}' is not role=cpu-list with a role of layered, nvmq, trans, fcmd, cache, "
+      c.fail("ssd.fw.pin", fmt::format("{} is not role=cpu-list with a role of layered, nvmq, trans, fcmd, cache, "
                                        "ilock, log, bgc",
-                                       item));
+                                       vp::quoted(item)));
     auto list = parse_cpu_list(item.substr(eq + 1), cores - 1);
     if (!list || list->empty())
-      c.fail("ssd.fw.pin", fmt::format("'{}': '{}' is not a list of cores 0-{} (ssd.fw.cores = {})", item,
-                                       item.substr(eq + 1), cores - 1, cores));
+      c.fail({"ssd.fw.pin", "ssd.fw.cores"}, fmt::format("{}: {} is not a list of cores 0-{}", vp::quoted(item),
+                                                         vp::quoted(item.substr(eq + 1)), cores - 1));
     if (out.count(role)) c.fail("ssd.fw.pin", fmt::format("role {} is pinned twice", role));
     out[role] = *list;
   }
@@ -128,14 +129,13 @@ void Firmware::declare_params(ParamRegistry& r) {
     if (c.get_string("ssd.fw.organisation") != "deepflash") return;
     int64_t channels = c.get_int("ssd.flash.channels");
     if (c.get_int("ssd.fw.threads.fcmd") > channels)
-      c.fail("ssd.fw.threads.fcmd", fmt::format("each FCMD thread serves at least one of the {} channels "
-                                                "(ssd.flash.channels)",
-                                                channels));
+      c.fail({"ssd.fw.threads.fcmd", "ssd.flash.channels", "ssd.fw.organisation"},
+             "deepflash: each FCMD thread serves at least one channel");
   });
   r.rule([](const Config& c) {
     if (c.get_string("ssd.fw.organisation") == "manylayered" && c.get_string("ssd.ftl.shard_partition") != "channel")
-      c.fail("ssd.ftl.shard_partition",
-             "must be channel for ssd.fw.organisation = manylayered (each instance owns its channels)");
+      c.fail({"ssd.ftl.shard_partition", "ssd.fw.organisation"},
+             "manylayered needs ssd.ftl.shard_partition = channel (each instance owns its channels)");
   });
 }
 

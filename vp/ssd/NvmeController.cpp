@@ -64,17 +64,18 @@ void NvmeController::declare_params(ParamRegistry& r) {
   r.rule([](const Config& c) {
     if (c.get_string("ssd.nvme.buffer_status_force") != "firmware" &&
         c.get_string("ssd.nvme.buffer_status_field") == "none")
-      c.fail("ssd.nvme.buffer_status_force",
-             "a forced buffer status needs a completion field to go in (ssd.nvme.buffer_status_field = none)");
+      c.fail({"ssd.nvme.buffer_status_force", "ssd.nvme.buffer_status_field"},
+             "a forced buffer status needs a completion field to go in");
     uint64_t lba = c.get_size("ssd.nvme.lba_size"), page = c.get_size("ssd.flash.page_size");
     if ((lba & (lba - 1)) != 0) c.fail("ssd.nvme.lba_size", "must be a power of two");
     if (lba % page != 0)
-      c.fail("ssd.nvme.lba_size", fmt::format("must be a multiple of the FTL mapping unit (ssd.flash.page_size = {})",
-                                              format_size(page)));
+      c.fail({"ssd.nvme.lba_size", "ssd.flash.page_size"}, "an LBA must be a whole number of flash pages (the FTL's "
+                                                           "mapping unit)");
     uint64_t doorbells = 2 * uint64_t(c.get_int("ssd.nvme.max_io_queues") + 1) * (4u << c.get_int("ssd.nvme.dstrd"));
     if (DOORBELL_BASE + doorbells > MSIX_TABLE)
-      c.fail("ssd.nvme.dstrd", fmt::format("{} queue pairs with a {}-byte stride do not fit BAR0's doorbell area",
-                                           c.get_int("ssd.nvme.max_io_queues") + 1, 4u << c.get_int("ssd.nvme.dstrd")));
+      c.fail({"ssd.nvme.dstrd", "ssd.nvme.max_io_queues"},
+             fmt::format("{} queue pairs with a {}-byte stride do not fit BAR0's doorbell area",
+                         c.get_int("ssd.nvme.max_io_queues") + 1, 4u << c.get_int("ssd.nvme.dstrd")));
   });
 }
 

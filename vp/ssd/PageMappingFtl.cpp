@@ -124,24 +124,27 @@ void PageMappingFtl::declare_params(ParamRegistry& r) {
     uint64_t used = (per_plane + g.pages_per_block - 1) / g.pages_per_block;
     if (per_plane == 0) c.fail("ssd.ftl.overprovision", "leaves no logical capacity");
     uint32_t need = fg_threshold_of(c) + 1;
-    if (used + need > data_blocks)
-      c.fail("ssd.ftl.overprovision",
-             fmt::format("leaves {} spare blocks per plane; garbage collection needs ssd.ftl.gc.fg_threshold + 1 = {} "
-                         "free block (ssd.flash.blocks_per_plane = {}{})",
-                         data_blocks - std::min<uint64_t>(used, data_blocks), need, g.blocks_per_plane,
-                         ckpt_blocks_of(c) ? fmt::format(", {} for checkpoints", ckpt_blocks_of(c)) : ""));
+    if (used + need > data_blocks) {
+      std::vector<std::string> keys = {"ssd.ftl.overprovision", "ssd.flash.blocks_per_plane",
+                                       "ssd.ftl.gc.fg_threshold"};
+      if (ckpt_blocks_of(c)) keys.push_back("ssd.ftl.checkpoint_blocks");
+      c.fail(keys, fmt::format("leaves {} spare blocks per plane{}; garbage collection needs fg_threshold + 1 = {} "
+                               "free blocks",
+                               data_blocks - std::min<uint64_t>(used, data_blocks),
+                               ckpt_blocks_of(c) ? fmt::format(" besides {} for checkpoints", ckpt_blocks_of(c)) : "",
+                               need));
+    }
     if (c.get_size("ssd.flash.oob_size") < sizeof(flash::FlashOob))
       c.fail("ssd.flash.oob_size", "the FTL keeps 8 bytes (logical page, sequence number) in every spare area");
     auto shards = static_cast<uint32_t>(c.get_int("ssd.ftl.shards"));
     if (c.get_string("ssd.ftl.shard_hash") == "xor" && (shards & (shards - 1)))
-      c.fail("ssd.ftl.shards", "must be a power of two for the XOR hash (ssd.ftl.shard_hash = xor)");
+      c.fail({"ssd.ftl.shards", "ssd.ftl.shard_hash"}, "the XOR hash needs a power of two of shards");
     if (c.get_string("ssd.ftl.shard_partition") == "channel" && g.channels % shards)
-      c.fail("ssd.ftl.shards",
-             fmt::format("must divide the {} channels when shards own channels (ssd.ftl.shard_partition = channel)",
-                         g.channels));
+      c.fail({"ssd.ftl.shards", "ssd.flash.channels", "ssd.ftl.shard_partition"},
+             "shards that own channels must divide the channels evenly");
     if (c.get_string("ssd.ftl.page_alloc") != "sequential" && g.bits_per_cell < 2)
-      c.fail("ssd.ftl.page_alloc",
-             "LSB-aware allocation needs a multi-level cell (ssd.flash.bits_per_cell >= 2): every page is LSB here");
+      c.fail({"ssd.ftl.page_alloc", "ssd.flash.bits_per_cell"},
+             "LSB-aware allocation needs a multi-level cell (bits_per_cell >= 2): every page is LSB here");
   });
 }
 

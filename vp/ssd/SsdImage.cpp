@@ -11,6 +11,8 @@
 #include <unistd.h>
 #include <vector>
 
+#include "vp/core/Quote.hpp"
+
 namespace vp::ssd {
 
 namespace fs = std::filesystem;
@@ -21,7 +23,7 @@ constexpr uint64_t kIoBytes = 1 << 20;  // one read or write call moves at most 
 bool all_zero(const uint8_t* p, size_t n) { return p[0] == 0 && std::memcmp(p, p + 1, n - 1) == 0; }
 
 std::string sys_error(const std::string& what, const std::string& path) {
-  return fmt::format("ssd.image: {} '{}': {}", what, path, std::strerror(errno));
+  return fmt::format("ssd.image: {} {}: {}", what, vp::quoted(path), std::strerror(errno));
 }
 
 [[noreturn]] void size_mismatch(const Config& cfg, uint64_t size, uint64_t capacity) {
@@ -48,7 +50,7 @@ void read_at(int fd, uint8_t* buf, uint64_t n, uint64_t off, const std::string& 
     ssize_t got = pread(fd, buf, n, static_cast<off_t>(off));
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) throw std::runtime_error(got < 0 ? sys_error("cannot read", path)
-                                                   : fmt::format("ssd.image: '{}' ended early", path));
+                                                   : fmt::format("ssd.image: {} ended early", vp::quoted(path)));
     buf += got;
     off += static_cast<uint64_t>(got);
     n -= static_cast<uint64_t>(got);
@@ -97,9 +99,9 @@ void SsdImage::check(const Config& cfg, uint64_t capacity) {
   fs::path dir = fs::path(resolved(path)).parent_path();
   if (dir.empty()) dir = ".";
   if (access(dir.c_str(), W_OK) != 0)
-    cfg.fail("ssd.image", fmt::format("the image is written into '{}' at the end of the run, and that folder is not "
+    cfg.fail("ssd.image", fmt::format("the image is written into {} at the end of the run, and that folder is not "
                                       "writable: {}",
-                                      dir.string(), std::strerror(errno)));
+                                      vp::quoted(dir.string()), std::strerror(errno)));
 }
 
 SsdImage::SsdImage(const Config& cfg, PageMappingFtl& ftl, uint64_t capacity)

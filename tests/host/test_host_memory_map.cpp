@@ -74,5 +74,5 @@ TEST_CASE("4 GiB and 64 GiB hosts run, with the page cache above 4 GiB", "[host]
                   "/j.fio --set host.dram.size=4GiB --set host.pagecache.size=3GiB --out " + dir);
   CHECK(s.status == 2);
   CHECK(s.out.find("host.pagecache.size = '3GiB'") != std::string::npos);
-  CHECK(s.out.find("host.dram.size = 4GiB (--set)") != std::string::npos);
+  CHECK(s.out.find("host.dram.size = '4GiB' (--set)") != std::string::npos);
 }

@@ -137,11 +137,9 @@ std::vector<std::string> Workload::check(const std::vector<FioJob>& jobs, const 
     uint64_t frames = cfg.get_size("host.pagecache.size");
     need += frames;
     if (frames + (1 << 20) > map.largest_region())
-      cfg.fail("host.pagecache.size",
-               fmt::format("{} of page frames fit neither below the PCI hole ({}) nor above 4 GiB ({}) with "
-                           "host.dram.size = {} ({})",
-                           format_size(frames), format_size(map.low_bytes()), format_size(map.high_bytes()),
-                           format_size(map.dram_bytes()), cfg.origin("host.dram.size")));
+      cfg.fail({"host.pagecache.size", "host.dram.size"},
+               fmt::format("{} of page frames fit neither below the PCI hole ({}) nor above 4 GiB ({})",
+                           format_size(frames), format_size(map.low_bytes()), format_size(map.high_bytes())));
   }
   if (need > cfg.get_size("host.dram.size")) {
     std::vector<std::string> keys = {"host.dram.size", "host.cores", "host.nvme.queue_depth"};

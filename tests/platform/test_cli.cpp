@@ -272,7 +272,8 @@ TEST_CASE("job-file errors found after parsing name the file, the line and the v
   job_error("[j1]\nrw=read\ncpus_allowed=99\n", {f + "3: job 'j1': option 'cpus_allowed' = '99': cpu 99 does not exist"});
   job_error("[j1]\nfsync=1\ndirect=1\n",
             {f + "2: job 'j1': option 'fsync' = '1': needs direct=0, not option 'direct' = '1' (" + f + "3)"});
-  job_error("[j1]\nhipri\n", {f + "2: job 'j1': option 'hipri'", "not of option 'ioengine' = 'libaio' (default)"});
+  job_error("[j1]\nhipri\n", {f + "2: job 'j1': option 'hipri': is an option of the io_uring and pvsync2 engines, "
+                                   "not of option 'ioengine' = 'libaio' (default)"});
   job_error("[j1]\nread_iolog=" + dir + "/none\n",
             {f + "2: job 'j1': option 'read_iolog'", dir + "/none: cannot read block trace: No such file or directory"});
   job_error("[j1]\nread_iolog=" + dir + "\n", {f + "2: job 'j1': option 'read_iolog'", dir + ": is a folder"});
@@ -414,4 +415,9 @@ TEST_CASE("a configuration path that is a folder or missing is refused naming th
   s = server("--config " + dir + "/none.yaml");
   CHECK(s.status == 2);
   CHECK(s.out.find(dir + "/none.yaml: cannot read configuration file: No such file or directory") != std::string::npos);
+  // A configuration file's text must be UTF-8 too, named at its line.
+  std::ofstream(dir + "/c.yaml") << "ssd:\n  nvme:\n    model: \"Fl\xff\"\n";
+  s = server("--config " + dir + "/c.yaml");
+  CHECK(s.status == 2);
+  CHECK(s.out.find(dir + "/c.yaml:3: ssd.nvme.model = 'Fl\\xff': not valid UTF-8 (byte 2 is 0xff)") != std::string::npos);
 }

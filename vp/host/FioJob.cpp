@@ -379,8 +379,10 @@ bool FioJob::operator==(const FioJob& o) const {
 std::string FioJob::at(const std::string& option) const {
   auto it = where.find(option);
   if (it == where.end()) return fmt::format("{}: job {}: option '{}' (default)", origin, vp::quoted(name), option);
-  return fmt::format("{}: job {}: option '{}' = {}", it->second.at, vp::quoted(name), option,
-                     vp::quoted(it->second.value));
+  // A bare flag (`hipri`) has no value to show.
+  const std::string& v = it->second.value;
+  return fmt::format("{}: job {}: option '{}'{}", it->second.at, vp::quoted(name), option,
+                     v.empty() ? "" : " = " + vp::quoted(v));
 }
 
 std::vector<FioJob> parse_fio(const std::string& text, const std::string& origin) {

@@ -80,6 +80,11 @@ Config build_config(const RunOptions& opt) {
         throw ConfigError(e.what());
       }
     }
+    if (file_jobs.empty()) {  // only [global] sections, or nothing: name the files, not workload.fio
+      std::string files;
+      for (const auto& f : opt.job_files) files += (files.empty() ? "" : ", ") + vp::printable(f);
+      throw ConfigError(fmt::format("--job {}: no job defined (add a [name] section after [global])", files));
+    }
     cfg.set("workload.fio", text, "--job");
   }
   if (!opt.seed.empty()) cfg.set("sim.seed", opt.seed, "--seed");

@@ -281,6 +281,11 @@ TEST_CASE("job-file errors found after parsing name the file, the line and the v
   Shell s = server("--preset quick --job " + dir);
   CHECK(s.status == 2);
   CHECK(s.out.find(dir + ": is a folder, not a fio job file") != std::string::npos);
+  // A job file without a job is named, not the preset's workload.fio it replaces.
+  std::ofstream(dir + "/g.fio") << "[global]\nbs=4k\n";
+  s = server("--preset quick --job " + dir + "/g.fio");
+  CHECK(s.status == 2);
+  CHECK(s.out.find("--job " + dir + "/g.fio: no job defined (add a [name] section after [global])") != std::string::npos);
   // fio rounds a size that is not a whole number of blocks down, and says so.
   std::ofstream(dir + "/j.fio") << "[j1]\nrw=write\nsize=9000\nverify=1\n";
   s = server("--preset quick --job " + dir + "/j.fio --out " + dir + "/out");

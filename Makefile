@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The two commands of the README:
 #   make run   installs what is missing, builds, runs the default platform
 #   make test  installs what is missing, builds, runs the whole test suite

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Command line of the benchmarks: `--set key=value` overrides (appended to
 // `sets`) and positional words, returned in order.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Preconditioning benchmark: a 512 GiB TLC drive (FastDrain Table 1's
 // organisation: 16 channels x 4 packages x 2 dies x 2 planes, 8 KiB pages)
 // filled to 90% without simulating time. Prints the wall time, the FTL's

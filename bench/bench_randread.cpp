@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Simulation-speed benchmark: 4 KiB random reads at queue depth 32 on one
 // core of the default platform, one million I/Os unless told otherwise.
 // Prints simulated I/Os per wall-clock second, kernel events per I/O and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Issue 7's results on the SSD cache layer (not part of the test suite).
 # 1)
 # FlashShare (OSDI'18) Figure 18's comparison of cache organisations, hit

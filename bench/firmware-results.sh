@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The SSD firmware model's results (DeepFlash FAST'19; not part of the test
 # suite), all on the deepflash preset with 16 jobs of 4 KiB I/O at libaio
 # QD32, 10,000 I/Os each (bench/jobs/deepflash-*.fio):

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Guest-visible 4 KiB random-read IOPS and latency at queue depth 1 and 32,
 # on the SSD model through vp-qemu (fast and paced) and, side by side in the
 # same run, on QEMU's built-in NVMe device; all under TCG with the project's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Issue 6's results on the modeled host (not part of the test suite):
 #  a) FlashShare (OSDI'18 sec. 5): an Apache-like online server co-running
 #     with a PageRank-like offline job on the zssd preset (4 cores), under

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Writes OUT, a C++ file holding every YAML file of DIR as a string, as the
 # table returned by NAMESPACE::FUNCTION() declared in HEADER: pairs of (file
 # name without .yaml, text), sorted by name. Used for the server presets and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // What a unit test of one model needs around it: the services every model
 // takes (configuration, statistics, waves, request records), and a driver

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Installs the Debian packages FlashVP builds and tests with, if missing
 # (GTKWave, Xvfb and ImageMagick: the waveform test opens GTKWave headless;
 # QEMU: the guest tests; sw/guest/build-*.sh install what the guest build needs).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The sanitizer run of `make test-asan`: the non-guest suite, then each
 # preset with vp-server, in the ASan/UBSan build folder given ($1). Any
 # report stops the process with an error, so it fails the run.

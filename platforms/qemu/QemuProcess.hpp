@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // QEMU started by vp-qemu: one socket end of the PCI proxy handed over by
 // file descriptor (`-device x-pci-proxy-dev,fd=N`), guest RAM in a shared

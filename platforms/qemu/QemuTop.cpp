@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "platforms/qemu/QemuTop.hpp"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The QEMU platform: the SSD (PCIe link, NVMe controller, firmware, FTL,
 // flash) served to a Linux guest running in QEMU, through QEMU's PCI proxy.

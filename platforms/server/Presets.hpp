@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Presets shipped inside the binary (generated at build time from
 // platforms/server/presets/*.yaml).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "platforms/server/ServerTop.hpp"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The server platform: host cores running fio jobs over the modeled NVMe
 // driver, host DRAM and interrupt controller on the host bus, a PCIe link,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Builds a static fio for the guest image from Debian's fio source package
 # (Debian's own fio needs 62 shared libraries). The source is fetched with
 # apt-get source through a private sources list, so the system's apt

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Builds the guest initramfs: busybox-static, nvme-cli and mkfs.ext4 (Debian
 # binaries with the shared libraries ldd reports), a static fio
 # (build-fio.sh), the tools of sw/tools (static, in /bin), /init

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Builds the guest kernel: Linux 6.1 from Debian's linux-source-6.1, the
 # configuration fragment sw/guest/kernel.config on top of tinyconfig, the
 # project's patch series sw/kernel/patches/*.patch (applied in name order),

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """A minimal ivshmem server for testing the guest's flashvp_irqfwd without
 FlashVP (Python 3 standard library only).
 

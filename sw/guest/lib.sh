@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # Helpers shared by the guest build scripts (sourced, not run).
 
 # Where built artefacts live: outside the repository, reused across

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Self-test of the guest image without FlashVP: boots the cached kernel and
 # initramfs in plain QEMU (TCG) with QEMU's own NVMe device on a small raw
 # file and an ivshmem-doorbell device served by ivshmem_test_server.py.

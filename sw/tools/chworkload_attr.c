@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * chworkload_attr: FlashShare's utility to give an application a workload
  * attribute (0 = throughput / no hint, 1 = latency-critical, any 0..255 is

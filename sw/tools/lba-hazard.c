@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * lba-hazard: provokes FlashShare's same-LBA hazard (OSDI'18 section 3.3)
  * and counts how often it bites. Each round:

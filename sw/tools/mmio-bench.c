@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // mmio-bench: the cost of one register read and one register write of the
 // first NVMe controller, as the guest sees it. Maps BAR0 through sysfs
 // (resource0) and times N reads of VS and N writes of INTMC with 0 (which

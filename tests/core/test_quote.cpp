@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Quoting user input for messages: UTF-8 checks, escapes, shortening.
 #include <catch2/catch.hpp>
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // A flash array alone on the bench: configured from the server parameters
 // (a small device unless the test says otherwise), driven by a thread that

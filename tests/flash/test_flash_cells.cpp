@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Cell presets: the times of each page type, and the configuration errors.
 #include "tests/flash/FlashRig.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Copy-back, cache read, program/erase suspend and power loss.
 #include <cstring>
 

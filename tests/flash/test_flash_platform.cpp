@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A cell preset through the whole server platform.
 #include <catch2/catch.hpp>
 

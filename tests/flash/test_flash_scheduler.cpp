@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The channel and its scheduler: die interleaving, read-first order, write
 // starvation, multi-plane operations. Default cell: Z-NAND, tR 3 us, tPROG
 // 100 us, tBERS 1 ms; so on an idle die a read holds it for

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The workload attribute end to end: in the patched guest kernel, job A runs
 # under `chworkload_attr 1`, job B plainly (sw/guest/scripts/attr-two-jobs.sh:
 # A reads LBAs 0-2047, B LBAs 8192-10239). The device-side trace of vp-qemu

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # FlashShare's blk-mq bypass with the same-LBA hazard rule (patch 0009),
 # sw/guest/scripts/bypass.sh in a guest with one driver tag per queue
 # (nvme.io_queue_depth=2), paced. The guest script checks the kernel's counters and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # FlashShare's two SQs per core: with nvme.flashvp_dual_sq=1 the patched
 # driver enables the controller with vendor-specific (FlashShare)
 # arbitration and gives each core a latency-critical SQ (QPRIO high) beside

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # FastDrain's host side end to end (patches 0010-0011), one guest boot per mode:
 #   tag      boot with nvme.flashvp_fastdrain=1, run fastdrain-tag: the
 #            device-side trace must show the writeback of buffered writes

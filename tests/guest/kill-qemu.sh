@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # QEMU killed mid-run: vp-qemu must notice within seconds, exit non-zero
 # (4: QEMU was killed) and leave no process behind.
 #   kill-qemu.sh VP_QEMU

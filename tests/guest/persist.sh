@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # A guest filesystem survives a restart: boot once to write files on a
 # fresh image (--set ssd.image=FILE), boot again on the same image and
 # verify them.

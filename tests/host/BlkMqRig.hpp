@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // blk-mq on its own: a BlkMqQueue over a driver that records every command
 // it is given (hardware queue, direction, LBA range, the I/Os it carries),

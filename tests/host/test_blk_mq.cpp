@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // blk-mq's queueing, merging, plugging, deadline scheduling and FlashShare
 // bypass, checked command by command at the driver's boundary.
 #include <catch2/catch.hpp>

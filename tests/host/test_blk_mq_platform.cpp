@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // blk-mq in the server platform: what reaches the device, and what the
 // applications get back.
 #include <catch2/catch.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // blk-mq splitting an I/O larger than the device's largest transfer (MDTS)
 // into commands of at most that size, and fanning their completions back in.
 #include <catch2/catch.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Block traces: parsing MSR Cambridge CSV, blkparse text and fio iologs,
 // errors naming file:line, format detection and placing a trace in a region.
 #include <catch2/catch.hpp>

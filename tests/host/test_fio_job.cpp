@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The fio job parser: what users write must mean what fio means, and bad input
 // must point at the file, line and option.
 #include <catch2/catch.hpp>

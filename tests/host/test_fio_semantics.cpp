@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // fio job options as the modeled host carries them out.
 #include <catch2/catch.hpp>
 

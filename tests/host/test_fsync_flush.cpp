@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // fsync's NVMe Flush: sent after the written-back region when the controller
 // reports a volatile write cache (Identify VWC bit 0), not otherwise.
 #include <catch2/catch.hpp>

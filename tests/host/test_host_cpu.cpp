@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Core time of the modeled host: jobs' compute (thinktime_spin,
 // thinktime_insts, app=) and the per-core accounting by category.
 #include <catch2/catch.hpp>

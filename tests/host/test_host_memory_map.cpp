@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The host's physical memory map: DRAM below the PCI hole and above 4 GiB,
 // as PC firmware lays it out, so any host.dram.size in range works.
 #include <catch2/catch.hpp>

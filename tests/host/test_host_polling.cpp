@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Completion by polling (host.nvme.completion: poll, hybrid, select_isr,
 // dedcore; fio's hipri with host.nvme.poll_queues): latency, CPU categories
 // and the interrupts the device does or does not send.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Interrupt affinity (host.nvme.irq_affinity): which core takes the I/O
 // queues' interrupts, and what the job's core pays when it is another one.
 #include <catch2/catch.hpp>

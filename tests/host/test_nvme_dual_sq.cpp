@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The driver's FlashShare dual SQs (host.nvme.dual_sq): which SQ each
 // command lands in, the controller's arbitration mode, and what the
 // latency-critical SQ buys under load.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The host's OS scheduler (CoreScheduler): threads sharing a core by CFS
 // slices, a waking thread preempting one that is ahead of it in virtual run
 // time, and what the switches cost.

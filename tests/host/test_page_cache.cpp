@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Buffered I/O (fio direct=0) through the host page cache: hits, read-ahead,
 // background and periodic write-back, throttling, fsync, and FastDrain's host
 // side. A 4 MiB cache is 1024 pages of 4 KiB; the `quick` preset's device

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Block-trace replay on the quick platform: read_iolog with timed and
 // as-fast-as-possible issue, replay_time_scale and replay_fit.
 #include <catch2/catch.hpp>

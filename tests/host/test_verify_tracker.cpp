@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The verifier itself must catch a corrupted block, or the integrity tests prove nothing.
 #include <catch2/catch.hpp>
 #include <cstring>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // A fake QEMU for the proxy bridge tests: speaks QEMU's mpqemu-link protocol
 // over a socketpair as x-pci-proxy-dev does, and runs simulated time in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // A PCIe link alone on the bench: an initiator module with a host side
 // (MMIO and configuration requests) and a device side (DMA), and three

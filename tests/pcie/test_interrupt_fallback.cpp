@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The modeled host on a function without MSI-X (ssd.pci.msix=false) and
 // without MSI: the driver falls back as Linux's pci_alloc_irq_vectors does
 // (MSI-X, else MSI, else INTx) and the run completes with every byte intact.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // ssd.pci.msi / ssd.pci.msix: the function built without either interrupt
 // capability. The chain a host walks from 0x34 must hold exactly the
 // capabilities present, and an absent one can never be enabled.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The PCIe link on its own: rates per generation, TLP and DLLP overhead,
 // saturation of a gen3 x4 link by posted writes and by reads, latency through
 // switches, configuration requests, statistics and the waveform. Every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The QEMU proxy bridge against a fake QEMU: the test speaks QEMU's
 // mpqemu-link protocol over a socketpair, shares "guest RAM" as a memfd,
 // and drives the SSD as a guest driver would, with simulated time run in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The INTx route of the QEMU proxy bridge (KVM's irqfd with resample)
 // against a fake QEMU that hands over its eventfd pair with SET_IRQFD and
 // plays KVM's part: it reads the interrupt eventfd as KVM would raise the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The vp-server binary: configuration errors, reproducibility, outputs.
 #include <algorithm>
 #include <catch2/catch.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The waveform opens in GTKWave with its signals drawn: GTKWave runs under
 // Xvfb, a screenshot is taken, and the wave area must hold the green of
 // drawn traces with the save file and be empty without it. ImageMagick is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Every byte written reads back intact: random patterns over many LBAs, with
 // transfers that need PRP lists.
 #include <catch2/catch.hpp>

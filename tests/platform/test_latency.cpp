@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The latency of one 4 KiB read on an idle device, worked out by hand from the
 // parameters below, stage by stage.
 #include <catch2/catch.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Power loss with the SSD's cache on: what NVMe promises survives, what a
 // volatile cache held may be lost, and power-loss protection drains the
 // cache within its hold-up time. Worked by hand on the quick device (2 KiB

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Limits that appear when load exceeds them, and Little's law.
 #include <catch2/catch.hpp>
 

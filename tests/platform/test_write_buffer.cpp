@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // FastDrain's write buffer on the whole platform: a buffered writer with
 // fsync on a FastDrain host (tagged write-back, ratio switch on sq_head)
 // over a 1 MiB buffer, and the buffer-level series it leaves in

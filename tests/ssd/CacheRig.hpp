@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The cache layer between a test's requests and an FTL that stores pages and
 // completes every request kFtlTime after it came, over a DRAM whose every

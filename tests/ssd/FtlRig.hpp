@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The FTL on the flash array with nothing above it: a driver issues page
 // reads, writes and trims at a queue depth, fills every written page with a

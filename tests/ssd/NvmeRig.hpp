@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // A strict host for NVMe protocol tests: no driver and none of its habits.
 // The test thread drives configuration space, BAR0 registers and queues in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // FlashShare's adaptive cache organisations on the cache rig (FTL 10 us per
 // request, DRAM 100 ns per access; tests/ssd/CacheRig.hpp): uni-dyn's ghost
 // caches choosing the prefetch granularity, split's way split following the

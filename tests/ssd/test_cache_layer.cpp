@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The SSD's DRAM cache layer (CacheLayer) over an FTL that takes 10 us per
 // request and a DRAM that takes 100 ns per access (tests/ssd/CacheRig.hpp):
 // hits, misses, LRU, prefetch, write-back, eviction copies, Flush and FUA.

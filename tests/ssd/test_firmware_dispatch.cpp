@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Which firmware core takes a command: per_sq (static queue allocation, the
 // baseline of DeepFlash FAST'19 section 4.1) against dios (dynamic I/O
 // serialization, section 5.1). The firmware is bound to an FTL that answers

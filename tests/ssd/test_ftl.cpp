@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The FTL on its own: write amplification against the analytic value,
 // integrity across heavy garbage collection, wear leveling, trim,
 // preconditioning, power loss.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Submission queue arbitration seen from the host: which SQ each command
 // fetch read came from. Queues are filled while bus mastering is off, so
 // every queue is full when the controller starts fetching; one fetch engine

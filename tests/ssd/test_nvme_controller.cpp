@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The NVMe controller as a driver sees it: bring-up through registers and
 // the admin queue, and the status codes of malformed commands.
 #include <catch2/catch.hpp>

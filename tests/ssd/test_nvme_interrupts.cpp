@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Interrupts as a strict host sees them on the wire: MSI-X messages with
 // coalescing and masking, MSI with several vectors and INTMS/INTMC, and the
 // INTx pin as assert/deassert messages.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The NVMe controller driven as a strict host would: configuration space,
 // registers and queues by hand, every upstream message observed. Expected
 // values come from the NVMe 1.4 and PCI specifications, not from the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Every PRP layout of NVMe 1.4 section 4.3 moves exactly the right bytes.
 // A strict host lays out PRP1, PRP2 and PRP lists by hand in an arena of host
 // memory filled with guard bytes, writes distinct data through one layout and

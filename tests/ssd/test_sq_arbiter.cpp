@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The submission queue arbiter on its own: schedules worked out by hand for
 // round robin with arbitration burst, weighted round robin with the urgent
 // class, and FlashShare's LS priority with its TH drain guard.

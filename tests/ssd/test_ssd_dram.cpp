@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The SSD DRAM's timing worked out by hand: row hit, miss and closed bank,
 // the bus shared first come first served, the refresh stretch, an access
 // spanning rows, and the regions it hands out.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The SSD's contents persist in a raw image file (ssd.image): loaded before
 // the run without simulated time, written back sparse at its end.
 //

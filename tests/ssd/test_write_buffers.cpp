@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The cache layer's two write buffers over the rig's 10 us FTL and 100 ns
 // DRAM (tests/ssd/CacheRig.hpp): FastDrain's (watermarks, background and
 // foreground eviction, the status in every completion) and DeepFlash's

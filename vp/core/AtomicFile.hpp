@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // An output file that appears under its name only once written in full:
 // the data goes to a temporary beside it (same folder, so the rename is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // One configuration tree per run: defaults from the ParamRegistry, overlaid by
 // a preset or YAML file, then by --set key=value. Values are kept as text with

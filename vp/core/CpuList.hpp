@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // A list of CPUs in the syntax of fio's cpus_allowed and of Linux's
 // smp_affinity_list ("0", "0,2", "1-3", "0,4-7"): one parser for both

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // A per-component queue of timed callbacks driven by one sc_event, so that a
 // model is a state machine woken at the instants it computed, not a thread

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The whole of a file the user named (configuration, fio job file, block
 // trace). A folder opens as an empty stream, which would pass for an empty

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Reusing one generic payload per initiator: resets every field a plain
 // memory access needs.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // User input echoed in a message: control bytes and bytes that are not
 // UTF-8 escaped as \xNN, so a binary file cannot reach the terminal raw,

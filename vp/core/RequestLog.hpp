@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // requests.csv: one row per completed I/O with the time each stage ended
 // (picoseconds of simulated time; empty when a stage did not occur).

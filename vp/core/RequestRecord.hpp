@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The record every I/O carries end to end. Each layer marks the end of the
 // stage it just finished; the time since the previous mark is charged to that

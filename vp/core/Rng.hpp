@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Deterministic random numbers: the same seed gives the same stream on every
 // machine (std distributions are implementation-defined, so bounding is done

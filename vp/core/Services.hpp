@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // What the platform hands every component besides its sockets: the validated
 // configuration, the statistics registry, waveform tracing and the request

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Stopping a run from inside the model with a message (e.g. the FTL ran out
 // of free blocks): the message is kept, sc_stop ends the simulation, and the

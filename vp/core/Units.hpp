@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Quantities with units, as written in presets and on the command line.
 // Internally time is an integer count of picoseconds (SystemC's default

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Waveform tracing for GTKWave. Off unless asked for (--trace vcd): a
 // component registers the state variables it wants shown (queue depths, busy

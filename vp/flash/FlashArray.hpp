@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The flash media behind the SSD controller: channels of dies, the page data
 // store and the timing of the configured cell. Exported to the FTL as IFlash.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The transactions a die runs as one operation: one, or one per plane when
 // the scheduler joins a multi-plane read, program or erase.

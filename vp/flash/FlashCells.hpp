@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Flash cell types shipped inside the binary (generated at build time from
 // vp/flash/cells/*.yaml): (name, YAML fragment of ssd.flash.* keys).

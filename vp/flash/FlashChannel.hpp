@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // One ONFI channel: a shared bus and the dies behind it. The bus is held only
 // for command/address cycles and data transfers, a die's array only for its

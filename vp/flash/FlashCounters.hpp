@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The flash statistics, registered once and shared by every channel.
 #include "vp/core/Stats.hpp"

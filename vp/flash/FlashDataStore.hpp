@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Page contents and spare areas, stored sparsely so memory follows what was
 // written, not the capacity. Data is kept only for pages holding something

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The transaction scheduler of one channel (DeepFlash's FCMD): a queue per
 // die, and the choice of what a die runs next when it frees. Under FIFO, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // What the FTL and the flash subsystem exchange: geometry, cell timing,
 // addresses, the spare area (OOB) and transactions. Completion comes back

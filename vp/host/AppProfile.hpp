@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The offline applications of FlashShare (OSDI'18) Table 3, as closed-loop
 // fio jobs: I/O mix, request size, sequentiality and the compute between

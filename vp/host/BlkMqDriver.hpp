@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // What blk-mq needs from the block driver below it: its hardware queues (the
 // NVMe I/O queue pairs), their depth and the largest transfer, and a way to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The blk-mq request queue of the NVMe namespace, between the cores'
 // submission path and the NVMe driver (Linux block/blk-mq.c, event driven:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // A block-layer request (Linux's struct request): what becomes one NVMe
 // command. It carries one application I/O, or several when blk-mq merged

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // A block I/O trace to replay: the reads and writes of an MSR Cambridge CSV
 // trace, of blkparse's default text output or of a fio iolog (version 2 or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // One core's run queue, after Linux's CFS with equal weights: the thread
 // with the least virtual run time runs; the one on the core keeps it for its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // mq-deadline as in Linux 6.1 (one priority class): a FIFO and a sector-sorted
 // list per direction. Requests leave in batches of up to fifo_batch in

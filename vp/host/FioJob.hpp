@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Workload jobs written in fio's job-file syntax (the subset the host model
 // implements). Parsing only: numjobs expansion, device-relative sizes and

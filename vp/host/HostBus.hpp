@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The host's memory interconnect: routes accesses from the CPU complex and
 // from PCIe (device DMA, MSI) to DRAM, the interrupt controller or the PCIe

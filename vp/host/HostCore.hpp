@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // A host CPU core: the threads placed on it (fio jobs, online workers) run
 // under its scheduler (CoreScheduler, CFS-like: slices, wake-up preemption,

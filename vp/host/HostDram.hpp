@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Host main memory holding real bytes (data buffers, SQs, CQs, PRP lists).
 // Backed by an anonymous mapping, so untouched memory costs nothing. Cores

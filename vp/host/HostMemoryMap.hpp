@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The host's physical address map, laid out as PC firmware does: DRAM from
 // 0 up to the PCI hole, the hole (the ECAM window, the BARs' MMIO window and

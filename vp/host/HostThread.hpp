@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // One software thread of the modeled host (a fio job clone or an online
 // server's worker) as its core's scheduler sees it: its virtual run time,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The host's interrupt controller as a memory-mapped MSI target: a 4-byte
 // write to base + (cpu << 12) with the vector as data (the x86 MSI address

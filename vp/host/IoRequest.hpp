@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // A block I/O as the host stack sees it, from the application's issue to the
 // thread waking up with its completion.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The I/O scheduler slot of a blk-mq hardware queue: requests are inserted
 // when they cannot (or, with a scheduler, may not) go to the driver at once

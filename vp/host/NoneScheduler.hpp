@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // blk-mq without an I/O scheduler ("none"): requests that find no free tag
 // wait in the software queues and leave first in, first out (one list per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The host's NVMe driver. It finds the function in PCI configuration space
 // as Linux's PCI core and nvme_pci_enable do (class 01:08:02, BAR0 sized and

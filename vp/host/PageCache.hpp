@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The host's page cache for buffered I/O (fio direct=0), after Linux's
 // mm/filemap.c, mm/readahead.c, mm/page-writeback.c and fs/fs-writeback.c,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // A task's block plug (Linux's struct blk_plug): while a batch is being
 // submitted its requests collect here instead of going to the queues, a new

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Checks that what was written reads back intact (fio's verify, done in
 // line). Every written logical block is filled with a pattern derived from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The run's workload: fio jobs (from the preset or --job files), expanded by
 // numjobs (and an online job's workers), placed on cores (cpus_allowed, else

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Sending bytes with a file descriptor riding along (SCM_RIGHTS) on a UNIX
 // socket, as QEMU's ivshmem and mpqemu-link protocols do.

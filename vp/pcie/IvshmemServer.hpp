@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The server side of QEMU's ivshmem protocol (docs/specs/ivshmem-spec in
 // QEMU), serving exactly one `ivshmem-doorbell` device: FlashVP's route for

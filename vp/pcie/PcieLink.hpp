@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // A PCIe link between the root complex and one endpoint. Each direction is a
 // serial pipe of the configured generation (1-5) and width (x1-x16) after the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "vp/pcie/QemuProxy2Tlm.hpp"
 
 #include <cerrno>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Bridge from QEMU's multi-process PCI proxy (`-device x-pci-proxy-dev,fd=N`
 // in Debian's QEMU 7.2) to TLM: FlashVP stands where QEMU's remote process

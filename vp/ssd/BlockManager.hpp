@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The FTL's view of every flash block: state, erase count, valid pages (a
 // bitmap), programs still in flight, and per plane the free-block pool.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // One epoch of an adaptive cache organisation (uni-dyn, split) as it is
 // recorded for plotting: what each class did in the real cache, what every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // What distinguishes one organisation of the SSD's DRAM cache from another
 // (ssd.cache.organisation), as CacheLayer asks it: which ways of a set a

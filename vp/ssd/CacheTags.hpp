@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The tag array of a set-associative page cache: `sets` sets of `ways`
 // lines, a logical page in set lpn mod sets, least recently used

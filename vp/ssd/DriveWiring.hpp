@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The inside of the drive as every platform wires it: firmware -> cache
 // layer -> FTL -> the firmware's FCMD stage -> flash, and the regions of the SSD DRAM that the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // An embedded core of the SSD controller running the work of the firmware
 // threads placed on it in turn: one item at a time, taking the threads

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // What FlashShare's adaptive organisations (uni-dyn, split) share: time cut
 // into epochs of ssd.cache.epoch, the accesses, hits and misses of each

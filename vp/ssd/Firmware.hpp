@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The SSD firmware as threads on embedded cores (DeepFlash FAST'19 sec. 3-5).
 // Every firmware task costs cycles on the core its thread runs on; threads

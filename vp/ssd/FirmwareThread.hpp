@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // A firmware thread (DeepFlash FAST'19 sec. 4: NVMQ, CACHE, TRANS, ILOCK,
 // LOG, BGC, FCMD, or a layered instance) pinned to one embedded core. Work

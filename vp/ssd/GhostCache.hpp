@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // A ghost cache (FlashShare OSDI'18 Figure 9): the tags of a cache with the
 // real cache's sets and a given number of ways, no data, that prefetches

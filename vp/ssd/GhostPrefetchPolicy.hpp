@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // FlashShare's uni-dyn (OSDI'18 sec. 4.2 and Figure 18): a uniform cache
 // (both classes fill and read every way) whose read-ahead after a miss

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // DeepFlash's index lock (ILOCK, FAST'19 sec. 4.2, 5.2): the logical space
 // in ranges of `range_pages` pages (256 KiB by default; one page is the

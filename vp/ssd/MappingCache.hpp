@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The cached mapping table of a DFTL-style FTL: which translation pages
 // (one flash page of map entries each) are in SSD DRAM, least recently used

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The FTL's logical-to-physical table, one 32-bit physical page number per
 // logical page, held in chunks that exist only once touched. An untouched

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // How an NVMe controller tells the host that completion queues have entries:
 // MSI-X (one table entry per vector, in BAR0, with its Pending Bit Array),

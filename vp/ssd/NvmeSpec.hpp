@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // NVM Express base specification (1.4) definitions shared by whoever speaks
 // NVMe: the controller model and the modeled host driver, as both a device

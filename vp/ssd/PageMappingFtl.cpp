@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "vp/ssd/PageMappingFtl.hpp"
 
 #include "vp/ssd/ShardHash.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Page-level FTL: every logical page (one flash page) maps to any physical
 // page; writes go out of place.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Power-loss protection, as enterprise drives (the Z-SSD among them) ship
 // it: hold-up capacitors keep the drive running for `ssd.plp.holdup` after

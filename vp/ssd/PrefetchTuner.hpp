@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // FlashShare's adjustable prefetch (OSDI'18 sec. 4.2, Figure 9) for one
 // cache (uni-dyn) or one partition (split): a ghost cache per candidate

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Where a preconditioning pass put each logical page, as a rule instead of
 // a table: the i-th page written went to allocation unit i mod U, at index

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Which of `shards` translation shards (DeepFlash's TRANS threads, the FTL's
 // map partitions, ManyLayered's per-channel instances) a logical page

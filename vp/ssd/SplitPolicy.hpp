@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // FlashShare's partitioned cache (OSDI'18 sec. 4.2, Figures 8 and 19; the
 // partitions are split-lat and split-thr in Figure 18): the sets are shared,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Submission queue arbitration of the NVMe controller (NVMe 1.4, "Command
 // Arbitration"), as pure logic. The controller tells the arbiter which SQs

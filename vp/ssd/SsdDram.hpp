@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The SSD's embedded DRAM: one data bus of `bus_width` bits at `data_rate`
 // in front of `banks` banks, each keeping its last row open (open-page

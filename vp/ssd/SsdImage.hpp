@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The SSD's logical contents kept in a raw image file between runs
 // (ssd.image), so that a guest's filesystem survives a restart. Byte i of

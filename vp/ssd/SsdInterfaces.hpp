@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The interfaces between the layers inside the SSD, bound through
 // sc_port/sc_export: controller -> firmware -> FTL -> flash. Requests travel

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // FlashShare's uniform cache (uni-no, uni-128 in OSDI'18 Figure 18): every
 // way serves both classes, and a read miss brings in a fixed number of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The level of FastDrain's write buffer (CAL'20 sec. 3.2): the buffer's
 // pages not yet on flash (dirty lines plus copies being written) against its

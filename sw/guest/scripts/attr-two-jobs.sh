@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Two fio jobs at once on /dev/nvme0n1, 500 direct 4 KiB random reads each:
 # job A (LBA bytes 0..8M) under `chworkload_attr 1` (latency-critical),
 # job B (32M..40M) with no attribute. With the FlashVP kernel patches and

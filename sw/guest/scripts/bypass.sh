@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # FlashShare's blk-mq bypass (OSDI'18 section 3.3), patch 0009. Boot with
 # nvme.io_queue_depth=2: one driver tag per queue, so requests wait in the
 # I/O scheduler (mq-deadline) as they would behind a deep throughput load.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # A guest that writes garbage to the SSD's doorbells: a doorbell of a queue
 # that does not exist and out-of-range values for queues that do not exist.
 # The controller must answer with asynchronous events (error: invalid

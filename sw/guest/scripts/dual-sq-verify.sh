@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Data integrity with both SQs of a queue busy at once: a latency-critical
 # io_uring job (attr 1, iodepth 16, batched submissions through
 # nvme_queue_rqs) and a plain libaio job write and crc32c-verify disjoint

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # FlashShare's two SQs per I/O queue (boot with nvme.flashvp_dual_sq=1):
 # the driver must have announced its latency-critical SQs and vendor
 # arbitration at probe; then the two fio jobs of attr-two-jobs.sh run, so

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # FastDrain dirty ratios, patch 0011, on a device whose completions carry
 # a forced buffer status (vp-qemu --set ssd.nvme.buffer_status_field=sq_head
 # --set ssd.nvme.buffer_status_force=full|drained). Reads a little from

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # FastDrain page-victimization tags, patch 0010 (boot with
 # nvme.flashvp_fastdrain=1). The host side (tests/guest/fastdrain.sh)
 # checks the device-side trace by LBA range (4 KiB LBAs):

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Polled completion: with nvme.poll_queues=1 on the kernel command line the
 # stock driver keeps a polled queue, and io_uring with --hipri reaps its
 # completions by polling, without interrupts. Writes and verifies 8 MiB.

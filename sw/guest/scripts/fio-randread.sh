@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # 4 KiB random reads with O_DIRECT on /dev/nvme0n1 for a few seconds at the
 # queue depth given on the kernel command line (flashvp.qd=N, default 1),
 # after writing the region once so reads hit mapped pages. Prints one line:

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # fio verify on a guest with four CPUs (vp-qemu --smp 4): four jobs, one
 # pinned to each CPU, so the nvme driver's four I/O queues and their four
 # MSI-X vectors are all used while other CPUs write doorbells at the same

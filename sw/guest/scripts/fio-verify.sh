@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Direct random writes with crc32c verification through io_uring (fio reads
 # every block back and checks it at the end of the job), then a second,
 # read-only verification pass of the same blocks through libaio.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # ext4 round trip on /dev/nvme0n1: 200 files of random data of various
 # sizes, md5sums recorded, unmount, page cache dropped, remount, verify.
 # Exits non-zero on any mismatch or failed step.

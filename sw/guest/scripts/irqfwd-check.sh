@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Checks flashvp_irqfwd end to end with a host that kicks on request (the
 # self-test's ivshmem_test_server.py). Each round prints
 #   FLASHVP-IRQFWD-READY <round> <mask>

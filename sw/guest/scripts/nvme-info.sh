@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Identify and health of the first NVMe controller and namespace.
 # Exits non-zero if any command fails.
 fail=0

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Second half: after a restart of vp-qemu with the same ssd.image, the
 # filesystem mounts and every file matches its recorded md5sum.
 set -e

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # First half of the persistence check: an ext4 filesystem with 50 files of
 # random data and their md5sums, unmounted cleanly before power-off.
 set -e

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # FlashShare Select-ISR (OSDI'18 section 3.4), patch 0008: with
 # block.flashvp_select_isr on, synchronous direct I/O of a task with a
 # non-zero workload attribute is submitted polled (poll queue, needs

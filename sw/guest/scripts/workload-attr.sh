@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Checks the FlashShare workload attribute interface of the patched guest
 # kernel (sw/kernel/patches/000[1-5]-workload-attr-*.patch) and leaves I/O
 # in known LBA ranges for the device-side trace (vp-qemu --requests FILE):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Helpers shared by the tests: a run of the server platform in this process
 // (one per test case: SystemC elaborates once per process), the rows of the
@@ -6,6 +7,7 @@
 #include <cstdlib>
 #include <unistd.h>
 #include <fmt/format.h>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <systemc>
@@ -143,10 +145,22 @@ inline std::string slurp(const std::string& path) {
   return ss.str();
 }
 
-// A scratch folder unique to the calling test.
+// A scratch folder unique to the calling test, removed when the test
+// process exits (kept with FLASHVP_KEEP_SCRATCH=1, to look at a failure).
 inline std::string scratch(const std::string& name) {
+  static std::vector<std::string> made;
+  static const bool cleanup = [] {
+    std::atexit([] {
+      if (!std::getenv("FLASHVP_KEEP_SCRATCH"))
+        for (const auto& d : made) std::filesystem::remove_all(d);
+    });
+    return true;
+  }();
+  (void)cleanup;
   std::string d = fmt::format("/tmp/flashvp-test-{}-{}", name, getpid());
-  std::system(("rm -rf " + d + " && mkdir -p " + d).c_str());
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d);
+  made.push_back(d);
   return d;
 }
 

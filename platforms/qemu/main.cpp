@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // vp-qemu: the SSD model served to a Linux guest in QEMU. Starts QEMU,
 // answers its PCI proxy, and simulates the SSD while the guest runs; ends
 // when QEMU ends. The guest's console is this program's stdin/stdout; this
@@ -24,6 +25,7 @@
 #include "platforms/qemu/QemuTop.hpp"
 #include "platforms/server/ServerTop.hpp"
 #include "platforms/server/ServerRun.hpp"
+#include "vp/core/BuildInfo.hpp"
 #include "vp/core/Quote.hpp"
 #include "vp/core/RequestRecord.hpp"
 #include "vp/pcie/IvshmemServer.hpp"
@@ -44,8 +46,18 @@ int serve_guest(const Config& cfg, const QemuOptions& qo, const std::string& rou
   Services svc{cfg, stats, waves, tracker, static_cast<uint64_t>(cfg.get_int("sim.seed"))};
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) throw std::runtime_error("socketpair failed");
-  std::string dir = fmt::format("/tmp/vp-qemu-{}", getpid());
+  // The run's sockets live here; declared before the server that puts its
+  // socket in it, so it is removed after, on every way out.
+  struct RunDir {
+    std::string path;
+    ~RunDir() {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
+  } run_dir{fmt::format("/tmp/vp-qemu-{}", getpid())};
+  const std::string& dir = run_dir.path;
   if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) throw std::runtime_error("cannot create " + dir);
+  fmt::print(stderr, "vp-qemu: run folder {} (removed at exit)\n", dir);
   bool intx = route == "intx";
   std::unique_ptr<pcie::IvshmemServer> irq;
   if (!intx) irq = std::make_unique<pcie::IvshmemServer>(dir + "/irq.sock");
@@ -60,10 +72,10 @@ int serve_guest(const Config& cfg, const QemuOptions& qo, const std::string& rou
     // New columns go at the end: scripts index the columns.
     std::fputs("sqid,cid,opcode,slba,nlb,attr,status,fetch_ps,complete_ps,victim,victim_pages,buffer_status\n",
                csv.get());
-    top.nvme.on_command = [f = csv.get()](const ssd::NvmeController::CommandRecord& r) {
+    top.nvme.on_command.subscribe([f = csv.get()](const ssd::NvmeController::CommandRecord& r) {
       fmt::print(f, "{},{},{},{},{},{},{},{},{},{},{},{}\n", r.sqid, r.cid, r.opcode, r.slba, r.nlb, r.attr, r.status,
                  r.fetched, r.completed, r.victim ? 1 : 0, r.victim_pages, r.buffer_status);
-    };
+    });
   }
   QemuProcess qemu(qo, sv[1], irq ? irq->path() : "");
   close(sv[1]);
@@ -79,7 +91,6 @@ int serve_guest(const Config& cfg, const QemuOptions& qo, const std::string& rou
   while (irq && !irq->accept_client(200)) {
     if (qemu.exited(false)) {
       fmt::print(stderr, "vp-qemu: {} before connecting its devices\n", qemu.how_it_ended());
-      rmdir(dir.c_str());
       return 4;
     }
   }
@@ -135,7 +146,6 @@ int serve_guest(const Config& cfg, const QemuOptions& qo, const std::string& rou
              accesses ? n.access_wall_s / double(accesses) * 1e6 : 0.0, accesses,
              n.irq_round_trips ? n.irq_to_doorbell_wall_s / double(n.irq_round_trips) * 1e6 : 0.0,
              n.irq_round_trips);
-  rmdir(dir.c_str());
   if (image.enabled()) {
     image.save();
     fmt::print(stderr, "vp-qemu: {} pages loaded from {} at start, {} pages saved to it in {:.3f} s\n",
@@ -145,6 +155,8 @@ int serve_guest(const Config& cfg, const QemuOptions& qo, const std::string& rou
     std::filesystem::create_directories(out_dir);
     Tick elapsed = now_ps();
     nlohmann::json s;
+    s["schema_version"] = kSummarySchemaVersion;
+    s["git_revision"] = build_revision();
     s["simulated_s"] = double(elapsed) / double(SEC);
     s["qemu"] = {{"ended", qemu.how_it_ended()},
                  {"config_accesses", n.config},
@@ -166,6 +178,7 @@ int serve_guest(const Config& cfg, const QemuOptions& qo, const std::string& rou
     s["ftl"] = top.ftl.summary();
     s["flash"] = top.flash.summary();
     s["counters"] = stats.to_json();
+    s["counter_units"] = stats.units_json();
     write_run_files(out_dir, cfg, s);
     top.cache.write_outputs(out_dir, true);  // write_buffer.csv, cache_epochs.csv
     fmt::print(stderr, "vp-qemu: outputs in {}/\n", out_dir);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "platforms/server/ServerRun.hpp"
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 
 #include "platforms/server/Presets.hpp"
 #include "platforms/server/ServerTop.hpp"
+#include "vp/core/BuildInfo.hpp"
 #include "vp/core/AtomicFile.hpp"
 #include "vp/core/Quote.hpp"
 #include "vp/core/RequestLog.hpp"
@@ -102,26 +104,14 @@ namespace {
 double us(Tick t) { return double(t) / 1e6; }
 
 // Count, mean, nearest-rank percentiles (exact, no interpolation; p95 is
-// FlashShare's figure), min and max, in us. Sorts `v`.
-nlohmann::json latency_json(std::vector<Tick>& v) {
-  nlohmann::json j;
-  j["count"] = v.size();
-  if (v.empty()) return j;
-  std::sort(v.begin(), v.end());
-  long double sum = 0;
-  for (Tick t : v) sum += t;
-  j["mean"] = double(sum / v.size()) / 1e6;
-  for (auto [key, p] : {std::pair{"p50", 0.50}, {"p90", 0.90}, {"p95", 0.95}, {"p99", 0.99}, {"p999", 0.999}})
-    j[key] = us(host::OnlineClient::nearest_rank(v, p));
-  j["max"] = us(v.back());
-  j["min"] = us(v.front());
-  return j;
-}
+// FlashShare's figure), min and max, in us.
+nlohmann::json latency_json(const Distribution& d) { return d.summary(1e6); }
 
 // An online job's end-to-end response times (client send to client receive).
 nlohmann::json response_json(const host::OnlineClient& c) {
-  std::vector<Tick> v = c.responses();
-  return latency_json(v);
+  Distribution d;
+  for (Tick t : c.responses()) d.add(t);
+  return latency_json(d);
 }
 
 nlohmann::json breakdown_json(const std::array<Tick, kStages>& sum, uint64_t n) {
@@ -133,7 +123,7 @@ nlohmann::json breakdown_json(const std::array<Tick, kStages>& sum, uint64_t n) 
 // `workers`: an online job's worker threads (worker 0 first), the runners
 // that share r's client; empty otherwise.
 nlohmann::json job_json(const host::FioJobRunner& r, const std::vector<const host::FioJobRunner*>& workers) {
-  host::JobResult res = r.result();  // copy: latencies get sorted
+  const host::JobResult& res = r.result();
   uint64_t ios = res.reads + res.writes;
   double secs = double(res.ended > res.started ? res.ended - res.started : 0) / 1e12;
   nlohmann::json j;
@@ -313,6 +303,16 @@ nlohmann::json lose_power(ServerTop& top, const Config& cfg) {
 
 }  // namespace
 
+std::unique_ptr<StatRegistry> platform_stats(const Config& cfg) {
+  auto stats = std::make_unique<StatRegistry>();
+  Waves waves;
+  RequestTracker tracker;
+  Services svc{cfg, *stats, waves, tracker, static_cast<uint64_t>(cfg.get_int("sim.seed"))};
+  tracker.resize(host::NvmeDriver::sq_ids(cfg), static_cast<unsigned>(cfg.get_int("host.nvme.queue_depth")));
+  ServerTop top("top", svc);
+  return stats;
+}
+
 void write_run_files(const std::string& dir, const Config& cfg, const nlohmann::json& summary) {
   AtomicFile::write(dir + "/config.yaml", [&](std::ostream& f) {
     f << "# effective configuration; reproduce with --config\n" << cfg.to_yaml();
@@ -345,7 +345,7 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
   struct {
     uint64_t reads = 0, writes = 0, written_blocks = 0, victim_writes = 0, victim_pages_max = 0;
   } cmds;
-  top.nvme.on_command = [&cmds](const ssd::NvmeController::CommandRecord& c) {
+  top.nvme.on_command.subscribe([&cmds](const ssd::NvmeController::CommandRecord& c) {
     if (c.opcode == nvme::IO_READ) ++cmds.reads;
     if (c.opcode != nvme::IO_WRITE) return;
     ++cmds.writes;
@@ -354,7 +354,7 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
       ++cmds.victim_writes;
       cmds.victim_pages_max = std::max<uint64_t>(cmds.victim_pages_max, c.victim_pages);
     }
-  };
+  });
 
   Tick max_time = cfg.get_time("sim.max_time");
   Tick power_loss_at = cfg.get_time("ssd.power_loss_at");
@@ -370,10 +370,10 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
   if (auto* v = top.workload.verify()) {  // what the drive puts on flash raises what a power loss must keep
     v->set_part_bytes(top.ftl.page_size());
     uint64_t lba_size = cfg.get_size("ssd.nvme.lba_size");
-    top.cache.on_persisted = [v, lba_size, page = top.ftl.page_size()](uint64_t lpn, const uint8_t* data) {
+    top.cache.on_persisted.subscribe([v, lba_size, page = top.ftl.page_size()](uint64_t lpn, const uint8_t* data) {
       uint64_t off = lpn * page;
       v->persisted(off / lba_size, static_cast<uint32_t>(off % lba_size), data, page);
-    };
+    });
   }
   for (;;) {
     if (sc_core::sc_get_status() == sc_core::SC_STOPPED) break;
@@ -430,6 +430,8 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
   double wall = std::chrono::duration<double>(clock::now() - wall0).count();
 
   nlohmann::json s;
+  s["schema_version"] = kSummarySchemaVersion;
+  s["git_revision"] = build_revision();
   s["platform"] = "server";
   s["seed"] = cfg.get_int("sim.seed");
   s["sim_time_s"] = double(now_ps()) / 1e12;
@@ -487,6 +489,8 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
   if (!power_loss.is_null()) s["power_loss"] = power_loss;
   if (image.enabled()) s["image"] = image.summary();
   s["counters"] = stats.to_json();
+  s["counter_units"] = stats.units_json();
+  if (!stats.distributions().empty()) s["distributions"] = stats.distributions_json();
   res.summary = s;
 
   if (!opt.out_dir.empty()) {

@@ -1,8 +1,10 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Running the server platform: building the configuration from a preset, a
 // YAML file, --set overrides, fio job files and a seed; elaborating and
 // simulating; writing config.yaml, summary.json, requests.csv and the
 // waveform. Shared by vp-server, the tests and the benchmark.
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -10,6 +12,7 @@
 
 #include "vp/core/Config.hpp"
 #include "vp/core/Param.hpp"
+#include "vp/core/StatRegistry.hpp"
 
 namespace vp::platform {
 
@@ -36,6 +39,10 @@ bool add_sets(const std::vector<std::string>& sets, RunOptions& opt, const char*
 
 // Loads, overrides and validates; throws ConfigError naming the problem.
 Config build_config(const RunOptions& opt);
+
+// The statistics the platform registers for `cfg`, elaborated and not run
+// (--list-stats).
+std::unique_ptr<StatRegistry> platform_stats(const Config& cfg);
 
 struct RunResult {
   nlohmann::json summary;

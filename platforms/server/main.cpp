@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // vp-server: the server platform binary. Runs the default preset with no
 // arguments; see README.md for the options and the outputs.
 #include <boost/program_options.hpp>
@@ -27,6 +28,9 @@ int sc_main(int argc, char** argv) {
       ("out", po::value(&opt.out_dir)->default_value("vp-out"), "output folder")
       ("trace", po::value(&traces)->multitoken(), "what to trace: vcd, requests, cache (comma separated)")
       ("list-params", "print every parameter with type, default and description")
+      ("list-stats", "print every statistic of the configured platform with kind, unit and description")
+      ("json", "with --list-params or --list-stats: print JSON")
+      ("markdown", "with --list-params or --list-stats: print a markdown table (docs/reference/)")
       ("list-presets", "print the built-in presets")
       ("list-apps", "print the FlashShare Table 3 applications a job can name with app=")
       ("print-config", "print the effective configuration and exit");
@@ -42,8 +46,14 @@ int sc_main(int argc, char** argv) {
     std::cout << desc;
     return 0;
   }
+  if (vm.count("json") + vm.count("markdown") > 1 || ((vm.count("json") || vm.count("markdown")) &&
+                                                       !vm.count("list-params") && !vm.count("list-stats"))) {
+    fmt::print(stderr, "vp-server: --json and --markdown go with one of --list-params, --list-stats\n");
+    return 2;
+  }
   if (vm.count("list-params")) {
-    std::cout << server_params().list();
+    const ParamRegistry& p = server_params();
+    std::cout << (vm.count("json") ? p.describe().dump(2) + "\n" : vm.count("markdown") ? p.markdown() : p.list());
     return 0;
   }
   if (vm.count("list-presets")) {
@@ -77,6 +87,16 @@ int sc_main(int argc, char** argv) {
   } catch (const ConfigError& e) {
     fmt::print(stderr, "vp-server: configuration error: {}\n", e.what());
     return 2;
+  }
+  if (vm.count("list-stats")) {
+    try {
+      auto st = platform_stats(cfg);
+      std::cout << (vm.count("json") ? st->describe().dump(2) + "\n" : vm.count("markdown") ? st->markdown() : st->list());
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "vp-server: configuration error: {}\n", e.what());
+      return 2;
+    }
+    return 0;
   }
   if (vm.count("print-config")) {
     std::cout << cfg.to_yaml();

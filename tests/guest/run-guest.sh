@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Boots the project's guest on the SSD model (vp-qemu, TCG) and runs one of
 # sw/guest/scripts/NAME.sh in it. Passes when the script exits 0, vp-qemu
 # exits 0 (the guest powered off) and every EXPECTED text is in the console.
@@ -28,6 +29,10 @@ if ! grep -q "^FLASHVP-SCRIPT-EXIT 0" "$out/console"; then echo "the guest scrip
 if [ $rc -eq 0 ] && ! { [ -s "$run_out/config.yaml" ] && grep -q '"ssd.nvme.io_commands"' "$run_out/summary.json"; }; then
   echo "vp-qemu --out wrote no config.yaml or summary.json with counters"; fail=1
 fi
+# vp-qemu removes what it created.
+run_dir=$(sed -n 's/^vp-qemu: run folder \(.*\) (removed at exit)$/\1/p' "$out/vp-qemu")
+if [ -z "$run_dir" ]; then echo "vp-qemu did not name its run folder"; fail=1
+elif [ -e "$run_dir" ]; then echo "vp-qemu left $run_dir behind"; fail=1; fi
 for e in "$@"; do
   if ! grep -qF -- "$e" "$out/console"; then echo "missing from the console: $e"; fail=1; fi
 done

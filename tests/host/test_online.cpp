@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Online request/response jobs (online=1): the client's request schedule
 // (linear or Poisson, open loop), the worker's compute and I/Os per request,
 // and the end-to-end response time in the summary.
@@ -32,7 +33,7 @@ TEST_CASE("online requests at a fixed rate respond after both network crossings 
           "[host][online]") {
   // Core 1 runs only the worker. 20,000 instructions at 2 GHz and IPC 1 are
   // 10 us of compute per request.
-  const std::string dir = "online_fixed";
+  const std::string dir = scratch("online_fixed");
   auto s = run_traced(dir, "quick", {{"host.cores", "2"}},
                       "[web]\nonline=1\nrequest_rate=1000\nrequests=10\nios_per_request=1\nrequest_insts=20000\n"
                       "net_delay=50us\nrw=randread\nbs=4k\ncpus_allowed=1\n");
@@ -71,7 +72,7 @@ TEST_CASE("online requests at a fixed rate respond after both network crossings 
 TEST_CASE("online requests queue at a busy worker and their response includes the wait", "[host][online]") {
   // 6,000,000 instructions = 3 ms of compute per request against a request
   // every 1 ms: open loop, so the requests pile up behind the worker.
-  const std::string dir = "online_queue";
+  const std::string dir = scratch("online_queue");
   auto s = run_traced(dir, "quick", {{"host.cores", "2"}},
                       "[busy]\nonline=1\nrequest_rate=1000\nrequests=5\nrequest_insts=6000000\nnet_delay=50us\n"
                       "rw=randread\nbs=4k\ncpus_allowed=1\n");
@@ -144,16 +145,16 @@ TEST_CASE("response percentiles are nearest rank like the I/O percentiles", "[ho
   // the 999th smallest (ceil(p x 1000)).
   std::vector<Tick> v(1000);
   for (size_t i = 0; i < v.size(); ++i) v[i] = i + 1;
-  CHECK(OnlineClient::nearest_rank(v, 0.50) == 500);
-  CHECK(OnlineClient::nearest_rank(v, 0.95) == 950);
-  CHECK(OnlineClient::nearest_rank(v, 0.99) == 990);
-  CHECK(OnlineClient::nearest_rank(v, 0.999) == 999);
+  CHECK(vp::Distribution::nearest_rank(v, 0.50) == 500);
+  CHECK(vp::Distribution::nearest_rank(v, 0.95) == 950);
+  CHECK(vp::Distribution::nearest_rank(v, 0.99) == 990);
+  CHECK(vp::Distribution::nearest_rank(v, 0.999) == 999);
   // Ten values 10..100: p95 -> rank ceil(9.5) = 10 -> 100; p50 -> rank 5 -> 50;
   // p99.9 -> rank ceil(9.99) = 10 -> 100.
   std::vector<Tick> w{10, 20, 30, 40, 50, 60, 70, 80, 90, 100};
-  CHECK(OnlineClient::nearest_rank(w, 0.95) == 100);
-  CHECK(OnlineClient::nearest_rank(w, 0.50) == 50);
-  CHECK(OnlineClient::nearest_rank(w, 0.999) == 100);
+  CHECK(vp::Distribution::nearest_rank(w, 0.95) == 100);
+  CHECK(vp::Distribution::nearest_rank(w, 0.50) == 50);
+  CHECK(vp::Distribution::nearest_rank(w, 0.999) == 100);
 }
 
 TEST_CASE("an online job needs requests or runtime to end", "[host][online]") {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Online servers with several worker threads (workers=N): one client, one
 // FIFO queue of arrived requests, an idle worker takes the oldest. The
 // workers sit on cores of their own so that no OS scheduling is involved.
@@ -38,7 +39,7 @@ std::string server_job(unsigned workers, const std::string& cpus) {
 
 TEST_CASE("one worker behind requests faster than it serves answers each later than the one before",
           "[host][online][workers]") {
-  const std::string dir = "online_one_worker";
+  const std::string dir = scratch("online_one_worker");
   auto s = run_traced(dir, "quick", {{"host.cores", "3"}}, server_job(1, "1"));
   REQUIRE(s["jobs"].size() == 1);
   const auto& o = s["jobs"][0]["online"];
@@ -71,7 +72,7 @@ TEST_CASE("one worker behind requests faster than it serves answers each later t
 
 TEST_CASE("two workers on two cores answer every request in compute plus I/O plus both network crossings",
           "[host][online][workers]") {
-  const std::string dir = "online_two_workers";
+  const std::string dir = scratch("online_two_workers");
   auto s = run_traced(dir, "quick", {{"host.cores", "3"}}, server_job(2, "1-2"));
   // One entry per worker, placed like numjobs clones: cores 1 and 2. The
   // server (its client and response times) is reported once, on worker 0.

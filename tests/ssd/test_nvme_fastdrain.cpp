@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // FastDrain's wire format at the controller: the page-victimization tag of
 // a Write (CDW2 bit 8, CDW3 = dirty pages) decoded for the firmware, and
 // the write-buffer status a completion reports (forced by
@@ -30,7 +31,7 @@ TEST_CASE("a victimization write's CDW2 bit 8 and CDW3 reach the firmware beside
   std::vector<ssd::NvmeController::CommandRecord> trace;
   with_rig(
       [&](NvmeRig& r) {
-        r.nvme.on_command = [&](const ssd::NvmeController::CommandRecord& c) { trace.push_back(c); };
+        r.nvme.on_command.subscribe([&](const ssd::NvmeController::CommandRecord& c) { trace.push_back(c); });
         r.pci_enable();
         REQUIRE((r.enable() & CSTS_RDY) == CSTS_RDY);
         auto q = r.create_pair(1, 16, 1);
@@ -80,7 +81,7 @@ TEST_CASE("buffer_status_force full reports state 3 and 100 percent in sq_head o
   with_rig(
       [&](NvmeRig& r) {
         r.svc.tracker.resize(65, 64);
-        r.nvme.on_command = [&](const ssd::NvmeController::CommandRecord& c) { reported.push_back(c.buffer_status); };
+        r.nvme.on_command.subscribe([&](const ssd::NvmeController::CommandRecord& c) { reported.push_back(c.buffer_status); });
         r.pci_enable();
         REQUIRE((r.enable() & CSTS_RDY) == CSTS_RDY);
         auto q = r.create_pair(1, 16, 1);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "vp/core/Param.hpp"
 
 #include <cmath>
@@ -62,7 +63,7 @@ std::string ParamSpec::allowed() const {
 
 double ParamSpec::parse(const std::string& text) const {
   auto bad = [&](const std::string& why) -> ConfigError {
-    return ConfigError(fmt::format("{} = {}: {}; allowed: {}", key, quoted(text), why, allowed()));
+    return ConfigError(fmt::format("{} = {}: {}; allowed: {}", key, vp::quoted(text), why, allowed()));
   };
   double v = 0;
   try {
@@ -162,6 +163,33 @@ std::string ParamRegistry::list() const {
     std::string def = s.def.find('\n') != std::string::npos ? "(multi-line)" : s.def;
     out += fmt::format("{:<40} {:<13} {:<14} {} [{}]\n", k, s.type_name(), def, s.desc, s.allowed());
   }
+  return out;
+}
+
+nlohmann::json ParamRegistry::describe() const {
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& [k, s] : specs_) {
+    nlohmann::json e = {{"key", k}, {"type", s.type_name()}, {"default", s.def}, {"allowed", s.allowed()},
+                        {"description", s.desc}};
+    if (!s.choices.empty()) e["choices"] = s.choices;
+    j.push_back(std::move(e));
+  }
+  return j;
+}
+
+std::string ParamRegistry::markdown() const {
+  // A table cell holds one line and no unescaped '|'.
+  auto cell = [](std::string t) {
+    std::string out;
+    for (char c : t) out += c == '\n' ? std::string("<br>") : c == '|' ? std::string("\\|") : std::string(1, c);
+    return out;
+  };
+  std::string out = "| parameter | type | default | allowed | meaning |\n| --- | --- | --- | --- | --- |\n";
+  for (const auto& [k, s] : specs_)
+    out += fmt::format("| `{}` | {} | {} | {} | {} |\n", k, s.type_name(), s.def.empty()                           ? ""
+                       : s.def.find('\n') != std::string::npos ? "(several lines: see --print-config)"
+                                                                : "`" + cell(s.def) + "`",
+                       cell(s.allowed()), cell(s.desc));
   return out;
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Parameter declarations: every component declares its parameters once, in
 // a static declare_params(ParamRegistry&), with type, unit, default, range and
@@ -7,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -63,6 +65,10 @@ class ParamRegistry {
   const std::map<std::string, ParamSpec>& all() const { return specs_; }
   const std::vector<std::function<void(const Config&)>>& rules() const { return rules_; }
   std::string list() const;  // the --list-params table
+  // Every parameter: key, type, default, allowed values, description
+  // (--list-params --json), and as a markdown table (the reference page).
+  nlohmann::json describe() const;
+  std::string markdown() const;
 
  private:
   ParamSpec& add(const std::string& key, ParamType t, std::string def, const std::string& desc);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "vp/host/DeadlineScheduler.hpp"
 
 #include <algorithm>
@@ -22,10 +23,10 @@ DeadlineParams DeadlineScheduler::params_from(const Config& c) {
 
 DeadlineScheduler::DeadlineScheduler(const DeadlineParams& p, StatRegistry& s)
     : p_(p),
-      batches_(s.counter("host.blkmq.deadline.batches", "batches", "mq-deadline batches started")),
-      expired_(s.counter("host.blkmq.deadline.expired_starts", "batches",
+      batches_(s.total("host.blkmq.deadline.batches", "batches", "mq-deadline batches started")),
+      expired_(s.total("host.blkmq.deadline.expired_starts", "batches",
                          "mq-deadline batches started at an expired request")),
-      write_turns_(s.counter("host.blkmq.deadline.starved_write_batches", "batches",
+      write_turns_(s.total("host.blkmq.deadline.starved_write_batches", "batches",
                              "mq-deadline write batches forced by writes_starved while reads waited")) {}
 
 void DeadlineScheduler::insert(BlkRequest* rq, Tick now) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "vp/host/FioJobRunner.hpp"
 
 #include <algorithm>
@@ -228,11 +229,11 @@ void FioJobRunner::complete(IoRequest& r, Tick now) {
   if (r.write) {
     ++res_.writes;
     res_.write_bytes += r.bytes;
-    res_.write_lat.push_back(lat);
+    res_.write_lat.add(lat);
   } else {
     ++res_.reads;
     res_.read_bytes += r.bytes;
-    res_.read_lat.push_back(lat);
+    res_.read_lat.add(lat);
   }
   res_.ended = now;
   if (client_) {

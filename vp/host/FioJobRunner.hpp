@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // One fio job (one of its numjobs clones) running on a host core: it decides
 // what to issue and when (rw mix, block size, offsets, iodepth, rate and
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "vp/core/Distribution.hpp"
 #include "vp/core/Rng.hpp"
 #include "vp/host/FioJob.hpp"
 #include "vp/host/IoRequest.hpp"
@@ -27,7 +29,7 @@ struct JobResult {
   unsigned core = 0;
   uint64_t reads = 0, writes = 0, read_bytes = 0, write_bytes = 0, errors = 0, fsyncs = 0;
   Tick started = 0, ended = 0;
-  std::vector<Tick> read_lat, write_lat;  // per I/O, ps
+  Distribution read_lat, write_lat;  // per I/O, ps
   std::array<Tick, kStages> read_stage{}, write_stage{};  // summed over I/Os
 };
 

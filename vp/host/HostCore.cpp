@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "vp/host/HostCore.hpp"
 
 #include <fmt/format.h>
@@ -80,20 +81,20 @@ HostCore::HostCore(sc_core::sc_module_name name, Services& svc, unsigned id, Nvm
       idle_ps_(svc.stats.counter(fmt::format("host.core{}.cpu_idle_ps", id), "ps", "core time with nothing to do")),
       poll_ps_(svc.stats.counter(fmt::format("host.core{}.cpu_poll_ps", id), "ps",
                                  "core time spinning on polled completion queues")),
-      isrs_(svc.stats.counter("host.isr_runs", "interrupts", "interrupt handler invocations")),
+      isrs_(svc.stats.total("host.isr_runs", "interrupts", "interrupt handler invocations")),
       interrupts_(svc.stats.counter(fmt::format("host.core{}.interrupts", id), "interrupts",
                                     "interrupt handler invocations on this core")),
-      ctx_switches_(svc.stats.counter("host.context_switches", "switches",
+      ctx_switches_(svc.stats.total("host.context_switches", "switches",
                                       "context switches: to a woken thread, or between threads on a core")),
-      cache_penalty_ps_(svc.stats.counter("host.sched.cache_penalty_ps", "ps",
+      cache_penalty_ps_(svc.stats.total("host.sched.cache_penalty_ps", "ps",
                                           "core time of context switches' cache-pollution penalty, all cores")),
-      preemptions_(svc.stats.counter("host.sched.preemptions", "switches",
+      preemptions_(svc.stats.total("host.sched.preemptions", "switches",
                                      "runnable threads taken off a core (slice over, or a waking thread preempts)")),
-      polls_(svc.stats.counter("host.polls", "checks", "checks of polled completion queues (poll_cost each)")),
-      poll_time_(svc.stats.counter("host.poll_ps", "ps", "core time spinning on polled completion queues, all cores")),
-      hybrid_sleeps_(svc.stats.counter("host.hybrid_sleeps", "sleeps", "hybrid polling sleeps before polling")),
-      hybrid_sleep_ps_(svc.stats.counter("host.hybrid_sleep_ps", "ps", "time slept by hybrid polling, all cores")),
-      irqs_avoided_(svc.stats.counter("host.interrupts_avoided", "completions",
+      polls_(svc.stats.total("host.polls", "checks", "checks of polled completion queues (poll_cost each)")),
+      poll_time_(svc.stats.total("host.poll_ps", "ps", "core time spinning on polled completion queues, all cores")),
+      hybrid_sleeps_(svc.stats.total("host.hybrid_sleeps", "sleeps", "hybrid polling sleeps before polling")),
+      hybrid_sleep_ps_(svc.stats.total("host.hybrid_sleep_ps", "ps", "time slept by hybrid polling, all cores")),
+      irqs_avoided_(svc.stats.total("host.interrupts_avoided", "completions",
                                       "completions reaped by polling (no interrupt raised for them)")) {
   irq.bind(*this);
   if (svc.waves.enabled()) svc.waves.trace(busy_trace_, fmt::format("host_core{}_busy", id), "host cores");

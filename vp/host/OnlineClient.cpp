@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "vp/host/OnlineClient.hpp"
 
 #include <algorithm>
@@ -36,10 +37,5 @@ uint64_t OnlineClient::take() {
 // With several workers responses can leave out of request order; the list
 // is only ever used as a set of samples.
 void OnlineClient::respond(uint64_t k, Tick server_end) { resp_.push_back(server_end + net_ - sends_[k]); }
-
-Tick OnlineClient::nearest_rank(const std::vector<Tick>& v, double p) {
-  size_t rank = static_cast<size_t>(std::ceil(p * double(v.size())));
-  return v[std::min(v.size(), std::max<size_t>(rank, 1)) - 1];
-}
 
 }  // namespace vp::host

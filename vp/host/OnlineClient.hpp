@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The client of an online (request/response) server job, after FlashShare
 // (OSDI'18) sec. 5.1: it sends requests on a fixed schedule (linear: every
@@ -37,9 +38,6 @@ class OnlineClient {
   const std::vector<Tick>& sends() const { return sends_; }      // per request generated, ps
   const std::vector<Tick>& responses() const { return resp_; }  // in completion order, ps
   uint64_t taken() const { return taken_; }
-  // Nearest rank (no interpolation), as the summary's I/O percentiles: the
-  // ceil(p x n)-th smallest of `v` (sorted ascending, not empty).
-  static Tick nearest_rank(const std::vector<Tick>& sorted, double p);
 
  private:
   void generate();  // appends the send time of the next request

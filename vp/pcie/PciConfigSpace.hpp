@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The PCI configuration space of the NVMe SSD's endpoint function, as the
 // host's PCI core sees it: a type 0 header (class 01:08:02, one 64-bit memory
@@ -24,6 +25,7 @@
 #include <functional>
 #include <vector>
 
+#include "vp/core/Hook.hpp"
 #include "vp/core/Config.hpp"
 
 namespace vp::pcie {
@@ -72,7 +74,7 @@ class PciConfigSpace {
   // the write took effect, only when the value really changed (FLR: after the
   // configuration space was reset; the device resets its own state).
   enum class Change { Command, Msi, MsiX, PowerState, FunctionLevelReset };
-  void on_change(std::function<void(Change)> hook) { hook_ = std::move(hook); }
+  void on_change(std::function<void(Change)> hook) { hook_.subscribe(std::move(hook)); }
 
   // Conventional reset: everything to power-on values. Function level reset:
   // the same except the link-related fields the PCIe spec keeps
@@ -133,7 +135,7 @@ class PciConfigSpace {
   PciIdentity id_;
   PciFunctionShape shape_;
   std::vector<uint8_t> cfg_, wmask_;  // kSize bytes each
-  std::function<void(Change)> hook_;
+  Hook<Change> hook_;
 };
 
 }  // namespace vp::pcie

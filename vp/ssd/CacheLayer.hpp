@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The SSD's DRAM cache between the firmware and the FTL (FlashShare OSDI'18
 // sec. 4.2, DeepFlash FAST'19 sec. 4.3, FastDrain CAL'20 sec. 3): a
@@ -36,6 +37,7 @@
 #include <systemc>
 #include <vector>
 
+#include "vp/core/Hook.hpp"
 #include "vp/core/EventQueue.hpp"
 #include "vp/core/Services.hpp"
 #include "vp/ssd/CachePolicy.hpp"
@@ -69,7 +71,7 @@ class CacheLayer : public sc_core::sc_module, public IFtl, public FtlClient, pub
   std::vector<uint64_t> undrained_pages() const override;
   // Each page write the FTL completed (evictions, write-backs,
   // write-throughs): that data is on flash now.
-  std::function<void(uint64_t lpn, const uint8_t* data)> on_persisted;
+  Hook<uint64_t /*lpn*/, const uint8_t* /*data*/> on_persisted;
   bool cached(uint64_t lpn, uint32_t pages) const override;
   void ftl_done(FtlRequest& r) override;
 

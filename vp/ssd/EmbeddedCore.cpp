@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "vp/ssd/EmbeddedCore.hpp"
 
 #include <fmt/format.h>
@@ -56,7 +57,7 @@ EmbeddedCore::EmbeddedCore(unsigned index, EventQueue& eq, StatRegistry& stats, 
                              fmt::format("time firmware core {} was busy", index))),
       items_(stats.counter(fmt::format("ssd.fw.core{}.items", index), "items",
                            fmt::format("work items firmware core {} ran", index))),
-      total_ps_(stats.counter("ssd.fw.busy_ps", "ps", "time the firmware cores were busy, summed over cores")) {
+      total_ps_(stats.total("ssd.fw.busy_ps", "ps", "time the firmware cores were busy, summed over cores")) {
   busy_.attach(waves, fmt::format("ssd_fw_core{}_busy", index), "firmware");
 }
 

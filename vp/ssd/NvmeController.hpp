@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // NVMe controller (NVM Express base specification 1.4): BAR0 registers,
 // doorbells and the MSI-X table behind a PCIe target socket, the PCI
@@ -19,6 +20,7 @@
 #include <tlm_utils/simple_target_socket.h>
 #include <vector>
 
+#include "vp/core/Hook.hpp"
 #include "vp/core/EventQueue.hpp"
 #include "vp/core/Services.hpp"
 #include "vp/pcie/PciConfigSpace.hpp"
@@ -69,7 +71,7 @@ class NvmeController : public sc_core::sc_module, public FirmwareClient {
     uint32_t victim_pages;  // its dirty pages (CDW3), 0 if untagged
     uint32_t buffer_status; // what the completion reported (0: none)
   };
-  std::function<void(const CommandRecord&)> on_command;
+  Hook<const CommandRecord&> on_command;
 
  private:
   struct SubQueue {

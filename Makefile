@@ -32,7 +32,7 @@ test: build guest
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # The non-guest suite and every preset under AddressSanitizer and
-# UndefinedBehaviorSanitizer (build-asan/; see README, "Reliability").
+# UndefinedBehaviorSanitizer (build-asan/; see docs/testing.md).
 ASAN_BUILD ?= build-asan
 test-asan: deps
 	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLASHVP_SANITIZE=ON

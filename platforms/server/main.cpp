@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // vp-server: the server platform binary. Runs the default preset with no
-// arguments; see README.md for the options and the outputs.
+// arguments; see docs/running.md for the options and docs/outputs.md for the outputs.
 #include <boost/program_options.hpp>
 #include <cstdlib>
 #include <fmt/format.h>

@@ -427,3 +427,54 @@ TEST_CASE("a configuration path that is a folder or missing is refused naming th
   CHECK(s.status == 2);
   CHECK(s.out.find(dir + "/c.yaml:3: ssd.nvme.model = 'Fl\\xff': not valid UTF-8 (byte 2 is 0xff)") != std::string::npos);
 }
+
+TEST_CASE("the statistics list shows the configured platform's statistics, whole with --json and --markdown",
+          "[platform][cli][stats]") {
+  Shell s = server("--preset quick --list-stats --json");
+  REQUIRE(s.status == 0);
+  auto j = nlohmann::json::parse(s.out);
+  auto find = [&](const std::string& name) {
+    for (const auto& e : j)
+      if (e["name"] == name) return e;
+    return nlohmann::json();
+  };
+  CHECK(find("ssd.nvme.io_commands")["unit"] == "commands");
+  CHECK(find("ssd.nvme.io_commands")["kind"] == "counter");
+  CHECK(find("host.context_switches")["kind"] == "total");
+  // The quick preset has 2 host cores and 4 channels: core1 and ch3 exist, core2 and ch4 do not.
+  CHECK_FALSE(find("host.core1.busy_ps").is_null());
+  CHECK(find("host.core2.busy_ps").is_null());
+  CHECK_FALSE(find("ssd.flash.ch3.bus_busy").is_null());
+  CHECK(find("ssd.flash.ch4.bus_busy").is_null());
+  // A cache organisation adds its own.
+  CHECK(find("ssd.cache.fastdrain.stalled_writes").is_null());
+  Shell f = server("--preset quick --set ssd.cache.organisation=fastdrain --list-stats");
+  CHECK(f.status == 0);
+  CHECK(f.out.find("ssd.cache.fastdrain.stalled_writes") != std::string::npos);
+  Shell m = server("--preset quick --list-stats --markdown");
+  CHECK(m.out.find("| `host.core<n>.busy_ps` | counter | ps | time the core was busy |") != std::string::npos);
+  Shell p = server("--list-params --json");
+  REQUIRE(p.status == 0);
+  bool found = false;
+  for (const auto& e : nlohmann::json::parse(p.out))
+    if (e["key"] == "ssd.flash.t_read") found = e["type"] == "time" && !e["description"].get<std::string>().empty();
+  CHECK(found);
+  Shell bad = server("--json");
+  CHECK(bad.status == 2);
+  CHECK(bad.out.find("--json and --markdown go with one of --list-params, --list-stats") != std::string::npos);
+}
+
+TEST_CASE("summary.json says which layout and which source tree produced it, and each counter's unit",
+          "[platform][cli][outputs]") {
+  const std::string dir = scratch("summary_header");
+  Shell s = server("--preset quick --out " + dir);
+  REQUIRE(s.status == 0);
+  auto j = nlohmann::json::parse(slurp(dir + "/summary.json"));
+  CHECK(j["schema_version"] == 1);
+  CHECK_FALSE(j["git_revision"].get<std::string>().empty());
+  CHECK(j["counter_units"]["ssd.flash.reads"] == "pages");
+  CHECK(j["counter_units"]["pcie.bytes_up"] == "bytes");
+  // Every counter has its unit.
+  for (const auto& [k, v] : j["counters"].items()) CHECK(j["counter_units"].contains(k));
+  CHECK(j["counters"].size() == j["counter_units"].size());
+}

@@ -104,7 +104,7 @@ std::string StatRegistry::markdown() const {
   // Per-instance statistics (host.core0 ... host.core3) collapse to one row,
   // host.core<n>, whose description keeps the first instance's wording.
   static const std::regex instance(R"((^|\.)([A-Za-z_]+?)\d+(?=\.|$))");
-  static const std::regex number(R"(\b\d+\b)");
+  static const std::regex number(R"(\d+\b)");  // "core 3", "thread bgc0"
   std::string out = "| statistic | kind | unit | meaning |\n| --- | --- | --- | --- |\n";
   std::set<std::string> seen;
   for (const auto& s : describe()) {

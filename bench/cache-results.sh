@@ -24,7 +24,7 @@ launch() {  # launch NAME ARGS...: one vp-server run into $out/NAME
   local name=$1
   shift
   local t0=$SECONDS
-  "$bin" --seed 1 --out "$out/$name" "$@" >"$out/$name.log" 2>&1 ||
+  "$bin" --seed 1 --overwrite --out "$out/$name" "$@" >"$out/$name.log" 2>&1 ||
     { echo "error: run $name failed, see $out/$name.log" >&2; exit 1; }
   echo "  $name: $((SECONDS - t0)) s" >&2
 }

@@ -32,7 +32,7 @@ launch() {  # launch NAME ARGS...: one vp-server run into $out/NAME, its wall se
   shift
   local t0 t1
   t0=$(date +%s.%N)
-  if ! "$bin" --seed 1 --out "$out/$name" "$@" >"$out/$name.log" 2>&1; then
+  if ! "$bin" --seed 1 --overwrite --out "$out/$name" "$@" >"$out/$name.log" 2>&1; then
     echo "error: run $name failed, see $out/$name.log:" >&2
     grep -E 'error|stopped early' "$out/$name.log" | tail -3 >&2 || true
     exit 1

@@ -29,7 +29,7 @@ run() {  # run NAME ARGS...: one vp-server run into $out/NAME
   local name=$1
   shift
   local t0=$SECONDS
-  if ! "$bin" --seed "$seed" --out "$out/$name" "$@" >"$out/$name.log" 2>&1; then
+  if ! "$bin" --seed "$seed" --overwrite --out "$out/$name" "$@" >"$out/$name.log" 2>&1; then
     echo "error: run $name failed, see $out/$name.log" >&2
     exit 1
   fi
@@ -148,7 +148,7 @@ def read_latencies(name):
     with open(f"{out}/{name}/requests.csv") as f:
         for r in csv.DictReader(f):
             if r["op"] == "read" and r["job"] != "pagecache":
-                lat.append(float(r["latency_ns"]) / 1e3)
+                lat.append(float(r["latency_ps"]) / 1e6)
     lat.sort()
     return lat
 

@@ -15,6 +15,6 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 for p in $("$build/bin/vp-server" --list-presets | awk '{print $1}'); do
   echo "== preset $p"
-  "$build/bin/vp-server" --preset "$p" --out "$out/$p" > "$out/$p.log" 2>&1 || { cat "$out/$p.log"; exit 1; }
+  "$build/bin/vp-server" --preset "$p" --overwrite --out "$out/$p" > "$out/$p.log" 2>&1 || { cat "$out/$p.log"; exit 1; }
   tail -1 "$out/$p.log"
 done

@@ -220,6 +220,7 @@ int sc_main(int argc, char** argv) {
       ("spin-us", po::value(&spin_us)->default_value(spin_us),
        "when idle, poll QEMU's socket this long before sleeping (shorter register round trips; 0: never spin)")
       ("out", po::value(&opt.out_dir), "write config.yaml and summary.json (PCIe, FTL, flash, every counter) here")
+      ("overwrite", "let --out replace an earlier run's outputs")
       ("requests", po::value(&trace), "write every I/O command as the device saw it to this CSV file "
                                       "(sqid, cid, opcode, slba, nlb, attr, status, fetch and completion time)");
   po::variables_map vm;
@@ -257,6 +258,7 @@ int sc_main(int argc, char** argv) {
     for (const std::string& w : QemuTop::configure_interrupt_route(cfg, irq_route == "intx"))
       fmt::print(stderr, "vp-qemu: warning: {}\n", w);
     cfg.validate();
+    if (!opt.out_dir.empty()) claim_out_dir(opt.out_dir, vm.count("overwrite") != 0);
     return serve_guest(cfg, qo, irq_route, pacing == "paced", scale, trace, spin_us, opt.out_dir);
   } catch (const ConfigError& e) {
     fmt::print(stderr, "vp-qemu: configuration error: {}\n", e.what());

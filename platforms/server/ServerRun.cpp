@@ -9,6 +9,7 @@
 #include <fstream>
 #include <memory>
 #include <tuple>
+#include <unistd.h>
 
 #include "platforms/server/Presets.hpp"
 #include "platforms/server/ServerTop.hpp"
@@ -302,6 +303,35 @@ nlohmann::json lose_power(ServerTop& top, const Config& cfg) {
 }
 
 }  // namespace
+
+std::string claim_out_dir(const std::string& out, bool overwrite, const std::string& parent) {
+  std::error_code ec;
+  if (!out.empty()) {
+    for (const char* f : {"summary.json", "config.yaml"})
+      if (!overwrite && fs::is_regular_file(fs::path(out) / f, ec))
+        throw ConfigError(fmt::format("--out {} holds an earlier run ({}): give another folder, or add --overwrite to "
+                                      "replace it",
+                                      vp::quoted(out), f));
+    return out;
+  }
+  fs::create_directories(parent, ec);
+  if (ec) throw ConfigError(fmt::format("cannot create the output folder {}: {}", vp::quoted(parent), ec.message()));
+  // create_directory claims a number atomically: two runs started together
+  // get different folders.
+  for (unsigned n = 1;; ++n) {
+    std::string name = fmt::format("{:03}", n);
+    fs::path dir = fs::path(parent) / name;
+    if (fs::create_directory(dir, ec)) {
+      fs::path link = fs::path(parent) / "latest", tmp = fs::path(parent) / fmt::format(".latest.{}", getpid());
+      fs::remove(tmp, ec);
+      fs::create_directory_symlink(name, tmp, ec);
+      if (!ec) fs::rename(tmp, link, ec);  // replaces the old link in one step
+      return dir.string();
+    }
+    if (ec) throw ConfigError(fmt::format("cannot create the output folder {}: {}", vp::quoted(dir.string()),
+                                          ec.message()));
+  }
+}
 
 std::unique_ptr<StatRegistry> platform_stats(const Config& cfg) {
   auto stats = std::make_unique<StatRegistry>();

@@ -40,6 +40,13 @@ bool add_sets(const std::vector<std::string>& sets, RunOptions& opt, const char*
 // Loads, overrides and validates; throws ConfigError naming the problem.
 Config build_config(const RunOptions& opt);
 
+// Where a run's outputs go, made sure not to overwrite an earlier run
+// silently. `out` empty: a new numbered folder under `parent` (vp-out/001,
+// vp-out/002, ...; `parent`/latest links to it). `out` given: used as is,
+// unless it holds an earlier run's config.yaml or summary.json and
+// `overwrite` is false: then a ConfigError names --out. Returns the folder.
+std::string claim_out_dir(const std::string& out, bool overwrite, const std::string& parent = "vp-out");
+
 // The statistics the platform registers for `cfg`, elaborated and not run
 // (--list-stats).
 std::unique_ptr<StatRegistry> platform_stats(const Config& cfg);

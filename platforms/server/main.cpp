@@ -25,7 +25,8 @@ int sc_main(int argc, char** argv) {
       ("set", po::value(&sets), "override one parameter: --set key=value (repeatable)")
       ("job", po::value(&opt.job_files), "replace the workload with the jobs of a fio job file (repeatable)")
       ("seed", po::value<std::string>(), "seed of the run (sim.seed)")
-      ("out", po::value(&opt.out_dir)->default_value("vp-out"), "output folder")
+      ("out", po::value(&opt.out_dir), "output folder (default: a new numbered folder under vp-out/)")
+      ("overwrite", "let --out replace an earlier run's outputs")
       ("trace", po::value(&traces)->multitoken(), "what to trace: vcd, requests, cache (comma separated)")
       ("list-params", "print every parameter with type, default and description")
       ("list-stats", "print every statistic of the configured platform with kind, unit and description")
@@ -101,6 +102,12 @@ int sc_main(int argc, char** argv) {
   if (vm.count("print-config")) {
     std::cout << cfg.to_yaml();
     return 0;
+  }
+  try {
+    opt.out_dir = claim_out_dir(opt.out_dir, vm.count("overwrite") != 0);
+  } catch (const ConfigError& e) {
+    fmt::print(stderr, "vp-server: {}\n", e.what());
+    return 2;
   }
   opt.progress = true;
   opt.print_summary = true;

@@ -28,7 +28,7 @@ struct Req {
 std::vector<Req> requests(const std::string& dir) {
   std::vector<Req> rows;
   for (const CsvRow& r : csv_rows(dir + "/requests.csv"))
-    rows.push_back({r.at("job"), u64(r, "lba"), u64(r, "issue_ps"), f64(r, "latency_ns")});
+    rows.push_back({r.at("job"), u64(r, "lba"), u64(r, "issue_ps"), f64(r, "latency_ps") / 1e3});
   std::stable_sort(rows.begin(), rows.end(), [](const Req& a, const Req& b) { return a.issued < b.issued; });
   return rows;
 }

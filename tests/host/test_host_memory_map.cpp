@@ -63,7 +63,7 @@ TEST_CASE("4 GiB and 64 GiB hosts run, with the page cache above 4 GiB", "[host]
   // 8 GiB of page frames fit only above 4 GiB: every buffered I/O's data crosses there.
   for (const char* sets : {"--set host.dram.size=4GiB", "--set host.dram.size=64GiB --set host.pagecache.size=8GiB"}) {
     INFO(sets);
-    Shell s = shell(std::string(VP_SERVER_BIN) + " --preset quick --job " + dir + "/j.fio " + sets + " --out " + dir);
+    Shell s = shell(std::string(VP_SERVER_BIN) + " --preset quick --job " + dir + "/j.fio " + sets + " --overwrite --out " + dir);
     INFO(s.out);
     REQUIRE(s.status == 0);
     auto j = nlohmann::json::parse(slurp(dir + "/summary.json"));
@@ -72,7 +72,7 @@ TEST_CASE("4 GiB and 64 GiB hosts run, with the page cache above 4 GiB", "[host]
   }
   // Page frames that fit in neither region are refused before the run, naming both keys.
   Shell s = shell(std::string(VP_SERVER_BIN) + " --preset quick --job " + dir +
-                  "/j.fio --set host.dram.size=4GiB --set host.pagecache.size=3GiB --out " + dir);
+                  "/j.fio --set host.dram.size=4GiB --set host.pagecache.size=3GiB --overwrite --out " + dir);
   CHECK(s.status == 2);
   CHECK(s.out.find("host.pagecache.size = '3GiB'") != std::string::npos);
   CHECK(s.out.find("host.dram.size = '4GiB' (--set)") != std::string::npos);

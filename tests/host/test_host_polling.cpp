@@ -19,7 +19,7 @@ constexpr uint64_t kUs = 1000000, kPoll = 100000;
 
 // requests.csv rows in file order.
 std::vector<CsvRow> rows(const std::string& dir) { return csv_rows(dir + "/requests.csv"); }
-double ns(const CsvRow& r) { return f64(r, "latency_ns"); }
+double ns(const CsvRow& r) { return f64(r, "latency_ps") / 1e3; }
 
 uint64_t counter(const nlohmann::json& s, const std::string& k) { return s["counters"][k].get<uint64_t>(); }
 

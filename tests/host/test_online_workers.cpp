@@ -21,7 +21,7 @@ struct Io {
 std::vector<Io> ios(const std::string& dir) {
   std::vector<Io> v;
   for (const CsvRow& r : csv_rows(dir + "/requests.csv"))
-    v.push_back({r.at("job"), u64(r, "issue_ps"), f64(r, "latency_ns") / 1e3});
+    v.push_back({r.at("job"), u64(r, "issue_ps"), f64(r, "latency_ps") / 1e6});
   std::sort(v.begin(), v.end(), [](const Io& a, const Io& b) { return a.issued < b.issued; });
   return v;
 }

@@ -31,7 +31,7 @@ std::vector<Io> replay(const std::string& name, const std::string& trace, const 
     io.lba = u64(r, "lba");
     io.bytes = u64(r, "bytes");
     io.issue_ps = u64(r, "issue_ps");
-    io.done_ps = io.issue_ps + static_cast<uint64_t>(std::llround(f64(r, "latency_ns") * 1000.0));
+    io.done_ps = io.issue_ps + u64(r, "latency_ps");
     out.push_back(io);
   }
   std::sort(out.begin(), out.end(), [](const Io& a, const Io& b) { return a.issue_ps < b.issue_ps; });

@@ -96,6 +96,12 @@ TEST_CASE("the effective config.yaml reproduces the run", "[platform][cli][confi
   REQUIRE(server("--preset quick --seed 3 --set host.core.isr_cost=1.25us --out " + dir + "/a").status == 0);
   std::string cfg = slurp(dir + "/a/config.yaml");
   CHECK(cfg.find("isr_cost: \"1.25us\"") != std::string::npos);
+  // Typed: numbers and booleans plain, enums and values with units quoted.
+  CHECK(cfg.find("\n  cores: 2\n") != std::string::npos);
+  CHECK(cfg.find("\n    hybrid_sleep_fraction: 0.5\n") != std::string::npos);
+  CHECK(cfg.find("\n    enabled: false\n") != std::string::npos);  // ssd.plp.enabled
+  CHECK(cfg.find("\n    bypass: \"off\"\n") != std::string::npos);
+  CHECK(cfg.find("\n  seed: 3\n") != std::string::npos);
   REQUIRE(server("--config " + dir + "/a/config.yaml --out " + dir + "/b").status == 0);
   CHECK(summary_without_wall(dir + "/a") == summary_without_wall(dir + "/b"));
 }
@@ -157,7 +163,7 @@ TEST_CASE("a power loss in the middle of a run loses no acknowledged write", "[p
                                    "number_ios=1000000\n";
   for (const char* ckpt : {"0ns", "20ms"}) {
     Shell s = server("--preset quick --job " + dir + "/w.fio --set ssd.power_loss_at=300ms "
-                     "--set ssd.ftl.checkpoint_interval=" + std::string(ckpt) + " --out " + dir);
+                     "--set ssd.ftl.checkpoint_interval=" + std::string(ckpt) + " --overwrite --out " + dir);
     INFO(s.out);
     REQUIRE(s.status == 0);
     auto j = nlohmann::json::parse(slurp(dir + "/summary.json"));
@@ -477,4 +483,27 @@ TEST_CASE("summary.json says which layout and which source tree produced it, and
   // Every counter has its unit.
   for (const auto& [k, v] : j["counters"].items()) CHECK(j["counter_units"].contains(k));
   CHECK(j["counters"].size() == j["counter_units"].size());
+}
+
+TEST_CASE("a run never silently overwrites an earlier one: a new numbered folder by default, or a refusal naming --out",
+          "[platform][cli][outputs]") {
+  const std::string dir = scratch("out_folders");
+  // Without --out: vp-out/001, then vp-out/002, and vp-out/latest follows.
+  for (int i = 0; i < 2; ++i) REQUIRE(shell("cd " + dir + " && " + kBin + " --preset quick").status == 0);
+  CHECK(std::filesystem::is_regular_file(dir + "/vp-out/001/summary.json"));
+  CHECK(std::filesystem::is_regular_file(dir + "/vp-out/002/summary.json"));
+  CHECK(std::filesystem::read_symlink(dir + "/vp-out/latest") == "002");
+  // With --out: a folder holding a run is refused, before simulating.
+  REQUIRE(server("--preset quick --out " + dir + "/r").status == 0);
+  std::string first = slurp(dir + "/r/summary.json");
+  Shell again = server("--preset quick --seed 9 --out " + dir + "/r");
+  CHECK(again.status == 2);
+  CHECK(again.out.find("--out '" + dir + "/r' holds an earlier run (summary.json): give another folder, or add "
+                       "--overwrite to replace it") != std::string::npos);
+  CHECK(slurp(dir + "/r/summary.json") == first);
+  // --overwrite replaces it; an empty existing folder needs no --overwrite.
+  REQUIRE(server("--preset quick --seed 9 --overwrite --out " + dir + "/r").status == 0);
+  CHECK(nlohmann::json::parse(slurp(dir + "/r/summary.json"))["seed"] == 9);
+  std::filesystem::create_directories(dir + "/empty");
+  CHECK(server("--preset quick --out " + dir + "/empty").status == 0);
 }

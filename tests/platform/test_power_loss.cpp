@@ -28,7 +28,7 @@ struct Loss {
 Loss lose_power(const std::string& dir, const std::string& job, const std::string& sets) {
   std::ofstream(dir + "/job.fio") << job;
   Shell sh = shell(kBin + " --preset quick --job " + dir + "/job.fio --set ssd.power_loss_at=10s " + sets +
-                   " --out " + dir);
+                   " --overwrite --out " + dir);
   Loss l{sh.status, sh.out, nlohmann::json::parse(slurp(dir + "/summary.json"))};
   return l;
 }
@@ -164,7 +164,7 @@ TEST_CASE("random writes with GC and a small evicting cache keep every durable b
   const std::string sets = "--set ssd.cache.organisation=uni --set ssd.cache.size=128KiB --set ssd.cache.ways=4 ";
   std::ofstream(dir + "/job.fio") << job;
   Shell sh = shell(kBin + " --preset quick --job " + dir + "/job.fio --set ssd.power_loss_at=246260us " + sets +
-                   "--out " + dir);
+                   "--overwrite --out " + dir);
   INFO(sh.out);
   REQUIRE(sh.status == 0);
   auto s = nlohmann::json::parse(slurp(dir + "/summary.json"));
@@ -174,7 +174,7 @@ TEST_CASE("random writes with GC and a small evicting cache keep every durable b
   CHECK(p["not_durable"].get<uint64_t>() > 0);  // the cache's dirty lines: legitimately lost
   CHECK(p["intact"].get<uint64_t>() + p["not_durable"].get<uint64_t>() == p["blocks_checked"].get<uint64_t>());
   sh = shell(kBin + " --preset quick --job " + dir + "/job.fio --set ssd.power_loss_at=246260us " + sets +
-             "--set ssd.plp.enabled=true --out " + dir);
+             "--set ssd.plp.enabled=true --overwrite --out " + dir);
   REQUIRE(sh.status == 0);
   s = nlohmann::json::parse(slurp(dir + "/summary.json"));
   CHECK(s["power_loss"]["plp"]["drained"].get<bool>());

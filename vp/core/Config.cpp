@@ -177,8 +177,13 @@ std::string Config::to_yaml() const {
     }
     std::string v = spec.canonical(text(key));
     out << YAML::Key << parts.back() << YAML::Value;
+    // Typed for a program reading it: numbers and booleans plain, text
+    // (enums, and values with units such as 3us or 2GiB) quoted, since
+    // YAML 1.1 reads a bare off or no as false.
     if (v.find('\n') != std::string::npos)
       out << YAML::Literal << v;
+    else if (spec.type == ParamType::Int || spec.type == ParamType::Double || spec.type == ParamType::Bool)
+      out << v;
     else
       out << YAML::DoubleQuoted << v;
   }

@@ -10,7 +10,7 @@ RequestLog::RequestLog(const std::string& path) : file_(path), f_(std::fopen(fil
   if (!f_) throw OutputError("cannot write " + path);
   std::string head = "job,op,lba,bytes,sqid,cid,status,attr,result,issue_ps";
   for (size_t i = 0; i < kStages; ++i) head += fmt::format(",{}_end_ps", stage_name(static_cast<Stage>(i)));
-  head += ",latency_ns\n";
+  head += ",latency_ps\n";
   std::fputs(head.c_str(), f_);
 }
 
@@ -37,7 +37,7 @@ void RequestLog::write(const Row& r) {
     else
       b.push_back(',');
   }
-  fmt::format_to(std::back_inserter(b), ",{:.3f}\n", double(r.done - r.issued) / 1000.0);
+  fmt::format_to(std::back_inserter(b), ",{}\n", r.done - r.issued);
   std::fwrite(b.data(), 1, b.size(), f_);
 }
 

@@ -60,6 +60,32 @@ TEST_CASE("the configuration names the key, the value and what is allowed", "[co
   for (const auto& [k, _] : reg.all()) CHECK(again.get_string(k) == reg.find(k)->canonical(cfg.get_string(k)));
 }
 
+TEST_CASE("a choice parameter is parsed once into an enum, and a mapping that drifts from the choices is caught",
+          "[core][config]") {
+  enum class Org { Layered, Many, Deep };
+  ParamRegistry reg;
+  reg.choice("fw.org", "layered", {"layered", "many", "deep"}, "organisation");
+  reg.choice("fw.bypass", "off", {"off", "on"}, "a switch");
+  reg.integer("fw.n", 1, "not a choice");
+  Config cfg(reg);
+  auto org = [&] { return cfg.get_enum<Org>("fw.org", {{"layered", Org::Layered}, {"many", Org::Many}, {"deep", Org::Deep}}); };
+  CHECK(org() == Org::Layered);
+  cfg.set("fw.org", "deep");
+  CHECK(org() == Org::Deep);
+  CHECK(cfg.is("fw.org", "deep"));
+  CHECK_FALSE(cfg.is("fw.org", "many"));
+  CHECK_FALSE(cfg.get_switch("fw.bypass"));
+  cfg.set("fw.bypass", "on");
+  CHECK(cfg.get_switch("fw.bypass"));
+  // A model that forgets a choice, misspells one, or asks about one that
+  // does not exist fails at once instead of reading a silent default.
+  CHECK_THROWS_AS(cfg.get_enum<Org>("fw.org", {{"layered", Org::Layered}, {"deep", Org::Deep}}), std::logic_error);
+  CHECK_THROWS_WITH(cfg.get_enum<Org>("fw.org", {{"layered", Org::Layered}, {"mny", Org::Many}, {"deep", Org::Deep}}),
+                    "choice parameter 'fw.org': the model's mapping and the declared choices differ (mny)");
+  CHECK_THROWS_AS(cfg.is("fw.org", "dep"), std::logic_error);
+  CHECK_THROWS_AS(cfg.is("fw.n", "1"), std::logic_error);
+}
+
 TEST_CASE("a random permutation is a bijection with its inverse", "[core][rng]") {
   for (uint64_t n : {1ull, 2ull, 7ull, 1000ull, 4097ull}) {
     vp::RandomPermutation p(n, 42);

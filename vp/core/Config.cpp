@@ -149,6 +149,23 @@ int64_t Config::get_int(const std::string& k) const {
 double Config::get_real(const std::string& k) const { return number(k); }
 bool Config::get_bool(const std::string& k) const { return number(k) != 0; }
 std::string Config::get_string(const std::string& k) const { return text(k); }
+
+const std::vector<std::string>& Config::choices(const std::string& key) const {
+  const ParamSpec* s = reg_->find(key);
+  if (!s || s->type != ParamType::Enum) throw std::logic_error("parameter '" + key + "' is not a declared choice");
+  return s->choices;
+}
+
+void Config::throw_choice_mismatch(const std::string& key, const std::string& what) {
+  throw std::logic_error("choice parameter '" + key + "': the model's mapping and the declared choices differ (" +
+                         what + ")");
+}
+
+bool Config::is(const std::string& key, const std::string& choice) const {
+  const auto& c = choices(key);
+  if (std::find(c.begin(), c.end(), choice) == c.end()) throw_choice_mismatch(key, choice);
+  return text(key) == choice;
+}
 Tick Config::get_time(const std::string& k) const { return static_cast<Tick>(number(k)); }
 uint64_t Config::get_size(const std::string& k) const { return static_cast<uint64_t>(number(k)); }
 double Config::get_freq(const std::string& k) const { return number(k); }

@@ -3,6 +3,7 @@
 // One configuration tree per run: defaults from the ParamRegistry, overlaid by
 // a preset or YAML file, then by --set key=value. Values are kept as text with
 // their origin (file:line or --set) so every error names where it came from.
+#include <algorithm>
 #include <initializer_list>
 #include <map>
 #include <string>
@@ -37,6 +38,16 @@ class Config {
   double get_freq(const std::string& key) const;
   double get_rate(const std::string& key) const;
   double get_bandwidth(const std::string& key) const;
+  // A choice parameter parsed once into a C++ enum: `values` maps every
+  // declared choice (a choice it misses, or a name not declared, is a
+  // model error caught at elaboration, not a silent default).
+  template <class E>
+  E get_enum(const std::string& key, std::initializer_list<std::pair<const char*, E>> values) const;
+  // An off/on choice.
+  bool get_switch(const std::string& key) const { return get_enum<bool>(key, {{"off", false}, {"on", true}}); }
+  // Whether a choice parameter is set to `choice`, which must be one of its
+  // choices (for rules checked once; models keep get_enum's result).
+  bool is(const std::string& key, const std::string& choice) const;
 
   bool is_set(const std::string& key) const { return values_.count(key) != 0; }
   std::string origin(const std::string& key) const;
@@ -56,6 +67,12 @@ class Config {
   std::string to_yaml() const;
 
  private:
+  const std::vector<std::string>& choices(const std::string& key) const;
+  [[noreturn]] static void throw_choice_mismatch(const std::string& key, const std::string& what);
+
+ public:
+
+ private:
   struct Value {
     std::string text, origin;
   };
@@ -65,5 +82,19 @@ class Config {
   const ParamRegistry* reg_;
   std::map<std::string, Value> values_;
 };
+
+template <class E>
+E Config::get_enum(const std::string& key, std::initializer_list<std::pair<const char*, E>> values) const {
+  const std::vector<std::string>& declared = choices(key);
+  if (declared.size() != values.size()) throw_choice_mismatch(key, "maps " + std::to_string(values.size()));
+  std::string v = text(key);
+  const E* found = nullptr;
+  for (const auto& [name, e] : values) {
+    if (std::find(declared.begin(), declared.end(), name) == declared.end()) throw_choice_mismatch(key, name);
+    if (v == name) found = &e;
+  }
+  if (!found) throw_choice_mismatch(key, v);
+  return *found;
+}
 
 }  // namespace vp

@@ -156,7 +156,7 @@ FlashTiming FlashArray::timing_from(const Config& c) {
 
 FlashScheduler::Options FlashArray::scheduler_from(const Config& c) {
   FlashScheduler::Options o;
-  o.policy = c.get_string("ssd.flash.scheduler") == "fifo" ? FlashScheduler::Policy::Fifo
+  o.policy = c.is("ssd.flash.scheduler", "fifo") ? FlashScheduler::Policy::Fifo
                                                           : FlashScheduler::Policy::ReadFirst;
   o.write_starvation = c.get_time("ssd.flash.write_starvation");
   o.multiplane = c.get_bool("ssd.flash.multiplane");

@@ -36,7 +36,7 @@ void BlkMqQueue::declare_params(ParamRegistry& r) {
   r.integer("host.blkmq.max_segments", 128, "application I/Os (PRP segments) one merged command may carry")
       .range(1, 1024);
   r.rule([](const Config& c) {
-    if (c.get_string("host.blkmq.rw_isolation") == "on" && c.get_int("host.cores") < 2)
+    if (c.get_switch("host.blkmq.rw_isolation") && c.get_int("host.cores") < 2)
       c.fail({"host.blkmq.rw_isolation", "host.cores"},
              "needs at least two hardware queues, one per core (host.cores >= 2)");
     double f = c.get_real("host.blkmq.read_queue_ratio");
@@ -48,9 +48,9 @@ void BlkMqQueue::declare_params(ParamRegistry& r) {
 BlkMqQueue::BlkMqQueue(const Config& cfg, StatRegistry& s, BlkMqDriver& drv, unsigned cores, unsigned hw_queues)
     : drv_(drv),
       cost_{cfg.get_time("host.blkmq.insert_cost"), cfg.get_time("host.blkmq.merge_search_cost")},
-      deadline_(cfg.get_string("host.blkmq.scheduler") == "deadline"),
-      bypass_(cfg.get_string("host.blkmq.bypass") == "on"),
-      isolate_(cfg.get_string("host.blkmq.rw_isolation") == "on" && hw_queues >= 2),
+      deadline_(cfg.is("host.blkmq.scheduler", "deadline")),
+      bypass_(cfg.get_switch("host.blkmq.bypass")),
+      isolate_(cfg.get_switch("host.blkmq.rw_isolation") && hw_queues >= 2),
       max_segments_(static_cast<uint32_t>(cfg.get_int("host.blkmq.max_segments"))),
       hw_(hw_queues),
       plugs_(cores),

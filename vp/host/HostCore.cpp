@@ -38,7 +38,7 @@ void HostCore::declare_params(ParamRegistry& r) {
     if (c.get_time("host.core.poll_cost") == 0) c.fail("host.core.poll_cost", "must be above 0");
     if (c.get_int("host.core.poll_core") >= c.get_int("host.cores"))
       c.fail({"host.core.poll_core", "host.cores"}, "the polling core does not exist");
-    if (c.get_string("host.nvme.completion") == "dedcore" && c.get_int("host.cores") < 2)
+    if (c.is("host.nvme.completion", "dedcore") && c.get_int("host.cores") < 2)
       c.fail({"host.nvme.completion", "host.cores"},
              "dedcore needs a core for the jobs besides the polling core (host.cores >= 2)");
   });

@@ -57,8 +57,8 @@ void NvmeDriver::declare_params(ParamRegistry& r) {
       c.fail({"host.nvme.irq_affinity", "host.cores"}, fmt::format("cpu {} does not exist", cpus->back()));
   });
   r.rule([](const Config& c) {
-    std::string m = c.get_string("host.nvme.completion");
-    if (m != "interrupt" && m != "dedcore" && c.get_string("host.blkmq.rw_isolation") == "on")
+    Completion m = completion_from(c);
+    if (m != Completion::Interrupt && m != Completion::DedCore && c.get_switch("host.blkmq.rw_isolation"))
       c.fail({"host.nvme.completion", "host.blkmq.rw_isolation"},
              "a core polls its own queue pair, but rw_isolation sends its I/O to other cores' queues: not modeled "
              "together");
@@ -82,14 +82,14 @@ void NvmeDriver::declare_params(ParamRegistry& r) {
     if (c.get_int("host.cores") > c.get_int("ssd.nvme.max_io_queues"))
       c.fail({"host.cores", "ssd.nvme.max_io_queues"},
              "one I/O queue pair per core needs ssd.nvme.max_io_queues >= host.cores");
-    if (c.get_string("host.nvme.dual_sq") == "on" && 2 * c.get_int("host.cores") > c.get_int("ssd.nvme.max_io_queues"))
+    if (c.get_switch("host.nvme.dual_sq") && 2 * c.get_int("host.cores") > c.get_int("ssd.nvme.max_io_queues"))
       c.fail({"host.nvme.dual_sq", "host.cores", "ssd.nvme.max_io_queues"},
              "two SQs per core need ssd.nvme.max_io_queues >= 2 * host.cores");
     if (int64_t sqs = sq_ids(c) - 1; separate_poll_queues(c) && sqs > c.get_int("ssd.nvme.max_io_queues")) {
-      std::vector<std::string> keys = {c.get_string("host.nvme.completion") == "select_isr" ? "host.nvme.completion"
+      std::vector<std::string> keys = {c.is("host.nvme.completion", "select_isr") ? "host.nvme.completion"
                                                                                            : "host.nvme.poll_queues",
                                        "host.cores", "ssd.nvme.max_io_queues"};
-      if (c.get_string("host.nvme.dual_sq") == "on") keys.push_back("host.nvme.dual_sq");
+      if (c.get_switch("host.nvme.dual_sq")) keys.push_back("host.nvme.dual_sq");
       c.fail(keys,
              fmt::format("a poll queue pair per core besides the others needs ssd.nvme.max_io_queues >= {}", sqs));
     }
@@ -98,16 +98,15 @@ void NvmeDriver::declare_params(ParamRegistry& r) {
 
 unsigned NvmeDriver::sq_ids(const Config& cfg) {
   auto n = static_cast<unsigned>(cfg.get_int("host.cores"));
-  return 1 + (cfg.get_string("host.nvme.dual_sq") == "on" ? 2 * n : n) + (separate_poll_queues(cfg) ? n : 0);
+  return 1 + (cfg.get_switch("host.nvme.dual_sq") ? 2 * n : n) + (separate_poll_queues(cfg) ? n : 0);
 }
 
 NvmeDriver::Completion NvmeDriver::completion_from(const Config& cfg) {
-  std::string m = cfg.get_string("host.nvme.completion");
-  return m == "poll"         ? Completion::Poll
-         : m == "hybrid"     ? Completion::Hybrid
-         : m == "select_isr" ? Completion::SelectIsr
-         : m == "dedcore"    ? Completion::DedCore
-                             : Completion::Interrupt;
+  return cfg.get_enum<Completion>("host.nvme.completion", {{"interrupt", Completion::Interrupt},
+                                                           {"poll", Completion::Poll},
+                                                           {"hybrid", Completion::Hybrid},
+                                                           {"select_isr", Completion::SelectIsr},
+                                                           {"dedcore", Completion::DedCore}});
 }
 
 std::vector<unsigned> NvmeDriver::irq_cpus_from(const Config& cfg) {
@@ -123,7 +122,7 @@ unsigned NvmeDriver::irq_core(unsigned k) const {
 
 bool NvmeDriver::separate_poll_queues(const Config& cfg) {
   Completion m = completion_from(cfg);
-  return m == Completion::SelectIsr || (m == Completion::Interrupt && cfg.get_string("host.nvme.poll_queues") == "on");
+  return m == Completion::SelectIsr || (m == Completion::Interrupt && cfg.get_switch("host.nvme.poll_queues"));
 }
 
 NvmeDriver::NvmeDriver(sc_core::sc_module_name name, Services& svc, unsigned cores, uint64_t config,
@@ -137,7 +136,7 @@ NvmeDriver::NvmeDriver(sc_core::sc_module_name name, Services& svc, unsigned cor
       io_depth_(static_cast<uint32_t>(svc.cfg.get_int("host.nvme.queue_depth"))),
       admin_depth_(static_cast<uint32_t>(svc.cfg.get_int("host.nvme.admin_queue_depth"))),
       poll_(svc.cfg.get_time("host.nvme.poll_interval")),
-      dual_wanted_(svc.cfg.get_string("host.nvme.dual_sq") == "on"),
+      dual_wanted_(svc.cfg.get_switch("host.nvme.dual_sq")),
       mode_(completion_from(svc.cfg)),
       all_polled_(mode_ == Completion::Poll || mode_ == Completion::Hybrid || mode_ == Completion::DedCore),
       poll_queues_wanted_(separate_poll_queues(svc.cfg)),

@@ -86,7 +86,7 @@ PageCache::PageCache(Services& svc)
       interval_(svc.cfg.get_time("host.pagecache.writeback_interval")),
       ra_init_(svc.cfg.get_size("host.pagecache.readahead_initial") / kPageSize),
       ra_max_(svc.cfg.get_size("host.pagecache.readahead_max") / kPageSize),
-      fastdrain_(svc.cfg.get_string("host.pagecache.fastdrain") == "on"),
+      fastdrain_(svc.cfg.get_switch("host.pagecache.fastdrain")),
       hits_(svc.stats.counter("host.pagecache.hits", "pages", "pages buffered reads found in the cache")),
       misses_(svc.stats.counter("host.pagecache.misses", "pages", "pages buffered reads had to wait for a device read "
                                                                   "started for them")),

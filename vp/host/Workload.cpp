@@ -104,8 +104,7 @@ std::vector<std::string> Workload::check(const std::vector<FioJob>& jobs, const 
         throw bad("read_iolog", fmt::format("block-trace replay needs direct=1, not {}", also("direct", j.direct ? "1" : "0")));
       // The page cache's reads and write-back complete by interrupt, as in
       // Linux; these modes leave no interrupt-driven queue to carry them.
-      const std::string completion = cfg.get_string("host.nvme.completion");
-      if (completion == "poll" || completion == "hybrid")
+      if (cfg.is("host.nvme.completion", "poll") || cfg.is("host.nvme.completion", "hybrid"))
         throw bad("direct", fmt::format("buffered I/O needs interrupt-driven queues ({} polls every queue; use "
                                         "interrupt, select_isr or dedcore)",
                                         cfg.describe("host.nvme.completion")));

@@ -46,9 +46,14 @@ void PcieLink::declare_params(ParamRegistry& r) {
 LinkTiming PcieLink::timing_from(const Config& c) {
   static const double gt_per_lane[] = {0, 2.5e9, 5e9, 8e9, 16e9, 32e9};
   int64_t gen = c.get_int("pcie.gen");
-  std::string enc = c.get_string("pcie.encoding");
-  if (enc == "auto") enc = gen <= 2 ? "8b10b" : "128b130b";
-  double eff = enc == "8b10b" ? 8.0 / 10.0 : enc == "128b130b" ? 128.0 / 130.0 : 1.0;
+  // auto: the generation's own line code (8b/10b up to Gen2, 128b/130b from Gen3).
+  enum class Code { Auto, B8B10, B128B130, None };
+  Code enc = c.get_enum<Code>("pcie.encoding", {{"auto", Code::Auto},
+                                                {"8b10b", Code::B8B10},
+                                                {"128b130b", Code::B128B130},
+                                                {"none", Code::None}});
+  if (enc == Code::Auto) enc = gen <= 2 ? Code::B8B10 : Code::B128B130;
+  double eff = enc == Code::B8B10 ? 8.0 / 10.0 : enc == Code::B128B130 ? 128.0 / 130.0 : 1.0;
   LinkTiming t;
   t.bytes_per_s = gt_per_lane[gen] * double(c.get_int("pcie.lanes")) * eff / 8.0;
   t.max_payload = static_cast<uint32_t>(c.get_size("pcie.max_payload"));

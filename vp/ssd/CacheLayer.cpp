@@ -76,14 +76,14 @@ void CacheLayer::declare_params(ParamRegistry& r) {
   r.time("ssd.cache.fastdrain.series_step", "10us",
          "fastdrain: time step of the buffer-level series (summary write_buffer, write_buffer.csv)");
   r.rule([](const Config& c) {
-    if (c.get_string("ssd.cache.organisation") == "fastdrain" &&
+    if (c.is("ssd.cache.organisation", "fastdrain") &&
         c.get_real("ssd.cache.fastdrain.low_watermark") >= c.get_real("ssd.cache.fastdrain.high_watermark"))
       c.fail({"ssd.cache.fastdrain.low_watermark", "ssd.cache.fastdrain.high_watermark"},
              "the low watermark must be below the high one");
   });
   r.rule([](const Config& c) {
-    if (c.get_string("ssd.cache.organisation") == "none") return;
-    if (c.get_string("ssd.cache.organisation") == "burst") return;  // direct mapped: ways do not apply
+    if (c.is("ssd.cache.organisation", "none")) return;
+    if (c.is("ssd.cache.organisation", "burst")) return;  // direct mapped: ways do not apply
     if (c.get_size("ssd.cache.size") / c.get_int("ssd.cache.ways") == 0)
       c.fail({"ssd.cache.size", "ssd.cache.ways"}, "the cache holds less than one set of lines");
   });
@@ -97,8 +97,13 @@ CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc)
       dram("dram"),
       svc_(svc),
       eq_("eq"),
-      organisation_(svc.cfg.get_string("ssd.cache.organisation")),
-      enabled_(organisation_ != "none"),
+      organisation_(svc.cfg.get_enum<Organisation>("ssd.cache.organisation", {{"none", Organisation::None},
+                                                                              {"uni", Organisation::Uni},
+                                                                              {"uni-dyn", Organisation::UniDyn},
+                                                                              {"split", Organisation::Split},
+                                                                              {"fastdrain", Organisation::FastDrain},
+                                                                              {"burst", Organisation::Burst}})),
+      enabled_(organisation_ != Organisation::None),
       bytes_(svc.cfg.get_size("ssd.cache.size")),
       ways_(static_cast<uint32_t>(svc.cfg.get_int("ssd.cache.ways"))),
       prefetched_pages_(svc.stats.counter("ssd.cache.prefetched_pages", "pages", "pages read ahead on read misses")),
@@ -116,8 +121,8 @@ CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc)
                                         "writes also sent to the FTL before completing (FUA, cache switched off)")) {
   target.bind(*this);
   power.bind(*this);
-  burst_ = organisation_ == "burst";
-  fill_reads_ = organisation_ != "fastdrain" && !burst_;
+  burst_ = organisation_ == Organisation::Burst;
+  fill_reads_ = organisation_ != Organisation::FastDrain && !burst_;
   if (burst_) ways_ = 1;  // DeepFlash's direct-mapped table
   if (enabled_) {  // lines of one FTL mapping unit, a flash page
     page_ = static_cast<uint32_t>(svc.cfg.get_size("ssd.flash.page_size"));
@@ -126,9 +131,9 @@ CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc)
     tags_ = std::make_unique<CacheTags>(sets, ways_);
     frames_.resize(tags_->lines());
     prefetched_.assign(tags_->lines(), false);
-    if (organisation_ == "uni-dyn")
+    if (organisation_ == Organisation::UniDyn)
       policy_ = std::make_unique<GhostPrefetchPolicy>(svc, sets, ways_);
-    else if (organisation_ == "split")
+    else if (organisation_ == Organisation::Split)
       policy_ = std::make_unique<SplitPolicy>(svc, sets, ways_);
     else  // the write buffers read ahead nothing: their read misses are not cached
       policy_ = std::make_unique<UniformPolicy>(
@@ -138,7 +143,7 @@ CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc)
       busy_bypasses_ = &svc.stats.counter("ssd.cache.burst.busy_bypasses", "pages",
                                           "burst: writes that went to the FTL as their entry's eviction was in flight");
     }
-    if (organisation_ == "fastdrain") {
+    if (organisation_ == Organisation::FastDrain) {
       level_ = std::make_unique<WriteBufferLevel>(tags_->lines(), svc.cfg.get_real("ssd.cache.fastdrain.high_watermark"),
                                                   svc.cfg.get_real("ssd.cache.fastdrain.low_watermark"),
                                                   svc.cfg.get_time("ssd.cache.fastdrain.series_step"));
@@ -176,7 +181,7 @@ CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc)
 
 void CacheLayer::write_outputs(const std::string& dir, bool with_epochs) const {
   if (level_) AtomicFile::write(dir + "/write_buffer.csv", [this](std::ostream& csv) { level_->write_csv(csv); });
-  if (with_epochs && (organisation_ == "uni-dyn" || organisation_ == "split"))
+  if (with_epochs && (organisation_ == Organisation::UniDyn || organisation_ == Organisation::Split))
     write_cache_epochs_csv(dir + "/cache_epochs.csv", epochs(now_ps()));
 }
 

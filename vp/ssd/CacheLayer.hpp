@@ -127,7 +127,8 @@ class CacheLayer : public sc_core::sc_module, public IFtl, public FtlClient, pub
 
   Services& svc_;
   EventQueue eq_;
-  std::string organisation_;
+  enum class Organisation { None, Uni, UniDyn, Split, FastDrain, Burst };
+  Organisation organisation_;
   bool enabled_;  // a cache organisation, and the host has not switched it off
   bool protected_ = false;  // the drive's hold-up power drains the cache when the host's power fails
   std::function<void()> drained_;  // draining for a power failure: called once the last buffered page is written

@@ -127,14 +127,14 @@ void Firmware::declare_params(ParamRegistry& r) {
       .range(0, 1);
   r.integer("ssd.fw.threads.bgc", 1, "deepflash: BGC threads running GC steps (0: FCMD pays them)").range(0, 1);
   r.rule([](const Config& c) {
-    if (c.get_string("ssd.fw.organisation") != "deepflash") return;
+    if (!c.is("ssd.fw.organisation", "deepflash")) return;
     int64_t channels = c.get_int("ssd.flash.channels");
     if (c.get_int("ssd.fw.threads.fcmd") > channels)
       c.fail({"ssd.fw.threads.fcmd", "ssd.flash.channels", "ssd.fw.organisation"},
              "deepflash: each FCMD thread serves at least one channel");
   });
   r.rule([](const Config& c) {
-    if (c.get_string("ssd.fw.organisation") == "manylayered" && c.get_string("ssd.ftl.shard_partition") != "channel")
+    if (c.is("ssd.fw.organisation", "manylayered") && !c.is("ssd.ftl.shard_partition", "channel"))
       c.fail({"ssd.ftl.shard_partition", "ssd.fw.organisation"},
              "manylayered needs ssd.ftl.shard_partition = channel (each instance owns its channels)");
   });
@@ -161,13 +161,14 @@ Firmware::Firmware(sc_core::sc_module_name name, Services& svc)
   target.bind(*this);
   fcmd.bind(*this);
   const Config& c = svc.cfg;
-  std::string org = c.get_string("ssd.fw.organisation");
-  org_ = org == "deepflash" ? Organisation::DeepFlash : org == "manylayered" ? Organisation::ManyLayered
-                                                                            : Organisation::Layered;
-  std::string d = c.get_string("ssd.fw.dispatch");
-  dispatch_ = d == "dios" || (d == "auto" && org_ == Organisation::DeepFlash) ? Dispatch::Dios : Dispatch::PerSq;
+  org_ = c.get_enum<Organisation>("ssd.fw.organisation", {{"layered", Organisation::Layered},
+                                                          {"manylayered", Organisation::ManyLayered},
+                                                          {"deepflash", Organisation::DeepFlash}});
+  // auto: DIOS for DeepFlash, per-SQ threads otherwise.
+  auto d = c.get_enum<int>("ssd.fw.dispatch", {{"per_sq", 0}, {"dios", 1}, {"auto", 2}});
+  dispatch_ = d == 1 || (d == 2 && org_ == Organisation::DeepFlash) ? Dispatch::Dios : Dispatch::PerSq;
   forwarding_ = c.get_bool("ssd.fw.ilock.forwarding");
-  balanced_ = c.get_string("ssd.fw.placement") == "balanced";
+  balanced_ = c.is("ssd.fw.placement", "balanced");
   pins_ = pins(c);
   retry_ = c.get_time("ssd.fw.ilock.retry");
   bypass_ = c.get_bool("ssd.fw.cache_bypass");
@@ -175,12 +176,12 @@ Firmware::Firmware(sc_core::sc_module_name name, Services& svc)
   // keep an SQ's order by themselves; parallel parsing and DeepFlash's
   // paths of different lengths need the per-page guard.
   ordered_ = org_ == Organisation::DeepFlash || (org_ == Organisation::Layered && dispatch_ == Dispatch::Dios);
-  ftl_xor_ = c.get_string("ssd.ftl.shard_hash") == "xor";
+  ftl_xor_ = c.is("ssd.ftl.shard_hash", "xor");
   shards_ = static_cast<uint32_t>(c.get_int("ssd.ftl.shards"));
   fetch_batch_ = static_cast<uint32_t>(c.get_int("ssd.fw.fetch_batch"));
   channels_ = static_cast<uint32_t>(c.get_int("ssd.flash.channels"));
   for (unsigned k = 0; k < kTasks; ++k) cycles_[k] = c.get_int(fmt::format("ssd.fw.cost.{}", kTaskSpecs[k].key));
-  double speedup = c.get_string("ssd.fw.core_type") == "ooo" ? c.get_real("ssd.fw.ooo_speedup") : 1.0;
+  double speedup = c.is("ssd.fw.core_type", "ooo") ? c.get_real("ssd.fw.ooo_speedup") : 1.0;
   ps_per_cycle_ = 1e12 / c.get_freq("ssd.fw.clock") / speedup;
   contention_ = c.get_real("ssd.fw.contention");
   uint64_t range = c.get_size("ssd.fw.ilock.range");

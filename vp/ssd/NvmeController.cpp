@@ -63,8 +63,8 @@ void NvmeController::declare_params(ParamRegistry& r) {
            "firmware reports real status");
   pcie::PciConfigSpace::declare_params(r);
   r.rule([](const Config& c) {
-    if (c.get_string("ssd.nvme.buffer_status_force") != "firmware" &&
-        c.get_string("ssd.nvme.buffer_status_field") == "none")
+    if (!c.is("ssd.nvme.buffer_status_force", "firmware") &&
+        c.is("ssd.nvme.buffer_status_field", "none"))
       c.fail({"ssd.nvme.buffer_status_force", "ssd.nvme.buffer_status_field"},
              "a forced buffer status needs a completion field to go in");
     uint64_t lba = c.get_size("ssd.nvme.lba_size"), page = c.get_size("ssd.flash.page_size");
@@ -81,14 +81,6 @@ void NvmeController::declare_params(ParamRegistry& r) {
 }
 
 namespace {
-// ssd.nvme.buffer_status_force as the status it reports (0: the firmware's).
-uint32_t forced_buffer_status(const std::string& force) {
-  if (force == "full") return buffer_status(BUF_FULL, 100);
-  if (force == "between") return buffer_status(BUF_BETWEEN, 50);
-  if (force == "drained") return buffer_status(BUF_DRAINED, 0);
-  return 0;
-}
-
 pcie::PciFunctionShape function_shape(const Config& c, uint32_t vectors) {
   pcie::PciFunctionShape s = pcie::PciConfigSpace::shape_from(c);
   s.bar0_size = BAR0_SIZE;
@@ -133,8 +125,14 @@ NvmeController::NvmeController(sc_core::sc_module_name name, Services& svc)
       drain_count_(static_cast<uint32_t>(svc.cfg.get_int("ssd.nvme.flashshare.drain_count"))),
       model_(svc.cfg.get_string("ssd.nvme.model")),
       serial_(svc.cfg.get_string("ssd.nvme.serial")),
-      buffer_status_field_(svc.cfg.get_string("ssd.nvme.buffer_status_field")),
-      forced_status_(forced_buffer_status(svc.cfg.get_string("ssd.nvme.buffer_status_force"))),
+      buffer_status_field_(svc.cfg.get_enum<StatusField>(
+          "ssd.nvme.buffer_status_field",
+          {{"none", StatusField::None}, {"dw0", StatusField::Dw0}, {"sq_head", StatusField::SqHead}})),
+      forced_status_(svc.cfg.get_enum<uint32_t>("ssd.nvme.buffer_status_force",
+                                                {{"firmware", 0},
+                                                 {"full", buffer_status(BUF_FULL, 100)},
+                                                 {"between", buffer_status(BUF_BETWEEN, 50)},
+                                                 {"drained", buffer_status(BUF_DRAINED, 0)}})),
       sqs_(max_queues_ + 1),
       cqs_(max_queues_ + 1),
       slots_(static_cast<size_t>(svc.cfg.get_int("ssd.nvme.max_inflight"))),
@@ -817,9 +815,9 @@ void NvmeController::post(uint32_t s, Tick delay) {
   uint32_t reported = 0;  // the buffer status the host gets (0: none)
   if (sl.sqid != 0 && sl.status == 0) {  // the firmware's buffer status, where the configuration puts it
     uint32_t result = forced_status_ ? forced_status_ : sl.hc.result;
-    if (buffer_status_field_ == "dw0") e.dw0 = result;
-    if (buffer_status_field_ == "sq_head") e.sq_head = static_cast<uint16_t>(result);
-    reported = buffer_status_field_ == "none" ? 0 : result;
+    if (buffer_status_field_ == StatusField::Dw0) e.dw0 = result;
+    if (buffer_status_field_ == StatusField::SqHead) e.sq_head = static_cast<uint16_t>(result);
+    reported = buffer_status_field_ == StatusField::None ? 0 : result;
     if (sl.rec) sl.rec->result = reported;
   }
   e.sq_id = sl.sqid;

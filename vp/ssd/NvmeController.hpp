@@ -196,7 +196,9 @@ class NvmeController : public sc_core::sc_module, public FirmwareClient {
   uint32_t max_queues_, max_entries_, dstrd_, mdts_, lba_size_, fetch_engines_, fetch_batch_;
   Tick ready_time_, admin_time_, drain_age_;
   uint32_t drain_count_;
-  std::string model_, serial_, buffer_status_field_;
+  std::string model_, serial_;
+  enum class StatusField { None, Dw0, SqHead };  // ssd.nvme.buffer_status_field
+  StatusField buffer_status_field_;
   uint32_t forced_status_;  // ssd.nvme.buffer_status_force (0: the firmware's own)
   // Registers.
   uint32_t cc_ = 0, csts_ = 0, aqa_ = 0;

@@ -138,12 +138,12 @@ void PageMappingFtl::declare_params(ParamRegistry& r) {
     if (c.get_size("ssd.flash.oob_size") < sizeof(flash::FlashOob))
       c.fail("ssd.flash.oob_size", "the FTL keeps 8 bytes (logical page, sequence number) in every spare area");
     auto shards = static_cast<uint32_t>(c.get_int("ssd.ftl.shards"));
-    if (c.get_string("ssd.ftl.shard_hash") == "xor" && (shards & (shards - 1)))
+    if (c.is("ssd.ftl.shard_hash", "xor") && (shards & (shards - 1)))
       c.fail({"ssd.ftl.shards", "ssd.ftl.shard_hash"}, "the XOR hash needs a power of two of shards");
-    if (c.get_string("ssd.ftl.shard_partition") == "channel" && g.channels % shards)
+    if (c.is("ssd.ftl.shard_partition", "channel") && g.channels % shards)
       c.fail({"ssd.ftl.shards", "ssd.flash.channels", "ssd.ftl.shard_partition"},
              "shards that own channels must divide the channels evenly");
-    if (c.get_string("ssd.ftl.page_alloc") != "sequential" && g.bits_per_cell < 2)
+    if (!c.is("ssd.ftl.page_alloc", "sequential") && g.bits_per_cell < 2)
       c.fail({"ssd.ftl.page_alloc", "ssd.flash.bits_per_cell"},
              "LSB-aware allocation needs a multi-level cell (bits_per_cell >= 2): every page is LSB here");
   });
@@ -207,13 +207,14 @@ PageMappingFtl::PageMappingFtl(sc_core::sc_module_name name, Services& svc)
     zero_page_.assign(geo_.page_size, 0);
   }
   shards_ = static_cast<uint32_t>(c.get_int("ssd.ftl.shards"));
-  xor_hash_ = c.get_string("ssd.ftl.shard_hash") == "xor";
-  channel_partition_ = c.get_string("ssd.ftl.shard_partition") == "channel";
-  std::string pa = c.get_string("ssd.ftl.page_alloc");
-  alloc_ = pa == "lsb_group" ? Alloc::LsbGroup : pa == "lsb_skip" ? Alloc::LsbSkip : Alloc::Sequential;
+  xor_hash_ = c.is("ssd.ftl.shard_hash", "xor");
+  channel_partition_ = c.is("ssd.ftl.shard_partition", "channel");
+  alloc_ = c.get_enum<Alloc>("ssd.ftl.page_alloc", {{"sequential", Alloc::Sequential},
+                                                    {"lsb_skip", Alloc::LsbSkip},
+                                                    {"lsb_group", Alloc::LsbGroup}});
   lsb_limit_pages_ = c.get_size("ssd.ftl.lsb_region") / geo_.page_size;
-  greedy_ = c.get_string("ssd.ftl.gc.policy") == "greedy";
-  copyback_ = c.get_string("ssd.ftl.gc.migration") == "copyback";
+  greedy_ = c.is("ssd.ftl.gc.policy", "greedy");
+  copyback_ = c.is("ssd.ftl.gc.migration", "copyback");
   preemptible_ = c.get_bool("ssd.ftl.gc.preemptible");
   fg_threshold_ = fg_threshold_of(c);
   bg_threshold_ = static_cast<uint32_t>(c.get_int("ssd.ftl.gc.bg_threshold"));
@@ -796,7 +797,7 @@ void PageMappingFtl::gc_functional(uint64_t plane) {
 void PageMappingFtl::precondition() {
   const Config& c = svc_.cfg;
   uint64_t n = static_cast<uint64_t>(std::llround(c.get_real("ssd.precondition.fill") * double(logical_pages_)));
-  bool sequential = c.get_string("ssd.precondition.pattern") == "sequential";
+  bool sequential = c.is("ssd.precondition.pattern", "sequential");
   double age = c.get_real("ssd.precondition.age");
   uint64_t ppb = geo_.pages_per_block, bpp = geo_.blocks_per_plane;
   seq_ = 1;

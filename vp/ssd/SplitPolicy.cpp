@@ -21,7 +21,7 @@ void SplitPolicy::declare_params(ParamRegistry& r) {
             "classes' access counts")
       .at_least(1);
   r.rule([](const Config& c) {
-    if (c.get_string("ssd.cache.organisation") == "split" && c.get_int("ssd.cache.ways") < 2)
+    if (c.is("ssd.cache.organisation", "split") && c.get_int("ssd.cache.ways") < 2)
       c.fail({"ssd.cache.ways", "ssd.cache.organisation"}, "split needs at least 2 ways, one per partition");
   });
 }

@@ -42,8 +42,9 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
     : sc_module(name),
       dram("dram", svc),
       intc("intc", svc),
+      irqs(svc.stats),
       bus("bus"),
-      driver("driver", svc, static_cast<unsigned>(svc.cfg.get_int("host.cores")), host::HostBus::kPcieConfigBase,
+      driver("driver", svc, irqs, static_cast<unsigned>(svc.cfg.get_int("host.cores")), host::HostBus::kPcieConfigBase,
              host::HostBus::kPcieMmioBase),
       blkmq(svc.cfg, svc.stats, driver, static_cast<unsigned>(svc.cfg.get_int("host.cores")),
             static_cast<unsigned>(svc.cfg.get_int("host.cores"))),
@@ -61,14 +62,10 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
   driver.bus.bind(bus.in);
   driver.watch_memory(dram.written());  // polled CQs wait on device writes landing
   link.up_out.bind(bus.in);
-  bus.out.bind(dram.socket);
-  bus.map_dram(0, host::HostMemoryMap(dram.size()));
-  bus.out.bind(intc.socket);
-  bus.map(1, host::InterruptController::kBase, host::InterruptController::kSize, "msi");
-  bus.out.bind(link.down_in);
-  bus.map(2, host::HostBus::kPcieMmioBase, nvme::BAR0_SIZE, "nvme bar0");
-  bus.out.bind(link.cfg_in);
-  bus.map(3, host::HostBus::kPcieConfigBase, pcie::PciConfigSpace::kSize, "nvme config space");
+  bus.map_dram(dram.socket, host::HostMemoryMap(dram.size()));
+  bus.map(intc.socket, host::InterruptController::kBase, host::InterruptController::kSize, "msi");
+  bus.map(link.down_in, host::HostBus::kPcieMmioBase, nvme::BAR0_SIZE, "nvme bar0");
+  bus.map(link.cfg_in, host::HostBus::kPcieConfigBase, pcie::PciConfigSpace::kSize, "nvme config space");
   // PCIe to the SSD and back.
   link.down_out.bind(nvme.bar0);
   link.cfg_out.bind(nvme.config);
@@ -82,7 +79,8 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
   ssd::wire_drive(nvme, fw, cache, ftl, flash, dram_ssd, plp);
   for (unsigned c = 0; c < static_cast<unsigned>(svc.cfg.get_int("host.cores")); ++c) {
     cores_.push_back(
-        std::make_unique<host::HostCore>(fmt::format("core{}", c).c_str(), svc, c, driver, blkmq, workload));
+        std::make_unique<host::HostCore>(fmt::format("core{}", c).c_str(), svc, c, driver, irqs, blkmq,
+                                                       workload));
     intc.cpu.bind(cores_.back()->irq);
     peers_.push_back(cores_.back().get());
   }

@@ -54,6 +54,7 @@ class ServerTop : public sc_core::sc_module {
 
   host::HostDram dram;
   host::InterruptController intc;
+  host::InterruptRouting irqs;  // vector -> driver
   host::HostBus bus;
   host::NvmeDriver driver;
   host::BlkMqQueue blkmq;

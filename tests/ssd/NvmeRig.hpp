@@ -76,14 +76,10 @@ class NvmeRig : public sc_core::sc_module {
     cpu.bind(bus.in);
     analyzer_out.bind(bus.in);
     link.up_out.bind(analyzer_in);
-    bus.out.bind(dram.socket);
-    bus.map_dram(0, host::HostMemoryMap(dram.size()));
-    bus.out.bind(irq);
-    bus.map(1, host::InterruptController::kBase, host::InterruptController::kSize, "interrupts");
-    bus.out.bind(link.down_in);
-    bus.map(2, kBar, nvme::BAR0_SIZE, "bar0");
-    bus.out.bind(link.cfg_in);
-    bus.map(3, kCfg, pcie::PciConfigSpace::kSize, "config");
+    bus.map_dram(dram.socket, host::HostMemoryMap(dram.size()));
+    bus.map(irq, host::InterruptController::kBase, host::InterruptController::kSize, "interrupts");
+    bus.map(link.down_in, kBar, nvme::BAR0_SIZE, "bar0");
+    bus.map(link.cfg_in, kCfg, pcie::PciConfigSpace::kSize, "config");
     link.down_out.bind(nvme.bar0);
     link.cfg_out.bind(nvme.config);
     nvme.dma.bind(link.up_in);

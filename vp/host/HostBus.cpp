@@ -2,6 +2,8 @@
 #include "vp/host/HostBus.hpp"
 
 #include <algorithm>
+#include <fmt/format.h>
+#include <stdexcept>
 
 namespace vp::host {
 
@@ -10,13 +12,17 @@ HostBus::HostBus(sc_core::sc_module_name name) : sc_module(name), in("in"), out(
   in.register_get_direct_mem_ptr(this, &HostBus::get_dmi);
 }
 
-void HostBus::map(unsigned port, uint64_t base, uint64_t size, const std::string& what, uint64_t target_base) {
-  ranges_.push_back({base, size, target_base, port, what});
+void HostBus::check_free(uint64_t base, uint64_t size, const std::string& what) const {
+  if (size == 0 || base + size < base)
+    throw std::logic_error(fmt::format("{}: {} mapped with size {:#x} at {:#x}", name(), what, size, base));
+  for (const auto& r : ranges_)
+    if (base < r.base + r.size && r.base < base + size)
+      throw std::logic_error(fmt::format("{}: {} at [{:#x}, {:#x}) overlaps {} at [{:#x}, {:#x})", name(), what, base,
+                                         base + size, r.what, r.base, r.base + r.size));
 }
 
-void HostBus::map_dram(unsigned port, const HostMemoryMap& m) {
-  map(port, 0, m.low_bytes(), "dram below the PCI hole");
-  if (m.high_bytes()) map(port, HostMemoryMap::kHighBase, m.high_bytes(), "dram above 4 GiB", m.low_bytes());
+void HostBus::map_port(unsigned port, uint64_t base, uint64_t size, const std::string& what, uint64_t target_base) {
+  ranges_.push_back({base, size, target_base, port, what});
 }
 
 const HostBus::Range* HostBus::decode(uint64_t a) const {

@@ -53,13 +53,14 @@ CoreCosts HostCore::costs_from(const Config& c) {
           c.get_time("host.core.ctx_switch_cost"), c.get_time("host.core.poll_cost")};
 }
 
-HostCore::HostCore(sc_core::sc_module_name name, Services& svc, unsigned id, NvmeDriver& drv, BlkMqQueue& blk,
-                   Workload& wl)
+HostCore::HostCore(sc_core::sc_module_name name, Services& svc, unsigned id, NvmeDriver& drv,
+                   InterruptRouting& irqs, BlkMqQueue& blk, Workload& wl)
     : sc_module(name),
       irq("irq"),
       svc_(svc),
       id_(id),
       drv_(drv),
+      irqs_(irqs),
       blk_(blk),
       wl_(wl),
       cost_(costs_from(svc.cfg)),
@@ -238,7 +239,7 @@ void HostCore::service_interrupts() {
     ++isrs_;
     ++interrupts_;
     size_t before = done_.size();
-    drv_.handle_irq(v, done_);
+    irqs_.dispatch(v, done_);
     t += cost_.isr;
     c.irq += cost_.isr;
     reaped(before, t, c.kernel);

@@ -74,8 +74,9 @@ class HostCore : public sc_core::sc_module, public IrqSink {
 
   static void declare_params(ParamRegistry& reg);
   static CoreCosts costs_from(const Config& cfg);
-  HostCore(sc_core::sc_module_name name, Services& svc, unsigned id, NvmeDriver& drv, BlkMqQueue& blk,
-           Workload& wl);
+  // `irqs`: where an interrupt's vector finds its driver's handler.
+  HostCore(sc_core::sc_module_name name, Services& svc, unsigned id, NvmeDriver& drv, InterruptRouting& irqs,
+           BlkMqQueue& blk, Workload& wl);
 
   void interrupt(uint32_t vector) override;
   // All cores of the platform, indexed by id (to wake a job's core when
@@ -136,6 +137,7 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   Services& svc_;
   unsigned id_;
   NvmeDriver& drv_;
+  InterruptRouting& irqs_;
   BlkMqQueue& blk_;
   Workload& wl_;
   const std::vector<HostCore*>* peers_ = nullptr;

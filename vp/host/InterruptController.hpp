@@ -12,6 +12,7 @@
 
 #include "vp/core/EventQueue.hpp"
 #include "vp/core/Services.hpp"
+#include "vp/host/InterruptRouting.hpp"
 
 namespace vp::host {
 
@@ -29,7 +30,7 @@ class InterruptController : public sc_core::sc_module {
   static uint64_t intx_address() { return kBase + 0x100000; }  // after the pages of 256 cores
   static uint64_t eoi_address() { return kBase + 0x100004; }
   static uint64_t intx_route_address() { return kBase + 0x100008; }
-  static constexpr uint32_t kIntxVector = 0;  // what the driver's shared pin handler is called with
+  static constexpr uint32_t kIntxVector = InterruptRouting::kIntxVector;  // the pin's, never a message's
 
   InterruptController(sc_core::sc_module_name name, Services& svc);
   uint64_t events() const { return eq_.fired(); }

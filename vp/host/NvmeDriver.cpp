@@ -125,14 +125,15 @@ bool NvmeDriver::separate_poll_queues(const Config& cfg) {
   return m == Completion::SelectIsr || (m == Completion::Interrupt && cfg.get_switch("host.nvme.poll_queues"));
 }
 
-NvmeDriver::NvmeDriver(sc_core::sc_module_name name, Services& svc, unsigned cores, uint64_t config,
-                       uint64_t bar0)
+NvmeDriver::NvmeDriver(sc_core::sc_module_name name, Services& svc, InterruptRouting& irqs, unsigned cores,
+                       uint64_t config, uint64_t bar0)
     : sc_module(name),
       bus("bus"),
       svc_(svc),
       cores_(cores),
       config_(config),
       bar0_(bar0),
+      irqs_(irqs),
       io_depth_(static_cast<uint32_t>(svc.cfg.get_int("host.nvme.queue_depth"))),
       admin_depth_(static_cast<uint32_t>(svc.cfg.get_int("host.nvme.admin_queue_depth"))),
       poll_(svc.cfg.get_time("host.nvme.poll_interval")),
@@ -263,6 +264,7 @@ void NvmeDriver::pci_enable() {
     msix_table_ = table & ~7u;
     irq_mode_ = IrqMode::MsiX;
     irq_vectors_ = wanted;
+    irq_base_ = irqs_.allocate(irq_vectors_, 1, *this, name());
     config_write(0x04, on | 0x400u, 2);
     config_write(msix + 2, 0x8000, 2);  // MSI-X on with the function unmasked
   } else if (msi) {
@@ -274,13 +276,16 @@ void NvmeDriver::pci_enable() {
     const uint64_t addr = InterruptController::msi_address(irq_core(0));
     config_write(msi + 4, static_cast<uint32_t>(addr), 4);
     if (is64) config_write(msi + 8, static_cast<uint32_t>(addr >> 32), 4);
-    config_write(msi + (is64 ? 12 : 8), 0, 2);  // data 0: the low bits carry the vector
     irq_vectors_ = 1u << mme;
+    irq_base_ = irqs_.allocate(irq_vectors_, irq_vectors_, *this, name());
+    // The function puts its vector in the data's low mme bits.
+    config_write(msi + (is64 ? 12 : 8), irq_base_, 2);
     config_write(0x04, on | 0x400u, 2);
     config_write(msi + 2, (ctl & ~0x70u) | mme << 4 | 1, 2);
   } else {
     irq_mode_ = IrqMode::Intx;
     irq_vectors_ = 1;
+    irqs_.share_intx(*this, name());
     // The I/O APIC's redirection entry for the pin: which core it interrupts.
     uint32_t core = irq_core(0);
     transport(tlm::TLM_WRITE_COMMAND, InterruptController::intx_route_address(), reinterpret_cast<uint8_t*>(&core),
@@ -297,7 +302,7 @@ void NvmeDriver::route_vector(uint32_t v, unsigned cpu) {
 void NvmeDriver::set_msix(uint32_t v, unsigned cpu) {
   uint32_t e = msix_table_ + v * MSIX_ENTRY_SIZE;
   mmio_write(e, InterruptController::msi_address(cpu), 8);
-  mmio_write(e + 8, v, 4);
+  mmio_write(e + 8, irq_base_ + v, 4);
   mmio_write(e + 12, 0, 4);  // unmasked
 }
 

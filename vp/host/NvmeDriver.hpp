@@ -48,6 +48,7 @@
 #include "vp/core/Services.hpp"
 #include "vp/host/BlkMqDriver.hpp"
 #include "vp/host/HostMemoryMap.hpp"
+#include "vp/host/InterruptRouting.hpp"
 #include "vp/host/IoRequest.hpp"
 #include "vp/ssd/NvmeSpec.hpp"
 
@@ -64,12 +65,14 @@ struct ControllerInfo {
   uint32_t version = 0;
 };
 
-class NvmeDriver : public sc_core::sc_module, public BlkMqDriver {
+class NvmeDriver : public sc_core::sc_module, public BlkMqDriver, public IrqHandler {
  public:
   tlm_utils::simple_initiator_socket<NvmeDriver> bus;  // the CPU complex's port to the host bus
 
   static void declare_params(ParamRegistry& reg);
-  NvmeDriver(sc_core::sc_module_name name, Services& svc, unsigned cores, uint64_t config, uint64_t bar0);
+  // `irqs`: the host's vector table, where the driver takes its vectors.
+  NvmeDriver(sc_core::sc_module_name name, Services& svc, InterruptRouting& irqs, unsigned cores, uint64_t config,
+             uint64_t bar0);
 
   // DMA-able host memory (a bump allocator over host DRAM).
   uint64_t alloc(uint64_t bytes, uint64_t align = 4096);
@@ -90,7 +93,7 @@ class NvmeDriver : public sc_core::sc_module, public BlkMqDriver {
   // Interrupt handler body for `vector`: reaps the CQ, rings its head
   // doorbell, refills the SQ from held requests. Completed I/O requests are
   // appended to `done`.
-  void handle_irq(uint32_t vector, std::vector<IoRequest*>& done);
+  void handle_irq(uint32_t vector, std::vector<IoRequest*>& done) override;
 
   enum class IrqMode { MsiX, Msi, Intx };
   IrqMode irq_mode() const { return irq_mode_; }
@@ -180,6 +183,8 @@ class NvmeDriver : public sc_core::sc_module, public BlkMqDriver {
   uint32_t msix_table_ = 0;  // BAR0 offset of the MSI-X table, from its capability
   IrqMode irq_mode_ = IrqMode::MsiX;
   uint32_t irq_vectors_ = 1;
+  InterruptRouting& irqs_;
+  uint32_t irq_base_ = 0;  // the host vector of this function's vector 0
   uint32_t io_depth_, admin_depth_;
   Tick poll_;
   uint32_t dstrd_ = 0;

@@ -55,6 +55,7 @@ class ServerTop : public sc_core::sc_module {
   host::HostDram dram;
   host::InterruptController intc;
   host::InterruptRouting irqs;  // vector -> driver
+  host::HostMemoryAllocator memory;  // DMA-able host memory for drivers, jobs and the page cache
   host::HostBus bus;
   host::NvmeDriver driver;
   host::BlkMqQueue blkmq;

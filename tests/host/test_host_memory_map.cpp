@@ -5,10 +5,12 @@
 #include <fstream>
 
 #include "tests/TestSupport.hpp"
+#include "vp/host/HostMemoryAllocator.hpp"
 #include "vp/host/HostMemoryMap.hpp"
 
 using namespace vp;
 using namespace vp::test;
+using host::HostMemoryAllocator;
 using host::HostMemoryMap;
 
 namespace {
@@ -42,13 +44,78 @@ TEST_CASE("host DRAM lies below the PCI hole and the rest above 4 GiB", "[host][
   CHECK(big.largest_region() == big.high_bytes());
 }
 
+TEST_CASE("the allocator places buffers below the hole while they fit, then above 4 GiB, many as one at a time",
+          "[host][memmap]") {
+  // 3 GiB of DRAM: 2.75 GiB (0xB0000000) below the hole, 0.25 GiB from 4 GiB.
+  HostMemoryAllocator a(HostMemoryMap(3 * GiB));
+  CHECK(a.alloc("q", 100) == 1 << 20);          // after the reserved first MiB
+  CHECK(a.alloc("q", 4096) == (1 << 20) + 4096);  // 4 KiB aligned: 100 bytes take a page
+  CHECK(a.used_low() == 4096 + 4096);
+  // 0xB0000000 - 0x102000 bytes remain below: two 1 GiB buffers fit there,
+  // placed the same whether asked for together or one at a time.
+  HostMemoryAllocator many = a, one = a;
+  CHECK(many.alloc_many("b", 2, GiB) == (1 << 20) + 8192);
+  for (int k = 0; k < 2; ++k) one.alloc("b", GiB);
+  CHECK(many.used_low() == one.used_low());
+  CHECK(many.used_low() == 8192 + 2 * GiB);
+  CHECK(many.allocations() == 4);
+  // A third goes above 4 GiB, but only 0.25 GiB is there: four are refused
+  // whole, naming what they were for, and nothing is taken.
+  CHECK_THROWS_WITH(a.alloc_many("I/O buffers of job 'j'", 4, GiB),
+                    Catch::StartsWith("host memory: 2 allocations of 1GiB for I/O buffers of job 'j' fit neither below "
+                                      "the PCI hole at 0xb0000000"));
+  CHECK(a.used_low() == 8192);
+  CHECK(a.allocations() == 2);
+  // 5 GiB: 2.25 GiB above 4 GiB. After 2 GiB below, a third 1 GiB goes
+  // above, and a small buffer still goes below; then 0.75 GiB is more than
+  // the 0xB0000000 - 1 MiB - 2 GiB - 4 KiB = 804,253,696 bytes left below
+  // (0.75 GiB is 805,306,368) and goes above, after the 1 GiB there.
+  HostMemoryAllocator b(HostMemoryMap(5 * GiB));
+  CHECK(b.alloc_many("x", 3, GiB) == 1 << 20);
+  CHECK(b.used_low() == 2 * GiB);
+  CHECK(b.used_high() == GiB);
+  CHECK(b.alloc("y", 4096) == (1 << 20) + 2 * GiB);
+  CHECK(b.alloc("z", 3 * GiB / 4) == HostMemoryMap::kHighBase + GiB);
+}
+
+namespace {
+// The driver's allocations after bring-up against what the configuration
+// check reserves for it: everything but the PRP lists (one pair of pages per
+// command id of every I/O SQ, taken on first use) is already taken.
+void check_reserve(const Sets& sets, uint64_t io_sqs) {
+  Config cfg = model_config("quick", {{"workload.fio", "[global]\n"}}, sets);
+  HostMemoryAllocator plan(HostMemoryMap(cfg.get_size("host.dram.size")));
+  host::NvmeDriver::reserve_memory(cfg, plan);
+  REQUIRE(host::NvmeDriver::sq_ids(cfg) - 1 == io_sqs);
+  uint64_t qd = cfg.get_int("host.nvme.queue_depth");
+  with_driver(sets, [&](platform::ServerTop& top) {
+    CHECK(top.memory.allocations() == plan.allocations() - io_sqs * qd);
+    CHECK(top.memory.used_low() <= plan.used_low() - io_sqs * qd * 8192);
+    CHECK(top.memory.used_low() + 4096 > plan.used_low() - io_sqs * qd * 8192);  // at most alignment apart
+  });
+}
+}  // namespace
+
+// quick: 2 cores, so 2 I/O SQs; 4 with dual SQs (two per core) or with poll
+// queues (one more pair per core); 6 with both.
+TEST_CASE("the configuration check reserves what the driver allocates", "[host][memmap]") { check_reserve({}, 2); }
+TEST_CASE("the configuration check reserves the second SQ of dual SQs", "[host][memmap]") {
+  check_reserve({{"host.nvme.dual_sq", "on"}}, 4);
+}
+TEST_CASE("the configuration check reserves Select-ISR's poll queues", "[host][memmap]") {
+  check_reserve({{"host.nvme.completion", "select_isr"}}, 4);
+}
+TEST_CASE("the configuration check reserves dual SQs and poll queues together", "[host][memmap]") {
+  check_reserve({{"host.nvme.dual_sq", "on"}, {"host.nvme.poll_queues", "on"}}, 6);
+}
+
 TEST_CASE("the driver's buffers go below the hole while they fit, then above 4 GiB", "[host][memmap]") {
   with_driver({{"host.dram.size", "8GiB"}}, [](platform::ServerTop& top) {
-    uint64_t a = top.driver.alloc(4096);
+    uint64_t a = top.memory.alloc("test buffer", 4096);
     CHECK(a < HostMemoryMap::kHoleBase);
-    uint64_t big = top.driver.alloc(3 * GiB);  // fits only above 4 GiB
+    uint64_t big = top.memory.alloc("test buffer", 3 * GiB);  // fits only above 4 GiB
     CHECK(big >= HostMemoryMap::kHighBase);
-    CHECK(top.driver.alloc(4096) < HostMemoryMap::kHoleBase);  // low memory still serves small buffers
+    CHECK(top.memory.alloc("test buffer", 4096) < HostMemoryMap::kHoleBase);  // low memory still serves small buffers
     // The driver's pointer to high memory is the DRAM array past its low part.
     CHECK(top.driver.host_ptr(big) == top.dram.data() + 0xB0000000ull + (big - HostMemoryMap::kHighBase));
     CHECK(top.driver.host_ptr(a) == top.dram.data() + a);

@@ -317,7 +317,7 @@ TEST_CASE("a check across keys names every key with its value and origin, the on
   std::string dir = scratch("crosskeys");
   std::ofstream(dir + "/j.fio") << "[a]\nnumjobs=100000\nbs=64k\niodepth=4\n";
   expect_config_error("--job " + dir + "/j.fio",
-                      {"host.dram.size = '2GiB' (default)", "needs about 26.0 GiB",
+                      {"host.dram.size = '2GiB' (default)", "needs about 24.4 GiB",
                        "numjobs = 100000 at " + dir + "/j.fio:2", "iodepth = 4 at " + dir + "/j.fio:4",
                        "bs = 65536 at " + dir + "/j.fio:3"});
 }

@@ -52,7 +52,7 @@ TEST_CASE("bring-up leaves CSTS.RDY set, the namespace identified and I/O queues
     CHECK(d.info().max_transfer == 4096u << 5);
     CHECK(d.info().model == "FlashVP ULL Z-SSD");
     // Each core's queue pair answers a read.
-    uint64_t buf = d.alloc(4096);
+    uint64_t buf = top.memory.alloc("test buffer", 4096);
     for (unsigned core = 0; core < 2; ++core) {
       Sqe c = Sqe::make(IO_READ, 0);
       c.nsid = 1;
@@ -68,7 +68,7 @@ TEST_CASE("bring-up leaves CSTS.RDY set, the namespace identified and I/O queues
 TEST_CASE("malformed I/O commands complete with the NVMe generic status codes", "[ssd][nvme]") {
   with_controller([](platform::ServerTop& top) {
     auto& d = top.driver;
-    uint64_t buf = d.alloc(8192);
+    uint64_t buf = top.memory.alloc("test buffer", 8192);
     auto read = [&](uint64_t slba, uint32_t nlb) { return rw_cmd(IO_READ, slba, nlb, buf); };
     uint64_t n = d.info().ns_lbas;
     {  // invalid opcode
@@ -113,7 +113,7 @@ TEST_CASE("malformed I/O commands complete with the NVMe generic status codes", 
 TEST_CASE("malformed admin commands complete with the right status codes", "[ssd][nvme]") {
   with_controller([](platform::ServerTop& top) {
     auto& d = top.driver;
-    uint64_t page = d.alloc(4096);
+    uint64_t page = top.memory.alloc("test buffer", 4096);
     Sqe c = Sqe::make(0xC1, 0);  // vendor specific, not implemented
     CHECK(sc(d.admin(c)) == SC_INVALID_OPCODE);
     c = Sqe::make(ADMIN_IDENTIFY, 0);
@@ -172,11 +172,11 @@ TEST_CASE("a write through a PRP list reads back through another queue", "[ssd][
   with_controller([](platform::ServerTop& top) {
     auto& d = top.driver;
     const uint32_t pages = 5;  // PRP1 + a list of four entries
-    uint64_t wbuf = d.alloc(pages * 4096), rbuf = d.alloc(pages * 4096);
+    uint64_t wbuf = top.memory.alloc("test buffer", pages * 4096), rbuf = top.memory.alloc("test buffer", pages * 4096);
     uint8_t* w = d.host_ptr(wbuf);
     for (uint32_t i = 0; i < pages * 4096; ++i) w[i] = static_cast<uint8_t>(i * 7 + i / 4096);
     auto cmd = [&](uint8_t op, uint64_t buf) {
-      uint64_t list = d.alloc(4096);
+      uint64_t list = top.memory.alloc("test buffer", 4096);
       auto* e = reinterpret_cast<uint64_t*>(d.host_ptr(list));
       for (uint32_t i = 1; i < pages; ++i) e[i - 1] = buf + i * 4096ull;
       Sqe c = Sqe::make(op, 0);
@@ -242,7 +242,7 @@ uint8_t* hostmem(platform::ServerTop& top, uint64_t addr) { return top.dram.data
 TEST_CASE("Dataset Management with deallocate trims its ranges and the rest stays", "[ssd][nvme][dsm]") {
   with_controller([](platform::ServerTop& top) {
     auto& d = top.driver;
-    uint64_t data = d.alloc(8192), list = d.alloc(4096);
+    uint64_t data = top.memory.alloc("test buffer", 8192), list = top.memory.alloc("test buffer", 4096);
     std::memset(hostmem(top, data), 0xA5, 8192);
     REQUIRE(rw(top, IO_WRITE, 10, 2, data).status() == 0);
     REQUIRE(rw(top, IO_WRITE, 12, 2, data).status() == 0);
@@ -277,7 +277,7 @@ TEST_CASE("Dataset Management with deallocate trims its ranges and the rest stay
 TEST_CASE("Write Zeroes zeroes its LBAs and Identify advertises it and Dataset Management", "[ssd][nvme][dsm]") {
   with_controller([](platform::ServerTop& top) {
     auto& d = top.driver;
-    uint64_t data = d.alloc(8192), page = d.alloc(4096);
+    uint64_t data = top.memory.alloc("test buffer", 8192), page = top.memory.alloc("test buffer", 4096);
     Sqe id = Sqe::make(ADMIN_IDENTIFY, 0);
     id.prp1 = page;
     id.cdw10 = CNS_CONTROLLER;
@@ -322,7 +322,7 @@ uint64_t le64(const uint8_t* p) {
 TEST_CASE("the SMART and error and firmware logs report what happened", "[ssd][nvme][log]") {
   with_controller([](platform::ServerTop& top) {
     auto& d = top.driver;
-    uint64_t data = d.alloc(8192), log = d.alloc(4096);
+    uint64_t data = top.memory.alloc("test buffer", 8192), log = top.memory.alloc("test buffer", 4096);
     for (uint64_t lba : {1, 2, 3}) REQUIRE(rw(top, IO_READ, lba, 1, data).status() == 0);
     for (uint64_t lba : {10, 20}) REQUIRE(rw(top, IO_WRITE, lba, 2, data).status() == 0);
     REQUIRE(get_log(top, LOG_SMART, 512, log).status() == 0);
@@ -374,13 +374,13 @@ TEST_CASE("SMART percentage used follows the mean erase count over the rated end
   with_controller(
       [](platform::ServerTop& top) {
         auto& d = top.driver;
-        uint64_t data = d.alloc(32 * 4096), log = d.alloc(4096);
+        uint64_t data = top.memory.alloc("test buffer", 32 * 4096), log = top.memory.alloc("test buffer", 4096);
         // 600 writes of 128 KiB over the first 4800 LBAs: GC has to erase.
         for (uint64_t k = 0; k < 600; ++k) {
           Sqe c = Sqe::make(IO_WRITE, 0);
           c.nsid = 1;
           c.prp1 = data;
-          c.prp2 = d.alloc(4096);
+          c.prp2 = top.memory.alloc("test buffer", 4096);
           uint64_t* list = reinterpret_cast<uint64_t*>(hostmem(top, c.prp2));
           for (int i = 0; i < 31; ++i) list[i] = data + 4096 * (i + 1);
           c.cdw10 = static_cast<uint32_t>((k * 32) % 4800);
@@ -399,7 +399,7 @@ TEST_CASE("SMART percentage used follows the mean erase count over the rated end
 TEST_CASE("Compare succeeds on equal data and reports a compare failure otherwise", "[ssd][nvme]") {
   with_controller([](platform::ServerTop& top) {
     auto& d = top.driver;
-    uint64_t data = d.alloc(8192);
+    uint64_t data = top.memory.alloc("test buffer", 8192);
     for (int i = 0; i < 8192; ++i) hostmem(top, data)[i] = static_cast<uint8_t>(i * 7);
     REQUIRE(rw(top, IO_WRITE, 30, 2, data).status() == 0);
     CHECK(rw(top, IO_COMPARE, 30, 2, data).status() == 0);

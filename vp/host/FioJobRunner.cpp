@@ -40,7 +40,7 @@ Tick FioJobRunner::trace_time(size_t i) const {
   return t >= kNever ? kNever - 1 : static_cast<Tick>(t);
 }
 
-void FioJobRunner::start(Tick now, NvmeDriver& drv, VerifyTracker* verify) {
+void FioJobRunner::start(Tick now, NvmeDriver& drv, HostMemoryAllocator& memory, VerifyTracker* verify) {
   verify_ = spec_.verify ? verify : nullptr;
   const ControllerInfo& dev = drv.info();
   device_vwc_ = dev.volatile_write_cache;
@@ -66,7 +66,7 @@ void FioJobRunner::start(Tick now, NvmeDriver& drv, VerifyTracker* verify) {
     r.slot = i;
     r.bytes = static_cast<uint32_t>(spec_.bs);
     r.nlb = static_cast<uint32_t>(spec_.bs / lba_size_);
-    r.buf_addr = drv.alloc(buf_bytes);
+    r.buf_addr = memory.alloc("I/O buffer", buf_bytes);
     r.buf = drv.host_ptr(r.buf_addr);
     free_slots_.push_back(spec_.depth() - 1 - i);
   }

@@ -14,6 +14,7 @@
 #include "vp/core/Distribution.hpp"
 #include "vp/core/Rng.hpp"
 #include "vp/host/FioJob.hpp"
+#include "vp/host/HostMemoryAllocator.hpp"
 #include "vp/host/IoRequest.hpp"
 #include "vp/host/OnlineClient.hpp"
 
@@ -41,7 +42,8 @@ class FioJobRunner {
                std::shared_ptr<OnlineClient> client = nullptr, unsigned worker = 0);
 
   // Called when the job's group starts, once the device is known.
-  void start(Tick now, NvmeDriver& drv, VerifyTracker* verify);
+  // Buffers (one per slot of the job's depth) come from `memory`.
+  void start(Tick now, NvmeDriver& drv, HostMemoryAllocator& memory, VerifyTracker* verify);
   bool started() const { return started_; }
   // Ready to issue at `now`? (Notices, and remembers, when the job has run
   // out of work.)

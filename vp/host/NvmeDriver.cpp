@@ -125,8 +125,8 @@ bool NvmeDriver::separate_poll_queues(const Config& cfg) {
   return m == Completion::SelectIsr || (m == Completion::Interrupt && cfg.get_switch("host.nvme.poll_queues"));
 }
 
-NvmeDriver::NvmeDriver(sc_core::sc_module_name name, Services& svc, InterruptRouting& irqs, unsigned cores,
-                       uint64_t config, uint64_t bar0)
+NvmeDriver::NvmeDriver(sc_core::sc_module_name name, Services& svc, InterruptRouting& irqs,
+                       HostMemoryAllocator& memory, unsigned cores, uint64_t config, uint64_t bar0)
     : sc_module(name),
       bus("bus"),
       svc_(svc),
@@ -153,7 +153,7 @@ NvmeDriver::NvmeDriver(sc_core::sc_module_name name, Services& svc, InterruptRou
                                           "host.nvme.dual_sq only)")),
       flushes_(svc.stats.counter("host.nvme.flushes", "commands",
                                  "NVMe Flush commands put in SQs (fsync with a volatile write cache)")),
-      map_(svc.cfg.get_size("host.dram.size")) {
+      memory_(memory) {
   SC_HAS_PROCESS(NvmeDriver);
   SC_THREAD(bring_up);
 }
@@ -169,25 +169,28 @@ void NvmeDriver::start_of_simulation() {
     return dmi.get_dmi_ptr();
   };
   dram_ = dmi_at(0);
-  if (map_.high_bytes()) dram_high_ = dmi_at(HostMemoryMap::kHighBase);
+  if (memory_.map().high_bytes()) dram_high_ = dmi_at(HostMemoryMap::kHighBase);
 }
 
-// Below the PCI hole while it fits, else above 4 GiB: a buffer never spans
-// the hole.
-uint64_t NvmeDriver::alloc(uint64_t bytes, uint64_t align) {
-  auto up = [align](uint64_t a) { return (a + align - 1) / align * align; };
-  uint64_t a = up(brk_);
-  if (a + bytes <= map_.low_bytes()) {
-    brk_ = a + bytes;
-    return map_.phys_of(a);
+uint64_t NvmeDriver::alloc(const char* what, uint64_t bytes) {
+  try {
+    return memory_.alloc(what, bytes);
+  } catch (const HostMemoryError& e) {
+    throw ConfigError(fmt::format("host.dram.size = {} is too small for the queues and I/O buffers of this run ({})",
+                                  format_size(memory_.map().dram_bytes()), e.what()));
   }
-  a = up(std::max(brk_high_, map_.low_bytes()));
-  if (a + bytes > map_.dram_bytes())
-    throw ConfigError(fmt::format("host.dram.size = {} is too small for the queues and I/O buffers of this run "
-                                  "(an allocation of {} fits neither below the PCI hole at {:#x} nor above 4 GiB)",
-                                  format_size(map_.dram_bytes()), format_size(bytes), HostMemoryMap::kHoleBase));
-  brk_high_ = a + bytes;
-  return map_.phys_of(a);
+}
+
+void NvmeDriver::reserve_memory(const Config& cfg, HostMemoryAllocator& memory) {
+  const uint64_t io = cfg.get_int("host.nvme.queue_depth"), adm = cfg.get_int("host.nvme.admin_queue_depth");
+  const uint64_t sqs = sq_ids(cfg) - 1;  // I/O SQs: one or two per core, and the poll queues'
+  const uint64_t cqs = cfg.get_int("host.cores") * (separate_poll_queues(cfg) ? 2 : 1);
+  memory.alloc("admin SQ", adm * sizeof(Sqe));
+  memory.alloc("admin CQ", adm * sizeof(Cqe));
+  memory.alloc("identify buffer", IDENTIFY_SIZE);
+  memory.alloc_many("I/O CQ", cqs, io * sizeof(Cqe));
+  memory.alloc_many("I/O SQ", sqs, io * sizeof(Sqe));
+  memory.alloc_many("PRP lists", sqs * io, 2 * kPage);
 }
 
 void NvmeDriver::fail(const std::string& what) {
@@ -341,8 +344,8 @@ void NvmeDriver::bring_up() {
   admin_.size = admin_depth_;
   admin_.sqs.resize(1);
   admin_.sqs[0].size = admin_depth_;
-  admin_.sqs[0].addr = alloc(uint64_t(admin_depth_) * sizeof(Sqe));
-  admin_.cq = alloc(uint64_t(admin_depth_) * sizeof(Cqe));
+  admin_.sqs[0].addr = alloc("admin SQ", uint64_t(admin_depth_) * sizeof(Sqe));
+  admin_.cq = alloc("admin CQ", uint64_t(admin_depth_) * sizeof(Cqe));
   std::memset(dram_ + admin_.cq, 0, uint64_t(admin_depth_) * sizeof(Cqe));
   mmio_write(AQA, ((admin_depth_ - 1) << 16) | (admin_depth_ - 1), 4);
   mmio_write(ASQ, admin_.sqs[0].addr, 8);
@@ -358,7 +361,7 @@ void NvmeDriver::bring_up() {
     if (csts & CSTS_RDY) break;
     sc_core::wait(to_sc(poll_));
   }
-  uint64_t id_buf = alloc(IDENTIFY_SIZE);
+  uint64_t id_buf = alloc("identify buffer", IDENTIFY_SIZE);
   auto check = [&](const Cqe& c, const char* what) {
     if (c.status() != 0)
       fail(fmt::format("{} failed with status SCT {} SC {:#04x}", what, status_sct(c.status()), status_sc(c.status())));
@@ -465,7 +468,7 @@ void NvmeDriver::bring_up() {
 
 // Interrupts enabled on `vector` unless the queue is polled (IEN=0, the vector unused).
 void NvmeDriver::create_cq(QueuePair& q, uint32_t vector) {
-  q.cq = alloc(uint64_t(io_depth_) * sizeof(Cqe));
+  q.cq = alloc("I/O CQ", uint64_t(io_depth_) * sizeof(Cqe));
   std::memset(dram_ + q.cq, 0, uint64_t(io_depth_) * sizeof(Cqe));
   Sqe c = Sqe::make(ADMIN_CREATE_CQ, 0);
   c.prp1 = q.cq;
@@ -480,7 +483,7 @@ void NvmeDriver::create_cq(QueuePair& q, uint32_t vector) {
 void NvmeDriver::setup_sq(SubQueue& s, uint16_t qid, Counter& commands) {
   s.qid = qid;
   s.size = io_depth_;
-  s.addr = alloc(uint64_t(io_depth_) * sizeof(Sqe));
+  s.addr = alloc("I/O SQ", uint64_t(io_depth_) * sizeof(Sqe));
   s.by_cid.assign(io_depth_, nullptr);
   for (uint32_t i = io_depth_ - 1; i-- > 0;) s.free_cids.push_back(static_cast<uint16_t>(i));  // SQ holds size-1
   s.commands = &commands;
@@ -501,7 +504,7 @@ uint64_t NvmeDriver::build_prps(SubQueue& q, uint16_t cid, const IoRequest& head
   if (pages_.size() == 1) return pages_[0];
   // A list: 512 entries per page, the last one chaining when more follow.
   if (q.prp_lists.empty()) q.prp_lists.assign(q.size, 0);
-  if (q.prp_lists[cid] == 0) q.prp_lists[cid] = alloc(2 * kPage);
+  if (q.prp_lists[cid] == 0) q.prp_lists[cid] = alloc("PRP lists", 2 * kPage);
   uint64_t list = q.prp_lists[cid];
   size_t n = pages_.size();
   if (n > 511 + 512) fail(fmt::format("a command of {} pages needs more than two PRP list pages", n + 1));

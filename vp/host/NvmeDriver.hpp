@@ -47,6 +47,7 @@
 
 #include "vp/core/Services.hpp"
 #include "vp/host/BlkMqDriver.hpp"
+#include "vp/host/HostMemoryAllocator.hpp"
 #include "vp/host/HostMemoryMap.hpp"
 #include "vp/host/InterruptRouting.hpp"
 #include "vp/host/IoRequest.hpp"
@@ -70,12 +71,15 @@ class NvmeDriver : public sc_core::sc_module, public BlkMqDriver, public IrqHand
   tlm_utils::simple_initiator_socket<NvmeDriver> bus;  // the CPU complex's port to the host bus
 
   static void declare_params(ParamRegistry& reg);
-  // `irqs`: the host's vector table, where the driver takes its vectors.
-  NvmeDriver(sc_core::sc_module_name name, Services& svc, InterruptRouting& irqs, unsigned cores, uint64_t config,
-             uint64_t bar0);
+  // `irqs`: the host's vector table, where the driver takes its vectors;
+  // `memory`: the host memory its queues and PRP lists come from.
+  NvmeDriver(sc_core::sc_module_name name, Services& svc, InterruptRouting& irqs, HostMemoryAllocator& memory,
+             unsigned cores, uint64_t config, uint64_t bar0);
+  // Takes from `memory` everything a driver with `cfg` may allocate: queues,
+  // the identify buffer and a PRP list page pair per command id of every SQ
+  // (the configuration check runs it on a dry allocator).
+  static void reserve_memory(const Config& cfg, HostMemoryAllocator& memory);
 
-  // DMA-able host memory (a bump allocator over host DRAM).
-  uint64_t alloc(uint64_t bytes, uint64_t align = 4096);
   uint8_t* host_ptr(uint64_t addr) { return addr < HostMemoryMap::kHighBase ? dram_ + addr : dram_high_ + (addr - HostMemoryMap::kHighBase); }
 
   bool ready() const { return ready_; }
@@ -194,7 +198,6 @@ class NvmeDriver : public sc_core::sc_module, public BlkMqDriver, public IrqHand
   std::vector<unsigned> irq_cpus_;  // host.nvme.irq_affinity's cores; empty: each queue's own core
   const sc_core::sc_event* written_ = nullptr;
   uint8_t *dram_ = nullptr, *dram_high_ = nullptr;  // DMI to DRAM below the PCI hole and above 4 GiB
-  uint64_t brk_ = 1 << 20, brk_high_ = 0;            // next free DRAM offset below the hole, above 4 GiB
   bool ready_ = false;
   sc_core::sc_event ready_ev_, admin_ev_, raw_ev_;
   uint16_t admin_cid_ = 0;
@@ -207,7 +210,9 @@ class NvmeDriver : public sc_core::sc_module, public BlkMqDriver, public IrqHand
   tlm::tlm_generic_payload gp_;
   std::vector<uint64_t> pages_;  // scratch: PRP entries after PRP1
   Counter &doorbells_, &commands_, &normal_sq_commands_, &high_sq_commands_, &flushes_;
-  HostMemoryMap map_;  // where alloc puts queues and buffers
+  HostMemoryAllocator& memory_;
+  // From memory_; a host too small fails the run naming host.dram.size.
+  uint64_t alloc(const char* what, uint64_t bytes);
 };
 
 }  // namespace vp::host

@@ -77,8 +77,9 @@ void PageCache::declare_params(ParamRegistry& r) {
   });
 }
 
-PageCache::PageCache(Services& svc)
+PageCache::PageCache(Services& svc, HostMemoryAllocator& memory)
     : svc_(svc),
+      memory_(memory),
       capacity_(svc.cfg.get_size("host.pagecache.size") / kPageSize),
       hit_cost_(svc.cfg.get_time("host.pagecache.hit_cost")),
       write_cost_(svc.cfg.get_time("host.pagecache.write_cost")),
@@ -141,7 +142,7 @@ void PageCache::begin(NvmeDriver& drv, bool needed) {
   const ControllerInfo& dev = drv.info();
   lba_per_page_ = kPageSize / dev.lba_size;  // Workload::check keeps the LBA at most a page
   max_pages_ = dev.max_transfer ? std::max<uint32_t>(1, dev.max_transfer / kPageSize) : 1024;
-  base_ = drv.alloc(capacity_ * kPageSize);
+  base_ = memory_.alloc("page cache frames", capacity_ * kPageSize);
   frames_.resize(capacity_);
   free_.reserve(capacity_);
   for (uint64_t f = capacity_; f-- > 0;) free_.push_back(static_cast<uint32_t>(f));  // frame 0 first

@@ -55,6 +55,7 @@
 #include <vector>
 
 #include "vp/core/Services.hpp"
+#include "vp/host/HostMemoryAllocator.hpp"
 #include "vp/host/IoRequest.hpp"
 
 namespace vp::host {
@@ -79,7 +80,8 @@ class PageCache {
     std::vector<std::pair<FioJobRunner*, IoRequest*>> flushes;
   };
 
-  PageCache(Services& svc);
+  // `memory`: where the page frames come from.
+  PageCache(Services& svc, HostMemoryAllocator& memory);
 
   // Takes its frames from host memory once the driver is up (only if a
   // buffered job will use them).
@@ -167,6 +169,7 @@ class PageCache {
   void note_high_water();
 
   Services& svc_;
+  HostMemoryAllocator& memory_;
   NvmeDriver* drv_ = nullptr;
   bool active_ = false;
   uint64_t capacity_;  // pages

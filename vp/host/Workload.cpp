@@ -29,10 +29,14 @@ std::vector<std::string> Workload::check(const std::vector<FioJob>& jobs, const 
   uint64_t lba = cfg.get_size("ssd.nvme.lba_size");
   int64_t cores = cfg.get_int("host.cores");
   if (jobs.empty()) throw ConfigError("workload.fio: no job defined (add a [job] section or pass --job FILE)");
-  // Host memory the driver will allocate: queues and PRP-list pages per
-  // command id for every core, one buffer per in-flight I/O of every job.
-  uint64_t qd = cfg.get_int("host.nvme.queue_depth"), aqd = cfg.get_int("host.nvme.admin_queue_depth");
-  uint64_t need = (1 << 20) + 2 * 4096 + aqd * 80 + uint64_t(cores) * (qd * 80 + 4096 + qd * 8192);
+  // Host memory the run will take (the driver's queues and PRP lists, the
+  // page cache's frames, one buffer per in-flight I/O of every job), placed
+  // below by the allocator the run itself uses.
+  struct Buffers {
+    std::string what;
+    uint64_t count, bytes;
+  };
+  std::vector<Buffers> job_buffers;
   bool buffered = false;
   uint64_t most = 0;  // the job whose buffers take the most
   std::string most_by;
@@ -122,8 +126,9 @@ std::vector<std::string> Workload::check(const std::vector<FioJob>& jobs, const 
       buf = 0;
       for (const TraceRecord& r : recs) buf = std::max(buf, r.bytes);
     }
-    uint64_t bufs = uint64_t(j.numjobs) * j.worker_count() * j.depth() * (buf + 4096);
-    need += bufs;
+    uint64_t count = uint64_t(j.numjobs) * j.worker_count() * j.depth();
+    job_buffers.push_back({"I/O buffers of job " + vp::quoted(j.name), count, buf});
+    uint64_t bufs = count * ((buf + 4095) / 4096 * 4096);
     if (bufs > most) {
       most = bufs;
       most_by = fmt::format("job {} ({}) takes {:.1f} GiB for its buffers: {}, {}, {}", vp::quoted(j.name), j.origin,
@@ -133,24 +138,34 @@ std::vector<std::string> Workload::check(const std::vector<FioJob>& jobs, const 
     }
   }
   HostMemoryMap map(cfg.get_size("host.dram.size"));
+  const uint64_t frames = buffered ? cfg.get_size("host.pagecache.size") : 0;
   if (buffered) {  // the cache's page frames, one buffer
-    uint64_t frames = cfg.get_size("host.pagecache.size");
-    need += frames;
-    if (frames + (1 << 20) > map.largest_region())
+    if (frames + HostMemoryAllocator::kReservedLow > map.largest_region())
       cfg.fail({"host.pagecache.size", "host.dram.size"},
                fmt::format("{} of page frames fit neither below the PCI hole ({}) nor above 4 GiB ({})",
                            format_size(frames), format_size(map.low_bytes()), format_size(map.high_bytes())));
   }
-  if (need > cfg.get_size("host.dram.size")) {
+  auto place = [&](HostMemoryAllocator& m) {
+    NvmeDriver::reserve_memory(cfg, m);
+    if (buffered) m.alloc("page cache frames", frames);
+    for (const Buffers& b : job_buffers) m.alloc_many(b.what, b.count, b.bytes);
+  };
+  try {
+    HostMemoryAllocator run(map);
+    place(run);
+  } catch (const HostMemoryError& e) {
+    HostMemoryAllocator unbounded(HostMemoryMap(uint64_t(1) << 62));
+    place(unbounded);
+    uint64_t need = HostMemoryAllocator::kReservedLow + unbounded.used_low() + unbounded.used_high();
     std::vector<std::string> keys = {"host.dram.size", "host.cores", "host.nvme.queue_depth"};
     if (buffered) keys.push_back("host.pagecache.size");
     cfg.fail(keys, fmt::format("too small for the queues and I/O buffers of this run (needs about {:.1f} GiB; {})",
-                               double(need) / double(1ull << 30), most_by));
+                               double(need) / double(1ull << 30), most_by.empty() ? e.what() : most_by));
   }
   return notes;
 }
 
-Workload::Workload(Services& svc, unsigned cores) : per_core_(cores) {
+Workload::Workload(Services& svc, unsigned cores, HostMemoryAllocator& memory) : per_core_(cores), memory_(memory) {
   std::vector<FioJob> jobs = jobs_from(svc.cfg);
   std::vector<unsigned> load(cores, 0);
   uint64_t index = 0;
@@ -199,7 +214,7 @@ bool Workload::buffered() const {
 
 void Workload::start_group(size_t g, NvmeDriver& drv) {
   group_ = g;
-  for (FioJobRunner* r : groups_[g]) r->start(now_ps(), drv, verify_.get());
+  for (FioJobRunner* r : groups_[g]) r->start(now_ps(), drv, memory_, verify_.get());
   group_ev_.notify();
 }
 

@@ -12,6 +12,7 @@
 #include "vp/core/Services.hpp"
 #include "vp/host/FioJob.hpp"
 #include "vp/host/FioJobRunner.hpp"
+#include "vp/host/HostMemoryAllocator.hpp"
 #include "vp/host/VerifyTracker.hpp"
 
 namespace vp::host {
@@ -27,7 +28,8 @@ class Workload {
   static std::vector<std::string> check(const std::vector<FioJob>& jobs, const Config& cfg, uint64_t capacity_bytes);
   static std::vector<FioJob> jobs_from(const Config& cfg);
 
-  Workload(Services& svc, unsigned cores);
+  // `memory`: where the jobs' I/O buffers come from.
+  Workload(Services& svc, unsigned cores, HostMemoryAllocator& memory);
 
   const std::vector<FioJobRunner*>& runners_on(unsigned core) const { return per_core_[core]; }
   // Starts the first group (called once the driver is ready).
@@ -47,6 +49,7 @@ class Workload {
   std::vector<std::vector<FioJobRunner*>> groups_;
   std::vector<std::unique_ptr<FioJobRunner>> runners_;
   std::vector<std::vector<FioJobRunner*>> per_core_;
+  HostMemoryAllocator& memory_;
   std::unique_ptr<VerifyTracker> verify_;
   size_t group_ = 0;
   bool finished_ = false;

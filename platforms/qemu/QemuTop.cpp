@@ -3,7 +3,6 @@
 
 #include <fmt/format.h>
 
-#include "vp/ssd/DriveWiring.hpp"
 
 namespace vp::platform {
 
@@ -25,23 +24,15 @@ QemuTop::QemuTop(sc_core::sc_module_name name, Services& svc, int proxy_fd)
     : sc_module(name),
       bridge("bridge", svc, proxy_fd, nvme::BAR0_SIZE),
       link("pcie", svc),
-      nvme("nvme", svc),
-      fw("fw", svc),
-      cache("cache", svc),
-      ftl("ftl", svc),
-      dram_ssd("dram_ssd", svc),
-      plp("plp", svc),
-      flash("flash", svc) {
+      drive("ssd", svc) {
   bridge.config_out.bind(link.cfg_in);
   bridge.mmio_out.bind(link.down_in);
-  link.cfg_out.bind(nvme.config);
-  link.down_out.bind(nvme.bar0);
-  nvme.dma.bind(link.up_in);
+  link.cfg_out.bind(drive.config());
+  link.down_out.bind(drive.bar0());
+  drive.dma().bind(link.up_in);
   link.up_out.bind(bridge.dma_in);
-  nvme.set_intx_address(pcie::QemuProxy2Tlm::kIntxAddress);
-  bridge.reset_device = [this] { nvme.pci_reset(); };
-  nvme.fw.bind(fw.target);
-  ssd::wire_drive(nvme, fw, cache, ftl, flash, dram_ssd, plp);
+  drive.set_intx_address(pcie::QemuProxy2Tlm::kIntxAddress);
+  bridge.reset_device = [this] { drive.nvme.pci_reset(); };
 }
 
 }  // namespace vp::platform

@@ -3,24 +3,17 @@
 // The QEMU platform: the SSD (PCIe link, NVMe controller, firmware, FTL,
 // flash) served to a Linux guest running in QEMU, through QEMU's PCI proxy.
 //
-//   QEMU --(x-pci-proxy-dev socket)-- QemuProxy2Tlm.config_out/mmio_out -> PcieLink -> NvmeController
-//   NvmeController.dma -> PcieLink.up -> QemuProxy2Tlm.dma_in -> guest RAM | interrupt route
-//   NvmeController -> Firmware -> PageMappingFtl -> FlashArray
-//   NvmeController.dram, PageMappingFtl.dram -> SsdDram (data staging, mapping table)
+//   QEMU --(x-pci-proxy-dev socket)-- QemuProxy2Tlm.config_out/mmio_out -> PcieLink -> Drive (config, bar0)
+//   Drive.dma -> PcieLink.up -> QemuProxy2Tlm.dma_in -> guest RAM | interrupt route
+//   inside the Drive: NvmeController -> Firmware -> CacheLayer -> PageMappingFtl -> FlashArray, SsdDram
 #include <string>
 #include <systemc>
 #include <vector>
 
 #include "vp/core/Services.hpp"
-#include "vp/flash/FlashArray.hpp"
 #include "vp/pcie/PcieLink.hpp"
 #include "vp/pcie/QemuProxy2Tlm.hpp"
-#include "vp/ssd/CacheLayer.hpp"
-#include "vp/ssd/Firmware.hpp"
-#include "vp/ssd/NvmeController.hpp"
-#include "vp/ssd/PageMappingFtl.hpp"
-#include "vp/ssd/PowerLossProtection.hpp"
-#include "vp/ssd/SsdDram.hpp"
+#include "vp/ssd/Drive.hpp"
 
 namespace vp::platform {
 
@@ -37,13 +30,7 @@ class QemuTop : public sc_core::sc_module {
 
   pcie::QemuProxy2Tlm bridge;
   pcie::PcieLink link;
-  ssd::NvmeController nvme;
-  ssd::Firmware fw;
-  ssd::CacheLayer cache;
-  ssd::PageMappingFtl ftl;
-  ssd::SsdDram dram_ssd;
-  ssd::PowerLossProtection plp;
-  flash::FlashArray flash;
+  ssd::Drive drive;
 };
 
 }  // namespace vp::platform

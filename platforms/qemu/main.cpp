@@ -62,7 +62,7 @@ int serve_guest(const Config& cfg, const QemuOptions& qo, const std::string& rou
   std::unique_ptr<pcie::IvshmemServer> irq;
   if (!intx) irq = std::make_unique<pcie::IvshmemServer>(dir + "/irq.sock");
   QemuTop top("top", svc, sv[0]);
-  ssd::SsdImage image(cfg, top.ftl, ServerTop::capacity_bytes(cfg));  // loaded at elaboration
+  ssd::SsdImage image(cfg, top.drive.ftl, ssd::Drive::capacity_bytes(cfg));  // loaded at elaboration
   top.bridge.set_intx_route(intx);
   if (irq) top.bridge.raise_irq = [&irq](uint32_t v) { irq->raise(v); };
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> csv(nullptr, &std::fclose);
@@ -72,7 +72,7 @@ int serve_guest(const Config& cfg, const QemuOptions& qo, const std::string& rou
     // New columns go at the end: scripts index the columns.
     std::fputs("sqid,cid,opcode,slba,nlb,attr,status,fetch_ps,complete_ps,victim,victim_pages,buffer_status\n",
                csv.get());
-    top.nvme.on_command.subscribe([f = csv.get()](const ssd::NvmeController::CommandRecord& r) {
+    top.drive.nvme.on_command.subscribe([f = csv.get()](const ssd::NvmeController::CommandRecord& r) {
       fmt::print(f, "{},{},{},{},{},{},{},{},{},{},{},{}\n", r.sqid, r.cid, r.opcode, r.slba, r.nlb, r.attr, r.status,
                  r.fetched, r.completed, r.victim ? 1 : 0, r.victim_pages, r.buffer_status);
     });
@@ -170,17 +170,17 @@ int serve_guest(const Config& cfg, const QemuOptions& qo, const std::string& rou
                  {"register_access_wall_us", accesses ? n.access_wall_s / double(accesses) * 1e6 : 0.0},
                  {"irq_to_doorbell_wall_us",
                   n.irq_round_trips ? n.irq_to_doorbell_wall_s / double(n.irq_round_trips) * 1e6 : 0.0}};
-    s["nvme"] = {{"cc_ams", top.nvme.arbitration()}};
+    s["nvme"] = {{"cc_ams", top.drive.nvme.arbitration()}};
     s["pcie"] = top.link.summary(elapsed);
-    s["dram"] = top.dram_ssd.summary(elapsed);
-    s["firmware"] = top.fw.summary(elapsed);
-    if (const auto* wb = top.cache.buffer_level()) s["write_buffer"] = wb->summary();
-    s["ftl"] = top.ftl.summary();
-    s["flash"] = top.flash.summary();
+    s["dram"] = top.drive.dram.summary(elapsed);
+    s["firmware"] = top.drive.fw.summary(elapsed);
+    if (const auto* wb = top.drive.cache.buffer_level()) s["write_buffer"] = wb->summary();
+    s["ftl"] = top.drive.ftl.summary();
+    s["flash"] = top.drive.flash.summary();
     s["counters"] = stats.to_json();
     s["counter_units"] = stats.units_json();
     write_run_files(out_dir, cfg, s);
-    top.cache.write_outputs(out_dir, true);  // write_buffer.csv, cache_epochs.csv
+    top.drive.cache.write_outputs(out_dir, true);  // write_buffer.csv, cache_epochs.csv
     fmt::print(stderr, "vp-qemu: outputs in {}/\n", out_dir);
   }
   int st = qemu.status();

@@ -94,9 +94,9 @@ Config build_config(const RunOptions& opt) {
   flash::FlashArray::apply_cell(cfg);
   cfg.validate();
   for (const auto& note : host::Workload::check(file_jobs.empty() ? host::Workload::jobs_from(cfg) : file_jobs, cfg,
-                                                ServerTop::capacity_bytes(cfg)))
+                                                ssd::Drive::capacity_bytes(cfg)))
     fmt::print(stderr, "note: {}\n", note);
-  ssd::SsdImage::check(cfg, ServerTop::capacity_bytes(cfg));
+  ssd::SsdImage::check(cfg, ssd::Drive::capacity_bytes(cfg));
   return cfg;
 }
 
@@ -266,25 +266,25 @@ nlohmann::json lose_power(ServerTop& top, const Config& cfg) {
   nlohmann::json j;
   j["at_s"] = double(at) / 1e12;
   std::vector<uint64_t> lost;  // pages the hold-up time did not save, sorted
-  if (top.plp.enabled()) {
+  if (top.drive.plp.enabled()) {
     top.link.link_down();
     if (v) v->freeze();
-    top.plp.power_fail();
-    while (!top.plp.done() && sc_core::sc_get_status() != sc_core::SC_STOPPED)
-      sc_core::sc_start(to_sc(top.plp.deadline() - now_ps()));
-    lost = top.plp.cut();
-    j["plp"] = top.plp.summary();
+    top.drive.plp.power_fail();
+    while (!top.drive.plp.done() && sc_core::sc_get_status() != sc_core::SC_STOPPED)
+      sc_core::sc_start(to_sc(top.drive.plp.deadline() - now_ps()));
+    lost = top.drive.plp.cut();
+    j["plp"] = top.drive.plp.summary();
   }
-  top.ftl.power_loss();
+  top.drive.ftl.power_loss();
   auto wall0 = std::chrono::steady_clock::now();
-  top.ftl.recover();
+  top.drive.ftl.recover();
   j["rebuild_wall_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   host::VerifyTracker::PowerLossReport rep;
   if (v) {
     uint64_t lba_size = cfg.get_size("ssd.nvme.lba_size");
-    uint32_t page = top.ftl.page_size();
+    uint32_t page = top.drive.ftl.page_size();
     auto read = [&](uint64_t lba, uint8_t* buf) {
-      for (uint64_t off = 0; off < lba_size; off += page) top.ftl.debug_read((lba * lba_size + off) / page, buf + off);
+      for (uint64_t off = 0; off < lba_size; off += page) top.drive.ftl.debug_read((lba * lba_size + off) / page, buf + off);
     };
     auto undrained = [&](uint64_t lba) {
       auto first = std::lower_bound(lost.begin(), lost.end(), lba * lba_size / page);
@@ -370,12 +370,12 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
   Services svc{cfg, stats, waves, tracker, static_cast<uint64_t>(cfg.get_int("sim.seed")), reqlog.get()};
   tracker.resize(host::NvmeDriver::sq_ids(cfg), static_cast<unsigned>(cfg.get_int("host.nvme.queue_depth")));
   ServerTop top("top", svc);
-  ssd::SsdImage image(cfg, top.ftl, ServerTop::capacity_bytes(cfg));
+  ssd::SsdImage image(cfg, top.drive.ftl, ssd::Drive::capacity_bytes(cfg));
   // I/O commands as the controller decoded them (FastDrain's tag included).
   struct {
     uint64_t reads = 0, writes = 0, written_blocks = 0, victim_writes = 0, victim_pages_max = 0;
   } cmds;
-  top.nvme.on_command.subscribe([&cmds](const ssd::NvmeController::CommandRecord& c) {
+  top.drive.nvme.on_command.subscribe([&cmds](const ssd::NvmeController::CommandRecord& c) {
     if (c.opcode == nvme::IO_READ) ++cmds.reads;
     if (c.opcode != nvme::IO_WRITE) return;
     ++cmds.writes;
@@ -398,9 +398,9 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
     return n;
   };
   if (auto* v = top.workload.verify()) {  // what the drive puts on flash raises what a power loss must keep
-    v->set_part_bytes(top.ftl.page_size());
+    v->set_part_bytes(top.drive.ftl.page_size());
     uint64_t lba_size = cfg.get_size("ssd.nvme.lba_size");
-    top.cache.on_persisted.subscribe([v, lba_size, page = top.ftl.page_size()](uint64_t lpn, const uint8_t* data) {
+    top.drive.cache.on_persisted.subscribe([v, lba_size, page = top.drive.ftl.page_size()](uint64_t lpn, const uint8_t* data) {
       uint64_t off = lpn * page;
       v->persisted(off / lba_size, static_cast<uint32_t>(off % lba_size), data, page);
     });
@@ -501,7 +501,7 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
                  {"pcie_bytes_up", stats.value("pcie.bytes_up")},
                  {"nvme_error_completions", stats.value("ssd.nvme.error_completions")},
                  {"volatile_write_cache", top.driver.info().volatile_write_cache},  // Identify VWC as the host read it
-                 {"flash_stored_bytes", top.flash.stored_bytes()},
+                 {"flash_stored_bytes", top.drive.flash.stored_bytes()},
                  {"read_commands", cmds.reads},
                  {"write_commands", cmds.writes},
                  {"written_blocks", cmds.written_blocks},
@@ -510,12 +510,12 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
   if (top.pagecache.active()) s["pagecache"] = top.pagecache.summary();
   if (const auto* v = top.workload.verify())
     s["verify"] = {{"blocks_checked", v->blocks_checked()}, {"mismatches", v->mismatches()}};
-  if (const auto* wb = top.cache.buffer_level()) s["write_buffer"] = wb->summary();
-  s["ftl"] = top.ftl.summary();
-  s["flash"] = top.flash.summary();
+  if (const auto* wb = top.drive.cache.buffer_level()) s["write_buffer"] = wb->summary();
+  s["ftl"] = top.drive.ftl.summary();
+  s["flash"] = top.drive.flash.summary();
   s["pcie"] = top.link.summary(now_ps());
-  s["dram"] = top.dram_ssd.summary(now_ps());
-  s["firmware"] = top.fw.summary(now_ps());
+  s["dram"] = top.drive.dram.summary(now_ps());
+  s["firmware"] = top.drive.fw.summary(now_ps());
   if (!power_loss.is_null()) s["power_loss"] = power_loss;
   if (image.enabled()) s["image"] = image.summary();
   s["counters"] = stats.to_json();
@@ -526,7 +526,7 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
   if (!opt.out_dir.empty()) {
     fs::path out(opt.out_dir);
     write_run_files(out.string(), cfg, s);
-    top.cache.write_outputs(out.string(), opt.cache);
+    top.drive.cache.write_outputs(out.string(), opt.cache);
     if (reqlog) reqlog->close();
     if (waves.enabled()) {
       Tick first = 0;

@@ -3,7 +3,6 @@
 
 #include <fmt/format.h>
 
-#include "vp/ssd/DriveWiring.hpp"
 
 namespace vp::platform {
 
@@ -22,20 +21,7 @@ void ServerTop::declare_params(ParamRegistry& r) {
   host::PageCache::declare_params(r);
   host::Workload::declare_params(r);
   pcie::PcieLink::declare_params(r);
-  ssd::NvmeController::declare_params(r);
-  ssd::Firmware::declare_params(r);
-  ssd::CacheLayer::declare_params(r);
-  ssd::PageMappingFtl::declare_params(r);
-  ssd::SsdDram::declare_params(r);
-  ssd::SsdImage::declare_params(r);
-  ssd::PowerLossProtection::declare_params(r);
-  flash::FlashArray::declare_params(r);
-}
-
-uint64_t ServerTop::capacity_bytes(const Config& cfg) {
-  auto g = flash::FlashArray::geometry_from(cfg);
-  uint64_t bytes = ssd::PageMappingFtl::logical_pages_for(cfg) * g.page_size;
-  return bytes / cfg.get_size("ssd.nvme.lba_size") * cfg.get_size("ssd.nvme.lba_size");
+  ssd::Drive::declare_params(r);
 }
 
 ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware* firmware)
@@ -52,13 +38,7 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
       pagecache(svc, memory),
       workload(svc, static_cast<unsigned>(svc.cfg.get_int("host.cores")), memory),
       link("pcie", svc),
-      nvme("nvme", svc),
-      fw("fw", svc),
-      cache("cache", svc),
-      ftl("ftl", svc),
-      dram_ssd("dram_ssd", svc),
-      plp("plp", svc),
-      flash("flash", svc) {
+      drive("ssd", svc, firmware) {
   // Host side: the CPU complex and PCIe upstream are the bus's initiators.
   driver.bus.bind(bus.in);
   driver.watch_memory(dram.written());  // polled CQs wait on device writes landing
@@ -68,16 +48,10 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
   bus.map(link.down_in, host::HostBus::kPcieMmioBase, nvme::BAR0_SIZE, "nvme bar0");
   bus.map(link.cfg_in, host::HostBus::kPcieConfigBase, pcie::PciConfigSpace::kSize, "nvme config space");
   // PCIe to the SSD and back.
-  link.down_out.bind(nvme.bar0);
-  link.cfg_out.bind(nvme.config);
-  nvme.set_intx_address(host::InterruptController::intx_address());
-  nvme.dma.bind(link.up_in);
-  // Inside the SSD.
-  if (firmware)
-    nvme.fw.bind(*firmware);
-  else
-    nvme.fw.bind(fw.target);
-  ssd::wire_drive(nvme, fw, cache, ftl, flash, dram_ssd, plp);
+  link.down_out.bind(drive.bar0());
+  link.cfg_out.bind(drive.config());
+  drive.set_intx_address(host::InterruptController::intx_address());
+  drive.dma().bind(link.up_in);
   for (unsigned c = 0; c < static_cast<unsigned>(svc.cfg.get_int("host.cores")); ++c) {
     cores_.push_back(
         std::make_unique<host::HostCore>(fmt::format("core{}", c).c_str(), svc, c, driver, irqs, blkmq,
@@ -93,7 +67,7 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
 }
 
 uint64_t ServerTop::kernel_events() const {
-  uint64_t n = dram.events() + intc.events() + nvme.events() + fw.events() + cache.events() + flash.events() + dram_ssd.events();
+  uint64_t n = dram.events() + intc.events() + drive.events();
   for (const auto& c : cores_) n += c->wakeups();
   return n;
 }

@@ -8,15 +8,13 @@
 //   HostCore* -> BlkMqQueue -> NvmeDriver (hardware queue k = I/O queue pair k)
 //   HostCore* -> PageCache (buffered jobs; its reads and write-backs go back through a core to BlkMqQueue)
 //   NvmeDriver -> HostBus -> HostDram | InterruptController | PcieLink.down
-//   PcieLink.down -> NvmeController.bar0      NvmeController.dma -> PcieLink.up -> HostBus
-//   NvmeController -> Firmware -> PageMappingFtl -> FlashArray
-//   NvmeController.dram, PageMappingFtl.dram -> SsdDram (data staging, mapping table)
+//   PcieLink.down -> Drive (config, bar0)      Drive.dma -> PcieLink.up -> HostBus
+//   inside the Drive: NvmeController -> Firmware -> CacheLayer -> PageMappingFtl -> FlashArray, SsdDram
 #include <memory>
 #include <systemc>
 #include <vector>
 
 #include "vp/core/Services.hpp"
-#include "vp/flash/FlashArray.hpp"
 #include "vp/host/BlkMqQueue.hpp"
 #include "vp/host/HostBus.hpp"
 #include "vp/host/HostCore.hpp"
@@ -26,12 +24,7 @@
 #include "vp/host/PageCache.hpp"
 #include "vp/host/Workload.hpp"
 #include "vp/pcie/PcieLink.hpp"
-#include "vp/ssd/CacheLayer.hpp"
-#include "vp/ssd/Firmware.hpp"
-#include "vp/ssd/NvmeController.hpp"
-#include "vp/ssd/PageMappingFtl.hpp"
-#include "vp/ssd/PowerLossProtection.hpp"
-#include "vp/ssd/SsdDram.hpp"
+#include "vp/ssd/Drive.hpp"
 #include "vp/ssd/SsdImage.hpp"
 
 namespace vp::platform {
@@ -40,12 +33,8 @@ class ServerTop : public sc_core::sc_module {
  public:
   // Every parameter of every component on this platform, plus the run's own.
   static void declare_params(ParamRegistry& reg);
-  // Logical capacity the SSD will expose, from the configuration alone.
-  static uint64_t capacity_bytes(const Config& cfg);
-
-  // `firmware`: what the controller talks to instead of the platform's own
-  // (tests use firmware that reports other capabilities, e.g. a volatile
-  // write cache); the platform's firmware, FTL and flash then sit idle.
+  // `firmware`: what the drive's controller talks to instead of its own
+  // (ssd::Drive).
   ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware* firmware = nullptr);
 
   unsigned cores() const { return static_cast<unsigned>(cores_.size()); }
@@ -62,13 +51,7 @@ class ServerTop : public sc_core::sc_module {
   host::PageCache pagecache;
   host::Workload workload;
   pcie::PcieLink link;
-  ssd::NvmeController nvme;
-  ssd::Firmware fw;
-  ssd::CacheLayer cache;
-  ssd::PageMappingFtl ftl;
-  ssd::SsdDram dram_ssd;
-  ssd::PowerLossProtection plp;
-  flash::FlashArray flash;
+  ssd::Drive drive;
 
  private:
   std::vector<std::unique_ptr<host::HostCore>> cores_;

@@ -256,7 +256,7 @@ TEST_CASE("Dataset Management with deallocate trims its ranges and the rest stay
     c.cdw11 = DSM_AD;  // deallocate
     CHECK(d.io_raw(0, c).status() == 0);
     // 3 LBAs of 4 KiB = 6 flash pages of 2 KiB.
-    CHECK(top.ftl.summary()["trimmed_pages"] == 6);
+    CHECK(top.drive.ftl.summary()["trimmed_pages"] == 6);
     std::memset(hostmem(top, data), 0x11, 8192);
     REQUIRE(rw(top, IO_READ, 10, 2, data).status() == 0);
     CHECK(std::all_of(hostmem(top, data), hostmem(top, data) + 8192, [](uint8_t b) { return b == 0; }));
@@ -265,7 +265,7 @@ TEST_CASE("Dataset Management with deallocate trims its ranges and the rest stay
     // Without the deallocate attribute the ranges are hints: nothing changes.
     c.cdw11 = 0;
     CHECK(d.io_raw(0, c).status() == 0);
-    CHECK(top.ftl.summary()["trimmed_pages"] == 6);
+    CHECK(top.drive.ftl.summary()["trimmed_pages"] == 6);
     // A range past the namespace is refused before anything is trimmed.
     r[6] = static_cast<uint32_t>(d.info().ns_lbas);
     std::memcpy(hostmem(top, list), r, sizeof r);
@@ -388,7 +388,7 @@ TEST_CASE("SMART percentage used follows the mean erase count over the rated end
           REQUIRE(d.io_raw(0, c).status() == 0);
         }
         REQUIRE(get_log(top, LOG_SMART, 512, log).status() == 0);
-        double mean = top.ftl.summary()["erase_count"]["mean"].get<double>();
+        double mean = top.drive.ftl.summary()["erase_count"]["mean"].get<double>();
         REQUIRE(mean > 0.05);
         // Rated for 2 cycles: percentage used = floor(100 x mean / 2).
         CHECK(hostmem(top, log)[smart::PERCENT_USED] == static_cast<uint8_t>(std::floor(mean * 50)));

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// The SSD as one PCIe endpoint: NVMe controller, firmware, DRAM cache layer,
+// FTL, SSD DRAM, power-loss protection and flash, wired inside. A platform attaches it with its configuration, BAR0 and
+// DMA sockets and tells it where INTx messages go; the server platform, the
+// QEMU platform and drive-only uses instantiate this one module.
+#include <cstdint>
+#include <systemc>
+
+#include "vp/core/Param.hpp"
+#include "vp/core/Services.hpp"
+#include "vp/flash/FlashArray.hpp"
+#include "vp/ssd/CacheLayer.hpp"
+#include "vp/ssd/Firmware.hpp"
+#include "vp/ssd/NvmeController.hpp"
+#include "vp/ssd/PageMappingFtl.hpp"
+#include "vp/ssd/PowerLossProtection.hpp"
+#include "vp/ssd/SsdDram.hpp"
+
+namespace vp::ssd {
+
+class Drive : public sc_core::sc_module {
+ public:
+  // Every parameter of the drive's components (ssd.*).
+  static void declare_params(ParamRegistry& reg);
+  // Logical capacity the drive will expose, from the configuration alone.
+  static uint64_t capacity_bytes(const Config& cfg);
+
+  // `firmware`: what the controller talks to instead of the drive's own
+  // (tests use firmware that reports other capabilities, e.g. a volatile
+  // write cache); the drive's firmware, FTL and flash then sit idle.
+  Drive(sc_core::sc_module_name name, Services& svc, IFirmware* firmware = nullptr);
+
+  // The endpoint's sockets: configuration requests and MMIO in, DMA and
+  // interrupt messages out.
+  tlm_utils::simple_target_socket<NvmeController>& config() { return nvme.config; }
+  tlm_utils::simple_target_socket<NvmeController>& bar0() { return nvme.bar0; }
+  tlm_utils::simple_initiator_socket<NvmeController>& dma() { return nvme.dma; }
+  // Where the function writes INTx assert/deassert messages.
+  void set_intx_address(uint64_t a) { nvme.set_intx_address(a); }
+  // Kernel events of the drive's event queues (the simulator's work).
+  uint64_t events() const;
+
+  NvmeController nvme;
+  Firmware fw;
+  CacheLayer cache;
+  PageMappingFtl ftl;
+  SsdDram dram;
+  PowerLossProtection plp;
+  flash::FlashArray flash;
+};
+
+}  // namespace vp::ssd

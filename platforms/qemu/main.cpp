@@ -171,12 +171,7 @@ int serve_guest(const Config& cfg, const QemuOptions& qo, const std::string& rou
                  {"irq_to_doorbell_wall_us",
                   n.irq_round_trips ? n.irq_to_doorbell_wall_s / double(n.irq_round_trips) * 1e6 : 0.0}};
     s["nvme"] = {{"cc_ams", top.drive.nvme.arbitration()}};
-    s["pcie"] = top.link.summary(elapsed);
-    s["dram"] = top.drive.dram.summary(elapsed);
-    s["firmware"] = top.drive.fw.summary(elapsed);
-    if (const auto* wb = top.drive.cache.buffer_level()) s["write_buffer"] = wb->summary();
-    s["ftl"] = top.drive.ftl.summary();
-    s["flash"] = top.drive.flash.summary();
+    s.update(stats.sections_json());  // pcie, dram, firmware, write_buffer, ftl, flash
     s["counters"] = stats.to_json();
     s["counter_units"] = stats.units_json();
     write_run_files(out_dir, cfg, s);

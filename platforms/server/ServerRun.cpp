@@ -507,15 +507,9 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
                  {"written_blocks", cmds.written_blocks},
                  {"victim_writes", cmds.victim_writes},
                  {"victim_pages_max", cmds.victim_pages_max}};
-  if (top.pagecache.active()) s["pagecache"] = top.pagecache.summary();
-  if (const auto* v = top.workload.verify())
-    s["verify"] = {{"blocks_checked", v->blocks_checked()}, {"mismatches", v->mismatches()}};
-  if (const auto* wb = top.drive.cache.buffer_level()) s["write_buffer"] = wb->summary();
-  s["ftl"] = top.drive.ftl.summary();
-  s["flash"] = top.drive.flash.summary();
-  s["pcie"] = top.link.summary(now_ps());
-  s["dram"] = top.drive.dram.summary(now_ps());
-  s["firmware"] = top.drive.fw.summary(now_ps());
+  // What each component reports of itself: pagecache, verify, write_buffer,
+  // ftl, flash, pcie, dram, firmware.
+  s.update(stats.sections_json());
   if (!power_loss.is_null()) s["power_loss"] = power_loss;
   if (image.enabled()) s["image"] = image.summary();
   s["counters"] = stats.to_json();

@@ -78,3 +78,14 @@ TEST_CASE("a distribution's percentiles are nearest rank over every sample", "[c
   CHECK(d.max() == 2000);
   CHECK(d.percentile(1.0) == 2000);
 }
+
+TEST_CASE("summary sections are registered once and a section with nothing to report is left out", "[core][stats]") {
+  StatRegistry reg;
+  int calls = 0;
+  reg.section("ftl", [&] { ++calls; return nlohmann::json{{"free_blocks", 7}}; });
+  reg.section("write_buffer", [] { return nlohmann::json(); });  // no buffer in this organisation
+  CHECK_THROWS_WITH(reg.section("ftl", [] { return nlohmann::json(); }), "summary section 'ftl' registered twice");
+  CHECK(calls == 0);  // reported at the end, not when registered
+  CHECK(reg.sections_json() == nlohmann::json{{"ftl", {{"free_blocks", 7}}}});
+  CHECK(calls == 1);
+}

@@ -50,6 +50,18 @@ Distribution& StatRegistry::distribution(const std::string& name, const std::str
   return d;
 }
 
+void StatRegistry::section(const std::string& name, std::function<nlohmann::json()> report) {
+  if (!sections_.emplace(name, std::move(report)).second)
+    throw StatError(fmt::format("summary section '{}' registered twice", name));
+}
+
+nlohmann::json StatRegistry::sections_json() const {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [name, report] : sections_)
+    if (nlohmann::json r = report(); !r.is_null()) j[name] = std::move(r);
+  return j;
+}
+
 const Counter* StatRegistry::find(const std::string& name) const {
   auto it = counters_.find(name);
   return it == counters_.end() ? nullptr : &it->second;

@@ -4,6 +4,7 @@
 // elaboration with unit and description (gem5/SST style). Components register
 // through a StatGroup named after themselves and keep references; the
 // registry lists them (--list-stats) and dumps them into summary.json.
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -29,6 +30,14 @@ class StatRegistry {
   Counter& total(const std::string& name, const std::string& unit, const std::string& desc);
   Distribution& distribution(const std::string& name, const std::string& unit, const std::string& desc);
 
+  // A summary.json section a component reports at the end of the run (its
+  // own statistics, worked out): registered once per name; `report`
+  // returns null when there is nothing to report (a cache organisation
+  // without a write buffer).
+  void section(const std::string& name, std::function<nlohmann::json()> report);
+  // Every registered section that has something to report, by name.
+  nlohmann::json sections_json() const;
+
   const Counter* find(const std::string& name) const;
   // A counter's value; an unknown name is an error, not 0.
   uint64_t value(const std::string& name) const;
@@ -52,6 +61,7 @@ class StatRegistry {
   std::map<std::string, Kind> kinds_;
   std::map<std::string, Counter> counters_;
   std::map<std::string, Distribution> dists_;
+  std::map<std::string, std::function<nlohmann::json()>> sections_;
 };
 
 }  // namespace vp

@@ -171,6 +171,7 @@ FlashArray::FlashArray(sc_core::sc_module_name name, Services& svc)
       eq_("eq"),
       store_(geo_.page_size, geo_.pages_per_block, geo_.total_blocks()),
       ctr_(svc.stats) {
+  svc.stats.section("flash", [this] { return summary(); });
   target.bind(*this);
   auto sched = scheduler_from(svc.cfg);
   bool suspend = svc.cfg.get_bool("ssd.flash.suspend");

@@ -116,6 +116,7 @@ PageCache::PageCache(Services& svc, HostMemoryAllocator& memory)
       io_errors_(svc.stats.counter("host.pagecache.io_errors", "pages", "page reads or write-backs the device failed")),
       victim_tagged_(svc.stats.counter("host.pagecache.victim_tagged", "runs",
                                        "write-back runs tagged as FastDrain page victimization")) {
+  svc.stats.section("pagecache", [this] { return active() ? summary() : nlohmann::json(); });
   set_ratios(false);
 }
 

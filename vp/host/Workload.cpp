@@ -166,6 +166,10 @@ std::vector<std::string> Workload::check(const std::vector<FioJob>& jobs, const 
 }
 
 Workload::Workload(Services& svc, unsigned cores, HostMemoryAllocator& memory) : per_core_(cores), memory_(memory) {
+  svc.stats.section("verify", [this]() -> nlohmann::json {
+    if (!verify_) return nullptr;
+    return {{"blocks_checked", verify_->blocks_checked()}, {"mismatches", verify_->mismatches()}};
+  });
   std::vector<FioJob> jobs = jobs_from(svc.cfg);
   std::vector<unsigned> load(cores, 0);
   uint64_t index = 0;

@@ -93,6 +93,7 @@ PcieLink::PcieLink(sc_core::sc_module_name name, Services& svc)
       eq_("eq"),
       cfg_reads_(svc.stats.counter("pcie.cfg_reads", "requests", "configuration reads host -> device")),
       cfg_writes_(svc.stats.counter("pcie.cfg_writes", "requests", "configuration writes host -> device")) {
+  svc.stats.section("pcie", [this] { return summary(now_ps()); });
   auto register_direction = [&svc](Direction* d, const char* dir, const char* from_to) {
     auto& s = svc.stats;
     d->payload = &s.counter(fmt::format("pcie.bytes_{}", dir), "bytes", fmt::format("payload bytes sent {}", from_to));

@@ -119,6 +119,7 @@ CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc)
                                   "written pages no way of their class could take (sent to the FTL)")),
       write_throughs_(svc.stats.counter("ssd.cache.write_throughs", "commands",
                                         "writes also sent to the FTL before completing (FUA, cache switched off)")) {
+  svc.stats.section("write_buffer", [this] { return buffer_level() ? buffer_level()->summary() : nlohmann::json(); });
   target.bind(*this);
   power.bind(*this);
   burst_ = organisation_ == Organisation::Burst;

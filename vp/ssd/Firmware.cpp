@@ -158,6 +158,7 @@ Firmware::Firmware(sc_core::sc_module_name name, Services& svc)
                                   "reads an NVMQ thread sent straight to TRANS after its own cache lookup")),
       order_waits_(svc.stats.counter("ssd.fw.order_waits", "requests",
                                      "requests held back until an earlier request to one of their pages left")) {
+  svc.stats.section("firmware", [this] { return summary(now_ps()); });
   target.bind(*this);
   fcmd.bind(*this);
   const Config& c = svc.cfg;

@@ -197,6 +197,7 @@ PageMappingFtl::PageMappingFtl(sc_core::sc_module_name name, Services& svc)
       cmt_misses_(svc.stats.counter("ssd.ftl.map_cache.misses", "lookups", "translation-page lookups that missed")),
       map_reads_(svc.stats.counter("ssd.ftl.map_cache.page_reads", "pages", "translation pages read from flash")),
       map_writes_(svc.stats.counter("ssd.ftl.map_cache.page_writes", "pages", "translation pages written back")) {
+  svc.stats.section("ftl", [this] { return summary(); });
   const Config& c = svc.cfg;
   target.bind(*this);
   map_bytes_.value = logical_pages_ * sizeof(uint32_t);

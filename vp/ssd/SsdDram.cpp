@@ -55,6 +55,7 @@ SsdDram::SsdDram(sc_core::sc_module_name name, Services& svc)
       row_misses_(svc.stats.counter("ssd.dram.row_misses", "rows",
                                     "row visits that had to open their row (bank closed or another row open)")),
       busy_ps_(svc.stats.counter("ssd.dram.busy_ps", "ps", "time the SSD DRAM bus was busy")) {
+  svc.stats.section("dram", [this] { return summary(now_ps()); });
   target.bind(*this);
   busy_.attach(svc.waves, "ssd_dram_busy", "ssd dram");
 }

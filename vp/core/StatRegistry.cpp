@@ -21,33 +21,33 @@ void StatRegistry::claim(const std::string& name, Kind kind) {
                               kind_name(static_cast<int>(it->second)), kind_name(static_cast<int>(kind))));
 }
 
+namespace {
+// The statistic under `name` in `m`, labelled with its unit and description.
+template <class Map>
+auto& labelled(Map& m, const std::string& name, const std::string& unit, const std::string& desc) {
+  auto& s = m[name];
+  s.unit = unit;
+  s.desc = desc;
+  return s;
+}
+}  // namespace
+
 Counter& StatRegistry::counter(const std::string& name, const std::string& unit, const std::string& desc) {
   claim(name, Kind::Counter);
-  Counter& c = counters_[name];
-  c.unit = unit;
-  c.desc = desc;
-  return c;
+  return labelled(counters_, name, unit, desc);
 }
 
 Counter& StatRegistry::total(const std::string& name, const std::string& unit, const std::string& desc) {
   claim(name, Kind::Total);
-  auto [it, fresh] = counters_.try_emplace(name);
-  if (fresh) {
-    it->second.unit = unit;
-    it->second.desc = desc;
-  } else if (it->second.unit != unit || it->second.desc != desc) {
-    throw StatError(fmt::format("total '{}' registered with unit '{}' ({}) and again with unit '{}' ({})", name,
-                                it->second.unit, it->second.desc, unit, desc));
-  }
-  return it->second;
+  if (const Counter* c = find(name); c && (c->unit != unit || c->desc != desc))
+    throw StatError(fmt::format("total '{}' registered with unit '{}' ({}) and again with unit '{}' ({})", name, c->unit,
+                                c->desc, unit, desc));
+  return labelled(counters_, name, unit, desc);
 }
 
 Distribution& StatRegistry::distribution(const std::string& name, const std::string& unit, const std::string& desc) {
   claim(name, Kind::Distribution);
-  Distribution& d = dists_[name];
-  d.unit = unit;
-  d.desc = desc;
-  return d;
+  return labelled(dists_, name, unit, desc);
 }
 
 void StatRegistry::section(const std::string& name, std::function<nlohmann::json()> report) {

@@ -23,8 +23,8 @@ std::vector<std::string> QemuTop::configure_interrupt_route(Config& cfg, bool in
 QemuTop::QemuTop(sc_core::sc_module_name name, Services& svc, int proxy_fd)
     : sc_module(name),
       bridge("bridge", svc, proxy_fd, nvme::BAR0_SIZE),
-      link("pcie", svc),
-      drive("ssd", svc) {
+      link("pcie", svc, "pcie"),
+      drive("ssd", svc, link.timing()) {
   bridge.config_out.bind(link.cfg_in);
   bridge.mmio_out.bind(link.down_in);
   link.cfg_out.bind(drive.config());

@@ -20,7 +20,7 @@ void ServerTop::declare_params(ParamRegistry& r) {
   host::BlkMqQueue::declare_params(r);
   host::PageCache::declare_params(r);
   host::Workload::declare_params(r);
-  pcie::PcieLink::declare_params(r);
+  pcie::PcieLink::declare_params(ParamScope(r, "pcie"));
   ssd::Drive::declare_params(r);
 }
 
@@ -37,8 +37,8 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
             static_cast<unsigned>(svc.cfg.get_int("host.cores"))),
       pagecache(svc, memory),
       workload(svc, static_cast<unsigned>(svc.cfg.get_int("host.cores")), memory),
-      link("pcie", svc),
-      drive("ssd", svc, firmware) {
+      link("pcie", svc, "pcie"),
+      drive("ssd", svc, link.timing(), firmware) {
   // Host side: the CPU complex and PCIe upstream are the bus's initiators.
   driver.bus.bind(bus.in);
   driver.watch_memory(dram.written());  // polled CQs wait on device writes landing

@@ -79,7 +79,7 @@ class LinkRig {
       : cfg(model_config("", {}, sets)),
         svc{cfg, stats, waves, tracker, 1},
         traced(open_waves(waves, vcd_base)),
-        link("pcie", svc),
+        link("pcie", svc, "pcie"),
         host_mem("host_mem"),
         bar("bar"),
         init("init") {

@@ -142,10 +142,10 @@ TEST_CASE("pci config header carries the identity and class 01 08 02", "[pcie][p
 
 TEST_CASE("pci config identity parameters parse hex and reject bad ids", "[pcie][pcicfg][config]") {
   ParamRegistry reg;
-  PciConfigSpace::declare_params(reg);
+  PciConfigSpace::declare_params(ParamScope(reg, "ssd.pci"));
   Config cfg(reg);
   CHECK_NOTHROW(cfg.validate());
-  pcie::PciIdentity d = PciConfigSpace::identity_from(cfg);
+  pcie::PciIdentity d = PciConfigSpace::identity_from(ScopedConfig(cfg, "ssd.pci"));
   CHECK(d.vendor_id == 0x1b36);
   CHECK(d.device_id == 0x0010);
   CHECK(d.revision == 2);
@@ -156,8 +156,8 @@ TEST_CASE("pci config identity parameters parse hex and reject bad ids", "[pcie]
   cfg.set("ssd.pci.vendor_id", "0x8086");
   cfg.set("ssd.pci.device_id", "2644");  // decimal 2644 = 0x0a54
   CHECK_NOTHROW(cfg.validate());
-  CHECK(PciConfigSpace::identity_from(cfg).vendor_id == 0x8086);
-  CHECK(PciConfigSpace::identity_from(cfg).device_id == 0x0a54);
+  CHECK(PciConfigSpace::identity_from(ScopedConfig(cfg, "ssd.pci")).vendor_id == 0x8086);
+  CHECK(PciConfigSpace::identity_from(ScopedConfig(cfg, "ssd.pci")).device_id == 0x0a54);
 
   cfg.set("ssd.pci.vendor_id", "0xffff");
   CHECK_THROWS_WITH(cfg.validate(), Catch::Contains("ssd.pci.vendor_id") && Catch::Contains("no device"));

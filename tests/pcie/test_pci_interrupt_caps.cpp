@@ -90,14 +90,14 @@ TEST_CASE("without MSI and MSI-X the chain is PM then PCIe and only INTx is left
 
 TEST_CASE("ssd.pci.msi and ssd.pci.msix are declared true and reach the shape", "[pcie][config][caps]") {
   ParamRegistry reg;
-  PciConfigSpace::declare_params(reg);
+  PciConfigSpace::declare_params(ParamScope(reg, "ssd.pci"));
   Config cfg(reg);
   cfg.validate();
   CHECK(cfg.get_bool("ssd.pci.msi"));
   CHECK(cfg.get_bool("ssd.pci.msix"));
   cfg.set("ssd.pci.msix", "false");
   cfg.set("ssd.pci.msi_vectors", "4");
-  PciFunctionShape s = PciConfigSpace::shape_from(cfg);
+  PciFunctionShape s = PciConfigSpace::shape_from(ScopedConfig(cfg, "ssd.pci"));
   CHECK(s.msi);
   CHECK_FALSE(s.msix);
   CHECK(s.msi_vectors == 4);

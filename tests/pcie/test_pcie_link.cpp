@@ -35,7 +35,7 @@ TEST_CASE("link bandwidth follows generation and lanes and encoding", "[pcie]") 
     cfg.set("pcie.gen", gen);
     cfg.set("pcie.lanes", lanes);
     cfg.validate();
-    return pcie::PcieLink::timing_from(cfg).bytes_per_s;
+    return pcie::PcieLink::timing_from(ScopedConfig(cfg, "pcie")).bytes_per_s;
   };
   // x4 of every generation: GT/s x 4 lanes x code / 8 bits.
   CHECK(bw("1", "4") == Approx(1.0e9));          // 2.5e9 * 4 * 8/10 / 8
@@ -280,9 +280,9 @@ TEST_CASE("two switches add their latency and a link hop each", "[pcie][latency]
 TEST_CASE("with no switch the default one-way latency is 300 ns", "[pcie][latency]") {
   Config cfg(platform::server_params());
   cfg.validate();
-  CHECK(pcie::PcieLink::timing_from(cfg).latency == 300000);  // rc 150 + link 150
+  CHECK(pcie::PcieLink::timing_from(ScopedConfig(cfg, "pcie")).latency == 300000);  // rc 150 + link 150
   cfg.set("pcie.switches", "1");
-  CHECK(pcie::PcieLink::timing_from(cfg).latency == 300000 + 150000 + 120000);  // + a hop + the switch
+  CHECK(pcie::PcieLink::timing_from(ScopedConfig(cfg, "pcie")).latency == 300000 + 150000 + 120000);  // + a hop + the switch
 }
 
 TEST_CASE("configuration reads and writes make a round trip", "[pcie][config]") {

@@ -30,14 +30,14 @@ struct IdKey {
   const char* allowed;
 };
 const IdKey kIdKeys[] = {
-    {"ssd.pci.vendor_id", 0xFFFE, "0x0000..0xfffe (0xffff reads as no device)"},
-    {"ssd.pci.device_id", 0xFFFF, "0x0000..0xffff"},
-    {"ssd.pci.revision", 0xFF, "0x00..0xff"},
-    {"ssd.pci.subsystem_vendor_id", 0xFFFF, "0x0000..0xffff"},
-    {"ssd.pci.subsystem_id", 0xFFFF, "0x0000..0xffff"},
+    {"vendor_id", 0xFFFE, "0x0000..0xfffe (0xffff reads as no device)"},
+    {"device_id", 0xFFFF, "0x0000..0xffff"},
+    {"revision", 0xFF, "0x00..0xff"},
+    {"subsystem_vendor_id", 0xFFFF, "0x0000..0xffff"},
+    {"subsystem_id", 0xFFFF, "0x0000..0xffff"},
 };
 
-uint32_t id_value(const Config& c, const IdKey& k) {
+uint32_t id_value(const ScopedConfig& c, const IdKey& k) {
   uint32_t v = 0;
   if (!parse_id(c.get_string(k.key), k.max, v))
     c.fail(k.key, fmt::format("must be {}, in hex (0x1b36) or decimal", k.allowed));
@@ -61,30 +61,30 @@ constexpr uint32_t kDevCap = 4, kDevCtl = 8, kLinkCap = 0x0C, kLinkCtl = 0x10, k
 constexpr uint16_t kDevCtlMps = 7 << 5, kDevCtlMrrs = 7 << 12, kDevCtlFlr = 1 << 15;
 }  // namespace
 
-void PciConfigSpace::declare_params(ParamRegistry& r) {
+void PciConfigSpace::declare_params(const ParamScope& r) {
   // Strings, so the ids can be written in hex as everyone writes them.
-  r.string("ssd.pci.vendor_id", "0x1b36", "PCI vendor id of the SSD function (hex 0x.... or decimal)");
-  r.string("ssd.pci.device_id", "0x0010", "PCI device id of the SSD function (hex 0x.... or decimal)");
-  r.string("ssd.pci.revision", "0x02", "PCI revision id of the SSD function (hex 0x.. or decimal)");
-  r.string("ssd.pci.subsystem_vendor_id", "0x1af4", "PCI subsystem vendor id (hex 0x.... or decimal)");
-  r.string("ssd.pci.subsystem_id", "0x1100", "PCI subsystem id (hex 0x.... or decimal)");
-  r.integer("ssd.pci.msi_vectors", 32, "MSI vectors the function can send (MSI Multiple Message Capable)")
+  r.string("vendor_id", "0x1b36", "PCI vendor id of the function (hex 0x.... or decimal)");
+  r.string("device_id", "0x0010", "PCI device id of the function (hex 0x.... or decimal)");
+  r.string("revision", "0x02", "PCI revision id of the function (hex 0x.. or decimal)");
+  r.string("subsystem_vendor_id", "0x1af4", "PCI subsystem vendor id (hex 0x.... or decimal)");
+  r.string("subsystem_id", "0x1100", "PCI subsystem id (hex 0x.... or decimal)");
+  r.integer("msi_vectors", 32, "MSI vectors the function can send (MSI Multiple Message Capable)")
       .range(1, 32);
-  r.boolean("ssd.pci.msi", true,
+  r.boolean("msi", true,
             "the function has an MSI capability; false leaves it out of the capability list, so the host must use "
             "MSI-X or fall back to INTx (NVMe over PCIe expects MSI-X: a study/compatibility knob)");
-  r.boolean("ssd.pci.msix", true,
+  r.boolean("msix", true,
             "the function has an MSI-X capability; false leaves it out of the capability list (the table and PBA "
             "stay in BAR0 but can never be enabled), so the host must fall back to MSI or INTx (NVMe over PCIe "
             "expects MSI-X: a study/compatibility knob)");
-  r.rule([](const Config& c) {
+  r.rule([](const ScopedConfig& c) {
     for (const IdKey& k : kIdKeys) id_value(c, k);
-    if (!pow2(static_cast<uint64_t>(c.get_int("ssd.pci.msi_vectors"))))
-      c.fail("ssd.pci.msi_vectors", "must be a power of two (1, 2, 4, 8, 16 or 32)");
+    if (!pow2(static_cast<uint64_t>(c.get_int("msi_vectors"))))
+      c.fail("msi_vectors", "must be a power of two (1, 2, 4, 8, 16 or 32)");
   });
 }
 
-PciIdentity PciConfigSpace::identity_from(const Config& c) {
+PciIdentity PciConfigSpace::identity_from(const ScopedConfig& c) {
   PciIdentity id;
   id.vendor_id = static_cast<uint16_t>(id_value(c, kIdKeys[0]));
   id.device_id = static_cast<uint16_t>(id_value(c, kIdKeys[1]));
@@ -94,10 +94,10 @@ PciIdentity PciConfigSpace::identity_from(const Config& c) {
   return id;
 }
 
-PciFunctionShape PciConfigSpace::shape_from(const Config& c, PciFunctionShape base) {
-  base.msi_vectors = static_cast<unsigned>(c.get_int("ssd.pci.msi_vectors"));
-  base.msi = c.get_bool("ssd.pci.msi");
-  base.msix = c.get_bool("ssd.pci.msix");
+PciFunctionShape PciConfigSpace::shape_from(const ScopedConfig& c, PciFunctionShape base) {
+  base.msi_vectors = static_cast<unsigned>(c.get_int("msi_vectors"));
+  base.msi = c.get_bool("msi");
+  base.msix = c.get_bool("msix");
   return base;
 }
 

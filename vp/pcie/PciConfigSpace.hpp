@@ -27,6 +27,7 @@
 
 #include "vp/core/Hook.hpp"
 #include "vp/core/Config.hpp"
+#include "vp/core/ParamScope.hpp"
 
 namespace vp::pcie {
 
@@ -57,11 +58,12 @@ class PciConfigSpace {
   // absent one keeps its place empty so the others never move).
   static constexpr uint32_t kPmCap = 0x40, kMsiCap = 0x50, kMsixCap = 0x70, kPcieCap = 0x80;
 
-  // Parameters ssd.pci.* (identity, MSI vectors, which interrupt capabilities exist).
-  static void declare_params(ParamRegistry& r);
-  static PciIdentity identity_from(const Config& c);
-  // The ssd.pci.* part of the shape (msi_vectors, msi, msix) laid over `base`.
-  static PciFunctionShape shape_from(const Config& c, PciFunctionShape base = {});
+  // Parameters in the function's scope (the SSD's: ssd.pci): identity, MSI
+  // vectors, which interrupt capabilities exist.
+  static void declare_params(const ParamScope& r);
+  static PciIdentity identity_from(const ScopedConfig& c);
+  // The configured part of the shape (msi_vectors, msi, msix) laid over `base`.
+  static PciFunctionShape shape_from(const ScopedConfig& c, PciFunctionShape base = {});
 
   // Throws std::invalid_argument for a shape no hardware could have.
   explicit PciConfigSpace(const PciIdentity& id = {}, const PciFunctionShape& shape = {});

@@ -8,63 +8,65 @@
 
 namespace vp::pcie {
 
-void PcieLink::declare_params(ParamRegistry& r) {
+void PcieLink::declare_params(const ParamScope& r) {
   // Defaults: FlashShare Table 2, PCIe 3.0 x4.
-  r.integer("pcie.gen", 3, "PCIe generation 1-5 (2.5, 5, 8, 16, 32 GT/s per lane; with encoding=auto, the line code)")
+  r.integer("gen", 3, "PCIe generation 1-5 (2.5, 5, 8, 16, 32 GT/s per lane; with encoding=auto, the line code)")
       .range(1, 5);
-  r.integer("pcie.lanes", 4, "link width in lanes: 1, 2, 4, 8, 12 or 16").range(1, 16);
-  r.choice("pcie.encoding", "auto", {"auto", "8b10b", "128b130b", "none"},
+  r.integer("lanes", 4, "link width in lanes: 1, 2, 4, 8, 12 or 16").range(1, 16);
+  r.choice("encoding", "auto", {"auto", "8b10b", "128b130b", "none"},
            "line encoding; auto: 8b/10b for gen 1-2, 128b/130b for gen 3-5");
-  r.size("pcie.tlp_overhead", "24B", "bytes each TLP adds on the wire (framing, sequence, header, LCRC)")
+  r.size("tlp_overhead", "24B", "bytes each TLP adds on the wire (framing, sequence, header, LCRC)")
       .range(0, 256);
-  r.size("pcie.max_payload", "256B", "maximum TLP payload (MPS)").range(128, 4096);
-  r.size("pcie.max_read_request", "512B", "maximum read request size (MRRS)").range(128, 4096);
-  r.integer("pcie.ack_coalesce", 4,
+  r.size("max_payload", "256B", "maximum TLP payload (MPS)").range(128, 4096);
+  r.size("max_read_request", "512B", "maximum read request size (MRRS)").range(128, 4096);
+  r.integer("ack_coalesce", 4,
             "TLPs received per ACK DLLP (8 bytes on the wire) sent back the other way; 0: ACKs not modeled")
       .range(0, 4096);
-  r.integer("pcie.fc_coalesce", 4,
+  r.integer("fc_coalesce", 4,
             "TLPs received per UpdateFC DLLP (8 bytes on the wire) returning their credits the other way; "
             "0: not modeled")
       .range(0, 4096);
   // 150 + 150 ns: the 300 ns one-way latency the platform used before the
   // path was split into its parts.
-  r.time("pcie.rc_latency", "150ns", "one-way latency of the root complex (root port to host memory and back)");
-  r.time("pcie.link_latency", "150ns", "one-way latency of one link hop: PHY, data link layer and wire");
-  r.integer("pcie.switches", 0, "PCIe switches between the root port and the endpoint (one more link hop each)")
+  r.time("rc_latency", "150ns", "one-way latency of the root complex (root port to host memory and back)");
+  r.time("link_latency", "150ns", "one-way latency of one link hop: PHY, data link layer and wire");
+  r.integer("switches", 0, "PCIe switches between the root port and the endpoint (one more link hop each)")
       .range(0, 8);
-  r.time("pcie.switch_latency", "120ns", "one-way cut-through latency of one switch");
-  r.rule([](const Config& c) {
-    for (const char* k : {"pcie.max_payload", "pcie.max_read_request"}) {
+  r.time("switch_latency", "120ns", "one-way cut-through latency of one switch");
+  r.rule([](const ScopedConfig& c) {
+    for (const char* k : {"max_payload", "max_read_request"}) {
       uint64_t v = c.get_size(k);
       if (v & (v - 1)) c.fail(k, "must be a power of two between 128B and 4KiB");
     }
-    int64_t lanes = c.get_int("pcie.lanes");
-    if (lanes & (lanes - 1) && lanes != 12) c.fail("pcie.lanes", "must be 1, 2, 4, 8, 12 or 16");
+    int64_t lanes = c.get_int("lanes");
+    if (lanes & (lanes - 1) && lanes != 12) c.fail("lanes", "must be 1, 2, 4, 8, 12 or 16");
   });
 }
 
-LinkTiming PcieLink::timing_from(const Config& c) {
+LinkTiming PcieLink::timing_from(const ScopedConfig& c) {
   static const double gt_per_lane[] = {0, 2.5e9, 5e9, 8e9, 16e9, 32e9};
-  int64_t gen = c.get_int("pcie.gen");
+  int64_t gen = c.get_int("gen");
   // auto: the generation's own line code (8b/10b up to Gen2, 128b/130b from Gen3).
   enum class Code { Auto, B8B10, B128B130, None };
-  Code enc = c.get_enum<Code>("pcie.encoding", {{"auto", Code::Auto},
+  Code enc = c.get_enum<Code>("encoding", {{"auto", Code::Auto},
                                                 {"8b10b", Code::B8B10},
                                                 {"128b130b", Code::B128B130},
                                                 {"none", Code::None}});
   if (enc == Code::Auto) enc = gen <= 2 ? Code::B8B10 : Code::B128B130;
   double eff = enc == Code::B8B10 ? 8.0 / 10.0 : enc == Code::B128B130 ? 128.0 / 130.0 : 1.0;
   LinkTiming t;
-  t.bytes_per_s = gt_per_lane[gen] * double(c.get_int("pcie.lanes")) * eff / 8.0;
-  t.max_payload = static_cast<uint32_t>(c.get_size("pcie.max_payload"));
-  t.max_read_request = static_cast<uint32_t>(c.get_size("pcie.max_read_request"));
-  t.tlp_overhead = static_cast<uint32_t>(c.get_size("pcie.tlp_overhead"));
-  t.ack_coalesce = static_cast<uint32_t>(c.get_int("pcie.ack_coalesce"));
-  t.fc_coalesce = static_cast<uint32_t>(c.get_int("pcie.fc_coalesce"));
-  t.link_latency = c.get_time("pcie.link_latency");
-  auto switches = static_cast<Tick>(c.get_int("pcie.switches"));
-  t.latency = c.get_time("pcie.rc_latency") + (switches + 1) * t.link_latency +
-              switches * c.get_time("pcie.switch_latency");
+  t.generation = static_cast<unsigned>(gen);
+  t.lanes = static_cast<unsigned>(c.get_int("lanes"));
+  t.bytes_per_s = gt_per_lane[gen] * double(t.lanes) * eff / 8.0;
+  t.max_payload = static_cast<uint32_t>(c.get_size("max_payload"));
+  t.max_read_request = static_cast<uint32_t>(c.get_size("max_read_request"));
+  t.tlp_overhead = static_cast<uint32_t>(c.get_size("tlp_overhead"));
+  t.ack_coalesce = static_cast<uint32_t>(c.get_int("ack_coalesce"));
+  t.fc_coalesce = static_cast<uint32_t>(c.get_int("fc_coalesce"));
+  t.link_latency = c.get_time("link_latency");
+  auto switches = static_cast<Tick>(c.get_int("switches"));
+  t.latency = c.get_time("rc_latency") + (switches + 1) * t.link_latency +
+              switches * c.get_time("switch_latency");
   return t;
 }
 
@@ -81,7 +83,7 @@ uint64_t LinkTiming::dllps_owed(uint64_t before, uint64_t n) const {
   return every(ack_coalesce) + every(fc_coalesce);
 }
 
-PcieLink::PcieLink(sc_core::sc_module_name name, Services& svc)
+PcieLink::PcieLink(sc_core::sc_module_name name, Services& svc, const std::string& scope)
     : sc_module(name),
       down_in("down_in"),
       up_in("up_in"),
@@ -89,24 +91,26 @@ PcieLink::PcieLink(sc_core::sc_module_name name, Services& svc)
       up_out("up_out"),
       cfg_in("cfg_in"),
       cfg_out("cfg_out"),
-      t_(timing_from(svc.cfg)),
+      t_(timing_from(ScopedConfig(svc.cfg, scope))),
       eq_("eq"),
-      cfg_reads_(svc.stats.counter("pcie.cfg_reads", "requests", "configuration reads host -> device")),
-      cfg_writes_(svc.stats.counter("pcie.cfg_writes", "requests", "configuration writes host -> device")) {
-  svc.stats.section("pcie", [this] { return summary(now_ps()); });
-  auto register_direction = [&svc](Direction* d, const char* dir, const char* from_to) {
-    auto& s = svc.stats;
-    d->payload = &s.counter(fmt::format("pcie.bytes_{}", dir), "bytes", fmt::format("payload bytes sent {}", from_to));
-    d->wire = &s.counter(fmt::format("pcie.wire_bytes_{}", dir), "bytes",
-                         fmt::format("bytes on the wire {}: payload, TLP overhead and DLLPs", from_to));
-    d->tlps = &s.counter(fmt::format("pcie.tlps_{}", dir), "TLPs", fmt::format("TLPs sent {}", from_to));
-    d->dllps = &s.counter(fmt::format("pcie.dllps_{}", dir), "DLLPs",
-                          fmt::format("ACK and UpdateFC DLLPs sent {}", from_to));
-    d->busy = &s.counter(fmt::format("pcie.busy_ps_{}", dir), "ps", fmt::format("wire time used {}", from_to));
+      stats_(svc.stats, scope),
+      cfg_reads_(stats_.counter("cfg_reads", "requests", "configuration reads host -> device")),
+      cfg_writes_(stats_.counter("cfg_writes", "requests", "configuration writes host -> device")) {
+  svc.stats.section(scope, [this] { return summary(now_ps()); });
+  std::string wave_prefix = scope;
+  std::replace(wave_prefix.begin(), wave_prefix.end(), '.', '_');
+  auto register_direction = [&](Direction* d, const char* dir, const char* from_to) {
+    d->payload = &stats_.counter(fmt::format("bytes_{}", dir), "bytes", fmt::format("payload bytes sent {}", from_to));
+    d->wire = &stats_.counter(fmt::format("wire_bytes_{}", dir), "bytes",
+                              fmt::format("bytes on the wire {}: payload, TLP overhead and DLLPs", from_to));
+    d->tlps = &stats_.counter(fmt::format("tlps_{}", dir), "TLPs", fmt::format("TLPs sent {}", from_to));
+    d->dllps = &stats_.counter(fmt::format("dllps_{}", dir), "DLLPs",
+                               fmt::format("ACK and UpdateFC DLLPs sent {}", from_to));
+    d->busy = &stats_.counter(fmt::format("busy_ps_{}", dir), "ps", fmt::format("wire time used {}", from_to));
     if (svc.waves.enabled()) {
       d->traced = true;
-      svc.waves.trace(d->level, fmt::format("pcie_{}_busy", dir), "pcie");
-      svc.waves.trace(d->busy_ns, fmt::format("pcie_{}_busy_ns", dir), "pcie");
+      svc.waves.trace(d->level, fmt::format("{}_{}_busy", wave_prefix, dir), scope);
+      svc.waves.trace(d->busy_ns, fmt::format("{}_{}_busy_ns", wave_prefix, dir), scope);
     }
   };
   register_direction(&down_, "down", "host -> device");

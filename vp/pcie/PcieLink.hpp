@@ -49,13 +49,16 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include "vp/core/EventQueue.hpp"
+#include "vp/core/ParamScope.hpp"
 #include "vp/core/Services.hpp"
+#include "vp/core/StatGroup.hpp"
 
 namespace vp::pcie {
 
 struct LinkTiming {
   static constexpr uint32_t kDllpBytes = 8;  // on the wire, framing included
   double bytes_per_s = 0;                    // per direction, after line encoding
+  unsigned generation = 3, lanes = 4;        // what the endpoint's Link Capabilities advertise
   uint32_t max_payload = 256, max_read_request = 512, tlp_overhead = 24;
   uint32_t ack_coalesce = 4, fc_coalesce = 4;  // TLPs received per ACK / UpdateFC; 0: none
   Tick link_latency = 0;                       // one link hop, one way
@@ -78,9 +81,11 @@ class PcieLink : public sc_core::sc_module {
   tlm_utils::simple_target_socket_optional<PcieLink> cfg_in;
   tlm_utils::simple_initiator_socket_optional<PcieLink> cfg_out;
 
-  static void declare_params(ParamRegistry& reg);
-  static LinkTiming timing_from(const Config& cfg);
-  PcieLink(sc_core::sc_module_name name, Services& svc);
+  // Parameters, statistics and the summary section in the link's own scope
+  // ("pcie" for the SSD's link; another link gets keys of its own).
+  static void declare_params(const ParamScope& reg);
+  static LinkTiming timing_from(const ScopedConfig& cfg);
+  PcieLink(sc_core::sc_module_name name, Services& svc, const std::string& scope);
   const LinkTiming& timing() const { return t_; }
 
   struct DirectionStats {
@@ -128,6 +133,7 @@ class PcieLink : public sc_core::sc_module {
 
   LinkTiming t_;
   EventQueue eq_;
+  StatGroup stats_;
   Direction down_, up_;
   Counter &cfg_reads_, &cfg_writes_;
   bool link_up_ = true;

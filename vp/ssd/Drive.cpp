@@ -14,6 +14,12 @@ void Drive::declare_params(ParamRegistry& r) {
   SsdImage::declare_params(r);
   PowerLossProtection::declare_params(r);
   flash::FlashArray::declare_params(r);
+  // The controller's logical blocks are made of the FTL's mapping units.
+  r.rule([](const Config& c) {
+    if (c.get_size("ssd.nvme.lba_size") % c.get_size("ssd.flash.page_size") != 0)
+      c.fail({"ssd.nvme.lba_size", "ssd.flash.page_size"}, "an LBA must be a whole number of flash pages (the FTL's "
+                                                           "mapping unit)");
+  });
 }
 
 uint64_t Drive::capacity_bytes(const Config& cfg) {
@@ -22,9 +28,9 @@ uint64_t Drive::capacity_bytes(const Config& cfg) {
   return bytes / cfg.get_size("ssd.nvme.lba_size") * cfg.get_size("ssd.nvme.lba_size");
 }
 
-Drive::Drive(sc_core::sc_module_name name, Services& svc, IFirmware* firmware)
+Drive::Drive(sc_core::sc_module_name name, Services& svc, const pcie::LinkTiming& link, IFirmware* firmware)
     : sc_module(name),
-      nvme("nvme", svc),
+      nvme("nvme", svc, link),
       fw("fw", svc),
       cache("cache", svc),
       ftl("ftl", svc),

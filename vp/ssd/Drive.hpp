@@ -29,13 +29,14 @@ class Drive : public sc_core::sc_module {
   // `firmware`: what the controller talks to instead of the drive's own
   // (tests use firmware that reports other capabilities, e.g. a volatile
   // write cache); the drive's firmware, FTL and flash then sit idle.
-  Drive(sc_core::sc_module_name name, Services& svc, IFirmware* firmware = nullptr);
+  // `link`: what the link the platform attaches the drive to supports.
+  Drive(sc_core::sc_module_name name, Services& svc, const pcie::LinkTiming& link, IFirmware* firmware = nullptr);
 
   // The endpoint's sockets: configuration requests and MMIO in, DMA and
   // interrupt messages out.
-  tlm_utils::simple_target_socket<NvmeController>& config() { return nvme.config; }
-  tlm_utils::simple_target_socket<NvmeController>& bar0() { return nvme.bar0; }
-  tlm_utils::simple_initiator_socket<NvmeController>& dma() { return nvme.dma; }
+  tlm_utils::simple_target_socket<pcie::PciFunction>& config() { return nvme.config; }
+  tlm_utils::simple_target_socket<pcie::PciFunction>& bar0() { return nvme.bar0; }
+  tlm_utils::simple_initiator_socket<pcie::PciFunction>& dma() { return nvme.dma; }
   // Where the function writes INTx assert/deassert messages.
   void set_intx_address(uint64_t a) { nvme.set_intx_address(a); }
   // Kernel events of the drive's event queues (the simulator's work).

@@ -61,17 +61,14 @@ void NvmeController::declare_params(ParamRegistry& r) {
            "what-if knob for host-side FastDrain studies: report this write-buffer state in every successful I/O "
            "completion instead of the firmware's (full 100%, between 50%, drained 0% occupancy), until a buffered "
            "firmware reports real status");
-  pcie::PciConfigSpace::declare_params(r);
+  pcie::PciConfigSpace::declare_params(ParamScope(r, "ssd.pci"));
   r.rule([](const Config& c) {
     if (!c.is("ssd.nvme.buffer_status_force", "firmware") &&
         c.is("ssd.nvme.buffer_status_field", "none"))
       c.fail({"ssd.nvme.buffer_status_force", "ssd.nvme.buffer_status_field"},
              "a forced buffer status needs a completion field to go in");
-    uint64_t lba = c.get_size("ssd.nvme.lba_size"), page = c.get_size("ssd.flash.page_size");
+    uint64_t lba = c.get_size("ssd.nvme.lba_size");
     if ((lba & (lba - 1)) != 0) c.fail("ssd.nvme.lba_size", "must be a power of two");
-    if (lba % page != 0)
-      c.fail({"ssd.nvme.lba_size", "ssd.flash.page_size"}, "an LBA must be a whole number of flash pages (the FTL's "
-                                                           "mapping unit)");
     uint64_t doorbells = 2 * uint64_t(c.get_int("ssd.nvme.max_io_queues") + 1) * (4u << c.get_int("ssd.nvme.dstrd"));
     if (DOORBELL_BASE + doorbells > MSIX_TABLE)
       c.fail({"ssd.nvme.dstrd", "ssd.nvme.max_io_queues"},
@@ -81,36 +78,28 @@ void NvmeController::declare_params(ParamRegistry& r) {
 }
 
 namespace {
-pcie::PciFunctionShape function_shape(const Config& c, uint32_t vectors) {
-  pcie::PciFunctionShape s = pcie::PciConfigSpace::shape_from(c);
+const char* const kPciScope = "ssd.pci";
+
+pcie::PciFunctionShape function_shape(const Config& c, const pcie::LinkTiming& link) {
+  pcie::PciFunctionShape s = pcie::PciConfigSpace::shape_from(ScopedConfig(c, kPciScope));
   s.bar0_size = BAR0_SIZE;
-  s.msix_vectors = vectors;
+  s.msix_vectors = static_cast<uint32_t>(c.get_int("ssd.nvme.max_io_queues")) + 1;  // one per queue pair
   s.msix_table_offset = MSIX_TABLE;
   s.msix_pba_offset = MSIX_PBA;
-  s.max_payload_supported = static_cast<unsigned>(c.get_size("pcie.max_payload"));
-  s.link_speed = static_cast<unsigned>(c.get_int("pcie.gen"));
-  s.link_width = static_cast<unsigned>(c.get_int("pcie.lanes"));
+  s.max_payload_supported = link.max_payload;
+  s.link_speed = link.generation;
+  s.link_width = link.lanes;
   return s;
 }
 }  // namespace
 
-NvmeController::NvmeController(sc_core::sc_module_name name, Services& svc)
-    : sc_module(name),
-      bar0("bar0"),
-      config("config"),
-      dma("dma"),
+NvmeController::NvmeController(sc_core::sc_module_name name, Services& svc, const pcie::LinkTiming& link)
+    : PciFunction(name, pcie::PciConfigSpace::identity_from(ScopedConfig(svc.cfg, kPciScope)),
+                  function_shape(svc.cfg, link), StatGroup(svc.stats, "ssd.nvme")),
       fw("fw"),
       svc_(svc),
-      eq_("eq"),
-      pci_(pcie::PciConfigSpace::identity_from(svc.cfg),
-           function_shape(svc.cfg, static_cast<uint32_t>(svc.cfg.get_int("ssd.nvme.max_io_queues")) + 1)),
-      irq_(eq_, static_cast<uint32_t>(svc.cfg.get_int("ssd.nvme.max_io_queues")) + 1, pci_,
-           [this](uint64_t addr, uint32_t data, Tick delay) {
-             Tick d = delay;
-             dma_access(tlm::TLM_WRITE_COMMAND, addr, reinterpret_cast<uint8_t*>(&data), 4, d);
-             ++interrupts_sent_;
-           },
-           svc.stats),
+      stats_(svc.stats, "ssd.nvme"),
+      irq_(eq_, signals_, stats_),
       arb_(static_cast<uint16_t>(svc.cfg.get_int("ssd.nvme.max_io_queues"))),
       max_queues_(static_cast<uint32_t>(svc.cfg.get_int("ssd.nvme.max_io_queues"))),
       max_entries_(static_cast<uint32_t>(svc.cfg.get_int("ssd.nvme.max_queue_entries"))),
@@ -147,20 +136,6 @@ NvmeController::NvmeController(sc_core::sc_module_name name, Services& svc)
       write_cmds_(svc.stats.counter("ssd.nvme.write_commands", "commands", "Write commands accepted")),
       fetch_reads_(svc.stats.counter("ssd.nvme.fetch_reads", "reads", "command fetch reads (one per arbitration grant)")),
       events_(svc.stats.counter("ssd.nvme.async_events", "events", "asynchronous events reported")) {
-  bar0.register_b_transport(this, &NvmeController::bar_access);
-  config.register_b_transport(this, &NvmeController::config_access);
-  pci_.on_change([this](pcie::PciConfigSpace::Change c) {
-    using C = pcie::PciConfigSpace::Change;
-    if (c == C::FunctionLevelReset) {
-      reset_queues();
-      cc_ = csts_ = 0;
-      irq_.reset_table();
-      return;
-    }
-    irq_.config_changed();
-    if (irq_.pin_based()) irq_.cq_level(cq_entries_outstanding(), 0);  // the pin now follows the CQs
-    if (c == C::Command) fetch();  // bus mastering may just have been granted
-  });
   for (uint32_t i = 0; i < slots_.size(); ++i) {
     slots_[i].hc.slot = i;
     slots_[i].hc.client = this;
@@ -174,85 +149,36 @@ NvmeController::NvmeController(sc_core::sc_module_name name, Services& svc)
     for (uint32_t q = 0; q <= std::min<uint32_t>(max_queues_, 8); ++q)
       svc.waves.trace(sq_occupancy_[q], fmt::format("nvme_sq{}_occupancy", q), "nvme queues");
     svc.waves.trace(doorbell_writes_, "nvme_doorbell_writes", "nvme queues");
-    svc.waves.trace(interrupts_sent_, "nvme_interrupts_sent", "nvme queues");
+    svc.waves.trace(messages_sent_, "nvme_interrupts_sent", "nvme queues");
   }
 }
 
 uint64_t NvmeController::namespace_lbas() const { return fw->capacity_bytes() / lba_size_; }
 
-void NvmeController::pci_reset() {
-  pci_.reset(pcie::PciConfigSpace::Reset::Conventional);
+void NvmeController::device_reset(pcie::PciConfigSpace::Reset) {
   reset_queues();
   cc_ = csts_ = aqa_ = 0;
   asq_ = acq_ = 0;
-  irq_.reset_table();
+}
+
+void NvmeController::config_changed(pcie::PciConfigSpace::Change c) {
+  using C = pcie::PciConfigSpace::Change;
+  if (c == C::FunctionLevelReset) {
+    reset_queues();
+    cc_ = csts_ = 0;
+    return;
+  }
+  irq_.config_changed();
+  if (irq_.pin_based()) irq_.cq_level(cq_entries_outstanding(), 0);  // the pin now follows the CQs
+  if (c == C::Command) fetch();  // bus mastering may just have been granted
 }
 
 // ---------------------------------------------------------------- registers
 
-void NvmeController::config_access(tlm::tlm_generic_payload& gp, sc_core::sc_time&) {
-  auto off = static_cast<uint32_t>(gp.get_address());
-  unsigned len = gp.get_data_length();
-  uint32_t v = 0;
-  if (gp.is_write()) {
-    std::memcpy(&v, gp.get_data_ptr(), std::min(len, 4u));
-    pci_.write(off, v, len);  // unsupported sizes are dropped, as a root complex would
-  } else {
-    v = pci_.read(off, len);
-    std::memcpy(gp.get_data_ptr(), &v, std::min(len, 4u));
-  }
-  gp.set_response_status(tlm::TLM_OK_RESPONSE);
-}
-
-void NvmeController::bar_access(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-  uint64_t off = gp.get_address();
-  unsigned len = gp.get_data_length();
-  uint8_t* p = gp.get_data_ptr();
-  // A function with memory decoding off (or in D3hot) claims nothing: the
-  // request ends as an Unsupported Request.
-  if (!pci_.memory_enabled() || pci_.power_state() != 0 || off + len > BAR0_SIZE || (len != 4 && len != 8)) {
-    gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
-    return;
-  }
-  if (gp.is_write()) {
-    // The write takes effect when it arrives, at the end of the annotated delay.
-    uint64_t v = 0;
-    std::memcpy(&v, p, len);
-    posted_.push_back({static_cast<uint32_t>(off), len, v});
-    eq_.after(delay.value(), [this] {
-      if (posted_early_ > 0) {
-        --posted_early_;
-        return;
-      }
-      PostedWrite w = posted_.front();
-      posted_.pop_front();
-      reg_write(w.off, w.value, w.len);
-    });
-  } else {
-    // A read may not pass the posted writes sent before it (PCIe ordering):
-    // they take effect first.
-    while (!posted_.empty()) {
-      PostedWrite w = posted_.front();
-      posted_.pop_front();
-      ++posted_early_;
-      reg_write(w.off, w.value, w.len);
-    }
-    uint64_t v = reg_read(static_cast<uint32_t>(off), len);
-    std::memcpy(p, &v, len);
-  }
-  gp.set_response_status(tlm::TLM_OK_RESPONSE);
-}
-
-uint64_t NvmeController::reg_read(uint32_t off, unsigned len) {
+// The MSI-X table and PBA are the function's (PciFunction serves them);
+// the rest of the table's range and beyond reads 0.
+uint64_t NvmeController::bar_read(uint32_t off, unsigned len) {
   uint64_t v = 0;
-  if (off >= MSIX_TABLE && off < MSIX_PBA) {
-    irq_.table_read(off - MSIX_TABLE, reinterpret_cast<uint8_t*>(&v), len);
-    return v;
-  }
-  if (off >= MSIX_PBA) {
-    irq_.pba_read(off - MSIX_PBA, reinterpret_cast<uint8_t*>(&v), len);
-    return v;
-  }
   uint64_t cap = uint64_t(max_entries_ - 1)   // MQES
                  | (1ull << 16)               // CQR: queues must be physically contiguous
                  | CAP_AMS_WRR | CAP_AMS_VENDOR  // WRR with urgent class; vendor specific = FlashShare
@@ -276,11 +202,7 @@ uint64_t NvmeController::reg_read(uint32_t off, unsigned len) {
   return len == 4 ? (v & 0xFFFFFFFFu) : v;
 }
 
-void NvmeController::reg_write(uint32_t off, uint64_t v, unsigned len) {
-  if (off >= MSIX_TABLE && off < MSIX_PBA) {
-    irq_.table_write(off - MSIX_TABLE, reinterpret_cast<const uint8_t*>(&v), len);
-    return;
-  }
+void NvmeController::bar_write(uint32_t off, uint64_t v, unsigned len) {
   if (off >= DOORBELL_BASE && off < MSIX_TABLE) {
     doorbell(off, static_cast<uint32_t>(v));
     return;
@@ -779,13 +701,6 @@ bool NvmeController::move_data(Slot& sl, bool to_host, uint32_t bytes, Tick& del
   return true;
 }
 
-bool NvmeController::dma_access(tlm::tlm_command cmd, uint64_t addr, uint8_t* p, uint32_t len, Tick& delay) {
-  prepare(gp_, cmd, addr, p, len);
-  sc_core::sc_time d = to_sc(delay);
-  dma->b_transport(gp_, d);
-  delay = d.value();
-  return gp_.is_response_ok();
-}
 
 // ---------------------------------------------------------------- completion
 
@@ -988,8 +903,9 @@ uint16_t NvmeController::admin_identify(Slot& sl, Tick& delay) {
   std::memset(d, 0, IDENTIFY_SIZE);
   switch (cns) {
     case CNS_CONTROLLER: {
-      put16(d + idctl::VID, pcie::PciConfigSpace::identity_from(svc_.cfg).vendor_id);
-      put16(d + idctl::SSVID, pcie::PciConfigSpace::identity_from(svc_.cfg).subsystem_vendor_id);
+      // The ids in the function's configuration header.
+      put16(d + idctl::VID, static_cast<uint16_t>(pci_.read(0x00, 2)));
+      put16(d + idctl::SSVID, static_cast<uint16_t>(pci_.read(0x2C, 2)));
       put_str(d + idctl::SN, serial_, 20);
       put_str(d + idctl::MN, model_, 40);
       put_str(d + idctl::FR, "0.1", 8);

@@ -15,15 +15,14 @@
 #include <functional>
 #include <string>
 #include <systemc>
-#include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
 #include <vector>
 
 #include "vp/core/Hook.hpp"
 #include "vp/core/EventQueue.hpp"
 #include "vp/core/Services.hpp"
-#include "vp/pcie/PciConfigSpace.hpp"
+#include "vp/core/StatGroup.hpp"
+#include "vp/pcie/PciFunction.hpp"
+#include "vp/pcie/PcieLink.hpp"
 #include "vp/ssd/NvmeInterrupts.hpp"
 #include "vp/ssd/NvmeSpec.hpp"
 #include "vp/ssd/SqArbiter.hpp"
@@ -31,34 +30,30 @@
 
 namespace vp::ssd {
 
-class NvmeController : public sc_core::sc_module, public FirmwareClient {
+class NvmeController : public pcie::PciFunction, public FirmwareClient {
  public:
-  tlm_utils::simple_target_socket<NvmeController> bar0;    // MMIO from the host
-  tlm_utils::simple_target_socket<NvmeController> config;  // PCI configuration requests
-  tlm_utils::simple_initiator_socket<NvmeController> dma;  // to host memory and the interrupt controller
   sc_core::sc_port<IFirmware> fw;
   // The SSD DRAM the data is staged in on its way between host and flash.
   // Optional: unbound (unit rigs), data moves without DRAM time.
   sc_core::sc_port<ISsdDram, 1, sc_core::SC_ZERO_OR_MORE_BOUND> dram;
 
+  // Parameters in the controller's scope (ssd.nvme), its function's in
+  // ssd.pci.
   static void declare_params(ParamRegistry& reg);
-  NvmeController(sc_core::sc_module_name name, Services& svc);
+  // `link`: what the link the platform attaches it to supports (the PCI
+  // Express capability advertises it).
+  NvmeController(sc_core::sc_module_name name, Services& svc, const pcie::LinkTiming& link);
 
   void firmware_issued(HostCommand& c) override;
   void firmware_done(HostCommand& c) override;
-  uint64_t events() const { return eq_.fired(); }
   uint64_t namespace_lbas() const;
   // The staging region: one MDTS-sized buffer per command slot
   // (ssd.nvme.max_inflight x 4 KiB << ssd.nvme.mdts). The platform reserves
   // it in the DRAM it binds `dram` to and gives the controller its base.
   uint64_t staging_bytes() const { return uint64_t(slots_.size()) * staging_slot(); }
   void set_staging_base(uint64_t base) { staging_base_ = base; }
-  // Where INTx assert/deassert messages go (set by the platform).
-  void set_intx_address(uint64_t a) { irq_.intx_address = a; }
   // The arbitration mechanism the host enabled (CC.AMS: 0 RR, 1 WRR, 7 FlashShare).
   uint32_t arbitration() const { return nvme::cc_ams(cc_); }
-  // A conventional PCI reset (power-on state of the function and controller).
-  void pci_reset();
   // Each I/O command as the device saw it, reported when its completion is
   // posted (a device-side request trace; vp-qemu writes it as CSV).
   struct CommandRecord {
@@ -126,10 +121,10 @@ class NvmeController : public sc_core::sc_module, public FirmwareClient {
     uint32_t nsid;
   };
 
-  void bar_access(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
-  void config_access(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
-  uint64_t reg_read(uint32_t off, unsigned len);
-  void reg_write(uint32_t off, uint64_t v, unsigned len);
+  uint64_t bar_read(uint32_t off, unsigned len) override;
+  void bar_write(uint32_t off, uint64_t v, unsigned len) override;
+  void config_changed(pcie::PciConfigSpace::Change c) override;
+  void device_reset(pcie::PciConfigSpace::Reset) override;
   void doorbell(uint32_t off, uint32_t v);
   void end_of_elaboration() override { reset_queues(); }  // the firmware's cache is known now
   void set_enable(bool en);
@@ -175,7 +170,6 @@ class NvmeController : public sc_core::sc_module, public FirmwareClient {
   uint16_t walk_prps(Slot& sl, uint32_t bytes, Tick& delay);
   // Moves the slot's buffer to or from host memory; false on a bus error.
   bool move_data(Slot& sl, bool to_host, uint32_t bytes, Tick& delay);
-  bool dma_access(tlm::tlm_command cmd, uint64_t addr, uint8_t* p, uint32_t len, Tick& delay);
   void complete(uint32_t s, uint16_t status, Tick delay = 0);
   void post(uint32_t s, Tick delay);
   void release(uint32_t s);
@@ -188,8 +182,7 @@ class NvmeController : public sc_core::sc_module, public FirmwareClient {
   static constexpr uint16_t kMaxPowerCw = 2500;              // power state 0: 25 W
 
   Services& svc_;
-  EventQueue eq_;
-  pcie::PciConfigSpace pci_;
+  StatGroup stats_;
   NvmeInterrupts irq_;
   SqArbiter arb_;
   // Parameters.
@@ -230,18 +223,9 @@ class NvmeController : public sc_core::sc_module, public FirmwareClient {
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_slots_;
   uint64_t waiting_ = 0;  // entries in all SQs not fetched yet
-  tlm::tlm_generic_payload gp_;
-  // Register writes on their way to the controller, in order.
-  struct PostedWrite {
-    uint32_t off;
-    unsigned len;
-    uint64_t value;
-  };
-  std::deque<PostedWrite> posted_;
-  uint32_t posted_early_ = 0;  // applied ahead of their arrival by a read that followed them
   // Observation.
   std::vector<uint64_t> sq_occupancy_;  // traced
-  uint64_t doorbell_writes_ = 0, interrupts_sent_ = 0;  // traced
+  uint64_t doorbell_writes_ = 0;  // traced
   Counter &io_cmds_, &admin_cmds_, &errors_, &doorbells_, &bytes_read_, &bytes_written_, &read_cmds_, &write_cmds_,
       &fetch_reads_, &events_;
   // Health and error logs.

@@ -2,6 +2,7 @@
 // blk-mq in the server platform: what reaches the device, and what the
 // applications get back.
 #include <catch2/catch.hpp>
+#include <map>
 
 #include "tests/TestSupport.hpp"
 
@@ -13,8 +14,11 @@ TEST_CASE("contiguous writes queued behind a full hardware queue reach the devic
   // waits for the tag) and W2 (LBA 2: merges behind W1) 1.5 us apart, long
   // before W0's program ends. The device sees 2 write commands for 3 writes,
   // 4 + 8 KiB; the second group reads the 3 blocks back one by one (3 read
-  // commands) and checks them.
-  auto s = run("quick", {{"host.nvme.queue_depth", "2"}},
+  // commands) and checks them. requests.csv maps each I/O to its command:
+  // W0 rode in the first command issued (serial 1), W1 and W2 share the
+  // second (2), the reads are 3, 4 and 5.
+  std::string dir = scratch("merged3");
+  auto s = run_traced(dir, "quick", {{"host.nvme.queue_depth", "2"}},
                "[w]\nrw=write\nbs=4k\nsize=12k\niodepth=3\nnumber_ios=3\nverify=1\n"
                "[r]\nstonewall\nrw=read\nbs=4k\nsize=12k\niodepth=1\nnumber_ios=3\nverify=1\n");
   const auto& c = s["counters"];
@@ -27,6 +31,10 @@ TEST_CASE("contiguous writes queued behind a full hardware queue reach the devic
   CHECK(s["verify"]["blocks_checked"] == 3);
   CHECK(s["verify"]["mismatches"] == 0);
   CHECK(s["stage_order_violations"] == 0);  // both carried I/Os joined the command's device half
+  std::map<std::string, std::string> command_of;  // "op lba" -> commands
+  for (const CsvRow& row : csv_rows(dir + "/requests.csv")) command_of[row.at("op") + " " + row.at("lba")] = row.at("commands");
+  CHECK(command_of == std::map<std::string, std::string>{{"write 0", "1"}, {"write 1", "2"}, {"write 2", "2"},
+                                                          {"read 0", "3"},  {"read 1", "4"},  {"read 2", "5"}});
 }
 
 TEST_CASE("an fio batch submitted under a plug merges into one command", "[host][blkmq][platform]") {

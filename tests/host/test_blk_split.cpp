@@ -67,7 +67,8 @@ TEST_CASE("a 300 KiB verified write reads back intact through split commands", "
   // of 300 KiB each become 3 commands (128 + 128 + 44 KiB): 3 write and 3
   // read commands, 307200 bytes each way, 2 splits of 3 pieces; the read
   // checks 300 / 4 = 75 blocks. requests.csv has one row per application
-  // I/O: 2 rows of 307200 bytes at LBA 0.
+  // I/O: 2 rows of 307200 bytes at LBA 0, the write carried by the first
+  // three commands issued (serials 1 2 3), the read by the next three.
   std::string dir = scratch("split300");
   auto s = run_traced(dir, "quick", {},
                       "[w]\nrw=write\nbs=300k\nsize=300k\niodepth=1\nnumber_ios=1\nverify=1\n"
@@ -89,6 +90,8 @@ TEST_CASE("a 300 KiB verified write reads back intact through split commands", "
   REQUIRE(rows.size() == 2);
   CHECK(rows[0].at("op") == "write");
   CHECK(rows[1].at("op") == "read");
+  CHECK(rows[0].at("commands") == "1 2 3");
+  CHECK(rows[1].at("commands") == "4 5 6");
   for (const CsvRow& row : rows) {
     CHECK(u64(row, "bytes") == 307200);
     CHECK(u64(row, "lba") == 0);

@@ -116,7 +116,7 @@ TEST_CASE("traces: requests.csv has a row per I/O, the VCD and its GTKWave save 
   CHECK(ios == 2000);
   std::string csv = slurp(dir + "/requests.csv");
   CHECK(std::count(csv.begin(), csv.end(), '\n') == static_cast<long>(ios + 1));
-  CHECK(csv.rfind("job,op,lba,bytes,sqid,cid,status,attr,result,issue_ps,host_submit_end_ps", 0) == 0);
+  CHECK(csv.rfind("job,op,lba,bytes,sqid,cid,commands,status,attr,result,issue_ps,host_submit_end_ps", 0) == 0);
   std::string vcd = slurp(dir + "/waves.vcd"), gtkw = slurp(dir + "/waves.gtkw");
   for (const char* sig : {"nvme_sq1_occupancy", "nvme_doorbell_writes", "nvme_interrupts_sent", "ssd_fw_core0_busy",
                           "flash_ch0_bus", "flash_ch0_die0_busy", "host_core0_busy", "ftl_free_blocks",

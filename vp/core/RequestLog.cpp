@@ -8,7 +8,7 @@ namespace vp {
 
 RequestLog::RequestLog(const std::string& path) : file_(path), f_(std::fopen(file_.temp_path().c_str(), "w")) {
   if (!f_) throw OutputError("cannot write " + path);
-  std::string head = "job,op,lba,bytes,sqid,cid,status,attr,result,issue_ps";
+  std::string head = "job,op,lba,bytes,sqid,cid,commands,status,attr,result,issue_ps";
   for (size_t i = 0; i < kStages; ++i) head += fmt::format(",{}_end_ps", stage_name(static_cast<Stage>(i)));
   head += ",latency_ps\n";
   std::fputs(head.c_str(), f_);
@@ -29,8 +29,10 @@ void RequestLog::close() {
 void RequestLog::write(const Row& r) {
   fmt::memory_buffer b;
   const char* op = r.flush ? "flush" : r.write ? "write" : "read";
-  fmt::format_to(std::back_inserter(b), "{},{},{},{},{},{},{},{},{},{}", r.job, op, r.lba,
-                 r.bytes, r.sqid, r.cid, r.status, r.attr, r.result, r.issued);
+  fmt::format_to(std::back_inserter(b), "{},{},{},{},{},{},", r.job, op, r.lba, r.bytes, r.sqid, r.cid);
+  for (size_t i = 0; i < r.commands.count; ++i)
+    fmt::format_to(std::back_inserter(b), i ? " {}" : "{}", r.commands.serials[i]);
+  fmt::format_to(std::back_inserter(b), ",{},{},{},{}", r.status, r.attr, r.result, r.issued);
   for (size_t i = 0; i < kStages; ++i) {
     if (r.clock.ended[i])
       fmt::format_to(std::back_inserter(b), ",{}", r.clock.ended[i]);

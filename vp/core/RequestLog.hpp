@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // requests.csv: one row per completed I/O with the time each stage ended
-// (picoseconds of simulated time; empty when a stage did not occur).
+// (picoseconds of simulated time; empty when a stage did not occur) and the
+// serial numbers of the device commands it became (space separated: several
+// for a split I/O; merged I/Os share one).
 #include <cstdio>
 #include <string>
 
@@ -16,6 +18,10 @@ class RequestLog {
   explicit RequestLog(const std::string& path);
   ~RequestLog();
   void close();
+  struct Commands {
+    const uint64_t* serials;
+    size_t count;
+  };
   struct Row {
     const std::string& job;
     bool write;
@@ -26,6 +32,7 @@ class RequestLog {
     uint32_t result;  // device-reported completion field (buffer status)
     Tick issued, done;
     const StageClock& clock;
+    Commands commands;
     bool flush = false;  // an NVMe Flush (op "flush", no data)
   };
   void write(const Row& r);

@@ -4,6 +4,13 @@
 // stage it just finished; the time since the previous mark is charged to that
 // stage, so the stages of a request always add up to its latency. The host
 // half and the device half are joined by (SQ id, command id).
+//
+// Host requests and device commands are not one to one: blk-mq merges
+// several I/Os into one command and splits a large one into several. Every
+// command the driver issues gets a serial number (RequestTracker::issue);
+// each I/O keeps the serial of the command it rode in, and a split I/O the
+// serials of its pieces, so a request maps to its commands (one to many) and
+// I/Os sharing a serial were merged (many to one).
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -75,6 +82,7 @@ struct StageClock {
 struct DeviceHalf {
   StageClock clock;  // starts when the fetch starts
   bool valid = false;
+  uint64_t command = 0;  // serial number of the command in (sqid, cid) now
   uint8_t attr = 0;     // workload attribute the controller decoded from the command
   uint32_t result = 0;  // what the device reported in the completion (buffer status)
 };
@@ -91,9 +99,18 @@ class RequestTracker {
     return i < halves_.size() ? &halves_[i] : nullptr;
   }
   bool enabled() const { return !halves_.empty(); }
+  // A command is issued as (sqid, cid): its serial number, 1, 2, ... in
+  // issue order, recorded in the device half when tracking.
+  uint64_t issue(unsigned sqid, unsigned cid) {
+    ++issued_;
+    if (DeviceHalf* d = device(sqid, cid)) d->command = issued_;
+    return issued_;
+  }
+  uint64_t issued() const { return issued_; }
 
  private:
   unsigned depth_ = 0;
+  uint64_t issued_ = 0;
   std::vector<DeviceHalf> halves_;
 };
 

@@ -153,7 +153,10 @@ IoRequest* BlkMqQueue::fan_in(IoRequest& r) {
   app.attr = r.attr;
   app.result = r.result;
   app.clock = r.clock;  // from the application's issue to its last piece's completion
+  app.command = r.command;
+  app.commands.clear();
   for (IoRequest* p : sp->pieces) {
+    app.commands.push_back(p->command);
     split_of_.erase(p);
     free_pieces_.push_back(p);
   }

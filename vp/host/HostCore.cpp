@@ -312,9 +312,13 @@ void HostCore::cache_work(PageCache::Work& w) {
 // write-back) or the job that issued it.
 void HostCore::deliver(IoRequest& r, Tick end) {
   r.clock.mark(Stage::Wakeup, end);
-  if (svc_.requests)
+  if (svc_.requests) {
+    RequestLog::Commands cmds = r.commands.empty() ? RequestLog::Commands{&r.command, 1}
+                                                   : RequestLog::Commands{r.commands.data(), r.commands.size()};
     svc_.requests->write({r.job ? r.job->result().name : std::string("pagecache"), r.write, r.lba, r.bytes, r.sqid,
-                          r.cid, r.status, r.attr, r.result, r.issued, end, r.clock, r.flush});
+                          r.cid, r.status, r.attr, r.result, r.issued, end, r.clock, cmds, r.flush});
+  }
+  r.commands.clear();  // the I/O may be reused unsplit
   if (r.cache)
     pc_->completed(r, end, cw_);
   else

@@ -3,6 +3,7 @@
 // A block I/O as the host stack sees it, from the application's issue to the
 // thread waking up with its completion.
 #include <cstdint>
+#include <vector>
 
 #include "vp/core/RequestRecord.hpp"
 #include "vp/ssd/NvmeSpec.hpp"
@@ -24,6 +25,10 @@ struct IoRequest {
   uint32_t slot = 0;       // the job's in-flight slot
   uint16_t status = 0;     // NVMe status field of the completion
   uint16_t sqid = 0, cid = 0;
+  // The serial number of the command it rode in (RequestTracker::issue);
+  // a split I/O, from its fan-in to its delivery, the serials of its pieces.
+  uint64_t command = 0;
+  std::vector<uint64_t> commands;
   uint8_t attr = 0;     // workload attribute put in CDW2 (and as the device decoded it)
   bool polled = false;  // goes to a poll queue (CQ without interrupts); the submitting core reaps it
   uint32_t result = 0;  // device-reported completion field (buffer status)

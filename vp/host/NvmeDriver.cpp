@@ -550,9 +550,11 @@ void NvmeDriver::write_sqe(SubQueue& q, IoRequest& r, uint16_t cid) {
   std::memcpy(dram_ + q.addr + uint64_t(q.tail) * sizeof(Sqe), &c, sizeof c);
   q.tail = (q.tail + 1) % q.size;
   q.by_cid[cid] = &r;
+  uint64_t serial = svc_.tracker.issue(q.qid, cid);
   for (IoRequest* s = &r; s; s = s->next_in_cmd) {
     s->sqid = q.qid;
     s->cid = cid;
+    s->command = serial;
     s->clock.mark(Stage::DriverQueue, now_ps());
   }
   ++commands_;

@@ -102,69 +102,6 @@ Config build_config(const RunOptions& opt) {
 
 namespace {
 
-double us(Tick t) { return double(t) / 1e6; }
-
-// Count, mean, nearest-rank percentiles (exact, no interpolation; p95 is
-// FlashShare's figure), min and max, in us.
-nlohmann::json latency_json(const Distribution& d) { return d.summary(1e6); }
-
-// An online job's end-to-end response times (client send to client receive).
-nlohmann::json response_json(const host::OnlineClient& c) {
-  Distribution d;
-  for (Tick t : c.responses()) d.add(t);
-  return latency_json(d);
-}
-
-nlohmann::json breakdown_json(const std::array<Tick, kStages>& sum, uint64_t n) {
-  nlohmann::json j = nlohmann::json::object();
-  for (size_t i = 0; i < kStages; ++i) j[stage_name(static_cast<Stage>(i))] = n ? us(sum[i]) / double(n) : 0.0;
-  return j;
-}
-
-// `workers`: an online job's worker threads (worker 0 first), the runners
-// that share r's client; empty otherwise.
-nlohmann::json job_json(const host::FioJobRunner& r, const std::vector<const host::FioJobRunner*>& workers) {
-  const host::JobResult& res = r.result();
-  uint64_t ios = res.reads + res.writes;
-  double secs = double(res.ended > res.started ? res.ended - res.started : 0) / 1e12;
-  nlohmann::json j;
-  j["name"] = res.name;
-  j["core"] = res.core;
-  j["rw"] = r.spec().rw_name();
-  j["bs"] = r.spec().bs;
-  j["iodepth"] = r.spec().iodepth;
-  if (!r.spec().app.empty()) j["app"] = r.spec().app;
-  if (!r.spec().direct) j["direct"] = 0;
-  if (r.spec().fsync) j["fsyncs"] = res.fsyncs;
-  j["ios"] = ios;
-  j["reads"] = res.reads;
-  j["writes"] = res.writes;
-  j["errors"] = res.errors;
-  j["runtime_s"] = secs;
-  j["iops"] = secs > 0 ? double(ios) / secs : 0.0;
-  j["bandwidth_MBps"] = secs > 0 ? double(res.read_bytes + res.write_bytes) / secs / 1e6 : 0.0;
-  j["latency_us"] = {{"read", latency_json(res.read_lat)}, {"write", latency_json(res.write_lat)}};
-  j["breakdown_us"] = {{"read", breakdown_json(res.read_stage, res.reads)},
-                       {"write", breakdown_json(res.write_stage, res.writes)}};
-  // The server is reported once, on its worker 0; each worker's I/Os are
-  // its own job entry, as fio reports numjobs clones without group_reporting.
-  if (const host::OnlineClient* c = r.client(); c && r.worker() == 0) {
-    nlohmann::json names = nlohmann::json::array();
-    for (const host::FioJobRunner* w : workers) names.push_back(w->result().name);
-    j["online"] = {{"request_rate", r.spec().request_rate},
-                   {"rate_process", r.spec().rate_poisson ? "poisson" : "linear"},
-                   {"ios_per_request", r.spec().ios_per_request},
-                   {"workers", workers.size()},
-                   {"worker_jobs", names},
-                   {"requests_sent", c->taken()},
-                   {"requests", c->responses().size()},
-                   {"response_us", response_json(*c)}};
-  } else if (c) {
-    j["worker_of"] = workers.front()->result().name;
-  }
-  return j;
-}
-
 void print_summary(const nlohmann::json& s) {
   fmt::print("FlashVP server: {:.6f} s simulated in {:.2f} s wall, {} kernel events\n", s["sim_time_s"].get<double>(),
              s["wall_time_s"].get<double>(), s["kernel_events"].get<uint64_t>());
@@ -371,21 +308,6 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
   tracker.resize(host::NvmeDriver::sq_ids(cfg), static_cast<unsigned>(cfg.get_int("host.nvme.queue_depth")));
   ServerTop top("top", svc);
   ssd::SsdImage image(cfg, top.drive.ftl, ssd::Drive::capacity_bytes(cfg));
-  // I/O commands as the controller decoded them (FastDrain's tag included).
-  struct {
-    uint64_t reads = 0, writes = 0, written_blocks = 0, victim_writes = 0, victim_pages_max = 0;
-  } cmds;
-  top.drive.nvme.on_command.subscribe([&cmds](const ssd::NvmeController::CommandRecord& c) {
-    if (c.opcode == nvme::IO_READ) ++cmds.reads;
-    if (c.opcode != nvme::IO_WRITE) return;
-    ++cmds.writes;
-    cmds.written_blocks += c.nlb;
-    if (c.victim) {
-      ++cmds.victim_writes;
-      cmds.victim_pages_max = std::max<uint64_t>(cmds.victim_pages_max, c.victim_pages);
-    }
-  });
-
   Tick max_time = cfg.get_time("sim.max_time");
   Tick power_loss_at = cfg.get_time("ssd.power_loss_at");
   nlohmann::json power_loss;
@@ -470,45 +392,13 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
   s["delta_cycles"] = sc_core::sc_delta_count();
   s["completed"] = res.aborted.empty();
   if (!res.aborted.empty()) s["aborted"] = res.aborted;
-  s["jobs"] = nlohmann::json::array();
   uint64_t total = 0;
-  for (const auto& r : top.workload.runners()) {
-    std::vector<const host::FioJobRunner*> workers;
-    if (r->client())
-      for (const auto& w : top.workload.runners())
-        if (w->client() == r->client()) workers.push_back(w.get());
-    s["jobs"].push_back(job_json(*r, workers));
-    total += r->result().reads + r->result().writes;
-  }
+  for (const auto& r : top.workload.runners()) total += r->result().reads + r->result().writes;
   s["total_ios"] = total;
-  // Per-core time by category; each row adds up to elapsed_ps (the simulated time).
-  s["cpu"] = nlohmann::json::array();
-  for (unsigned i = 0; i < top.cores(); ++i) {
-    host::CpuTime t = top.core(i).account_to(now_ps());
-    double el = double(now_ps());
-    auto pct = [&](Tick v) { return el > 0 ? 100.0 * double(v) / el : 0.0; };
-    s["cpu"].push_back({{"core", i}, {"elapsed_ps", now_ps()}, {"user_ps", t.user}, {"kernel_ps", t.kernel},
-                        {"irq_ps", t.irq}, {"ctxsw_ps", t.ctxsw}, {"poll_ps", t.poll}, {"idle_ps", t.idle},
-                        {"user_pct", pct(t.user)}, {"kernel_pct", pct(t.kernel)}, {"irq_pct", pct(t.irq)},
-                        {"ctxsw_pct", pct(t.ctxsw)}, {"poll_pct", pct(t.poll)}, {"idle_pct", pct(t.idle)}});
-  }
   s["stage_order_violations"] = stage_order_violations();
   s["kernel_events_per_io"] = total ? double(top.kernel_events()) / double(total) : 0.0;
-  s["device"] = {{"flash_reads", stats.value("ssd.flash.reads")},
-                 {"flash_programs", stats.value("ssd.flash.programs")},
-                 {"flash_erases", stats.value("ssd.flash.erases")},
-                 {"pcie_bytes_down", stats.value("pcie.bytes_down")},
-                 {"pcie_bytes_up", stats.value("pcie.bytes_up")},
-                 {"nvme_error_completions", stats.value("ssd.nvme.error_completions")},
-                 {"volatile_write_cache", top.driver.info().volatile_write_cache},  // Identify VWC as the host read it
-                 {"flash_stored_bytes", top.drive.flash.stored_bytes()},
-                 {"read_commands", cmds.reads},
-                 {"write_commands", cmds.writes},
-                 {"written_blocks", cmds.written_blocks},
-                 {"victim_writes", cmds.victim_writes},
-                 {"victim_pages_max", cmds.victim_pages_max}};
-  // What each component reports of itself: pagecache, verify, write_buffer,
-  // ftl, flash, pcie, dram, firmware.
+  // What each component reports of itself: jobs, cpu, device, pagecache,
+  // verify, write_buffer, ftl, flash, pcie, dram, firmware.
   s.update(stats.sections_json());
   if (!power_loss.is_null()) s["power_loss"] = power_loss;
   if (image.enabled()) s["image"] = image.summary();

@@ -38,7 +38,8 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
       pagecache(svc, memory),
       workload(svc, static_cast<unsigned>(svc.cfg.get_int("host.cores")), memory),
       link("pcie", svc, "pcie"),
-      drive("ssd", svc, link.timing(), firmware) {
+      drive("ssd", svc, link.timing(), firmware),
+      stats_(svc.stats) {
   // Host side: the CPU complex and PCIe upstream are the bus's initiators.
   driver.bus.bind(bus.in);
   driver.watch_memory(dram.written());  // polled CQs wait on device writes landing
@@ -64,6 +65,49 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
     c->set_page_cache(&pagecache);
   }
   pagecache.kick = [this] { cores_[0]->kick(); };  // core 0 runs the flusher
+  drive.nvme.on_command.subscribe([this](const ssd::NvmeController::CommandRecord& c) {
+    if (c.opcode == nvme::IO_READ) ++commands_.reads;
+    if (c.opcode != nvme::IO_WRITE) return;
+    ++commands_.writes;
+    commands_.written_blocks += c.nlb;
+    if (c.victim) {
+      ++commands_.victim_writes;
+      commands_.victim_pages_max = std::max<uint64_t>(commands_.victim_pages_max, c.victim_pages);
+    }
+  });
+  svc.stats.section("cpu", [this] { return cpu_summary(); });
+  svc.stats.section("device", [this] { return device_summary(); });
+}
+
+nlohmann::json ServerTop::cpu_summary() {
+  nlohmann::json rows = nlohmann::json::array();
+  Tick now = now_ps();
+  for (unsigned i = 0; i < cores(); ++i) {
+    host::CpuTime t = core(i).account_to(now);
+    double el = double(now);
+    auto pct = [&](Tick v) { return el > 0 ? 100.0 * double(v) / el : 0.0; };
+    rows.push_back({{"core", i}, {"elapsed_ps", now}, {"user_ps", t.user}, {"kernel_ps", t.kernel},
+                    {"irq_ps", t.irq}, {"ctxsw_ps", t.ctxsw}, {"poll_ps", t.poll}, {"idle_ps", t.idle},
+                    {"user_pct", pct(t.user)}, {"kernel_pct", pct(t.kernel)}, {"irq_pct", pct(t.irq)},
+                    {"ctxsw_pct", pct(t.ctxsw)}, {"poll_pct", pct(t.poll)}, {"idle_pct", pct(t.idle)}});
+  }
+  return rows;
+}
+
+nlohmann::json ServerTop::device_summary() const {
+  return {{"flash_reads", stats_.value("ssd.flash.reads")},
+          {"flash_programs", stats_.value("ssd.flash.programs")},
+          {"flash_erases", stats_.value("ssd.flash.erases")},
+          {"pcie_bytes_down", stats_.value("pcie.bytes_down")},
+          {"pcie_bytes_up", stats_.value("pcie.bytes_up")},
+          {"nvme_error_completions", stats_.value("ssd.nvme.error_completions")},
+          {"volatile_write_cache", driver.info().volatile_write_cache},  // Identify VWC as the host read it
+          {"flash_stored_bytes", drive.flash.stored_bytes()},
+          {"read_commands", commands_.reads},
+          {"write_commands", commands_.writes},
+          {"written_blocks", commands_.written_blocks},
+          {"victim_writes", commands_.victim_writes},
+          {"victim_pages_max", commands_.victim_pages_max}};
 }
 
 uint64_t ServerTop::kernel_events() const {

@@ -40,6 +40,11 @@ class ServerTop : public sc_core::sc_module {
   unsigned cores() const { return static_cast<unsigned>(cores_.size()); }
   host::HostCore& core(unsigned i) { return *cores_.at(i); }
   uint64_t kernel_events() const;
+  // Per-core time by category; each row adds up to elapsed_ps (summary.json's "cpu").
+  nlohmann::json cpu_summary();
+  // What reached the drive (summary.json's "device"): flash and PCIe totals,
+  // the I/O commands the controller decoded, the cache as the host saw it.
+  nlohmann::json device_summary() const;
 
   host::HostDram dram;
   host::InterruptController intc;
@@ -56,6 +61,11 @@ class ServerTop : public sc_core::sc_module {
  private:
   std::vector<std::unique_ptr<host::HostCore>> cores_;
   std::vector<host::HostCore*> peers_;
+  StatRegistry& stats_;
+  // I/O commands as the controller decoded them (FastDrain's tag included).
+  struct DeviceCommands {
+    uint64_t reads = 0, writes = 0, written_blocks = 0, victim_writes = 0, victim_pages_max = 0;
+  } commands_;
 };
 
 }  // namespace vp::platform

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "vp/host/NvmeDriver.hpp"
+#include "vp/host/HostBlockDriver.hpp"
 #include "vp/host/VerifyTracker.hpp"
 
 namespace vp::host {
@@ -40,7 +40,7 @@ Tick FioJobRunner::trace_time(size_t i) const {
   return t >= kNever ? kNever - 1 : static_cast<Tick>(t);
 }
 
-void FioJobRunner::start(Tick now, NvmeDriver& drv, HostMemoryAllocator& memory, VerifyTracker* verify) {
+void FioJobRunner::start(Tick now, HostBlockDriver& drv, HostMemoryAllocator& memory, VerifyTracker* verify) {
   verify_ = spec_.verify ? verify : nullptr;
   const ControllerInfo& dev = drv.info();
   device_vwc_ = dev.volatile_write_cache;
@@ -246,5 +246,73 @@ void FioJobRunner::complete(IoRequest& r, Tick now) {
   }
   if (out_of_work(now)) stopped_ = true;
 }
+
+// ---------------------------------------------------------------- report
+
+namespace {
+
+double us(Tick t) { return double(t) / 1e6; }
+
+// Count, mean, nearest-rank percentiles (exact, no interpolation; p95 is
+// FlashShare's figure), min and max, in us.
+nlohmann::json latency_json(const Distribution& d) { return d.summary(1e6); }
+
+// An online job's end-to-end response times (client send to client receive).
+nlohmann::json response_json(const OnlineClient& c) {
+  Distribution d;
+  for (Tick t : c.responses()) d.add(t);
+  return latency_json(d);
+}
+
+nlohmann::json breakdown_json(const std::array<Tick, kStages>& sum, uint64_t n) {
+  nlohmann::json j = nlohmann::json::object();
+  for (size_t i = 0; i < kStages; ++i) j[stage_name(static_cast<Stage>(i))] = n ? us(sum[i]) / double(n) : 0.0;
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json FioJobRunner::summary(const std::vector<const FioJobRunner*>& workers) const {
+  const JobResult& res = result();
+  uint64_t ios = res.reads + res.writes;
+  double secs = double(res.ended > res.started ? res.ended - res.started : 0) / 1e12;
+  nlohmann::json j;
+  j["name"] = res.name;
+  j["core"] = res.core;
+  j["rw"] = spec().rw_name();
+  j["bs"] = spec().bs;
+  j["iodepth"] = spec().iodepth;
+  if (!spec().app.empty()) j["app"] = spec().app;
+  if (!spec().direct) j["direct"] = 0;
+  if (spec().fsync) j["fsyncs"] = res.fsyncs;
+  j["ios"] = ios;
+  j["reads"] = res.reads;
+  j["writes"] = res.writes;
+  j["errors"] = res.errors;
+  j["runtime_s"] = secs;
+  j["iops"] = secs > 0 ? double(ios) / secs : 0.0;
+  j["bandwidth_MBps"] = secs > 0 ? double(res.read_bytes + res.write_bytes) / secs / 1e6 : 0.0;
+  j["latency_us"] = {{"read", latency_json(res.read_lat)}, {"write", latency_json(res.write_lat)}};
+  j["breakdown_us"] = {{"read", breakdown_json(res.read_stage, res.reads)},
+                       {"write", breakdown_json(res.write_stage, res.writes)}};
+  // The server is reported once, on its worker 0; each worker's I/Os are
+  // its own job entry, as fio reports numjobs clones without group_reporting.
+  if (const OnlineClient* c = client(); c && worker() == 0) {
+    nlohmann::json names = nlohmann::json::array();
+    for (const FioJobRunner* w : workers) names.push_back(w->result().name);
+    j["online"] = {{"request_rate", spec().request_rate},
+                   {"rate_process", spec().rate_poisson ? "poisson" : "linear"},
+                   {"ios_per_request", spec().ios_per_request},
+                   {"workers", workers.size()},
+                   {"worker_jobs", names},
+                   {"requests_sent", c->taken()},
+                   {"requests", c->responses().size()},
+                   {"response_us", response_json(*c)}};
+  } else if (c) {
+    j["worker_of"] = workers.front()->result().name;
+  }
+  return j;
+}
+
 
 }  // namespace vp::host

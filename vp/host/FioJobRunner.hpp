@@ -7,6 +7,7 @@
 // buffered ones (direct=0) that the core carries out through the page cache. With
 // read_iolog the next I/O and its time come from a block trace instead.
 #include <array>
+#include <nlohmann/json.hpp>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,7 +21,7 @@
 
 namespace vp::host {
 
-class NvmeDriver;
+class HostBlockDriver;
 class VerifyTracker;
 
 constexpr Tick kNever = ~Tick(0);
@@ -43,7 +44,7 @@ class FioJobRunner {
 
   // Called when the job's group starts, once the device is known.
   // Buffers (one per slot of the job's depth) come from `memory`.
-  void start(Tick now, NvmeDriver& drv, HostMemoryAllocator& memory, VerifyTracker* verify);
+  void start(Tick now, HostBlockDriver& drv, HostMemoryAllocator& memory, VerifyTracker* verify);
   bool started() const { return started_; }
   // Ready to issue at `now`? (Notices, and remembers, when the job has run
   // out of work.)
@@ -64,6 +65,11 @@ class FioJobRunner {
   uint64_t request_compute() const { return compute_due_ ? request_insts_ : 0; }
   void computed() { compute_due_ = computing_ = false; }
   const OnlineClient* client() const { return client_.get(); }
+  // The job's entry in summary.json's "jobs": what it did, latency
+  // distributions and stage breakdown in us, and for an online job's worker
+  // 0 the server's response times. `workers`: the runners sharing its
+  // client (worker 0 first), empty for a plain job.
+  nlohmann::json summary(const std::vector<const FioJobRunner*>& workers) const;
   const std::shared_ptr<OnlineClient>& shared_client() const { return client_; }
   unsigned worker() const { return worker_; }  // index among the server's workers
   void complete(IoRequest& r, Tick now);

@@ -53,7 +53,7 @@ CoreCosts HostCore::costs_from(const Config& c) {
           c.get_time("host.core.ctx_switch_cost"), c.get_time("host.core.poll_cost")};
 }
 
-HostCore::HostCore(sc_core::sc_module_name name, Services& svc, unsigned id, NvmeDriver& drv,
+HostCore::HostCore(sc_core::sc_module_name name, Services& svc, unsigned id, HostBlockDriver& drv,
                    InterruptRouting& irqs, BlkMqQueue& blk, Workload& wl)
     : sc_module(name),
       irq("irq"),

@@ -75,7 +75,7 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   static void declare_params(ParamRegistry& reg);
   static CoreCosts costs_from(const Config& cfg);
   // `irqs`: where an interrupt's vector finds its driver's handler.
-  HostCore(sc_core::sc_module_name name, Services& svc, unsigned id, NvmeDriver& drv, InterruptRouting& irqs,
+  HostCore(sc_core::sc_module_name name, Services& svc, unsigned id, HostBlockDriver& drv, InterruptRouting& irqs,
            BlkMqQueue& blk, Workload& wl);
 
   void interrupt(uint32_t vector) override;
@@ -136,7 +136,7 @@ class HostCore : public sc_core::sc_module, public IrqSink {
 
   Services& svc_;
   unsigned id_;
-  NvmeDriver& drv_;
+  HostBlockDriver& drv_;
   InterruptRouting& irqs_;
   BlkMqQueue& blk_;
   Workload& wl_;

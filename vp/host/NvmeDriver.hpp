@@ -46,7 +46,7 @@
 #include <vector>
 
 #include "vp/core/Services.hpp"
-#include "vp/host/BlkMqDriver.hpp"
+#include "vp/host/HostBlockDriver.hpp"
 #include "vp/host/HostMemoryAllocator.hpp"
 #include "vp/host/HostMemoryMap.hpp"
 #include "vp/host/InterruptRouting.hpp"
@@ -55,18 +55,7 @@
 
 namespace vp::host {
 
-struct ControllerInfo {
-  std::string model, serial;
-  uint64_t ns_lbas = 0;
-  uint32_t lba_size = 0;
-  uint32_t max_transfer = 0;  // bytes (MDTS)
-  uint32_t io_queues = 0;
-  uint64_t cap = 0;
-  bool volatile_write_cache = false;  // Identify Controller VWC (byte 525) bit 0
-  uint32_t version = 0;
-};
-
-class NvmeDriver : public sc_core::sc_module, public BlkMqDriver, public IrqHandler {
+class NvmeDriver : public sc_core::sc_module, public HostBlockDriver, public IrqHandler {
  public:
   tlm_utils::simple_initiator_socket<NvmeDriver> bus;  // the CPU complex's port to the host bus
 
@@ -80,11 +69,11 @@ class NvmeDriver : public sc_core::sc_module, public BlkMqDriver, public IrqHand
   // (the configuration check runs it on a dry allocator).
   static void reserve_memory(const Config& cfg, HostMemoryAllocator& memory);
 
-  uint8_t* host_ptr(uint64_t addr) { return addr < HostMemoryMap::kHighBase ? dram_ + addr : dram_high_ + (addr - HostMemoryMap::kHighBase); }
+  uint8_t* host_ptr(uint64_t addr) override { return addr < HostMemoryMap::kHighBase ? dram_ + addr : dram_high_ + (addr - HostMemoryMap::kHighBase); }
 
-  bool ready() const { return ready_; }
-  const sc_core::sc_event& ready_event() const { return ready_ev_; }
-  const ControllerInfo& info() const { return info_; }
+  bool ready() const override { return ready_; }
+  const sc_core::sc_event& ready_event() const override { return ready_ev_; }
+  const ControllerInfo& info() const override { return info_; }
 
   // Puts `r` in core `core`'s SQ and rings the doorbell, or holds it until a
   // command id frees up. The request's DriverQueue stage ends when it is in the SQ.
@@ -113,7 +102,7 @@ class NvmeDriver : public sc_core::sc_module, public BlkMqDriver, public IrqHand
   bool dual_sq() const { return dual_; }
   // The I/O queue pair (blk-mq hardware queue) submission queue `sqid` belongs
   // to: SQ q, and with dual SQs also SQ N+q, are queue q-1's.
-  unsigned hw_queue_of(uint16_t sqid) const { return (sqid - 1u) % static_cast<unsigned>(io_.size()); }
+  unsigned hw_queue_of(uint16_t sqid) const override { return (sqid - 1u) % static_cast<unsigned>(io_.size()); }
   // SQs a platform must track: 1 + N, or 1 + 2N with host.nvme.dual_sq on.
   static unsigned sq_ids(const Config& cfg);
 
@@ -123,18 +112,18 @@ class NvmeDriver : public sc_core::sc_module, public BlkMqDriver, public IrqHand
   Completion completion() const { return mode_; }
   // Whether each core has a separate poll queue pair for `polled` requests.
   static bool separate_poll_queues(const Config& cfg);
-  bool has_poll_queues() const { return !pollq_.empty(); }
+  bool has_poll_queues() const override { return !pollq_.empty(); }
   // Device writes landing in host memory (HostDram::written): what a polling
   // core waits on instead of re-reading the CQ every cycle. The platform
   // must give it when any CQ is polled.
   void watch_memory(const sc_core::sc_event& written) { written_ = &written; }
-  const sc_core::sc_event& memory_written() const { return *written_; }
+  const sc_core::sc_event& memory_written() const override { return *written_; }
   // Core `core`'s polled CQ (none: interrupt mode without poll queues):
   // whether its head entry is new (a look, nothing consumed), commands
   // outstanding on it (in the SQ or held), and reaping it as handle_irq does.
-  bool poll_ready(unsigned core) const;
+  bool poll_ready(unsigned core) const override;
   unsigned polled_in_flight(unsigned core) const;
-  void poll(unsigned core, std::vector<IoRequest*>& done);
+  void poll(unsigned core, std::vector<IoRequest*>& done) override;
 
   // Commands built by hand, for tests and tools (call from a SystemC
   // thread; they wait for the completion). The command id is filled in.

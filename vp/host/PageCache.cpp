@@ -9,7 +9,7 @@
 
 #include "vp/core/EventQueue.hpp"
 #include "vp/host/FioJobRunner.hpp"
-#include "vp/host/NvmeDriver.hpp"
+#include "vp/host/HostBlockDriver.hpp"
 
 namespace vp::host {
 
@@ -137,7 +137,7 @@ void PageCache::set_ratios(bool high) {
   hard_pages_ = std::max<uint64_t>(1, capacity_ * ratio_hard_ / 100);
 }
 
-void PageCache::begin(NvmeDriver& drv, bool needed) {
+void PageCache::begin(HostBlockDriver& drv, bool needed) {
   if (!needed || active_) return;
   drv_ = &drv;
   const ControllerInfo& dev = drv.info();

@@ -60,7 +60,7 @@
 
 namespace vp::host {
 
-class NvmeDriver;
+class HostBlockDriver;
 class FioJobRunner;
 
 class PageCache {
@@ -85,7 +85,7 @@ class PageCache {
 
   // Takes its frames from host memory once the driver is up (only if a
   // buffered job will use them).
-  void begin(NvmeDriver& drv, bool needed);
+  void begin(HostBlockDriver& drv, bool needed);
   bool active() const { return active_; }
 
   // A buffered read or write of job r.job issued on `core`: finishes in
@@ -170,7 +170,7 @@ class PageCache {
 
   Services& svc_;
   HostMemoryAllocator& memory_;
-  NvmeDriver* drv_ = nullptr;
+  HostBlockDriver* drv_ = nullptr;
   bool active_ = false;
   uint64_t capacity_;  // pages
   Tick hit_cost_, write_cost_, expire_, interval_;

@@ -170,6 +170,17 @@ Workload::Workload(Services& svc, unsigned cores, HostMemoryAllocator& memory) :
     if (!verify_) return nullptr;
     return {{"blocks_checked", verify_->blocks_checked()}, {"mismatches", verify_->mismatches()}};
   });
+  svc.stats.section("jobs", [this] {
+    nlohmann::json jobs = nlohmann::json::array();
+    for (const auto& r : runners_) {
+      std::vector<const FioJobRunner*> workers;  // an online job's: the runners sharing its client
+      if (r->client())
+        for (const auto& w : runners_)
+          if (w->client() == r->client()) workers.push_back(w.get());
+      jobs.push_back(r->summary(workers));
+    }
+    return jobs;
+  });
   std::vector<FioJob> jobs = jobs_from(svc.cfg);
   std::vector<unsigned> load(cores, 0);
   uint64_t index = 0;
@@ -216,20 +227,20 @@ bool Workload::buffered() const {
   return false;
 }
 
-void Workload::start_group(size_t g, NvmeDriver& drv) {
+void Workload::start_group(size_t g, HostBlockDriver& drv) {
   group_ = g;
   for (FioJobRunner* r : groups_[g]) r->start(now_ps(), drv, memory_, verify_.get());
   group_ev_.notify();
 }
 
-void Workload::begin(NvmeDriver& drv) {
+void Workload::begin(HostBlockDriver& drv) {
   if (groups_.empty())
     finished_ = true;  // nothing to run (a test driving the device itself)
   else
     start_group(0, drv);
 }
 
-void Workload::job_progress(NvmeDriver& drv) {
+void Workload::job_progress(HostBlockDriver& drv) {
   if (finished_ || groups_.empty()) return;
   for (FioJobRunner* r : groups_[group_])
     if (!r->done()) return;

@@ -17,7 +17,7 @@
 
 namespace vp::host {
 
-class NvmeDriver;
+class HostBlockDriver;
 
 class Workload {
  public:
@@ -33,9 +33,9 @@ class Workload {
 
   const std::vector<FioJobRunner*>& runners_on(unsigned core) const { return per_core_[core]; }
   // Starts the first group (called once the driver is ready).
-  void begin(NvmeDriver& drv);
+  void begin(HostBlockDriver& drv);
   // A core reports a completion; may start the next group or end the run.
-  void job_progress(NvmeDriver& drv);
+  void job_progress(HostBlockDriver& drv);
   const sc_core::sc_event& group_started() const { return group_ev_; }
   bool finished() const { return finished_; }
   // Some job does buffered I/O (direct=0): the page cache is needed.
@@ -45,7 +45,7 @@ class Workload {
   VerifyTracker* verify() { return verify_.get(); }
 
  private:
-  void start_group(size_t g, NvmeDriver& drv);
+  void start_group(size_t g, HostBlockDriver& drv);
   std::vector<std::vector<FioJobRunner*>> groups_;
   std::vector<std::unique_ptr<FioJobRunner>> runners_;
   std::vector<std::vector<FioJobRunner*>> per_core_;

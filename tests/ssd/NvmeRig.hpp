@@ -68,7 +68,7 @@ class NvmeRig : public sc_core::sc_module {
         dram("dram", s),
         bus("bus"),
         link("pcie", s, "pcie"),
-        nvme("nvme", s, link.timing()),
+        nvme("nvme", s, link.timing(), "ssd.nvme", "ssd.pci"),
         fw("fw", s),
         ftl("ftl", s),
         flash("flash", s),

@@ -6,7 +6,8 @@
 namespace vp::ssd {
 
 void Drive::declare_params(ParamRegistry& r) {
-  NvmeController::declare_params(r);
+  NvmeController::declare_params(ParamScope(r, "ssd.nvme"));
+  pcie::PciConfigSpace::declare_params(ParamScope(r, "ssd.pci"));
   Firmware::declare_params(r);
   CacheLayer::declare_params(r);
   PageMappingFtl::declare_params(r);
@@ -30,7 +31,7 @@ uint64_t Drive::capacity_bytes(const Config& cfg) {
 
 Drive::Drive(sc_core::sc_module_name name, Services& svc, const pcie::LinkTiming& link, IFirmware* firmware)
     : sc_module(name),
-      nvme("nvme", svc, link),
+      nvme("nvme", svc, link, "ssd.nvme", "ssd.pci"),
       fw("fw", svc),
       cache("cache", svc),
       ftl("ftl", svc),

@@ -24,66 +24,63 @@ void put_str(uint8_t* p, const std::string& s, size_t n) {  // space padded, as 
 }
 }  // namespace
 
-void NvmeController::declare_params(ParamRegistry& r) {
-  r.integer("ssd.nvme.max_io_queues", 64, "I/O submission and completion queues the controller supports")
+void NvmeController::declare_params(const ParamScope& r) {
+  r.integer("max_io_queues", 64, "I/O submission and completion queues the controller supports")
       .range(1, 1023);
-  r.integer("ssd.nvme.max_queue_entries", 4096, "largest queue the controller accepts (CAP.MQES + 1)")
+  r.integer("max_queue_entries", 4096, "largest queue the controller accepts (CAP.MQES + 1)")
       .range(2, 65536);
-  r.integer("ssd.nvme.dstrd", 0, "doorbell stride: doorbells are (4 << dstrd) bytes apart (CAP.DSTRD)")
+  r.integer("dstrd", 0, "doorbell stride: doorbells are (4 << dstrd) bytes apart (CAP.DSTRD)")
       .range(0, 8);
-  r.integer("ssd.nvme.max_inflight", 256, "commands the controller holds between fetch and completion")
+  r.integer("max_inflight", 256, "commands the controller holds between fetch and completion")
       .range(1, 65536);
-  r.integer("ssd.nvme.mdts", 5, "maximum data transfer size, as a power of two of 4 KiB pages (Identify MDTS)")
+  r.integer("mdts", 5, "maximum data transfer size, as a power of two of 4 KiB pages (Identify MDTS)")
       .range(1, 10);
-  r.size("ssd.nvme.lba_size", "4KiB", "logical block size of namespace 1").range(512, 65536);
-  r.time("ssd.nvme.ready_time", "10us", "time from CC.EN changing to CSTS.RDY following it");
-  r.time("ssd.nvme.admin_time", "2us", "controller time to execute one admin command");
-  r.string("ssd.nvme.model", "FlashVP ULL Z-SSD", "model number reported by Identify");
-  r.string("ssd.nvme.serial", "FVP0000000001", "serial number reported by Identify");
-  r.integer("ssd.nvme.fetch_engines", 16,
+  r.size("lba_size", "4KiB", "logical block size of namespace 1").range(512, 65536);
+  r.time("ready_time", "10us", "time from CC.EN changing to CSTS.RDY following it");
+  r.time("admin_time", "2us", "controller time to execute one admin command");
+  r.string("model", "FlashVP ULL Z-SSD", "model number reported by Identify");
+  r.string("serial", "FVP0000000001", "serial number reported by Identify");
+  r.integer("fetch_engines", 16,
             "command fetch reads the controller keeps in flight; each arbitration grant is one read")
       .range(1, 1024);
-  r.integer("ssd.nvme.fetch_batch", 8,
+  r.integer("fetch_batch", 8,
             "most commands one fetch read takes from an SQ (bounded by the arbitration burst)")
       .range(1, 64);
-  r.integer("ssd.nvme.arbitration_burst", 0,
+  r.integer("arbitration_burst", 0,
             "Arbitration Burst at reset, as the AB field: 2^AB commands per turn, 7 = no limit (also Identify RAB)")
       .range(0, 7);
-  r.integer("ssd.nvme.flashshare.drain_count", 8,
+  r.integer("flashshare.drain_count", 8,
             "FlashShare arbitration (CC.AMS = 111b): a throughput SQ holding more than this many commands is drained")
       .at_least(1);
-  r.time("ssd.nvme.flashshare.drain_age", "200us",
+  r.time("flashshare.drain_age", "200us",
          "FlashShare arbitration: a throughput SQ whose oldest command waited longer than this is drained");
-  r.choice("ssd.nvme.buffer_status_field", "none", {"none", "dw0", "sq_head"},
+  r.choice("buffer_status_field", "none", {"none", "dw0", "sq_head"},
            "completion field carrying the firmware's write-buffer status (FastDrain overrides sq_head; dw0 is "
            "reserved for Read/Write, so it leaves SQ flow control intact)");
-  r.choice("ssd.nvme.buffer_status_force", "firmware", {"firmware", "full", "drained", "between"},
+  r.choice("buffer_status_force", "firmware", {"firmware", "full", "drained", "between"},
            "what-if knob for host-side FastDrain studies: report this write-buffer state in every successful I/O "
            "completion instead of the firmware's (full 100%, between 50%, drained 0% occupancy), until a buffered "
            "firmware reports real status");
-  pcie::PciConfigSpace::declare_params(ParamScope(r, "ssd.pci"));
-  r.rule([](const Config& c) {
-    if (!c.is("ssd.nvme.buffer_status_force", "firmware") &&
-        c.is("ssd.nvme.buffer_status_field", "none"))
-      c.fail({"ssd.nvme.buffer_status_force", "ssd.nvme.buffer_status_field"},
+  r.rule([](const ScopedConfig& c) {
+    if (!c.is("buffer_status_force", "firmware") &&
+        c.is("buffer_status_field", "none"))
+      c.fail({"buffer_status_force", "buffer_status_field"},
              "a forced buffer status needs a completion field to go in");
-    uint64_t lba = c.get_size("ssd.nvme.lba_size");
-    if ((lba & (lba - 1)) != 0) c.fail("ssd.nvme.lba_size", "must be a power of two");
-    uint64_t doorbells = 2 * uint64_t(c.get_int("ssd.nvme.max_io_queues") + 1) * (4u << c.get_int("ssd.nvme.dstrd"));
+    uint64_t lba = c.get_size("lba_size");
+    if ((lba & (lba - 1)) != 0) c.fail("lba_size", "must be a power of two");
+    uint64_t doorbells = 2 * uint64_t(c.get_int("max_io_queues") + 1) * (4u << c.get_int("dstrd"));
     if (DOORBELL_BASE + doorbells > MSIX_TABLE)
-      c.fail({"ssd.nvme.dstrd", "ssd.nvme.max_io_queues"},
+      c.fail({"dstrd", "max_io_queues"},
              fmt::format("{} queue pairs with a {}-byte stride do not fit BAR0's doorbell area",
-                         c.get_int("ssd.nvme.max_io_queues") + 1, 4u << c.get_int("ssd.nvme.dstrd")));
+                         c.get_int("max_io_queues") + 1, 4u << c.get_int("dstrd")));
   });
 }
 
 namespace {
-const char* const kPciScope = "ssd.pci";
-
-pcie::PciFunctionShape function_shape(const Config& c, const pcie::LinkTiming& link) {
-  pcie::PciFunctionShape s = pcie::PciConfigSpace::shape_from(ScopedConfig(c, kPciScope));
+pcie::PciFunctionShape function_shape(const ScopedConfig& c, const ScopedConfig& pci, const pcie::LinkTiming& link) {
+  pcie::PciFunctionShape s = pcie::PciConfigSpace::shape_from(pci);
   s.bar0_size = BAR0_SIZE;
-  s.msix_vectors = static_cast<uint32_t>(c.get_int("ssd.nvme.max_io_queues")) + 1;  // one per queue pair
+  s.msix_vectors = static_cast<uint32_t>(c.get_int("max_io_queues")) + 1;  // one per queue pair
   s.msix_table_offset = MSIX_TABLE;
   s.msix_pba_offset = MSIX_PBA;
   s.max_payload_supported = link.max_payload;
@@ -93,49 +90,52 @@ pcie::PciFunctionShape function_shape(const Config& c, const pcie::LinkTiming& l
 }
 }  // namespace
 
-NvmeController::NvmeController(sc_core::sc_module_name name, Services& svc, const pcie::LinkTiming& link)
-    : PciFunction(name, pcie::PciConfigSpace::identity_from(ScopedConfig(svc.cfg, kPciScope)),
-                  function_shape(svc.cfg, link), StatGroup(svc.stats, "ssd.nvme")),
+NvmeController::NvmeController(sc_core::sc_module_name name, Services& svc, const pcie::LinkTiming& link,
+                               const std::string& scope, const std::string& pci_scope)
+    : PciFunction(name, pcie::PciConfigSpace::identity_from(ScopedConfig(svc.cfg, pci_scope)),
+                  function_shape(ScopedConfig(svc.cfg, scope), ScopedConfig(svc.cfg, pci_scope), link),
+                  StatGroup(svc.stats, scope)),
       fw("fw"),
       svc_(svc),
-      stats_(svc.stats, "ssd.nvme"),
+      cfg_(svc.cfg, scope),
+      stats_(svc.stats, scope),
       irq_(eq_, signals_, stats_),
-      arb_(static_cast<uint16_t>(svc.cfg.get_int("ssd.nvme.max_io_queues"))),
-      max_queues_(static_cast<uint32_t>(svc.cfg.get_int("ssd.nvme.max_io_queues"))),
-      max_entries_(static_cast<uint32_t>(svc.cfg.get_int("ssd.nvme.max_queue_entries"))),
-      dstrd_(static_cast<uint32_t>(svc.cfg.get_int("ssd.nvme.dstrd"))),
-      mdts_(static_cast<uint32_t>(svc.cfg.get_int("ssd.nvme.mdts"))),
-      lba_size_(static_cast<uint32_t>(svc.cfg.get_size("ssd.nvme.lba_size"))),
-      fetch_engines_(static_cast<uint32_t>(svc.cfg.get_int("ssd.nvme.fetch_engines"))),
-      fetch_batch_(static_cast<uint32_t>(svc.cfg.get_int("ssd.nvme.fetch_batch"))),
-      ready_time_(svc.cfg.get_time("ssd.nvme.ready_time")),
-      admin_time_(svc.cfg.get_time("ssd.nvme.admin_time")),
-      drain_age_(svc.cfg.get_time("ssd.nvme.flashshare.drain_age")),
-      drain_count_(static_cast<uint32_t>(svc.cfg.get_int("ssd.nvme.flashshare.drain_count"))),
-      model_(svc.cfg.get_string("ssd.nvme.model")),
-      serial_(svc.cfg.get_string("ssd.nvme.serial")),
-      buffer_status_field_(svc.cfg.get_enum<StatusField>(
-          "ssd.nvme.buffer_status_field",
+      arb_(static_cast<uint16_t>(cfg_.get_int("max_io_queues"))),
+      max_queues_(static_cast<uint32_t>(cfg_.get_int("max_io_queues"))),
+      max_entries_(static_cast<uint32_t>(cfg_.get_int("max_queue_entries"))),
+      dstrd_(static_cast<uint32_t>(cfg_.get_int("dstrd"))),
+      mdts_(static_cast<uint32_t>(cfg_.get_int("mdts"))),
+      lba_size_(static_cast<uint32_t>(cfg_.get_size("lba_size"))),
+      fetch_engines_(static_cast<uint32_t>(cfg_.get_int("fetch_engines"))),
+      fetch_batch_(static_cast<uint32_t>(cfg_.get_int("fetch_batch"))),
+      ready_time_(cfg_.get_time("ready_time")),
+      admin_time_(cfg_.get_time("admin_time")),
+      drain_age_(cfg_.get_time("flashshare.drain_age")),
+      drain_count_(static_cast<uint32_t>(cfg_.get_int("flashshare.drain_count"))),
+      model_(cfg_.get_string("model")),
+      serial_(cfg_.get_string("serial")),
+      buffer_status_field_(cfg_.get_enum<StatusField>(
+          "buffer_status_field",
           {{"none", StatusField::None}, {"dw0", StatusField::Dw0}, {"sq_head", StatusField::SqHead}})),
-      forced_status_(svc.cfg.get_enum<uint32_t>("ssd.nvme.buffer_status_force",
+      forced_status_(cfg_.get_enum<uint32_t>("buffer_status_force",
                                                 {{"firmware", 0},
                                                  {"full", buffer_status(BUF_FULL, 100)},
                                                  {"between", buffer_status(BUF_BETWEEN, 50)},
                                                  {"drained", buffer_status(BUF_DRAINED, 0)}})),
       sqs_(max_queues_ + 1),
       cqs_(max_queues_ + 1),
-      slots_(static_cast<size_t>(svc.cfg.get_int("ssd.nvme.max_inflight"))),
+      slots_(static_cast<size_t>(cfg_.get_int("max_inflight"))),
       sq_occupancy_(max_queues_ + 1, 0),
-      io_cmds_(svc.stats.counter("ssd.nvme.io_commands", "commands", "I/O commands completed")),
-      admin_cmds_(svc.stats.counter("ssd.nvme.admin_commands", "commands", "admin commands completed")),
-      errors_(svc.stats.counter("ssd.nvme.error_completions", "commands", "errors logged: commands completed with an error status, bad doorbell writes, keep alive expiry")),
-      doorbells_(svc.stats.counter("ssd.nvme.doorbell_writes", "writes", "doorbell register writes")),
-      bytes_read_(svc.stats.counter("ssd.nvme.bytes_read", "bytes", "bytes read by the host")),
-      bytes_written_(svc.stats.counter("ssd.nvme.bytes_written", "bytes", "bytes written by the host")),
-      read_cmds_(svc.stats.counter("ssd.nvme.read_commands", "commands", "Read commands accepted")),
-      write_cmds_(svc.stats.counter("ssd.nvme.write_commands", "commands", "Write commands accepted")),
-      fetch_reads_(svc.stats.counter("ssd.nvme.fetch_reads", "reads", "command fetch reads (one per arbitration grant)")),
-      events_(svc.stats.counter("ssd.nvme.async_events", "events", "asynchronous events reported")) {
+      io_cmds_(stats_.counter("io_commands", "commands", "I/O commands completed")),
+      admin_cmds_(stats_.counter("admin_commands", "commands", "admin commands completed")),
+      errors_(stats_.counter("error_completions", "commands", "errors logged: commands completed with an error status, bad doorbell writes, keep alive expiry")),
+      doorbells_(stats_.counter("doorbell_writes", "writes", "doorbell register writes")),
+      bytes_read_(stats_.counter("bytes_read", "bytes", "bytes read by the host")),
+      bytes_written_(stats_.counter("bytes_written", "bytes", "bytes written by the host")),
+      read_cmds_(stats_.counter("read_commands", "commands", "Read commands accepted")),
+      write_cmds_(stats_.counter("write_commands", "commands", "Write commands accepted")),
+      fetch_reads_(stats_.counter("fetch_reads", "reads", "command fetch reads (one per arbitration grant)")),
+      events_(stats_.counter("async_events", "events", "asynchronous events reported")) {
   for (uint32_t i = 0; i < slots_.size(); ++i) {
     slots_[i].hc.slot = i;
     slots_[i].hc.client = this;
@@ -273,7 +273,7 @@ void NvmeController::reset_queues() {
   nsq_alloc_ = ncq_alloc_ = 0;
   csts_ &= ~(CSTS_CFS | 0xCu);
   feat_ = Features{};
-  feat_.arbitration = static_cast<uint32_t>(svc_.cfg.get_int("ssd.nvme.arbitration_burst"));
+  feat_.arbitration = static_cast<uint32_t>(cfg_.get_int("arbitration_burst"));
   // The cache is on by default (once the firmware is bound).
   feat_.write_cache = fw.size() && fw->volatile_write_cache();
   if (feat_.write_cache) fw->set_write_cache(true);
@@ -909,7 +909,7 @@ uint16_t NvmeController::admin_identify(Slot& sl, Tick& delay) {
       put_str(d + idctl::SN, serial_, 20);
       put_str(d + idctl::MN, model_, 40);
       put_str(d + idctl::FR, "0.1", 8);
-      d[idctl::RAB] = static_cast<uint8_t>(svc_.cfg.get_int("ssd.nvme.arbitration_burst"));
+      d[idctl::RAB] = static_cast<uint8_t>(cfg_.get_int("arbitration_burst"));
       d[idctl::MDTS] = static_cast<uint8_t>(mdts_);
       put16(d + idctl::CNTLID, 1);
       put32(d + idctl::VER, 0x00010400);
@@ -1118,7 +1118,7 @@ uint16_t NvmeController::feature_value(uint8_t fid, uint8_t sel, uint32_t cdw11,
   bool current = sel == SEL_CURRENT;
   switch (fid) {
     case FEAT_ARBITRATION:
-      dw0 = current ? feat_.arbitration : static_cast<uint32_t>(svc_.cfg.get_int("ssd.nvme.arbitration_burst"));
+      dw0 = current ? feat_.arbitration : static_cast<uint32_t>(cfg_.get_int("arbitration_burst"));
       break;
     case FEAT_POWER_MGMT: dw0 = current ? feat_.power : 0; break;
     case FEAT_VOLATILE_WC:

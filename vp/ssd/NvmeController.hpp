@@ -37,12 +37,14 @@ class NvmeController : public pcie::PciFunction, public FirmwareClient {
   // Optional: unbound (unit rigs), data moves without DRAM time.
   sc_core::sc_port<ISsdDram, 1, sc_core::SC_ZERO_OR_MORE_BOUND> dram;
 
-  // Parameters in the controller's scope (ssd.nvme), its function's in
-  // ssd.pci.
-  static void declare_params(ParamRegistry& reg);
+  // Parameters relative to the controller's scope (the drive's: ssd.nvme);
+  // its PCI function's (identity, interrupt capabilities) are declared by
+  // PciConfigSpace in a scope of their own (ssd.pci).
+  static void declare_params(const ParamScope& reg);
   // `link`: what the link the platform attaches it to supports (the PCI
-  // Express capability advertises it).
-  NvmeController(sc_core::sc_module_name name, Services& svc, const pcie::LinkTiming& link);
+  // Express capability advertises it). Statistics are named in `scope` too.
+  NvmeController(sc_core::sc_module_name name, Services& svc, const pcie::LinkTiming& link, const std::string& scope,
+                 const std::string& pci_scope);
 
   void firmware_issued(HostCommand& c) override;
   void firmware_done(HostCommand& c) override;
@@ -182,6 +184,7 @@ class NvmeController : public pcie::PciFunction, public FirmwareClient {
   static constexpr uint16_t kMaxPowerCw = 2500;              // power state 0: 25 W
 
   Services& svc_;
+  ScopedConfig cfg_;
   StatGroup stats_;
   NvmeInterrupts irq_;
   SqArbiter arb_;

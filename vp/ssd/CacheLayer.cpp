@@ -186,9 +186,7 @@ void CacheLayer::write_outputs(const std::string& dir, bool with_epochs) const {
     write_cache_epochs_csv(dir + "/cache_epochs.csv", epochs(now_ps()));
 }
 
-CacheLayer::~CacheLayer() {
-  for (Child* c : children_) delete c;
-}
+CacheLayer::~CacheLayer() = default;
 
 void CacheLayer::end_of_elaboration() {
   if (tags_ && ftl->page_size() != page_)
@@ -275,7 +273,7 @@ void CacheLayer::submit(FtlRequest& r) {
 }
 
 CacheLayer::Child& CacheLayer::child(int kind, Host* h, IoOp op, uint64_t lpn, uint32_t pages, uint8_t* data) {
-  auto* c = new Child;
+  Child* c = children_.make();
   c->kind = static_cast<Child::Kind>(kind);
   c->host = h;
   c->req.op = op;
@@ -284,7 +282,6 @@ CacheLayer::Child& CacheLayer::child(int kind, Host* h, IoOp op, uint64_t lpn, u
   c->req.data = data;
   c->req.client = this;
   c->req.owner = c;
-  children_.insert(c);
   if (h) ++h->waiting;
   c->host_work = kind != Child::Evict;
   if (c->host_work) ++host_at_ftl_;
@@ -296,7 +293,7 @@ void CacheLayer::host_part_done(Host& h, Tick at) {
   if (--h.waiting) return;
   FtlRequest* r = h.r;
   Tick when = h.ready;
-  delete &h;
+  hosts_.release(&h);
   eq_.at(when, [this, r] {
     if (level_) r->result = level_->status();  // the buffer as it is when the command completes
     r->client->ftl_done(*r);
@@ -309,7 +306,7 @@ void CacheLayer::read(FtlRequest& r) {
   Tick now = now_ps();
   policy_->advance(now);
   CacheClass c = class_of(r);
-  auto* h = new Host{&r, 1, now};  // the extra count is released below, once every miss is out
+  auto* h = hosts_.make(&r, 1u, now);  // the extra count is released below, once every miss is out
   uint64_t run = 0;
   uint32_t run_len = 0;
   // Submitted after the lookups: an FTL that completed one at once would
@@ -397,7 +394,7 @@ void CacheLayer::write(FtlRequest& r) {
   Tick now = now_ps();
   policy_->advance(now);
   CacheClass c = class_of(r);
-  auto* h = new Host{&r, 1, now};
+  auto* h = hosts_.make(&r, 1u, now);
   bool through = !enabled_ || r.fua;
   std::vector<bool> sent(r.pages, false);  // pages already on their way to the FTL (bypasses)
   for (uint32_t i = 0; i < r.pages; ++i) {
@@ -562,7 +559,7 @@ void CacheLayer::pass_down(FtlRequest& r) {
   Child& c = child(Child::Down, nullptr, r.op, r.lpn, r.pages, r.data);
   c.req.attr = r.attr;
   c.req.fua = r.fua;
-  c.host = new Host{&r, 1, now_ps()};
+  c.host = hosts_.make(&r, 1u, now_ps());
   ftl->submit(c.req);
 }
 
@@ -622,8 +619,7 @@ void CacheLayer::ftl_done(FtlRequest& fr) {
       host_part_done(*h, now);
       break;
   }
-  children_.erase(c);
-  delete c;
+  children_.release(c);
 }
 
 // ---------------------------------------------------------------- FastDrain's eviction engine

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "vp/core/Hook.hpp"
+#include "vp/core/ObjectPool.hpp"
 #include "vp/core/EventQueue.hpp"
 #include "vp/core/Services.hpp"
 #include "vp/ssd/CachePolicy.hpp"
@@ -179,7 +180,9 @@ class CacheLayer : public sc_core::sc_module, public IFtl, public FtlClient, pub
   };
   std::vector<FlushWait> flushes_;
   std::vector<FtlRequest*> trims_;  // waiting for evictions of their pages
-  std::set<Child*> children_;
+  // Requests in flight: their parts at the FTL and the host requests waiting for them.
+  ObjectPool<Child> children_;
+  ObjectPool<Host> hosts_;
   Counter *hits_[2], *misses_[2], *whits_[2], *wmisses_[2];
   Counter &prefetched_pages_, &prefetch_hits_, &dirty_evictions_, &clean_evictions_, &write_backs_,
       &eviction_copy_hits_, &bypasses_, &write_throughs_;

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "vp/ssd/CacheLayer.hpp"
 
+#include "vp/ssd/BurstBuffer.hpp"
+#include "vp/ssd/FastDrainBuffer.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -33,11 +36,6 @@ struct CacheLayer::Child {
   bool host_work = false;    // for a host request (not a line's eviction)
 };
 
-namespace {
-// FastDrain's CDW3 counts the host's 4 KiB pages.
-constexpr uint64_t kHostPage = 4096;
-}  // namespace
-
 void CacheLayer::declare_params(ParamRegistry& r) {
   r.choice("ssd.cache.organisation", "none", {"none", "uni", "uni-dyn", "split", "fastdrain", "burst"},
            "organisation of the SSD's DRAM cache between firmware and FTL: none (every request goes to the FTL), "
@@ -57,24 +55,7 @@ void CacheLayer::declare_params(ParamRegistry& r) {
       .range(0, 65536);
   // FastDrain CAL'20 Table 1: thresholds 0.8 / 0.2. The background pace is
   // not in the paper (assumed: a few pages, about one program time apart).
-  r.real("ssd.cache.fastdrain.high_watermark", 0.8,
-         "fastdrain: buffer level (fraction of its lines) at which it reports full and a foreground drain starts")
-      .range(0.0, 1.0);
-  r.real("ssd.cache.fastdrain.low_watermark", 0.2,
-         "fastdrain: level a foreground drain goes down to, at or below which the buffer reports drained")
-      .range(0.0, 1.0);
-  r.integer("ssd.cache.fastdrain.bg_pages", 8,
-            "fastdrain: most background evictions at the FTL at once (pages sent per round)")
-      .range(1, 65536);
-  // A round re-arms while lines are dirty, also when it may not send: a
-  // period far below a flash operation only spins.
-  r.time("ssd.cache.fastdrain.bg_interval", "100us", "fastdrain: time between background eviction rounds")
-      .at_least(double(1 * US));
-  r.time("ssd.cache.fastdrain.hint_lapse", "1ms",
-         "fastdrain: a victimization event's announced pages not sent after this long without a tagged write "
-         "no longer count (the host announces every dirty page, an fsync writes back one file's)");
-  r.time("ssd.cache.fastdrain.series_step", "10us",
-         "fastdrain: time step of the buffer-level series (summary write_buffer, write_buffer.csv)");
+  FastDrainBuffer::declare_params(ParamScope(r, "ssd.cache.fastdrain"));
   r.rule([](const Config& c) {
     if (c.is("ssd.cache.organisation", "fastdrain") &&
         c.get_real("ssd.cache.fastdrain.low_watermark") >= c.get_real("ssd.cache.fastdrain.high_watermark"))
@@ -122,9 +103,8 @@ CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc)
   svc.stats.section("write_buffer", [this] { return buffer_level() ? buffer_level()->summary() : nlohmann::json(); });
   target.bind(*this);
   power.bind(*this);
-  burst_ = organisation_ == Organisation::Burst;
-  fill_reads_ = organisation_ != Organisation::FastDrain && !burst_;
-  if (burst_) ways_ = 1;  // DeepFlash's direct-mapped table
+  if (organisation_ == Organisation::Burst) ways_ = 1;  // DeepFlash's direct-mapped table
+  buffer_ = std::make_unique<WriteBackCache>();
   if (enabled_) {  // lines of one FTL mapping unit, a flash page
     page_ = static_cast<uint32_t>(svc.cfg.get_size("ssd.flash.page_size"));
     uint64_t lines = bytes_ / page_;
@@ -132,6 +112,12 @@ CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc)
     tags_ = std::make_unique<CacheTags>(sets, ways_);
     frames_.resize(tags_->lines());
     prefetched_.assign(tags_->lines(), false);
+    if (organisation_ == Organisation::Burst)
+      buffer_ = std::make_unique<BurstBuffer>(*tags_, StatGroup(svc.stats, "ssd.cache.burst"));
+    else if (organisation_ == Organisation::FastDrain)
+      buffer_ = std::make_unique<FastDrainBuffer>(svc, "ssd.cache.fastdrain", eq_, static_cast<CacheLines&>(*this),
+                                                  *tags_, page_);
+    fill_reads_ = buffer_->caches_reads();
     if (organisation_ == Organisation::UniDyn)
       policy_ = std::make_unique<GhostPrefetchPolicy>(svc, sets, ways_);
     else if (organisation_ == Organisation::Split)
@@ -139,33 +125,6 @@ CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc)
     else  // the write buffers read ahead nothing: their read misses are not cached
       policy_ = std::make_unique<UniformPolicy>(
           fill_reads_ ? static_cast<unsigned>(svc.cfg.get_int("ssd.cache.prefetch_pages")) : 0u);
-    if (burst_) {
-      busy_seq_.assign(tags_->lines(), 0);
-      busy_bypasses_ = &svc.stats.counter("ssd.cache.burst.busy_bypasses", "pages",
-                                          "burst: writes that went to the FTL as their entry's eviction was in flight");
-    }
-    if (organisation_ == Organisation::FastDrain) {
-      level_ = std::make_unique<WriteBufferLevel>(tags_->lines(), svc.cfg.get_real("ssd.cache.fastdrain.high_watermark"),
-                                                  svc.cfg.get_real("ssd.cache.fastdrain.low_watermark"),
-                                                  svc.cfg.get_time("ssd.cache.fastdrain.series_step"));
-      level_->attach(svc.waves, "ssd.cache.fastdrain");
-      bg_pages_ = static_cast<uint32_t>(svc.cfg.get_int("ssd.cache.fastdrain.bg_pages"));
-      bg_interval_ = svc.cfg.get_time("ssd.cache.fastdrain.bg_interval");
-      hint_lapse_ = svc.cfg.get_time("ssd.cache.fastdrain.hint_lapse");
-      dirtied_.assign(tags_->lines(), 0);
-      auto& st = svc.stats;
-      fg_evictions_ = &st.counter("ssd.cache.fastdrain.foreground_evictions", "pages",
-                                  "pages drained urgently (LSB first) because the buffer would pass its high watermark");
-      bg_evictions_ = &st.counter("ssd.cache.fastdrain.background_evictions", "pages",
-                                  "pages evicted in background rounds while no host work was at the FTL");
-      fg_events_ = &st.counter("ssd.cache.fastdrain.foreground_drains", "drains",
-                               "foreground drains started (level plus announced pages above the high watermark)");
-      stalled_writes_ = &st.counter("ssd.cache.fastdrain.stalled_writes", "commands",
-                                    "writes that waited for buffer space (lines and copies in flight fill it)");
-      stall_ps_ = &st.counter("ssd.cache.fastdrain.stall_ps", "ps", "time writes waited for buffer space, summed");
-      level_high_water_ = &st.counter("ssd.cache.fastdrain.level_high_water", "pages",
-                                      "most buffer pages not yet on flash at once (dirty lines and copies in flight)");
-    }
   }
   const char* cls[2] = {"thr", "lat"};
   for (int c = 0; c < 2; ++c) {
@@ -181,7 +140,8 @@ CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc)
 }
 
 void CacheLayer::write_outputs(const std::string& dir, bool with_epochs) const {
-  if (level_) AtomicFile::write(dir + "/write_buffer.csv", [this](std::ostream& csv) { level_->write_csv(csv); });
+  if (const WriteBufferLevel* level = buffer_->level())
+    AtomicFile::write(dir + "/write_buffer.csv", [level](std::ostream& csv) { level->write_csv(csv); });
   if (with_epochs && (organisation_ == Organisation::UniDyn || organisation_ == Organisation::Split))
     write_cache_epochs_csv(dir + "/cache_epochs.csv", epochs(now_ps()));
 }
@@ -206,7 +166,7 @@ void CacheLayer::set_write_cache(bool on) {
   // Switched off, the dirty pages go to flash now: from here on writes go through.
   if (!on)
     for (int64_t l : tags_->dirty_in_order()) write_back(l, now_ps(), true);
-  sync_level();
+  buffer_->changed();
 }
 
 // The host's power failed: the hold-up power writes every dirty line to
@@ -258,14 +218,7 @@ void CacheLayer::submit(FtlRequest& r) {
   switch (r.op) {
     case IoOp::Read: read(r); break;
     case IoOp::Write:
-      // The write buffer's DRAM is full of lines and copies still being
-      // written: the write waits for space (in order) as a real buffer's would.
-      if (level_ && (!stalled_.empty() || (draining_ > 0 && level_->level() + r.pages > level_->capacity()))) {
-        stalled_.push_back({&r, now_ps()});
-        ++*stalled_writes_;
-        return;
-      }
-      write(r);
+      if (buffer_->admit(r)) write(r);
       break;
     case IoOp::Flush: flush(r); break;
     case IoOp::Trim: trim(r); break;
@@ -295,7 +248,7 @@ void CacheLayer::host_part_done(Host& h, Tick at) {
   Tick when = h.ready;
   hosts_.release(&h);
   eq_.at(when, [this, r] {
-    if (level_) r->result = level_->status();  // the buffer as it is when the command completes
+    buffer_->status(r->result);  // a write buffer's as it is when the command completes
     r->client->ftl_done(*r);
   });
 }
@@ -418,8 +371,7 @@ void CacheLayer::write(FtlRequest& r) {
         sent[i] = true;
         continue;
       }
-      if (burst_ && busy_seq_[size_t(l)]) {  // DeepFlash's bypass: the entry is still being evicted
-        ++*busy_bypasses_;
+      if (buffer_->bypass(l)) {  // DeepFlash's: the entry is still being evicted
         queue_write(lpn, src, nullptr, h);
         sent[i] = true;
         continue;
@@ -432,7 +384,7 @@ void CacheLayer::write(FtlRequest& r) {
       tags_->line(l).owner = static_cast<uint8_t>(c);  // a read-only line of the old owner is now the writer's
     }
     std::memcpy(frame(l), src, page_);
-    if (!through && !tags_->line(l).dirty) mark_dirty(l);
+    if (!through && !tags_->line(l).dirty) buffer_->dirtied(l);
     tags_->set_dirty(l, !through);
     h->ready = std::max(h->ready, dram->access(frame_addr(l), page_, true, now));
   }
@@ -441,7 +393,7 @@ void CacheLayer::write(FtlRequest& r) {
     for (uint32_t i = 0; i < r.pages; ++i)
       if (!sent[i]) queue_write(r.lpn + i, r.data + size_t(i) * page_, nullptr, h);
   }
-  after_write(r);
+  buffer_->after_write(r);
   host_part_done(*h, h->ready);
 }
 
@@ -456,7 +408,7 @@ bool CacheLayer::evicting_any(uint64_t lpn, uint32_t pages) const {
 // FTL never has two writes of one page at once and the newest data lands
 // last. `copy`: the data is copied (a cache line that will change), else
 // `data` stays valid until the write completes (the host's buffer).
-void CacheLayer::queue_write(uint64_t lpn, const uint8_t* data, const uint8_t* copy, Host* h, Drain mode) {
+void CacheLayer::queue_write(uint64_t lpn, const uint8_t* data, const uint8_t* copy, Host* h, CacheDrain mode) {
   auto& q = evicting_[lpn];
   Eviction e;
   if (copy) {
@@ -469,9 +421,7 @@ void CacheLayer::queue_write(uint64_t lpn, const uint8_t* data, const uint8_t* c
   e.host = h;
   e.buffered = copy != nullptr;
   e.mode = mode;
-  draining_ += e.buffered;
-  bg_out_ += mode == Drain::Background;
-  fg_out_ += mode == Drain::Foreground;
+  buffer_->write_queued(e.buffered, mode);
   if (h) ++h->waiting;
   writes_out_.insert(e.seq);
   q.push_back(std::move(e));
@@ -484,7 +434,7 @@ void CacheLayer::evict(int64_t l, Tick now) {
   if (line.dirty) {
     ++dirty_evictions_;
     write_back(l, now, false);
-    if (burst_) busy_seq_[size_t(l)] = seq_;  // the entry is busy until that write is on flash
+    buffer_->replaced_dirty(l, seq_);
   } else {
     ++clean_evictions_;
   }
@@ -494,11 +444,11 @@ void CacheLayer::evict(int64_t l, Tick now) {
 
 // A dirty line's page goes to flash: copied out (a DRAM read), then written
 // by the FTL; `keep`: the line stays, clean (Flush), else it is being replaced.
-void CacheLayer::write_back(int64_t l, Tick now, bool keep, Drain mode) {
+void CacheLayer::write_back(int64_t l, Tick now, bool keep, CacheDrain mode) {
   CacheTags::Line& line = tags_->line(l);
   dram->access(frame_addr(l), page_, false, now);
   if (keep) {
-    if (mode == Drain::None) ++write_backs_;  // a Flush's, not FastDrain's eviction
+    if (mode == CacheDrain::None) ++write_backs_;  // a Flush's, not FastDrain's eviction
     tags_->set_dirty(l, false);
   }
   queue_write(line.lpn, nullptr, frame(l), nullptr, mode);
@@ -508,7 +458,7 @@ void CacheLayer::issue_eviction(uint64_t lpn) {
   Eviction& e = evicting_[lpn].front();
   Child& c = child(Child::Evict, nullptr, IoOp::Write, lpn, 1, const_cast<uint8_t*>(e.data));
   c.seq = e.seq;
-  c.req.urgent = e.mode == Drain::Foreground;  // FastDrain: LSB pages across all dies
+  c.req.urgent = e.mode == CacheDrain::Foreground;  // FastDrain: LSB pages across all dies
   c.host_work = e.host != nullptr;
   if (c.host_work) ++host_at_ftl_;
   ftl->submit(c.req);
@@ -520,7 +470,7 @@ void CacheLayer::flush(FtlRequest& r) {
   Tick now = now_ps();
   for (int64_t l : tags_->dirty_in_order()) write_back(l, now, true);
   flushes_.push_back({&r, seq_});
-  sync_level();
+  buffer_->changed();
   check_flushes();
 }
 
@@ -550,7 +500,7 @@ void CacheLayer::trim(FtlRequest& r) {
     tags_->invalidate(l);
     prefetched_[size_t(l)] = false;
   }
-  sync_level();
+  buffer_->changed();
   pass_down(r);
 }
 
@@ -587,14 +537,7 @@ void CacheLayer::ftl_done(FtlRequest& fr) {
       auto it = evicting_.find(fr.lpn);
       const Eviction& done = it->second.front();
       Host* owner = done.host;
-      draining_ -= done.buffered;
-      bg_out_ -= done.mode == Drain::Background;
-      fg_out_ -= done.mode == Drain::Foreground;
-      if (burst_) {  // the entry that evicted this page takes writes again
-        int64_t base = int64_t(tags_->set_of(fr.lpn)) * tags_->ways();
-        for (uint32_t w = 0; w < tags_->ways(); ++w)
-          if (busy_seq_[size_t(base + w)] == c->seq) busy_seq_[size_t(base + w)] = 0;
-      }
+      buffer_->write_done(fr.lpn, c->seq, done.buffered, done.mode);
       if (on_persisted) on_persisted(fr.lpn, done.data);
       it->second.pop_front();
       writes_out_.erase(c->seq);
@@ -603,8 +546,8 @@ void CacheLayer::ftl_done(FtlRequest& fr) {
         evicting_.erase(it);
       else
         issue_eviction(fr.lpn);
-      sync_level();
-      resume_stalled();
+      buffer_->changed();
+      buffer_->resume();
       check_flushes();
       if (drained_ && evicting_.empty()) std::exchange(drained_, nullptr)();
       if (!trims_.empty()) {
@@ -622,103 +565,12 @@ void CacheLayer::ftl_done(FtlRequest& fr) {
   children_.release(c);
 }
 
-// ---------------------------------------------------------------- FastDrain's eviction engine
+// ---------------------------------------------------------------- what the write-buffer policy asks
 
-void CacheLayer::resume_stalled() {
-  while (!stalled_.empty() &&
-         (draining_ == 0 || level_->level() + stalled_.front().r->pages <= level_->capacity())) {
-    Stalled s = stalled_.front();
-    stalled_.pop_front();
-    *stall_ps_ += now_ps() - s.since;
-    write(*s.r);
-  }
-}
+void CacheLayer::drain_line(int64_t line, CacheDrain mode) { write_back(line, now_ps(), true, mode); }
 
-void CacheLayer::sync_level() {
-  if (!level_) return;
-  uint64_t v = tags_->dirty_lines() + draining_, was = level_->level();
-  if (v > was) level_->add(v - was, now_ps());
-  if (v < was) level_->remove(was - v, now_ps());
-  level_high_water_->value = level_->high_water();
-}
+bool CacheLayer::host_work_at_ftl() const { return host_at_ftl_ > 0; }
 
-// Lines are drained oldest dirty first: the order they became dirty in.
-void CacheLayer::mark_dirty(int64_t l) {
-  if (!level_) return;
-  dirtied_[size_t(l)] = ++dirty_stamp_;
-  dirty_order_.emplace_back(l, dirty_stamp_);
-}
-
-int64_t CacheLayer::oldest_dirty() {
-  while (!dirty_order_.empty()) {
-    auto [l, stamp] = dirty_order_.front();
-    if (tags_->line(l).dirty && dirtied_[size_t(l)] == stamp) return l;
-    dirty_order_.pop_front();  // written back, replaced or dirtied again since
-  }
-  return -1;
-}
-
-// After a write is in the buffer: the future level is the level now plus
-// what the current victimization event announced and has not sent yet. Past
-// the high watermark, drain to all dies (urgent writes) until at most the
-// low watermark's pages are dirty; while a drain is at the FTL, new dirty
-// pages above the low watermark join it.
-void CacheLayer::after_write(const FtlRequest& r) {
-  if (!level_) return;
-  if (r.victim) {
-    uint64_t announced = (uint64_t(r.victim_pages) * kHostPage + page_ - 1) / page_;
-    if (announced != event_pages_ || expected() == 0) expected_ = event_pages_ = announced;  // a new event
-    expected_ -= std::min<uint64_t>(expected_, r.pages);
-    hint_at_ = now_ps();
-  }
-  sync_level();
-  uint64_t future = level_->level() + expected();
-  if (future > level_->high_pages() || fg_out_ > 0) {
-    Tick now = now_ps();
-    bool started = fg_out_ == 0;
-    uint64_t sent = 0;
-    while (tags_->dirty_lines() > level_->low_pages()) {
-      int64_t l = oldest_dirty();
-      if (l < 0) break;
-      write_back(l, now, true, Drain::Foreground);
-      ++sent;
-    }
-    *fg_evictions_ += sent;
-    if (started && sent) ++*fg_events_;
-    sync_level();
-  }
-  arm_background();
-}
-
-// Background rounds run while lines are dirty, every bg_interval; none is
-// scheduled while the buffer is clean.
-void CacheLayer::arm_background() {
-  if (bg_armed_ || tags_->dirty_lines() == 0) return;
-  bg_armed_ = true;
-  eq_.after(bg_interval_, [this] {
-    bg_armed_ = false;
-    background_round();
-    arm_background();
-  });
-}
-
-// A round sends up to bg_pages oldest dirty pages, fewer by the background
-// evictions still at the FTL, when the future level is under the high
-// watermark and the FTL has no host work of this layer nor a foreground
-// drain (the cache cannot see which dies are idle, so it waits for all).
-void CacheLayer::background_round() {
-  if (host_at_ftl_ > 0 || fg_out_ > 0) return;
-  if (level_->level() + expected() > level_->high_pages()) return;
-  Tick now = now_ps();
-  uint64_t sent = 0;
-  while (bg_out_ < bg_pages_) {
-    int64_t l = oldest_dirty();
-    if (l < 0) break;
-    write_back(l, now, true, Drain::Background);
-    ++sent;
-  }
-  *bg_evictions_ += sent;
-  sync_level();
-}
+void CacheLayer::write_now(FtlRequest& r) { write(r); }
 
 }  // namespace vp::ssd

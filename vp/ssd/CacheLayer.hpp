@@ -20,16 +20,13 @@
 // every dirty line and completes when they, and every eviction before it,
 // are on flash. `none` passes every request straight to the FTL.
 //
-// Two organisations are write buffers, whose read misses go to the FTL
-// without being cached. `fastdrain` (FastDrain CAL'20 sec. 3.2): a time
-// driven eviction engine keeps the buffer's level (WriteBufferLevel) under
-// its watermarks: background rounds of a few pages while no host work is at
-// the FTL, and a foreground drain of urgent (LSB-first) writes down to the
-// low watermark when the level plus the pages a victimization hint still
-// announces would pass the high one; every completion carries the buffer
-// status. `burst` (DeepFlash FAST'19 sec. 4.3, 5.3): direct mapped; a write
-// that would replace an entry whose eviction is still in flight goes to the
-// FTL instead of waiting for it.
+// An organisation plugs into two slots, chosen once at elaboration: a
+// CachePolicy places pages (which ways a class fills and reads, prefetch),
+// a WriteBufferPolicy handles written data. Two organisations are write
+// buffers, whose read misses go to the FTL without being cached:
+// `fastdrain` (FastDrainBuffer: watermarks, background and foreground
+// drains, buffer status in every completion) and `burst` (BurstBuffer:
+// direct mapped, a write to an entry still being evicted goes to the FTL).
 #include <deque>
 #include <map>
 #include <memory>
@@ -45,10 +42,11 @@
 #include "vp/ssd/CacheTags.hpp"
 #include "vp/ssd/SsdInterfaces.hpp"
 #include "vp/ssd/WriteBufferLevel.hpp"
+#include "vp/ssd/WriteBufferPolicy.hpp"
 
 namespace vp::ssd {
 
-class CacheLayer : public sc_core::sc_module, public IFtl, public FtlClient, public IPowerDrain {
+class CacheLayer : public sc_core::sc_module, public IFtl, public FtlClient, public IPowerDrain, private CacheLines {
  public:
   sc_core::sc_export<IFtl> target;
   sc_core::sc_export<IPowerDrain> power;  // what power-loss protection drains
@@ -91,11 +89,9 @@ class CacheLayer : public sc_core::sc_module, public IFtl, public FtlClient, pub
   // eviction copy); false: not in the cache.
   bool peek(uint64_t lpn, uint8_t* page) const;
   // FastDrain's buffer level and its series (null for other organisations).
-  const WriteBufferLevel* buffer_level() const { return level_.get(); }
+  const WriteBufferLevel* buffer_level() const { return buffer_->level(); }
 
  private:
-  // `mode`: who asked (FastDrain's background or foreground eviction, or neither).
-  enum class Drain : uint8_t { None, Background, Foreground };
   struct Host;   // a host request waiting for its misses and write-throughs
   struct Child;  // a request of this layer to the FTL
   void end_of_elaboration() override;
@@ -105,23 +101,21 @@ class CacheLayer : public sc_core::sc_module, public IFtl, public FtlClient, pub
   void trim(FtlRequest& r);
   void pass_down(FtlRequest& r);
   bool evicting_any(uint64_t lpn, uint32_t pages) const;
-  void queue_write(uint64_t lpn, const uint8_t* data, const uint8_t* copy, Host* h, Drain mode = Drain::None);
+  void queue_write(uint64_t lpn, const uint8_t* data, const uint8_t* copy, Host* h,
+                   CacheDrain mode = CacheDrain::None);
   Child& child(int kind, Host* h, IoOp op, uint64_t lpn, uint32_t pages, uint8_t* data);
   // Frees `line` for lpn: a dirty page is copied out and written to the FTL.
   void evict(int64_t line, Tick now);
-  void write_back(int64_t line, Tick now, bool keep, Drain mode = Drain::None);
+  // `mode`: who asked (FastDrain's background or foreground eviction, or neither).
+  void write_back(int64_t line, Tick now, bool keep, CacheDrain mode = CacheDrain::None);
   void issue_eviction(uint64_t lpn);
   void install(uint64_t lpn, const uint8_t* data, CacheClass c, bool prefetched, Tick& ready);
   void host_part_done(Host& h, Tick at);
   void check_flushes();
-  // FastDrain: the level follows the dirty lines and the copies in flight.
-  void sync_level();
-  void resume_stalled();  // writes waiting for buffer space, in order, as space frees
-  void mark_dirty(int64_t line);
-  int64_t oldest_dirty();  // -1: none
-  void after_write(const FtlRequest& r);
-  void arm_background();
-  void background_round();
+  // CacheLines: what the write-buffer policy asks of the layer.
+  void drain_line(int64_t line, CacheDrain mode) override;
+  bool host_work_at_ftl() const override;
+  void write_now(FtlRequest& r) override;
   uint8_t* frame(int64_t line);
   uint64_t frame_addr(int64_t line) const { return base_ + uint64_t(line) * page_; }
   static CacheClass class_of(const FtlRequest& r) { return r.attr ? CacheClass::Latency : CacheClass::Throughput; }
@@ -141,27 +135,9 @@ class CacheLayer : public sc_core::sc_module, public IFtl, public FtlClient, pub
   std::vector<std::unique_ptr<uint8_t[]>> frames_;  // page data per line, allocated on first fill
   std::vector<bool> prefetched_;  // line filled by a prefetch and not yet used
   bool fill_reads_ = true;        // read misses are installed (not in the write buffers)
-  bool burst_ = false;
-  std::vector<uint64_t> busy_seq_;  // burst: the eviction in flight from each line (0: none)
-  // FastDrain's write buffer.
-  std::unique_ptr<WriteBufferLevel> level_;
-  struct Stalled {
-    FtlRequest* r;
-    Tick since;
-  };
-  std::deque<Stalled> stalled_;
-  uint32_t bg_pages_ = 0;
-  Tick bg_interval_ = 0;
-  std::deque<std::pair<int64_t, uint64_t>> dirty_order_;  // (line, stamp) as lines became dirty; stale ones skipped
-  std::vector<uint64_t> dirtied_;                          // each line's stamp
-  uint64_t dirty_stamp_ = 0;
-  uint64_t draining_ = 0;              // lines' copies being written to the FTL
-  uint64_t bg_out_ = 0, fg_out_ = 0;   // background and foreground evictions at the FTL
+  // The organisation's handling of written data (a write buffer's engine, or plain write-back).
+  std::unique_ptr<WriteBufferPolicy> buffer_;
   uint64_t host_at_ftl_ = 0;           // host work of this layer at the FTL (misses, pass-downs, write-throughs)
-  uint64_t event_pages_ = 0, expected_ = 0;  // the victimization event announced, its pages not yet here
-  Tick hint_at_ = 0, hint_lapse_ = 0;         // the last tagged write; how long its announcement holds
-  uint64_t expected() const { return now_ps() - hint_at_ > hint_lapse_ ? 0 : expected_; }
-  bool bg_armed_ = false;
   // Writes of pages to the FTL in flight, by page, in order; later ones of a page wait.
   struct Eviction {
     std::vector<uint8_t> copy;  // a line's data, copied out
@@ -169,7 +145,7 @@ class CacheLayer : public sc_core::sc_module, public IFtl, public FtlClient, pub
     uint64_t seq;
     Host* host;  // a write-through's host request, completed with it
     bool buffered;  // a line's copy: part of the buffer's level until on flash
-    Drain mode;
+    CacheDrain mode;
   };
   std::map<uint64_t, std::deque<Eviction>> evicting_;
   std::set<uint64_t> writes_out_;  // sequence numbers of write-backs and evictions not yet on flash
@@ -186,9 +162,6 @@ class CacheLayer : public sc_core::sc_module, public IFtl, public FtlClient, pub
   Counter *hits_[2], *misses_[2], *whits_[2], *wmisses_[2];
   Counter &prefetched_pages_, &prefetch_hits_, &dirty_evictions_, &clean_evictions_, &write_backs_,
       &eviction_copy_hits_, &bypasses_, &write_throughs_;
-  Counter *stalled_writes_ = nullptr, *stall_ps_ = nullptr;
-  Counter *fg_evictions_ = nullptr, *bg_evictions_ = nullptr, *fg_events_ = nullptr, *level_high_water_ = nullptr,
-          *busy_bypasses_ = nullptr;
 };
 
 }  // namespace vp::ssd

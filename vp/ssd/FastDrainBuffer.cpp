@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "vp/ssd/FastDrainBuffer.hpp"
+
+#include <algorithm>
+
+namespace vp::ssd {
+
+namespace {
+// FastDrain's CDW3 counts the host's 4 KiB pages.
+constexpr uint64_t kHostPage = 4096;
+}  // namespace
+
+void FastDrainBuffer::declare_params(const ParamScope& r) {
+  r.real("high_watermark", 0.8,
+         "fastdrain: buffer level (fraction of its lines) at which it reports full and a foreground drain starts")
+      .range(0.0, 1.0);
+  r.real("low_watermark", 0.2,
+         "fastdrain: level a foreground drain goes down to, at or below which the buffer reports drained")
+      .range(0.0, 1.0);
+  r.integer("bg_pages", 8, "fastdrain: most background evictions at the FTL at once (pages sent per round)")
+      .range(1, 65536);
+  // A round re-arms while lines are dirty, also when it may not send: a
+  // period far below a flash operation only spins.
+  r.time("bg_interval", "100us", "fastdrain: time between background eviction rounds").at_least(double(1 * US));
+  r.time("hint_lapse", "1ms",
+         "fastdrain: a victimization event's announced pages not sent after this long without a tagged write "
+         "no longer count (the host announces every dirty page, an fsync writes back one file's)");
+  r.time("series_step", "10us",
+         "fastdrain: time step of the buffer-level series (summary write_buffer, write_buffer.csv)");
+}
+
+FastDrainBuffer::FastDrainBuffer(Services& svc, const std::string& scope, EventQueue& eq, CacheLines& lines,
+                                 const CacheTags& tags, uint32_t page_bytes)
+    : eq_(eq),
+      lines_(lines),
+      tags_(tags),
+      page_(page_bytes),
+      bg_pages_(static_cast<uint32_t>(ScopedConfig(svc.cfg, scope).get_int("bg_pages"))),
+      bg_interval_(ScopedConfig(svc.cfg, scope).get_time("bg_interval")),
+      hint_lapse_(ScopedConfig(svc.cfg, scope).get_time("hint_lapse")),
+      dirtied_(tags.lines(), 0),
+      fg_evictions_(StatGroup(svc.stats, scope)
+                        .counter("foreground_evictions", "pages",
+                                 "pages drained urgently (LSB first) because the buffer would pass its high watermark")),
+      bg_evictions_(StatGroup(svc.stats, scope)
+                        .counter("background_evictions", "pages",
+                                 "pages evicted in background rounds while no host work was at the FTL")),
+      fg_events_(StatGroup(svc.stats, scope)
+                     .counter("foreground_drains", "drains",
+                              "foreground drains started (level plus announced pages above the high watermark)")),
+      stalled_writes_(StatGroup(svc.stats, scope)
+                          .counter("stalled_writes", "commands",
+                                   "writes that waited for buffer space (lines and copies in flight fill it)")),
+      stall_ps_(StatGroup(svc.stats, scope).counter("stall_ps", "ps", "time writes waited for buffer space, summed")),
+      level_high_water_(StatGroup(svc.stats, scope)
+                            .counter("level_high_water", "pages",
+                                     "most buffer pages not yet on flash at once (dirty lines and copies in flight)")) {
+  ScopedConfig cfg(svc.cfg, scope);
+  level_ = std::make_unique<WriteBufferLevel>(tags.lines(), cfg.get_real("high_watermark"),
+                                              cfg.get_real("low_watermark"), cfg.get_time("series_step"));
+  level_->attach(svc.waves, scope);
+}
+
+// The write buffer's DRAM is full of lines and copies still being written:
+// the write waits for space (in order) as a real buffer's would.
+bool FastDrainBuffer::admit(FtlRequest& r) {
+  if (stalled_.empty() && !(draining_ > 0 && level_->level() + r.pages > level_->capacity())) return true;
+  stalled_.push_back({&r, now_ps()});
+  ++stalled_writes_;
+  return false;
+}
+
+void FastDrainBuffer::resume() {
+  while (!stalled_.empty() &&
+         (draining_ == 0 || level_->level() + stalled_.front().r->pages <= level_->capacity())) {
+    Stalled s = stalled_.front();
+    stalled_.pop_front();
+    stall_ps_ += now_ps() - s.since;
+    lines_.write_now(*s.r);
+  }
+}
+
+void FastDrainBuffer::write_queued(bool buffered, CacheDrain mode) {
+  draining_ += buffered;
+  bg_out_ += mode == CacheDrain::Background;
+  fg_out_ += mode == CacheDrain::Foreground;
+}
+
+void FastDrainBuffer::write_done(uint64_t, uint64_t, bool buffered, CacheDrain mode) {
+  draining_ -= buffered;
+  bg_out_ -= mode == CacheDrain::Background;
+  fg_out_ -= mode == CacheDrain::Foreground;
+}
+
+void FastDrainBuffer::changed() {
+  uint64_t v = tags_.dirty_lines() + draining_, was = level_->level();
+  if (v > was) level_->add(v - was, now_ps());
+  if (v < was) level_->remove(was - v, now_ps());
+  level_high_water_.value = level_->high_water();
+}
+
+// Lines are drained oldest dirty first: the order they became dirty in.
+void FastDrainBuffer::dirtied(int64_t l) {
+  dirtied_[size_t(l)] = ++dirty_stamp_;
+  dirty_order_.emplace_back(l, dirty_stamp_);
+}
+
+int64_t FastDrainBuffer::oldest_dirty() {
+  while (!dirty_order_.empty()) {
+    auto [l, stamp] = dirty_order_.front();
+    if (tags_.line(l).dirty && dirtied_[size_t(l)] == stamp) return l;
+    dirty_order_.pop_front();  // written back, replaced or dirtied again since
+  }
+  return -1;
+}
+
+// After a write is in the buffer: the future level is the level now plus
+// what the current victimization event announced and has not sent yet. Past
+// the high watermark, drain to all dies (urgent writes) until at most the
+// low watermark's pages are dirty; while a drain is at the FTL, new dirty
+// pages above the low watermark join it.
+void FastDrainBuffer::after_write(const FtlRequest& r) {
+  if (r.victim) {
+    uint64_t announced = (uint64_t(r.victim_pages) * kHostPage + page_ - 1) / page_;
+    if (announced != event_pages_ || expected() == 0) expected_ = event_pages_ = announced;  // a new event
+    expected_ -= std::min<uint64_t>(expected_, r.pages);
+    hint_at_ = now_ps();
+  }
+  changed();
+  uint64_t future = level_->level() + expected();
+  if (future > level_->high_pages() || fg_out_ > 0) {
+    bool started = fg_out_ == 0;
+    uint64_t sent = 0;
+    while (tags_.dirty_lines() > level_->low_pages()) {
+      int64_t l = oldest_dirty();
+      if (l < 0) break;
+      lines_.drain_line(l, CacheDrain::Foreground);
+      ++sent;
+    }
+    fg_evictions_ += sent;
+    if (started && sent) ++fg_events_;
+    changed();
+  }
+  arm_background();
+}
+
+// Background rounds run while lines are dirty, every bg_interval; none is
+// scheduled while the buffer is clean.
+void FastDrainBuffer::arm_background() {
+  if (bg_armed_ || tags_.dirty_lines() == 0) return;
+  bg_armed_ = true;
+  eq_.after(bg_interval_, [this] {
+    bg_armed_ = false;
+    background_round();
+    arm_background();
+  });
+}
+
+// A round sends up to bg_pages oldest dirty pages, fewer by the background
+// evictions still at the FTL, when the future level is under the high
+// watermark and the FTL has no host work of this layer nor a foreground
+// drain (the cache cannot see which dies are idle, so it waits for all).
+void FastDrainBuffer::background_round() {
+  if (lines_.host_work_at_ftl() || fg_out_ > 0) return;
+  if (level_->level() + expected() > level_->high_pages()) return;
+  uint64_t sent = 0;
+  while (bg_out_ < bg_pages_) {
+    int64_t l = oldest_dirty();
+    if (l < 0) break;
+    lines_.drain_line(l, CacheDrain::Background);
+    ++sent;
+  }
+  bg_evictions_ += sent;
+  changed();
+}
+
+}  // namespace vp::ssd

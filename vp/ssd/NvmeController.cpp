@@ -96,6 +96,9 @@ NvmeController::NvmeController(sc_core::sc_module_name name, Services& svc, cons
                   function_shape(ScopedConfig(svc.cfg, scope), ScopedConfig(svc.cfg, pci_scope), link),
                   StatGroup(svc.stats, scope)),
       fw("fw"),
+      dma_fn_([this](tlm::tlm_command cmd, uint64_t addr, uint8_t* p, uint32_t len, Tick& delay) {
+        return dma_access(cmd, addr, p, len, delay);
+      }),
       svc_(svc),
       cfg_(svc.cfg, scope),
       stats_(svc.stats, scope),
@@ -644,61 +647,11 @@ Tick NvmeController::stage(uint32_t s, uint32_t bytes, bool write, Tick ready) {
 }
 
 uint16_t NvmeController::walk_prps(Slot& sl, uint32_t bytes, Tick& delay) {
-  sl.segs.clear();
-  uint64_t prp1 = sl.sqe.prp1, prp2 = sl.sqe.prp2;
-  if (prp1 & 3) return status(SCT_GENERIC, SC_PRP_OFFSET_INVALID, true);
-  uint32_t first = std::min<uint32_t>(bytes, kHostPage - static_cast<uint32_t>(prp1 % kHostPage));
-  sl.segs.push_back({prp1, first});
-  uint32_t left = bytes - first;
-  if (left == 0) return 0;
-  if (left <= kHostPage) {
-    if (prp2 % kHostPage) return status(SCT_GENERIC, SC_PRP_OFFSET_INVALID, true);
-    sl.segs.push_back({prp2, left});
-    return 0;
-  }
-  // PRP2 points to a list; the last entry of a full list page chains to the next.
-  if (prp2 & 7) return status(SCT_GENERIC, SC_PRP_OFFSET_INVALID, true);
-  uint64_t list = prp2;
-  uint32_t entries = (left + kHostPage - 1) / kHostPage;
-  while (entries > 0) {
-    uint32_t room = static_cast<uint32_t>((kHostPage - list % kHostPage) / 8);
-    uint32_t take = entries <= room ? entries : room - 1;
-    uint32_t read = entries <= room ? entries : room;
-    std::vector<uint64_t> e(read);
-    Tick d = delay;
-    if (!dma_access(tlm::TLM_READ_COMMAND, list, reinterpret_cast<uint8_t*>(e.data()), read * 8, d))
-      return status(SCT_GENERIC, SC_DATA_TRANSFER_ERROR);
-    delay = d;
-    for (uint32_t i = 0; i < take; ++i) {
-      if (e[i] % kHostPage) return status(SCT_GENERIC, SC_PRP_OFFSET_INVALID, true);
-      uint32_t len = std::min(left, kHostPage);
-      sl.segs.push_back({e[i], len});
-      left -= len;
-    }
-    entries -= take;
-    if (entries > 0) {
-      list = e[room - 1];  // an entry of a list like any other: page aligned (only PRP2 may have an offset)
-      if (list % kHostPage) return status(SCT_GENERIC, SC_PRP_OFFSET_INVALID, true);
-    }
-  }
-  return 0;
+  return sl.prps.walk(sl.sqe.prp1, sl.sqe.prp2, bytes, dma_fn_, delay);
 }
 
 bool NvmeController::move_data(Slot& sl, bool to_host, uint32_t bytes, Tick& delay) {
-  Tick start = delay, end = delay;
-  uint32_t done = 0;
-  for (const auto& seg : sl.segs) {
-    if (done >= bytes) break;
-    uint32_t len = std::min(seg.len, bytes - done);
-    Tick d = start;
-    if (!dma_access(to_host ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND, seg.addr, sl.buf.data() + done, len,
-                    d))
-      return false;
-    end = std::max(end, d);
-    done += len;
-  }
-  delay = end;
-  return true;
+  return sl.prps.move(sl.buf.data(), to_host, bytes, dma_fn_, delay);
 }
 
 

@@ -25,6 +25,7 @@
 #include "vp/pcie/PcieLink.hpp"
 #include "vp/ssd/NvmeInterrupts.hpp"
 #include "vp/ssd/NvmeSpec.hpp"
+#include "vp/ssd/PrpList.hpp"
 #include "vp/ssd/SqArbiter.hpp"
 #include "vp/ssd/SsdInterfaces.hpp"
 
@@ -86,10 +87,6 @@ class NvmeController : public pcie::PciFunction, public FirmwareClient {
     uint16_t vector = 0;
     std::deque<uint32_t> waiting;  // slots whose completion finds the CQ full
   };
-  struct Segment {
-    uint64_t addr;
-    uint32_t len;
-  };
   // A command the firmware serves in several requests, one after another
   // (Dataset Management ranges, Write Zeroes above MDTS).
   struct Step {
@@ -110,7 +107,7 @@ class NvmeController : public pcie::PciFunction, public FirmwareClient {
     uint32_t dw0 = 0;
     uint64_t generation = 0;
     std::vector<uint8_t> buf;
-    std::vector<Segment> segs;
+    PrpList prps;  // where its data is in host memory
     DeviceHalf* rec = nullptr;
     bool io_counted = false;  // counted in the busy time
     bool compare = false;     // a Compare: the data read is checked against the host's
@@ -167,8 +164,7 @@ class NvmeController : public pcie::PciFunction, public FirmwareClient {
   // to or read from the SSD DRAM (`ready` itself without a DRAM).
   Tick stage(uint32_t s, uint32_t bytes, bool write, Tick ready);
 
-  // Builds the slot's segment list from PRP1/PRP2 (reading PRP lists by DMA,
-  // whose time is added to `delay`); returns an NVMe status.
+  // The slot's segment list from its PRP1/PRP2 (PrpList::walk); an NVMe status.
   uint16_t walk_prps(Slot& sl, uint32_t bytes, Tick& delay);
   // Moves the slot's buffer to or from host memory; false on a bus error.
   bool move_data(Slot& sl, bool to_host, uint32_t bytes, Tick& delay);
@@ -183,6 +179,7 @@ class NvmeController : public pcie::PciFunction, public FirmwareClient {
   static constexpr uint32_t kKasMs = 100;                    // keep alive granularity (KAS)
   static constexpr uint16_t kMaxPowerCw = 2500;              // power state 0: 25 W
 
+  PrpList::Dma dma_fn_;  // the function's DMA, for PRP lists and data
   Services& svc_;
   ScopedConfig cfg_;
   StatGroup stats_;

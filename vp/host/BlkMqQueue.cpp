@@ -375,6 +375,10 @@ void BlkMqQueue::completed(unsigned hwq, Tick now) {
 
 // ---------------------------------------------------------------- FlashShare bypass
 
+// A latency-critical request skips the queues (FlashShare sec. 3.3): queued
+// requests it overlaps go first (hazards), contiguous ones it can carry join
+// it. One function (about 65 lines) because both decisions are taken on the
+// queues as they were before anything moved.
 void BlkMqQueue::bypass(IoRequest& io, unsigned core, Tick now) {
   ++bypassed_;
   BlkRequest* rq = make(io, core);

@@ -298,33 +298,34 @@ void CacheLayer::read(FtlRequest& r) {
     ++run_len;
   }
   send_run();
-  bool missed = !out.empty();
-  // Read ahead after a miss: the pages after the request's last one that are
-  // not cached, within the device.
-  if (missed) {
-    unsigned n = policy_->prefetch_pages(c);
-    uint64_t end = std::min<uint64_t>(r.lpn + r.pages + n, ftl->logical_pages());
-    uint64_t p = r.lpn + r.pages;
-    while (p < end) {
-      if (tags_->find(p) >= 0 || evicting_.count(p)) {
-        ++p;
-        continue;
-      }
-      uint64_t q = p;
-      while (q < end && tags_->find(q) < 0 && !evicting_.count(q)) ++q;
-      Child& pf = child(Child::Prefetch, nullptr, IoOp::Read, p, static_cast<uint32_t>(q - p), nullptr);
-      pf.buf.resize(size_t(q - p) * page_);
-      pf.req.data = pf.buf.data();
-      prefetched_pages_ += q - p;
-      out.push_back(&pf);
-      p = q;
-    }
-  }
+  if (!out.empty()) prefetch_after(r, c, out);
   for (Child* ch : out) {
     ch->req.attr = r.attr;
     ftl->submit(ch->req);
   }
   host_part_done(*h, h->ready);
+}
+
+// Read ahead after a miss: the runs of pages after the request's last one
+// that are not cached, within the device, each one FTL read.
+void CacheLayer::prefetch_after(const FtlRequest& r, CacheClass c, std::vector<Child*>& out) {
+  unsigned n = policy_->prefetch_pages(c);
+  uint64_t end = std::min<uint64_t>(r.lpn + r.pages + n, ftl->logical_pages());
+  uint64_t p = r.lpn + r.pages;
+  while (p < end) {
+    if (tags_->find(p) >= 0 || evicting_.count(p)) {
+      ++p;
+      continue;
+    }
+    uint64_t q = p;
+    while (q < end && tags_->find(q) < 0 && !evicting_.count(q)) ++q;
+    Child& pf = child(Child::Prefetch, nullptr, IoOp::Read, p, static_cast<uint32_t>(q - p), nullptr);
+    pf.buf.resize(size_t(q - p) * page_);
+    pf.req.data = pf.buf.data();
+    prefetched_pages_ += q - p;
+    out.push_back(&pf);
+    p = q;
+  }
 }
 
 void CacheLayer::install(uint64_t lpn, const uint8_t* data, CacheClass c, bool prefetched, Tick& ready) {

@@ -96,6 +96,7 @@ class CacheLayer : public sc_core::sc_module, public IFtl, public FtlClient, pub
   struct Child;  // a request of this layer to the FTL
   void end_of_elaboration() override;
   void read(FtlRequest& r);
+  void prefetch_after(const FtlRequest& r, CacheClass c, std::vector<Child*>& out);
   void write(FtlRequest& r);
   void flush(FtlRequest& r);
   void trim(FtlRequest& r);

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "vp/ssd/NvmeController.hpp"
 
+#include "vp/ssd/NvmeAdminCommands.hpp"
+#include "vp/ssd/NvmeIoCommands.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -15,13 +18,6 @@ using namespace vp::nvme;
 namespace {
 constexpr uint32_t kHostPage = 4096;  // CAP.MPSMIN = MPSMAX = 0
 
-void put16(uint8_t* p, uint16_t v) { std::memcpy(p, &v, 2); }
-void put32(uint8_t* p, uint32_t v) { std::memcpy(p, &v, 4); }
-void put64(uint8_t* p, uint64_t v) { std::memcpy(p, &v, 8); }
-void put_str(uint8_t* p, const std::string& s, size_t n) {  // space padded, as Identify wants
-  std::memset(p, ' ', n);
-  std::memcpy(p, s.data(), std::min(n, s.size()));
-}
 }  // namespace
 
 void NvmeController::declare_params(const ParamScope& r) {
@@ -96,6 +92,8 @@ NvmeController::NvmeController(sc_core::sc_module_name name, Services& svc, cons
                   function_shape(ScopedConfig(svc.cfg, scope), ScopedConfig(svc.cfg, pci_scope), link),
                   StatGroup(svc.stats, scope)),
       fw("fw"),
+      admin_(std::make_unique<NvmeAdminCommands>(*this)),
+      io_(std::make_unique<NvmeIoCommands>(*this)),
       dma_fn_([this](tlm::tlm_command cmd, uint64_t addr, uint8_t* p, uint32_t len, Tick& delay) {
         return dma_access(cmd, addr, p, len, delay);
       }),
@@ -155,6 +153,8 @@ NvmeController::NvmeController(sc_core::sc_module_name name, Services& svc, cons
     svc.waves.trace(messages_sent_, "nvme_interrupts_sent", "nvme queues");
   }
 }
+
+NvmeController::~NvmeController() = default;
 
 uint64_t NvmeController::namespace_lbas() const { return fw->capacity_bytes() / lba_size_; }
 
@@ -373,47 +373,18 @@ bool NvmeController::cq_entries_outstanding() const {
 
 // Each arbitration grant becomes one read of up to `count` consecutive
 // entries (two when the run wraps around the end of the queue).
+bool NvmeController::can_fetch() const {
+  return waiting_ > 0 && fetches_ < fetch_engines_ && !free_slots_.empty() && (csts_ & CSTS_RDY) &&
+         !(csts_ & CSTS_CFS) && !shutting_down_ && pci_.bus_master();
+}
+
 void NvmeController::fetch() {
-  while (waiting_ > 0 && fetches_ < fetch_engines_ && !free_slots_.empty() && (csts_ & CSTS_RDY) &&
-         !(csts_ & CSTS_CFS) && !shutting_down_ && pci_.bus_master()) {
+  while (can_fetch()) {
     auto g = arb_.next(now_ps(), std::min<uint32_t>(fetch_batch_, static_cast<uint32_t>(free_slots_.size())));
     if (!g) break;
-    SubQueue& sq = sqs_[g->qid];
     Tick start = now_ps(), delay = 0;
-    uint32_t first = sq.head + sq.fetching;
-    bool ok = true;
-    uint32_t got = 0;
     std::vector<uint32_t> taken;
-    taken.reserve(g->count);
-    while (got < g->count && ok) {  // up to two reads: to the end of the queue, then from its start
-      uint32_t pos = (first + got) % sq.size;
-      uint32_t run = std::min(g->count - got, sq.size - pos);
-      std::vector<Sqe> buf(run);
-      Tick d = 0;
-      ok = dma_access(tlm::TLM_READ_COMMAND, sq.base + uint64_t(pos) * sizeof(Sqe),
-                      reinterpret_cast<uint8_t*>(buf.data()), run * sizeof(Sqe), d);
-      delay = std::max(delay, d);
-      for (uint32_t i = 0; i < run && ok; ++i) {
-        uint32_t s = free_slots_.back();
-        free_slots_.pop_back();
-        Slot& sl = slots_[s];
-        sl.busy = true;
-        sl.aborted = false;
-        sl.fetched = start;
-        sl.sqe = buf[i];
-        sl.sqid = g->qid;
-        sl.generation = generation_;
-        sl.status = 0;
-        sl.dw0 = 0;
-        sl.rec = svc_.tracker.device(g->qid, sl.sqe.cid());
-        if (sl.rec) {
-          sl.rec->clock.start(start);
-          sl.rec->valid = true;
-        }
-        taken.push_back(s);
-      }
-      got += run;
-    }
+    bool ok = read_entries(g->qid, g->count, start, delay, taken);
     ++fetch_reads_;
     if (!ok) {  // the SQ memory is unreachable: nothing sensible can be completed
       csts_ |= CSTS_CFS;
@@ -423,25 +394,76 @@ void NvmeController::fetch() {
       }
       return;
     }
-    sq.fetching += g->count;
+    sqs_[g->qid].fetching += g->count;
     ++fetches_;
     uint16_t qid = g->qid;
     uint64_t gen = generation_;
-    eq_.at(start + delay, [this, taken = std::move(taken), qid, gen] {
-      --fetches_;
-      if (gen == generation_ && sqs_[qid].valid) {
-        SubQueue& q = sqs_[qid];
-        auto n = static_cast<uint32_t>(taken.size());
-        q.head = (q.head + n) % q.size;
-        q.fetching -= n;
-        sq_occupancy_[qid] -= n;
-        waiting_ -= n;
-      }
-      for (uint32_t s : taken) on_fetched(s, qid);
-      fetch();
-    });
+    eq_.at(start + delay, [this, taken = std::move(taken), qid, gen] { fetch_read_done(taken, qid, gen); });
   }
-  // FlashShare: an age guard may fire before anything else wakes the controller.
+  arm_guard();
+}
+
+// Up to two reads: to the end of the queue, then from its start. Each entry
+// read takes a slot; `delay` becomes when the later read ends.
+bool NvmeController::read_entries(uint16_t qid, uint32_t count, Tick start, Tick& delay,
+                                  std::vector<uint32_t>& taken) {
+  SubQueue& sq = sqs_[qid];
+  uint32_t first = sq.head + sq.fetching;
+  bool ok = true;
+  uint32_t got = 0;
+  taken.reserve(count);
+  while (got < count && ok) {
+    uint32_t pos = (first + got) % sq.size;
+    uint32_t run = std::min(count - got, sq.size - pos);
+    std::vector<Sqe> buf(run);
+    Tick d = 0;
+    ok = dma_access(tlm::TLM_READ_COMMAND, sq.base + uint64_t(pos) * sizeof(Sqe),
+                    reinterpret_cast<uint8_t*>(buf.data()), run * sizeof(Sqe), d);
+    delay = std::max(delay, d);
+    for (uint32_t i = 0; i < run && ok; ++i) taken.push_back(take_slot(buf[i], qid, start));
+    got += run;
+  }
+  return ok;
+}
+
+uint32_t NvmeController::take_slot(const Sqe& e, uint16_t qid, Tick start) {
+  uint32_t s = free_slots_.back();
+  free_slots_.pop_back();
+  Slot& sl = slots_[s];
+  sl.busy = true;
+  sl.aborted = false;
+  sl.fetched = start;
+  sl.sqe = e;
+  sl.sqid = qid;
+  sl.generation = generation_;
+  sl.status = 0;
+  sl.dw0 = 0;
+  sl.rec = svc_.tracker.device(qid, sl.sqe.cid());
+  if (sl.rec) {
+    sl.rec->clock.start(start);
+    sl.rec->valid = true;
+  }
+  return s;
+}
+
+// The entries of one fetch read arrived: the SQ head moves past them (unless
+// the queue went away meanwhile) and each command starts.
+void NvmeController::fetch_read_done(const std::vector<uint32_t>& taken, uint16_t qid, uint64_t gen) {
+  --fetches_;
+  if (gen == generation_ && sqs_[qid].valid) {
+    SubQueue& q = sqs_[qid];
+    auto n = static_cast<uint32_t>(taken.size());
+    q.head = (q.head + n) % q.size;
+    q.fetching -= n;
+    sq_occupancy_[qid] -= n;
+    waiting_ -= n;
+  }
+  for (uint32_t s : taken) on_fetched(s, qid);
+  fetch();
+}
+
+// FlashShare: an age guard may fire before anything else wakes the controller.
+void NvmeController::arm_guard() {
   Tick t = waiting_ > 0 ? arb_.next_guard_deadline() : SqArbiter::kNoDeadline;
   if (t != SqArbiter::kNoDeadline && t > now_ps() && (guard_wakeup_ <= now_ps() || t < guard_wakeup_)) {
     guard_wakeup_ = t;
@@ -454,147 +476,15 @@ void NvmeController::on_fetched(uint32_t s, uint16_t sqid) {
   if (sl.generation != generation_ || !sqs_[sqid].valid) return release(s);
   if (sl.rec) sl.rec->clock.mark(Stage::Fetch, now_ps());
   if (sl.sqid == 0) {
-    eq_.after(admin_time_, [this, s] { execute_admin(s); });
+    eq_.after(admin_time_, [this, s] { admin_->execute(s); });
   } else {
     sl.io_counted = true;
     io_busy(true);
-    execute_io(s);
+    io_->execute(s);
   }
 }
 
 // ---------------------------------------------------------------- I/O commands
-
-void NvmeController::execute_io(uint32_t s) {
-  Slot& sl = slots_[s];
-  const Sqe& c = sl.sqe;
-  uint8_t op = c.opcode();
-  if (op != IO_READ && op != IO_WRITE && op != IO_FLUSH && op != IO_WRITE_ZEROES && op != IO_DSM && op != IO_COMPARE)
-    return complete(s, status(SCT_GENERIC, SC_INVALID_OPCODE, true));
-  if (op == IO_FLUSH) {
-    if (c.nsid != 1 && c.nsid != 0xFFFFFFFFu) return complete(s, status(SCT_GENERIC, SC_INVALID_NAMESPACE, true));
-  } else if (c.nsid != 1) {
-    return complete(s, status(SCT_GENERIC, SC_INVALID_NAMESPACE, true));
-  }
-  if ((c.cdw0 >> 8 & 3) != 0 || c.psdt() != 0)  // fused operations and SGLs are not supported
-    return complete(s, status(SCT_GENERIC, SC_INVALID_FIELD, true));
-  HostCommand& hc = sl.hc;
-  hc.sqid = sl.sqid;
-  hc.cdw2 = c.cdw2;
-  hc.cdw3 = c.cdw3;
-  hc.attr = c.attr();  // FlashShare's workload attribute (rsvd2)
-  hc.victim = c.victim();  // FastDrain's page-victimization tag
-  hc.victim_pages = c.victim_pages();
-  hc.fua = (op == IO_WRITE || op == IO_READ) && (c.cdw12 & RW_FUA);
-  hc.result = 0;
-  if (sl.rec) sl.rec->attr = hc.attr;
-  sl.steps.clear();
-  sl.step = 0;
-  sl.compare = op == IO_COMPARE;
-  if (op == IO_DSM) return execute_dsm(s);
-  if (op == IO_WRITE_ZEROES) return execute_write_zeroes(s);
-  if (op == IO_FLUSH) {
-    hc.op = IoOp::Flush;
-    hc.bytes = 0;
-    hc.byte_offset = 0;
-    hc.data = nullptr;
-    fw->submit(hc);
-    return;
-  }
-  uint64_t slba = c.slba(), nlb = c.nlb();
-  if (slba + nlb > namespace_lbas() || slba + nlb < slba)
-    return complete(s, status(SCT_GENERIC, SC_LBA_OUT_OF_RANGE, true));
-  uint64_t bytes = nlb * lba_size_;
-  if (bytes > (uint64_t(kHostPage) << mdts_)) return complete(s, status(SCT_GENERIC, SC_INVALID_FIELD, true));
-  Tick delay = 0;
-  uint16_t st = walk_prps(sl, static_cast<uint32_t>(bytes), delay);
-  if (st != 0) return complete(s, st, delay);
-  if (sl.buf.size() < bytes) sl.buf.resize(bytes);  // buffers grow to the largest transfer seen
-  hc.op = op == IO_WRITE ? IoOp::Write : IoOp::Read;  // a Compare reads the media first
-  ++(op == IO_WRITE ? write_cmds_ : read_cmds_);  // SMART counts a Compare as a host read
-  hc.byte_offset = slba * lba_size_;
-  hc.bytes = static_cast<uint32_t>(bytes);
-  hc.data = sl.buf.data();
-  ++io_cmds_;
-  if (hc.op == IoOp::Write) {
-    bytes_written_ += bytes;
-    if (!move_data(sl, false, hc.bytes, delay))
-      return complete(s, status(SCT_GENERIC, SC_DATA_TRANSFER_ERROR), delay);
-    // The fetched data lands in the staging buffer before firmware sees the command.
-    Tick staged = stage(s, hc.bytes, true, now_ps() + delay);
-    eq_.at(staged, [this, s] {
-      Slot& w = slots_[s];
-      if (w.generation != generation_) return release(s);
-      if (w.rec) w.rec->clock.mark(Stage::DataDma, now_ps());
-      fw->submit(w.hc);
-    });
-  } else {
-    bytes_read_ += bytes;
-    if (delay == 0) return fw->submit(hc);
-    eq_.after(delay, [this, s] { fw->submit(slots_[s].hc); });  // PRP list fetched first
-  }
-}
-
-// Dataset Management: the range list comes by DMA; with the deallocate
-// attribute every range is trimmed in the FTL, the others are hints only.
-void NvmeController::execute_dsm(uint32_t s) {
-  Slot& sl = slots_[s];
-  const Sqe& c = sl.sqe;
-  uint32_t ranges = (c.cdw10 & 0xFF) + 1, bytes = ranges * DSM_RANGE_SIZE;
-  Tick delay = 0;
-  uint16_t st = walk_prps(sl, bytes, delay);
-  if (st != 0) return complete(s, st, delay);
-  if (sl.buf.size() < bytes) sl.buf.resize(bytes);
-  if (!move_data(sl, false, bytes, delay)) return complete(s, status(SCT_GENERIC, SC_DATA_TRANSFER_ERROR), delay);
-  ++io_cmds_;
-  // The FTL takes at most 1 GiB per request; a range is split below that.
-  const uint64_t piece = (uint64_t(1) << 30) / lba_size_ * lba_size_;
-  for (uint32_t r = 0; r < ranges; ++r) {
-    const uint8_t* d = sl.buf.data() + r * DSM_RANGE_SIZE;
-    uint32_t nlb;
-    uint64_t slba;
-    std::memcpy(&nlb, d + 4, 4);
-    std::memcpy(&slba, d + 8, 8);
-    if (nlb == 0) continue;
-    if (slba + nlb > namespace_lbas() || slba + nlb < slba)
-      return complete(s, status(SCT_GENERIC, SC_LBA_OUT_OF_RANGE, true), delay);
-    if (!(c.cdw11 & DSM_AD)) continue;
-    for (uint64_t off = slba * lba_size_, end = (slba + nlb) * lba_size_; off < end; off += piece)
-      sl.steps.push_back({IoOp::Trim, off, static_cast<uint32_t>(std::min(piece, end - off))});
-  }
-  if (sl.steps.empty()) return complete(s, 0, delay);
-  eq_.after(delay, [this, s] {
-    if (slots_[s].generation != generation_) return release(s);
-    run_step(s);
-  });
-}
-
-// Write Zeroes: zeros written like data (durable, unlike a deallocation),
-// in MDTS-sized requests; nothing crosses PCIe.
-void NvmeController::execute_write_zeroes(uint32_t s) {
-  Slot& sl = slots_[s];
-  const Sqe& c = sl.sqe;
-  uint64_t slba = c.slba(), nlb = c.nlb();
-  if (slba + nlb > namespace_lbas() || slba + nlb < slba)
-    return complete(s, status(SCT_GENERIC, SC_LBA_OUT_OF_RANGE, true));
-  ++io_cmds_;
-  const uint64_t piece = uint64_t(kHostPage) << mdts_;
-  uint64_t end = (slba + nlb) * lba_size_;
-  for (uint64_t off = slba * lba_size_; off < end; off += piece)
-    sl.steps.push_back({IoOp::Write, off, static_cast<uint32_t>(std::min(piece, end - off))});
-  sl.buf.assign(std::max<size_t>(sl.buf.size(), std::min(piece, end - slba * lba_size_)), 0);
-  run_step(s);
-}
-
-void NvmeController::run_step(uint32_t s) {
-  Slot& sl = slots_[s];
-  const Step& st = sl.steps[sl.step];
-  sl.hc.op = st.op;
-  sl.hc.byte_offset = st.offset;
-  sl.hc.bytes = st.bytes;
-  sl.hc.data = st.op == IoOp::Write ? sl.buf.data() : nullptr;
-  if (st.op == IoOp::Write) bytes_written_ += st.bytes;
-  fw->submit(sl.hc);
-}
 
 void NvmeController::firmware_issued(HostCommand& hc) {
   if (hc.slot == kShutdownSlot) return;
@@ -614,27 +504,8 @@ void NvmeController::firmware_done(HostCommand& hc) {
   }
   Slot& sl = slots_[s];
   if (sl.generation != generation_ || sl.aborted) return release(s);
-  if (!sl.steps.empty() && ++sl.step < sl.steps.size()) return run_step(s);
-  if (sl.rec) sl.rec->clock.mark(Stage::Flash, now_ps());
-  // The media's data is written into the staging buffer; a read's is then
-  // read out of it for the DMA to the host.
-  Tick delay = 0;
-  if (hc.op == IoOp::Read) delay = stage(s, hc.bytes, true, now_ps()) - now_ps();
-  if (sl.compare) {  // fetch the host's data and compare it with the media's
-    sl.media.assign(sl.buf.begin(), sl.buf.begin() + hc.bytes);
-    if (!move_data(sl, false, hc.bytes, delay)) return complete(s, status(SCT_GENERIC, SC_DATA_TRANSFER_ERROR), delay);
-    if (sl.rec) sl.rec->clock.mark(Stage::DataDma, now_ps() + delay);
-    bool same = std::equal(sl.media.begin(), sl.media.end(), sl.buf.begin());
-    return complete(s, same ? 0 : status(SCT_MEDIA, SC_COMPARE_FAILURE), delay);
-  }
-  if (hc.op == IoOp::Read) {
-    delay = stage(s, hc.bytes, false, now_ps() + delay) - now_ps();
-    bool ok = move_data(sl, true, hc.bytes, delay);
-    if (sl.rec) sl.rec->clock.mark(Stage::DataDma, now_ps() + delay);
-    if (!ok) return complete(s, status(SCT_GENERIC, SC_DATA_TRANSFER_ERROR), delay);
-  }
-  // The entry is posted right behind the data; the link keeps them in order.
-  complete(s, 0);
+  if (!sl.steps.empty() && ++sl.step < sl.steps.size()) return io_->run_step(s);
+  io_->finish(s);
 }
 
 // ---------------------------------------------------------------- PRPs and DMA
@@ -733,37 +604,6 @@ void NvmeController::release(uint32_t s) {
 
 // ---------------------------------------------------------------- admin commands
 
-void NvmeController::execute_admin(uint32_t s) {
-  Slot& sl = slots_[s];
-  if (sl.generation != generation_) return release(s);
-  const Sqe& c = sl.sqe;
-  Tick delay = 0;
-  uint16_t st = 0;
-  if ((c.cdw0 >> 8 & 3) != 0 || c.psdt() != 0) return complete(s, status(SCT_GENERIC, SC_INVALID_FIELD, true));
-  switch (c.opcode()) {
-    case ADMIN_IDENTIFY: st = admin_identify(sl, delay); break;
-    case ADMIN_SET_FEATURES:
-    case ADMIN_GET_FEATURES: st = admin_features(sl); break;
-    case ADMIN_CREATE_CQ: st = admin_create_cq(c); break;
-    case ADMIN_CREATE_SQ: st = admin_create_sq(c); break;
-    case ADMIN_DELETE_SQ: st = admin_delete_sq(c); break;
-    case ADMIN_DELETE_CQ: st = admin_delete_cq(c); break;
-    case ADMIN_GET_LOG_PAGE: st = admin_get_log_page(sl, delay); break;
-    case ADMIN_ABORT: st = admin_abort(sl); break;
-    case ADMIN_KEEP_ALIVE: keep_alive(); break;
-    case ADMIN_FORMAT_NVM: return admin_format(s);
-    case ADMIN_ASYNC_EVENT:
-      if (aer_slots_.size() >= kAerLimit) {
-        st = status(SCT_COMMAND_SPECIFIC, SC_AER_LIMIT);
-        break;
-      }
-      aer_slots_.push_back(s);  // held until an event occurs
-      return deliver_events();
-    default: st = status(SCT_GENERIC, SC_INVALID_OPCODE, true); break;
-  }
-  complete(s, st, delay);
-}
-
 // ---------------------------------------------------------------- asynchronous events
 
 // Records an event; it completes an outstanding Asynchronous Event Request
@@ -805,376 +645,12 @@ void NvmeController::keep_alive() {
   });
 }
 
-// Abort: a command still waiting in its SQ cannot be reached without
-// fetching it, and one in flight is past its point of no return, so only an
-// outstanding Asynchronous Event Request is aborted; otherwise DW0 bit 0
-// says "not aborted", which the specification allows.
-uint16_t NvmeController::admin_abort(Slot& sl) {
-  const Sqe& c = sl.sqe;
-  uint16_t sqid = c.cdw10 & 0xFFFF, cid = static_cast<uint16_t>(c.cdw10 >> 16);
-  sl.dw0 = 1;
-  if (sqid != 0) return 0;
-  for (auto it = aer_slots_.begin(); it != aer_slots_.end(); ++it) {
-    if (slots_[*it].sqe.cid() != cid) continue;
-    uint32_t victim = *it;
-    aer_slots_.erase(it);
-    complete(victim, status(SCT_GENERIC, SC_ABORT_REQUESTED));
-    sl.dw0 = 0;
-    break;
-  }
-  return 0;
-}
-
-// Format NVM: one LBA format, no metadata or protection information, no
-// cryptographic erase; the user data is deallocated (reads return zeros).
-void NvmeController::admin_format(uint32_t s) {
-  Slot& sl = slots_[s];
-  const Sqe& c = sl.sqe;
-  if (c.nsid != 1 && c.nsid != 0xFFFFFFFFu) return complete(s, status(SCT_GENERIC, SC_INVALID_NAMESPACE, true));
-  if (fmt_lbaf(c.cdw10) != 0 || fmt_mset(c.cdw10) || fmt_pi(c.cdw10))
-    return complete(s, status(SCT_COMMAND_SPECIFIC, SC_INVALID_FORMAT, true));
-  if (fmt_ses(c.cdw10) > 1) return complete(s, status(SCT_GENERIC, SC_INVALID_FIELD, true));
-  sl.steps.clear();
-  sl.step = 0;
-  const uint64_t piece = (uint64_t(1) << 30) / lba_size_ * lba_size_, end = namespace_lbas() * lba_size_;
-  for (uint64_t off = 0; off < end; off += piece)
-    sl.steps.push_back({IoOp::Trim, off, static_cast<uint32_t>(std::min(piece, end - off))});
-  sl.compare = false;
-  sl.hc.sqid = 0;
-  sl.hc.fua = false;
-  if (sl.steps.empty()) return complete(s, 0);
-  run_step(s);
-}
-
 // ---------------------------------------------------------------- identify
-
-uint16_t NvmeController::admin_identify(Slot& sl, Tick& delay) {
-  const Sqe& c = sl.sqe;
-  uint8_t cns = c.cdw10 & 0xFF;
-  if (sl.buf.size() < IDENTIFY_SIZE) sl.buf.resize(IDENTIFY_SIZE);
-  uint8_t* d = sl.buf.data();
-  std::memset(d, 0, IDENTIFY_SIZE);
-  switch (cns) {
-    case CNS_CONTROLLER: {
-      // The ids in the function's configuration header.
-      put16(d + idctl::VID, static_cast<uint16_t>(pci_.read(0x00, 2)));
-      put16(d + idctl::SSVID, static_cast<uint16_t>(pci_.read(0x2C, 2)));
-      put_str(d + idctl::SN, serial_, 20);
-      put_str(d + idctl::MN, model_, 40);
-      put_str(d + idctl::FR, "0.1", 8);
-      d[idctl::RAB] = static_cast<uint8_t>(cfg_.get_int("arbitration_burst"));
-      d[idctl::MDTS] = static_cast<uint8_t>(mdts_);
-      put16(d + idctl::CNTLID, 1);
-      put32(d + idctl::VER, 0x00010400);
-      d[idctl::CNTRLTYPE] = 1;  // I/O controller
-      put16(d + idctl::OACS, idctl::OACS_FORMAT);
-      d[idctl::ACL] = kAbortLimit - 1;
-      d[idctl::AERL] = kAerLimit - 1;
-      d[idctl::FRMW] = 1 << 1 | 1;  // one firmware slot, read only
-      d[idctl::LPA] = 1 << 2;       // Get Log Page takes offsets and 32-bit lengths
-      d[idctl::ELPE] = ERROR_LOG_ENTRIES - 1;
-      d[idctl::NPSS] = 0;           // one power state
-      put16(d + idctl::KAS, kKasMs / 100);
-      d[idctl::SQES] = 0x66;  // required and maximum entry size: 64 bytes
-      d[idctl::CQES] = 0x44;  // 16 bytes
-      put32(d + idctl::NN, 1);
-      put16(d + idctl::ONCS, ONCS_COMPARE | ONCS_DSM | ONCS_WRITE_ZEROES);
-      d[idctl::FNA] = 0;
-      d[idctl::VWC] = fw->volatile_write_cache() ? 1 : 0;
-      put_str(d + idctl::SUBNQN, "nqn.2026-11.io.flashvp:nvme:" + serial_, 256);
-      std::memset(d + idctl::SUBNQN + 28 + serial_.size(), 0, 256 - std::min<size_t>(256, 28 + serial_.size()));
-      put16(d + idctl::PSD0, kMaxPowerCw);  // power state 0: maximum power in centiwatts
-      break;
-    }
-    case CNS_NAMESPACE: {
-      if (c.nsid != 1) return status(SCT_GENERIC, SC_INVALID_NAMESPACE, true);
-      uint64_t n = namespace_lbas();
-      put64(d + idns::NSZE, n);
-      put64(d + idns::NCAP, n);
-      put64(d + idns::NUSE, n);
-      d[idns::NLBAF] = 0;  // one format
-      d[idns::FLBAS] = 0;
-      std::memcpy(d + idns::NGUID, nguid().data(), 16);
-      uint32_t lbads = 0;
-      while ((1u << lbads) < lba_size_) ++lbads;
-      put32(d + idns::LBAF0, lbads << 16);
-      break;
-    }
-    case CNS_ACTIVE_NS_LIST:
-      if (c.nsid >= 0xFFFFFFFEu) return status(SCT_GENERIC, SC_INVALID_NAMESPACE, true);
-      if (c.nsid < 1) put32(d, 1);  // namespaces with an id above nsid
-      break;
-    case CNS_NS_DESCRIPTORS:
-      if (c.nsid != 1) return status(SCT_GENERIC, SC_INVALID_NAMESPACE, true);
-      d[0] = NIDT_NGUID;
-      d[1] = 16;
-      std::memcpy(d + 4, nguid().data(), 16);
-      break;
-    default: return status(SCT_GENERIC, SC_INVALID_FIELD, true);
-  }
-  return send_to_host(sl, IDENTIFY_SIZE, delay);
-}
-
-// A namespace GUID derived from the serial number: stable across runs.
-std::array<uint8_t, 16> NvmeController::nguid() const {
-  std::array<uint8_t, 16> g{};
-  uint64_t h = 1469598103934665603ull;  // FNV-1a over the serial
-  for (char ch : serial_) h = (h ^ static_cast<uint8_t>(ch)) * 1099511628211ull;
-  std::memcpy(g.data(), &h, 8);
-  h = (h ^ 1) * 1099511628211ull;
-  std::memcpy(g.data() + 8, &h, 8);
-  return g;
-}
-
-uint16_t NvmeController::send_to_host(Slot& sl, uint32_t bytes, Tick& delay) {
-  uint16_t st = walk_prps(sl, bytes, delay);
-  if (st) return st;
-  if (!move_data(sl, true, bytes, delay)) return status(SCT_GENERIC, SC_DATA_TRANSFER_ERROR);
-  return 0;
-}
 
 void NvmeController::io_busy(bool begins) {
   if (begins && io_outstanding_++ == 0) busy_since_ = now_ps();
   if (!begins && --io_outstanding_ == 0) busy_ps_ += now_ps() - busy_since_;
 }
 
-namespace {
-void put128(uint8_t* p, uint64_t v) { std::memcpy(p, &v, 8); }  // the high half stays zero
-}  // namespace
-
-// Get Log Page: Error Information (the last 16 errors, newest first),
-// SMART / Health from the controller's counters and the firmware's media
-// wear, Firmware Slot. Offsets and 32-bit lengths are honoured (LPA bit 2).
-uint16_t NvmeController::admin_get_log_page(Slot& sl, Tick& delay) {
-  const Sqe& c = sl.sqe;
-  uint8_t lid = c.cdw10 & 0xFF;
-  uint64_t dwords = ((uint64_t(c.cdw11 & 0xFFFF) << 16) | (c.cdw10 >> 16)) + 1;
-  uint64_t offset = c.cdw12 | (uint64_t(c.cdw13) << 32), bytes = dwords * 4;
-  if (bytes > (uint64_t(kHostPage) << mdts_) || (offset & 3)) return status(SCT_GENERIC, SC_INVALID_FIELD, true);
-  std::vector<uint8_t> log;
-  switch (lid) {
-    case LOG_ERROR: {
-      log.assign(ERROR_LOG_ENTRIES * ERROR_ENTRY_SIZE, 0);
-      for (size_t i = 0; i < error_log_.size(); ++i) {
-        const ErrorEntry& e = error_log_[i];
-        uint8_t* d = log.data() + i * ERROR_ENTRY_SIZE;
-        std::memcpy(d, &e.count, 8);
-        put16(d + 8, e.sqid);
-        put16(d + 10, e.cid);
-        put16(d + 12, static_cast<uint16_t>(e.status << 1));
-        put16(d + 14, 0xFFFF);  // parameter error location: not reported
-        std::memcpy(d + 16, &e.lba, 8);
-        put32(d + 24, e.nsid);
-      }
-      break;
-    }
-    case LOG_SMART: {
-      if (c.nsid != 0 && c.nsid != 1 && c.nsid != 0xFFFFFFFFu) return status(SCT_GENERIC, SC_INVALID_NAMESPACE, true);
-      log.assign(LOG_PAGE_SIZE, 0);
-      uint8_t* d = log.data();
-      MediaHealth h = fw->health();
-      // Temperature is not modeled: 0 (no reading). No spare is ever lost: bad blocks are not modeled.
-      d[smart::AVAILABLE_SPARE] = 100;
-      d[smart::SPARE_THRESHOLD] = 10;
-      d[smart::PERCENT_USED] = static_cast<uint8_t>(std::min(255.0, std::floor(h.mean_erase_count * 100 / h.endurance)));
-      put128(d + smart::DATA_UNITS_READ, (bytes_read_.value + 511999) / 512000);  // thousands of 512-byte units
-      put128(d + smart::DATA_UNITS_WRITTEN, (bytes_written_.value + 511999) / 512000);
-      put128(d + smart::HOST_READS, read_cmds_.value);
-      put128(d + smart::HOST_WRITES, write_cmds_.value);
-      Tick busy = busy_ps_ + (io_outstanding_ ? now_ps() - busy_since_ : 0);
-      put128(d + smart::BUSY_MINUTES, busy / (60 * SEC));
-      put128(d + smart::POWER_CYCLES, 1 + h.unsafe_shutdowns);
-      put128(d + smart::POWER_ON_HOURS, now_ps() / (3600 * SEC));
-      put128(d + smart::UNSAFE_SHUTDOWNS, h.unsafe_shutdowns);
-      put128(d + smart::ERROR_ENTRIES, errors_.value);
-      break;
-    }
-    case LOG_FW_SLOT:
-      log.assign(LOG_PAGE_SIZE, 0);
-      log[0] = 1;  // slot 1 active
-      put_str(log.data() + 8, "0.1", 8);
-      break;
-    default: return status(SCT_COMMAND_SPECIFIC, SC_INVALID_LOG_PAGE, true);
-  }
-  if (offset >= log.size()) return status(SCT_GENERIC, SC_INVALID_FIELD, true);
-  bool retain = c.cdw10 & (1u << 15);  // RAE: keep the asynchronous event masked
-  if (lid == LOG_ERROR && !retain && error_events_masked_) {
-    error_events_masked_ = false;
-    eq_.after(0, [this] { deliver_events(); });  // after this command's own completion
-  }
-  if (sl.buf.size() < bytes) sl.buf.resize(bytes);
-  std::memset(sl.buf.data(), 0, bytes);  // past the end of the log: zeros
-  std::memcpy(sl.buf.data(), log.data() + offset, std::min<uint64_t>(bytes, log.size() - offset));
-  return send_to_host(sl, static_cast<uint32_t>(bytes), delay);
-}
-
-// Get / Set Features. No feature is saveable: Set with SV fails, Get of the
-// saved value returns the default.
-uint16_t NvmeController::admin_features(Slot& sl) {
-  const Sqe& c = sl.sqe;
-  uint8_t fid = c.cdw10 & 0xFF;
-  if (c.opcode() == ADMIN_GET_FEATURES) {
-    uint8_t sel = (c.cdw10 >> 8) & 7;
-    if (sel > SEL_CAPABILITIES) return status(SCT_GENERIC, SC_INVALID_FIELD, true);
-    return feature_value(fid, sel, c.cdw11, sl.dw0);
-  }
-  if (c.cdw10 & SET_FEATURES_SV) return status(SCT_COMMAND_SPECIFIC, SC_FEATURE_NOT_SAVEABLE, true);
-  uint32_t v = c.cdw11;
-  switch (fid) {
-    case FEAT_ARBITRATION:
-      feat_.arbitration = v;
-      if (csts_ & CSTS_RDY) configure_arbiter();
-      break;
-    case FEAT_POWER_MGMT:
-      if ((v & 0x1F) != 0) return status(SCT_GENERIC, SC_INVALID_FIELD, true);  // NPSS = 0: only PS0
-      feat_.power = v & 0xFF;
-      break;
-    case FEAT_VOLATILE_WC:
-      if (!fw->volatile_write_cache()) return status(SCT_GENERIC, SC_INVALID_FIELD, true);
-      feat_.write_cache = v & 1;
-      fw->set_write_cache(feat_.write_cache);
-      break;
-    case FEAT_NUM_QUEUES: {
-      uint32_t nsqr = v & 0xFFFF, ncqr = v >> 16;
-      if (nsqr == 0xFFFF || ncqr == 0xFFFF) return status(SCT_GENERIC, SC_INVALID_FIELD, true);
-      for (uint32_t q = 1; q <= max_queues_; ++q)  // only before any I/O queue exists
-        if (sqs_[q].valid || cqs_[q].valid) return status(SCT_GENERIC, SC_COMMAND_SEQUENCE, true);
-      nsq_alloc_ = static_cast<uint16_t>(std::min(nsqr + 1, max_queues_));
-      ncq_alloc_ = static_cast<uint16_t>(std::min(ncqr + 1, max_queues_));
-      break;
-    }
-    case FEAT_IRQ_COALESCE:
-      feat_.coalescing = v & 0xFFFF;
-      irq_.set_coalescing(static_cast<uint8_t>(v & 0xFF), static_cast<uint8_t>((v >> 8) & 0xFF));
-      break;
-    case FEAT_IRQ_CONFIG: {
-      uint32_t iv = v & 0xFFFF;
-      if (iv >= irq_.vectors()) return status(SCT_GENERIC, SC_INVALID_FIELD, true);
-      if (iv == 0 && (v >> 16 & 1)) return status(SCT_GENERIC, SC_INVALID_FIELD, true);  // admin is never coalesced
-      irq_.set_coalescing_disabled(static_cast<uint16_t>(iv), v >> 16 & 1);
-      break;
-    }
-    case FEAT_ASYNC_EVENT: feat_.async_events = v & 0x3FF; break;
-    case FEAT_KEEP_ALIVE:
-      feat_.keep_alive_ms = v;
-      keep_alive();  // a new timer starts now
-      break;
-    default: return status(SCT_GENERIC, SC_INVALID_FIELD, true);
-  }
-  uint32_t dw0 = 0;
-  feature_value(fid, SEL_CURRENT, v, dw0);
-  sl.dw0 = dw0;  // Number of Queues answers what was allocated; the others echo the value
-  return 0;
-}
-
-uint16_t NvmeController::feature_value(uint8_t fid, uint8_t sel, uint32_t cdw11, uint32_t& dw0) {
-  bool current = sel == SEL_CURRENT;
-  switch (fid) {
-    case FEAT_ARBITRATION:
-      dw0 = current ? feat_.arbitration : static_cast<uint32_t>(cfg_.get_int("arbitration_burst"));
-      break;
-    case FEAT_POWER_MGMT: dw0 = current ? feat_.power : 0; break;
-    case FEAT_VOLATILE_WC:
-      if (!fw->volatile_write_cache()) return status(SCT_GENERIC, SC_INVALID_FIELD, true);
-      dw0 = current ? feat_.write_cache : 1;
-      break;
-    case FEAT_NUM_QUEUES: {
-      uint32_t nsq = nsq_alloc_ && current ? nsq_alloc_ : max_queues_, ncq = ncq_alloc_ && current ? ncq_alloc_ : max_queues_;
-      dw0 = (nsq - 1) | ((ncq - 1) << 16);
-      break;
-    }
-    case FEAT_IRQ_COALESCE: dw0 = current ? feat_.coalescing : 0; break;
-    case FEAT_IRQ_CONFIG: {
-      uint32_t iv = cdw11 & 0xFFFF;
-      if (iv >= irq_.vectors()) return status(SCT_GENERIC, SC_INVALID_FIELD, true);
-      dw0 = iv | (current && irq_.coalescing_disabled(static_cast<uint16_t>(iv)) ? 1u << 16 : 0);
-      break;
-    }
-    case FEAT_ASYNC_EVENT: dw0 = current ? feat_.async_events : 0; break;
-    case FEAT_KEEP_ALIVE: dw0 = current ? feat_.keep_alive_ms : 0; break;
-    default: return status(SCT_GENERIC, SC_INVALID_FIELD, true);
-  }
-  if (sel == SEL_CAPABILITIES) dw0 = FEAT_CAP_CHANGEABLE;
-  return 0;
-}
-
-uint16_t NvmeController::admin_create_cq(const Sqe& c) {
-  uint32_t qid = c.cdw10 & 0xFFFF, size = (c.cdw10 >> 16) + 1;
-  bool pc = c.cdw11 & 1, ien = c.cdw11 & 2;
-  uint32_t iv = c.cdw11 >> 16;
-  uint32_t limit = ncq_alloc_ ? ncq_alloc_ : max_queues_;
-  if (qid == 0 || qid > limit || cqs_[qid].valid) return status(SCT_COMMAND_SPECIFIC, SC_INVALID_QID, true);
-  if (size < 2 || size > max_entries_ || cc_iocqes(cc_) != 4)
-    return status(SCT_COMMAND_SPECIFIC, SC_INVALID_QSIZE, true);
-  // With MSI-X, any table entry; with MSI or INTx the vectors the function has.
-  uint32_t vectors = pci_.msix_enabled() ? irq_.vectors() : pci_.msi_enabled() ? pci_.msi_enabled_vectors() : 1;
-  if (ien && iv >= vectors) return status(SCT_COMMAND_SPECIFIC, SC_INVALID_VECTOR, true);
-  if (!pc || c.prp1 == 0 || c.prp1 % kHostPage) return status(SCT_GENERIC, SC_INVALID_FIELD, true);
-  CompQueue& q = cqs_[qid];
-  q = CompQueue{};
-  q.valid = true;
-  q.base = c.prp1;
-  q.size = size;
-  q.ien = ien;
-  q.vector = static_cast<uint16_t>(iv);
-  return 0;
-}
-
-uint16_t NvmeController::admin_create_sq(const Sqe& c) {
-  uint32_t qid = c.cdw10 & 0xFFFF, size = (c.cdw10 >> 16) + 1;
-  bool pc = c.cdw11 & 1;
-  uint32_t cqid = c.cdw11 >> 16;
-  uint32_t limit = nsq_alloc_ ? nsq_alloc_ : max_queues_;
-  if (qid == 0 || qid > limit || sqs_[qid].valid) return status(SCT_COMMAND_SPECIFIC, SC_INVALID_QID, true);
-  if (size < 2 || size > max_entries_ || cc_iosqes(cc_) != 6)
-    return status(SCT_COMMAND_SPECIFIC, SC_INVALID_QSIZE, true);
-  if (cqid == 0 || cqid > max_queues_ || !cqs_[cqid].valid) return status(SCT_COMMAND_SPECIFIC, SC_CQ_INVALID, true);
-  if (!pc || c.prp1 == 0 || c.prp1 % kHostPage) return status(SCT_GENERIC, SC_INVALID_FIELD, true);
-  sqs_[qid] = SubQueue{true, c.prp1, size, 0, 0, static_cast<uint16_t>(cqid), 0};
-  arb_.add_queue(static_cast<uint16_t>(qid), sq_priority(c.cdw11));  // QPRIO, used by WRR and FlashShare
-  return 0;
-}
-
-// Delete I/O SQ: entries not fetched are dropped; commands in flight are
-// completed now with "aborted due to SQ deletion" (their firmware work is
-// discarded when it returns), before this command completes.
-uint16_t NvmeController::admin_delete_sq(const Sqe& c) {
-  uint32_t qid = c.cdw10 & 0xFFFF;
-  if (qid == 0 || qid > max_queues_ || !sqs_[qid].valid) return status(SCT_COMMAND_SPECIFIC, SC_INVALID_QID, true);
-  CompQueue& cq = cqs_[sqs_[qid].cqid];
-  for (uint32_t s = 0; s < slots_.size(); ++s) {
-    Slot& sl = slots_[s];
-    if (!sl.busy || sl.aborted || sl.sqid != qid || sl.generation != generation_) continue;
-    auto w = std::find(cq.waiting.begin(), cq.waiting.end(), s);
-    if (w != cq.waiting.end()) continue;  // finished already; posted below or dropped
-    sl.aborted = true;
-    complete(s, status(SCT_GENERIC, SC_ABORTED_SQ_DELETION));
-  }
-  // Completions still waiting for room in the CQ are lost with their SQ.
-  for (auto it = cq.waiting.begin(); it != cq.waiting.end();) {
-    if (slots_[*it].sqid == qid) {
-      uint32_t s = *it;
-      it = cq.waiting.erase(it);
-      if (!slots_[s].aborted) release(s);  // an aborted one is released when the firmware returns it
-    } else {
-      ++it;
-    }
-  }
-  waiting_ -= sq_occupancy_[qid];
-  sq_occupancy_[qid] = 0;
-  sqs_[qid] = SubQueue{};
-  arb_.remove_queue(static_cast<uint16_t>(qid));
-  return 0;
-}
-
-uint16_t NvmeController::admin_delete_cq(const Sqe& c) {
-  uint32_t qid = c.cdw10 & 0xFFFF;
-  if (qid == 0 || qid > max_queues_ || !cqs_[qid].valid) return status(SCT_COMMAND_SPECIFIC, SC_INVALID_QID, true);
-  for (const auto& sq : sqs_)
-    if (sq.valid && sq.cqid == qid) return status(SCT_COMMAND_SPECIFIC, SC_INVALID_QUEUE_DELETION, true);
-  cqs_[qid] = CompQueue{};
-  if (irq_.pin_based()) irq_.cq_level(cq_entries_outstanding(), 0);
-  return 0;
-}
 
 }  // namespace vp::ssd

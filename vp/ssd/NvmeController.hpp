@@ -13,6 +13,7 @@
 #include <array>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <string>
 #include <systemc>
 #include <vector>
@@ -31,6 +32,9 @@
 
 namespace vp::ssd {
 
+class NvmeAdminCommands;
+class NvmeIoCommands;
+
 class NvmeController : public pcie::PciFunction, public FirmwareClient {
  public:
   sc_core::sc_port<IFirmware> fw;
@@ -46,6 +50,7 @@ class NvmeController : public pcie::PciFunction, public FirmwareClient {
   // Express capability advertises it). Statistics are named in `scope` too.
   NvmeController(sc_core::sc_module_name name, Services& svc, const pcie::LinkTiming& link, const std::string& scope,
                  const std::string& pci_scope);
+  ~NvmeController() override;
 
   void firmware_issued(HostCommand& c) override;
   void firmware_done(HostCommand& c) override;
@@ -72,6 +77,9 @@ class NvmeController : public pcie::PciFunction, public FirmwareClient {
   Hook<const CommandRecord&> on_command;
 
  private:
+  // The command sets work on the queues, slots and features.
+  friend class NvmeAdminCommands;
+  friend class NvmeIoCommands;
   struct SubQueue {
     bool valid = false;
     uint64_t base = 0;
@@ -139,25 +147,12 @@ class NvmeController : public pcie::PciFunction, public FirmwareClient {
   void log_error(uint16_t sqid, uint16_t cid, uint16_t st, uint64_t lba, uint32_t nsid);
 
   void fetch();
+  bool can_fetch() const;
+  bool read_entries(uint16_t qid, uint32_t count, Tick start, Tick& delay, std::vector<uint32_t>& taken);
+  uint32_t take_slot(const nvme::Sqe& e, uint16_t qid, Tick start);
+  void fetch_read_done(const std::vector<uint32_t>& taken, uint16_t qid, uint64_t gen);
+  void arm_guard();
   void on_fetched(uint32_t s, uint16_t sqid);
-  void execute_io(uint32_t s);
-  void execute_admin(uint32_t s);
-  void execute_dsm(uint32_t s);
-  void execute_write_zeroes(uint32_t s);
-  void run_step(uint32_t s);
-  uint16_t admin_identify(Slot& sl, Tick& delay);
-  uint16_t admin_create_cq(const nvme::Sqe& c);
-  uint16_t admin_create_sq(const nvme::Sqe& c);
-  uint16_t admin_delete_sq(const nvme::Sqe& c);
-  uint16_t admin_delete_cq(const nvme::Sqe& c);
-  uint16_t admin_features(Slot& sl);
-  uint16_t feature_value(uint8_t fid, uint8_t sel, uint32_t cdw11, uint32_t& dw0);
-  uint16_t admin_abort(Slot& sl);
-  std::array<uint8_t, 16> nguid() const;
-  void admin_format(uint32_t s);
-  uint16_t admin_get_log_page(Slot& sl, Tick& delay);
-  // Sends `bytes` of the slot's buffer to the command's PRPs.
-  uint16_t send_to_host(Slot& sl, uint32_t bytes, Tick& delay);
   void io_busy(bool begins);
   uint64_t staging_slot() const;  // bytes of one slot's staging buffer: MDTS
   // When `bytes` of slot `s`'s staging buffer, ready at `ready`, are written
@@ -179,6 +174,8 @@ class NvmeController : public pcie::PciFunction, public FirmwareClient {
   static constexpr uint32_t kKasMs = 100;                    // keep alive granularity (KAS)
   static constexpr uint16_t kMaxPowerCw = 2500;              // power state 0: 25 W
 
+  std::unique_ptr<NvmeAdminCommands> admin_;
+  std::unique_ptr<NvmeIoCommands> io_;
   PrpList::Dma dma_fn_;  // the function's DMA, for PRP lists and data
   Services& svc_;
   ScopedConfig cfg_;

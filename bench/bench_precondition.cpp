@@ -29,7 +29,13 @@ int sc_main(int argc, char** argv) {
               {"ssd.flash.block_size", "3MiB"},           {"ssd.flash.blocks_per_plane", "683"},
               {"ssd.ftl.overprovision", "0.07"},          {"ssd.precondition.fill", "0.9"},
               {"ssd.nvme.lba_size", "8KiB"},              {"workload.fio", "[r]\nrw=randread\nbs=8k\nnumber_ios=1\n"}};
-  for (const auto& w : bench::parse_args(argc, argv, opt.sets)) pattern = w;
+  const char* usage = "usage: vp-bench-precondition [sequential|random] [--set key=value]...\n";
+  auto words = bench::parse_args(argc, argv, opt.sets, usage);
+  if (words.size() > 1) {
+    fmt::print(stderr, "vp-bench-precondition: one pattern expected, got {} words\n{}", words.size(), usage);
+    return 2;
+  }
+  if (!words.empty()) pattern = words[0];  // checked with the configuration (ssd.precondition.pattern)
   opt.sets.emplace_back("ssd.precondition.pattern", pattern);
   try {
     Config cfg = build_config(opt);

@@ -3,6 +3,7 @@
 // core of the default platform, one million I/Os unless told otherwise.
 // Prints simulated I/Os per wall-clock second, kernel events per I/O and
 // peak memory. Usage: vp-bench [IOS] [--set key=value]...
+#include <charconv>
 #include <cstdlib>
 #include <fmt/format.h>
 #include <string>
@@ -18,7 +19,21 @@ using namespace vp::platform;
 int sc_main(int argc, char** argv) {
   uint64_t ios = 1000000;
   RunOptions opt;
-  for (const auto& w : bench::parse_args(argc, argv, opt.sets)) ios = std::stoull(w);
+  const char* usage = "usage: vp-bench [IOS] [--set key=value]...\n"
+                      "  IOS: 4 KiB random reads to simulate (default 1000000)\n";
+  auto words = bench::parse_args(argc, argv, opt.sets, usage);
+  if (words.size() > 1) {
+    fmt::print(stderr, "vp-bench: one I/O count expected, got {} words\n{}", words.size(), usage);
+    return 2;
+  }
+  if (!words.empty()) {
+    const std::string& w = words[0];
+    auto [end, ec] = std::from_chars(w.data(), w.data() + w.size(), ios);
+    if (ec != std::errc() || end != w.data() + w.size() || ios == 0) {
+      fmt::print(stderr, "vp-bench: IOS must be a whole number of I/Os above 0, not '{}'\n{}", w, usage);
+      return 2;
+    }
+  }
   opt.sets.emplace_back("workload.fio", fmt::format("[bench]\nrw=randread\nbs=4k\niodepth=32\nnumber_ios={}\n"
                                                     "cpus_allowed=0\n", ios));
   try {

@@ -507,3 +507,23 @@ TEST_CASE("a run never silently overwrites an earlier one: a new numbered folder
   std::filesystem::create_directories(dir + "/empty");
   CHECK(server("--preset quick --out " + dir + "/empty").status == 0);
 }
+
+TEST_CASE("vp-bench refuses a bad command line with exit 2 and answers --help", "[platform][cli]") {
+  const std::string bench = VP_BENCH_BIN;
+  Shell help = shell(bench + " --help");
+  CHECK(help.status == 0);
+  CHECK(help.out.find("usage: vp-bench [IOS]") != std::string::npos);
+  for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
+           {"abc", "IOS must be a whole number of I/Os above 0, not 'abc'"},
+           {"0", "not '0'"},
+           {"12x", "not '12x'"},
+           {"--quick", "unknown option '--quick'"},
+           {"--set", "--set needs key=value"},
+           {"--set foo", "--set needs key=value, not 'foo'"},
+           {"5 6", "one I/O count expected, got 2 words"}}) {
+    Shell s = shell(bench + " " + args);
+    INFO("args: " << args << "\noutput: " << s.out);
+    CHECK(s.status == 2);
+    CHECK(s.out.find(says) != std::string::npos);
+  }
+}

@@ -69,7 +69,7 @@ class NvmeRig : public sc_core::sc_module {
         bus("bus"),
         link("pcie", s, "pcie"),
         nvme("nvme", s, link.timing(), "ssd.nvme", "ssd.pci"),
-        fw("fw", s),
+        fw("fw", s, ssd::PageMappingFtl::shard_map_from(s.cfg)),
         ftl("ftl", s),
         flash("flash", s),
         eq_("eq") {

@@ -21,6 +21,7 @@
 
 #include "tests/ModelRig.hpp"
 #include "vp/ssd/Firmware.hpp"
+#include "vp/ssd/PageMappingFtl.hpp"
 
 using namespace vp;
 using namespace vp::test;
@@ -66,7 +67,7 @@ struct Rig : ModelServices {
       : ModelServices(model_config("", {}, sets)),
         traced_(open(vcd)),
         ftl("ftl"),
-        fw("fw", svc) {
+        fw("fw", svc, ssd::PageMappingFtl::shard_map_from(svc.cfg)) {
     fw.ftl.bind(ftl);
   }
 

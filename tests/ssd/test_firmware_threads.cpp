@@ -24,6 +24,7 @@
 
 #include "tests/ssd/CacheRig.hpp"
 #include "vp/ssd/Firmware.hpp"
+#include "vp/ssd/PageMappingFtl.hpp"
 #include "vp/ssd/ShardHash.hpp"
 
 using namespace vp;
@@ -60,7 +61,7 @@ struct FwRig : ModelServices, ssd::FirmwareClient {
         ftl("ftl"),
         dram("dram"),
         cache("cache", svc),
-        fw("fw", svc) {
+        fw("fw", svc, ssd::PageMappingFtl::shard_map_from(svc.cfg)) {
     fw.ftl.bind(cache.target);
     cache.ftl.bind(ftl);
     cache.dram.bind(dram.target);

@@ -15,6 +15,12 @@ void Drive::declare_params(ParamRegistry& r) {
   SsdImage::declare_params(r);
   PowerLossProtection::declare_params(r);
   flash::FlashArray::declare_params(r);
+  // ManyLayered's instances each own a shard's channels, as the FTL lays them out.
+  r.rule([](const Config& c) {
+    if (c.is("ssd.fw.organisation", "manylayered") && !c.is("ssd.ftl.shard_partition", "channel"))
+      c.fail({"ssd.ftl.shard_partition", "ssd.fw.organisation"},
+             "manylayered needs ssd.ftl.shard_partition = channel (each instance owns its channels)");
+  });
   // The controller's logical blocks are made of the FTL's mapping units.
   r.rule([](const Config& c) {
     if (c.get_size("ssd.nvme.lba_size") % c.get_size("ssd.flash.page_size") != 0)
@@ -32,7 +38,7 @@ uint64_t Drive::capacity_bytes(const Config& cfg) {
 Drive::Drive(sc_core::sc_module_name name, Services& svc, const pcie::LinkTiming& link, IFirmware* firmware)
     : sc_module(name),
       nvme("nvme", svc, link, "ssd.nvme", "ssd.pci"),
-      fw("fw", svc),
+      fw("fw", svc, PageMappingFtl::shard_map_from(svc.cfg)),  // the firmware routes pages as the FTL shards them
       cache("cache", svc),
       ftl("ftl", svc),
       dram("dram_ssd", svc),

@@ -133,14 +133,9 @@ void Firmware::declare_params(ParamRegistry& r) {
       c.fail({"ssd.fw.threads.fcmd", "ssd.flash.channels", "ssd.fw.organisation"},
              "deepflash: each FCMD thread serves at least one channel");
   });
-  r.rule([](const Config& c) {
-    if (c.is("ssd.fw.organisation", "manylayered") && !c.is("ssd.ftl.shard_partition", "channel"))
-      c.fail({"ssd.ftl.shard_partition", "ssd.fw.organisation"},
-             "manylayered needs ssd.ftl.shard_partition = channel (each instance owns its channels)");
-  });
 }
 
-Firmware::Firmware(sc_core::sc_module_name name, Services& svc)
+Firmware::Firmware(sc_core::sc_module_name name, Services& svc, const ShardMap& shards)
     : sc_module(name),
       target("target"),
       ftl("ftl"),
@@ -177,8 +172,8 @@ Firmware::Firmware(sc_core::sc_module_name name, Services& svc)
   // keep an SQ's order by themselves; parallel parsing and DeepFlash's
   // paths of different lengths need the per-page guard.
   ordered_ = org_ == Organisation::DeepFlash || (org_ == Organisation::Layered && dispatch_ == Dispatch::Dios);
-  ftl_xor_ = c.is("ssd.ftl.shard_hash", "xor");
-  shards_ = static_cast<uint32_t>(c.get_int("ssd.ftl.shards"));
+  ftl_xor_ = shards.xor_hash;
+  shards_ = shards.shards;
   fetch_batch_ = static_cast<uint32_t>(c.get_int("ssd.fw.fetch_batch"));
   channels_ = static_cast<uint32_t>(c.get_int("ssd.flash.channels"));
   for (unsigned k = 0; k < kTasks; ++k) cycles_[k] = c.get_int(fmt::format("ssd.fw.cost.{}", kTaskSpecs[k].key));

@@ -59,6 +59,7 @@
 #include "vp/ssd/EmbeddedCore.hpp"
 #include "vp/ssd/FirmwareThread.hpp"
 #include "vp/ssd/IndexLock.hpp"
+#include "vp/ssd/ShardHash.hpp"
 #include "vp/ssd/SsdInterfaces.hpp"
 
 namespace vp::ssd {
@@ -81,7 +82,9 @@ class Firmware : public sc_core::sc_module, public IFirmware, public FtlClient, 
   static void declare_params(ParamRegistry& reg);
   // ssd.fw.pin: role -> the cores its threads are dealt over.
   static std::map<std::string, std::vector<unsigned>> pins(const Config& c);
-  Firmware(sc_core::sc_module_name name, Services& svc);
+  // `shards`: how the FTL below splits the logical space (TRANS threads and
+  // ManyLayered instances follow it); the platform that joins them gives it.
+  Firmware(sc_core::sc_module_name name, Services& svc, const ShardMap& shards);
   ~Firmware() override;
 
   // IFirmware

@@ -207,8 +207,8 @@ PageMappingFtl::PageMappingFtl(sc_core::sc_module_name name, Services& svc)
     scratch_.resize(geo_.page_size);
     zero_page_.assign(geo_.page_size, 0);
   }
-  shards_ = static_cast<uint32_t>(c.get_int("ssd.ftl.shards"));
-  xor_hash_ = c.is("ssd.ftl.shard_hash", "xor");
+  shards_ = shard_map_from(c).shards;
+  xor_hash_ = shard_map_from(c).xor_hash;
   channel_partition_ = c.is("ssd.ftl.shard_partition", "channel");
   alloc_ = c.get_enum<Alloc>("ssd.ftl.page_alloc", {{"sequential", Alloc::Sequential},
                                                     {"lsb_skip", Alloc::LsbSkip},
@@ -285,6 +285,10 @@ uint32_t PageMappingFtl::lpn_at(uint64_t ppn) const {
   FlashOob o;
   flash->peek(ppn, nullptr, &o);
   return o.lpn;
+}
+
+ShardMap PageMappingFtl::shard_map_from(const Config& c) {
+  return {static_cast<uint32_t>(c.get_int("ssd.ftl.shards")), c.is("ssd.ftl.shard_hash", "xor")};
 }
 
 uint32_t PageMappingFtl::shard_of(uint64_t lpn) const { return shard_index(lpn, shards_, xor_hash_); }

@@ -40,6 +40,7 @@
 #include "vp/ssd/MappingCache.hpp"
 #include "vp/ssd/MappingTable.hpp"
 #include "vp/ssd/SequentialLayout.hpp"
+#include "vp/ssd/ShardHash.hpp"
 #include "vp/ssd/SsdInterfaces.hpp"
 
 namespace vp::ssd {
@@ -56,6 +57,8 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
   static void declare_params(ParamRegistry& reg);
   // Logical capacity the configuration gives.
   static uint64_t logical_pages_for(const Config& cfg);
+  // How the configuration splits the logical space into translation shards.
+  static ShardMap shard_map_from(const Config& cfg);
 
   PageMappingFtl(sc_core::sc_module_name name, Services& svc);
   ~PageMappingFtl() override;

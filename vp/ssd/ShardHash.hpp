@@ -22,4 +22,12 @@ inline uint32_t shard_index(uint64_t lpn, uint32_t shards, bool xor_hash) {
   return static_cast<uint32_t>(h);
 }
 
+// How the FTL splits its logical space into shards; the drive hands the
+// FTL's to the firmware, so both route a page the same way.
+struct ShardMap {
+  uint32_t shards = 1;
+  bool xor_hash = false;
+  uint32_t of(uint64_t lpn) const { return shard_index(lpn, shards, xor_hash); }
+};
+
 }  // namespace vp::ssd

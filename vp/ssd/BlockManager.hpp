@@ -34,6 +34,7 @@ class BlockManager {
   BlockManager(const flash::FlashGeometry& g, bool wear_aware);
 
   const flash::FlashGeometry& geometry() const { return geo_; }
+  bool wear_aware() const { return wear_aware_; }
   uint64_t blocks() const { return info_.size(); }
   uint32_t pages_of_type() const { return geo_.pages_per_block / geo_.bits_per_cell; }
   BlockInfo& operator[](uint64_t b) { return info_[b]; }

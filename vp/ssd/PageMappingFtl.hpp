@@ -1,32 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Page-level FTL: every logical page (one flash page) maps to any physical
-// page; writes go out of place.
-//
-// Allocation: host writes stripe over allocation units (planes) in the
-// configured channel/die/plane order; with translation shards (DeepFlash's
-// TRANS) a logical page belongs to the shard picked by a modulo or XOR hash,
-// and each shard writes either its own channels or its own blocks on every
-// plane (block-interleaved). The latency-aware allocator (FastDrain FD-FTL)
-// serves urgent writes from LSB pages across planes and fills the CSB/MSB
-// pages of those blocks with background writes.
-//
-// Garbage collection per plane: greedy or cost-benefit victims, foreground
-// when free blocks fall under a threshold (writes to that plane wait),
-// background after an idle time; valid pages move by copy-back or
-// read+program as background flash work that host reads overtake. Wear
-// leveling: free blocks are taken least-erased first, and a plane whose
-// erase-count spread passes a threshold migrates its coldest block.
-//
-// Journaling: each page's spare area records its logical page and a write
-// sequence number; a periodic checkpoint saves the dirty parts of the map to
-// reserved blocks. After a power loss the map is rebuilt from the last
-// checkpoint plus a scan of the spare areas written since.
-//
-// Preconditioning sets up a used drive without simulating time: a
-// sequential fill is kept as a rule (no memory per page), a random fill or
-// ageing runs the allocator and GC functionally. Contents given before the
-// run (an image file) are written the way ageing writes, after it.
+// page; writes go out of place. A façade over its parts (as MQSim's FTL):
+//   PageAllocator      where host and GC writes go (stripes, shards, LSB groups)
+//   GarbageCollector   GC and wear leveling, one job per plane
+//   FtlMapping         the map in SSD DRAM: FlatMapping or CachedMapping (DFTL)
+//   FtlJournal         checkpoints, and recovery after a power loss
+//   Preconditioner     a used drive set up without simulated time
+// which share FtlState (geometry, map, blocks, write sequence, flash). The
+// façade serves host requests: translation, reads, writes and their waits
+// for free blocks, trims.
 #include <deque>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -36,10 +19,13 @@
 
 #include "vp/core/EventQueue.hpp"
 #include "vp/core/Services.hpp"
-#include "vp/ssd/BlockManager.hpp"
-#include "vp/ssd/MappingCache.hpp"
-#include "vp/ssd/MappingTable.hpp"
-#include "vp/ssd/SequentialLayout.hpp"
+#include "vp/ssd/CachedMapping.hpp"
+#include "vp/ssd/FtlJournal.hpp"
+#include "vp/ssd/FtlMapping.hpp"
+#include "vp/ssd/FtlState.hpp"
+#include "vp/ssd/GarbageCollector.hpp"
+#include "vp/ssd/PageAllocator.hpp"
+#include "vp/ssd/Preconditioner.hpp"
 #include "vp/ssd/ShardHash.hpp"
 #include "vp/ssd/SsdInterfaces.hpp"
 
@@ -64,8 +50,8 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
   ~PageMappingFtl() override;
 
   void submit(FtlRequest& r) override;
-  uint64_t logical_pages() const override { return logical_pages_; }
-  uint32_t page_size() const override { return geo_.page_size; }
+  uint64_t logical_pages() const override { return s_.logical_pages; }
+  uint32_t page_size() const override { return s_.geo.page_size; }
   MediaHealth health() const override;
   void flash_done(flash::FlashTransaction& t) override;
 
@@ -92,10 +78,10 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
   // preconditioning laid them out, holding zeros.
   void for_each_written(uint64_t limit, const std::function<void(uint64_t lpn)>& fn) const;
   uint32_t shard_of(uint64_t lpn) const;
-  flash::FlashAddress where(uint64_t lpn) const { return flash::address_of(geo_, map_.get(lpn)); }  // mapped pages only
+  flash::FlashAddress where(uint64_t lpn) const { return flash::address_of(s_.geo, s_.map.get(lpn)); }  // mapped pages only
   nlohmann::json summary() const;
   uint64_t events() const { return eq_.fired(); }
-  uint64_t host_bytes() const { return map_.host_bytes() + blocks_.host_bytes(); }
+  uint64_t host_bytes() const { return s_.map.host_bytes() + s_.blocks.host_bytes(); }
   // DRAM the map takes (ssd.ftl.map_table_bytes: the flat table, or the
   // cached pages plus their directory); the platform reserves it in the DRAM
   // it binds `dram` to and gives the FTL its base.
@@ -103,45 +89,23 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
   void set_map_base(uint64_t base) { map_base_ = base; }
 
  private:
-  struct GcJob;
-  struct Checkpoint;
-  struct TpLoad;
-  struct TpWrite;
   struct Waiting {
     FtlRequest* r;
     uint32_t next;   // first page not yet issued
     uint64_t plane;  // where it waits for a free block
   };
-  enum class Alloc : uint8_t { Sequential, LsbSkip, LsbGroup };
+  // The parts' callbacks, kept off the public interface.
+  struct Callbacks : MappingClient, GcClient {
+    PageMappingFtl& ftl;
+    explicit Callbacks(PageMappingFtl& f) : ftl(f) {}
+    void translated(FtlRequest& r) override { ftl.translated(r); }
+    void write_map_page(FtlRequest& r) override { ftl.submit(r); }
+    bool writes_waiting() const override { return !ftl.waiting_.empty(); }
+    void retry_writes() override { ftl.retry_waiting(); }
+  };
 
   void end_of_elaboration() override;
-  void precondition();
-  void functional_write(uint32_t lpn, const uint8_t* data);  // ageing and loading: no simulated time
-  void start_checkpoint_timer();
 
-  // Allocation.
-  uint64_t plane_of_unit(uint64_t unit) const { return unit_plane_[unit]; }
-  uint32_t to_ppn(uint64_t block, uint32_t page) const {
-    return static_cast<uint32_t>(block * geo_.pages_per_block + page);
-  }
-  bool open_block(uint64_t plane, int64_t& slot, bool for_gc);
-  bool alloc_host(uint32_t lpn, bool urgent, uint64_t& ppn);
-  // The page allocators: the logical page goes into the spare area by the
-  // program, so they only pick where.
-  bool alloc_in_plane(uint64_t plane, uint32_t shard, bool urgent, uint64_t& ppn);
-  bool alloc_lsb(uint64_t plane, uint64_t& ppn);
-  bool alloc_upper(uint64_t plane, uint64_t& ppn);
-  bool alloc_gc(uint64_t plane, uint64_t& ppn);
-  void place(uint64_t block, uint32_t page);
-  void close_if_full(uint64_t block);
-  void remap(uint32_t lpn, uint32_t ppn);  // host write or trim: the old copy becomes invalid
-  void map_set(uint32_t lpn, uint32_t ppn);
-  // The logical page in a physical page's spare area: what GC reads with the page.
-  uint32_t lpn_at(uint64_t ppn) const;
-  uint64_t ppn_of(const flash::FlashAddress& a) const { return flash::ppn_of(geo_, a); }
-  uint32_t next_seq() { return ++seq_; }
-
-  // Host requests.
   void translated(FtlRequest& r);  // its translation pages are in DRAM: issue it
   void issue_writes(FtlRequest& r, uint32_t from);
   void retry_waiting();
@@ -152,80 +116,23 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
   // Keeps `r` from completing before `when`.
   void hold_until(Tick when, FtlRequest& r);
   void request_done(FtlRequest& r);
-  void host_activity();
 
-  // Garbage collection and wear leveling.
-  bool pick_victim(uint64_t plane, uint64_t& victim) const;
-  void maybe_gc(uint64_t plane, bool background);
-  void start_job(uint64_t plane, uint64_t victim, bool wear, bool background);
-  void job_txn_done(GcJob& j, flash::FlashTransaction& t);
-  void job_erase(GcJob& j);
-  void job_erased(GcJob& j);
-  void check_wear(uint64_t plane);
-  void gc_functional(uint64_t plane);
-  void schedule_background();
-
-  // Cached mapping table.
-  void tp_load(uint32_t tp, FtlRequest* r, bool write_back);
-  void tp_loaded(TpLoad& l);
-  void tp_insert(uint32_t tp);
-  void tp_dirty(uint64_t lpn);
-  void tp_write_back(uint32_t tp);
-
-  // Journaling.
-  void take_checkpoint(bool timed);
-  void checkpoint_step();
-
-  flash::FlashGeometry geo_;
   Services& svc_;
   EventQueue eq_;
-  uint64_t planes_, logical_pages_, epp_, tps_;  // translation pages: entries per page, count
-  std::vector<uint64_t> unit_plane_;               // stripe order -> physical plane
-  uint32_t shards_;
-  bool xor_hash_, channel_partition_;
-  std::vector<std::vector<uint64_t>> shard_units_;  // units each shard writes
-  std::vector<uint32_t> shard_rr_;
-  Alloc alloc_;
-  uint64_t lsb_limit_pages_;
-  bool greedy_, copyback_, preemptible_;
-  uint32_t fg_threshold_, bg_threshold_, gc_reserve_, wl_threshold_, ckpt_blocks_;
-  Tick bg_idle_, ckpt_interval_;
-  bool ckpt_when_idle_ = false, ckpt_paused_ = false;
-
-  MappingTable map_;
-  BlockManager blocks_;
-  std::vector<int64_t> host_open_;  // per shard x plane
-  std::vector<int64_t> gc_open_;    // per plane
-  std::vector<std::vector<uint64_t>> lsb_blocks_;  // per plane: blocks opened for LSB-only writes
-  uint64_t lsb_only_pages_ = 0;
-  std::vector<std::unique_ptr<GcJob>> jobs_;  // per plane, null when idle
+  FtlState s_;
+  Callbacks callbacks_{*this};
+  MapCacheStats map_cache_stats_;
+  std::unique_ptr<FtlMapping> mapping_;
+  PageAllocator alloc_;
+  GarbageCollector gc_;
+  FtlJournal journal_;
+  Preconditioner pre_;
+  ShardMap shards_;
   std::deque<Waiting> waiting_;
   std::unordered_map<uint32_t, std::pair<const uint8_t*, uint32_t>> writing_;  // lpn -> newest data, programs
-  uint32_t seq_ = 0;
-  uint64_t outstanding_ = 0, activity_ = 0, epoch_ = 0, blocked_plane_ = 0;
-  bool bg_scheduled_ = false, powered_ = true;
   uint64_t map_base_ = 0;
-  std::unique_ptr<RandomPermutation> order_;  // of a random preconditioning
-  std::unique_ptr<SequentialLayout> layout_;  // where preconditioning put the pages
-  bool has_rule_ = false;
-  uint64_t pre_writes_ = 0, pre_moved_ = 0, loaded_ = 0;
   std::function<void()> at_start_;
-  std::unique_ptr<MappingCache> cmt_;
-  std::unordered_map<uint32_t, std::unique_ptr<TpLoad>> loading_;
-  std::vector<uint8_t> scratch_, zero_page_;
-
-  // What survives a power loss besides the flash: the last committed checkpoint.
-  std::unique_ptr<Checkpoint> ckpt_, ckpt_pending_;
-  std::vector<bool> dirty_chunks_;
-  std::vector<uint64_t> ckpt_blocks_list_;
-  uint64_t ckpt_cursor_ = 0, ckpt_todo_ = 0;
-  flash::FlashTransaction ckpt_txn_;
-  bool ckpt_erased_ = false;
-
-  uint64_t free_blocks_signal_ = 0, gc_active_signal_ = 0;
-  Counter &host_reads_, &host_writes_, &unmapped_reads_, &map_bytes_, &trimmed_, &gc_runs_, &gc_bg_runs_,
-      &gc_moved_, &gc_copybacks_, &wl_runs_, &wasted_, &urgent_pages_, &lsb_urgent_, &waits_, &ckpts_,
-      &ckpt_pages_, &recoveries_, &replayed_, &min_free_, &cmt_hits_, &cmt_misses_, &map_reads_, &map_writes_;
+  Counter &host_reads_, &host_writes_, &unmapped_reads_, &map_bytes_, &trimmed_, &urgent_pages_, &waits_;
 };
 
 }  // namespace vp::ssd

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// Journaling and recovery of the page-mapping FTL. Each page's spare area
+// records its logical page and a write sequence number (the writers put it
+// there); a periodic checkpoint saves the parts of the map changed since the
+// last one to reserved blocks, a circular log written one page at a time.
+// After a power loss the map is rebuilt from the last committed checkpoint
+// plus a scan of the spare areas written since, newest copy winning.
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "vp/core/Counter.hpp"
+#include "vp/core/ParamScope.hpp"
+#include "vp/core/StatGroup.hpp"
+#include "vp/ssd/FtlState.hpp"
+
+namespace vp::ssd {
+
+class FtlJournal : public flash::FlashClient {
+ public:
+  // checkpoint_* in the FTL's scope (ssd.ftl).
+  static void declare_params(const ParamScope& ftl);
+  // Blocks per plane the checkpoints take from the data blocks.
+  static uint32_t reserved_blocks(const Config& cfg);
+
+  FtlJournal(FtlState& s, const ScopedConfig& ftl, const StatGroup& stats);
+  ~FtlJournal() override;
+
+  // The run starts: the first checkpoint (of what preconditioning left) and the timer.
+  void start();
+  // No host request is at the FTL any more: a checkpoint paused for it goes on.
+  void host_idle();
+  void power_loss();
+  // Rebuilds the map and the blocks from flash, as at boot.
+  void recover();
+  uint64_t recoveries() const { return recoveries_.value; }
+  void report(nlohmann::json& j) const { j["checkpoints"] = ckpts_.value; }
+
+  void flash_done(flash::FlashTransaction& t) override;
+
+ private:
+  struct Checkpoint;
+
+  void start_timer();
+  void take_checkpoint(bool timed);
+  void step();
+
+  FtlState& s_;
+  Tick interval_;
+  bool when_idle_;
+  // What survives a power loss besides the flash: the last committed checkpoint.
+  std::unique_ptr<Checkpoint> ckpt_, pending_;
+  std::vector<uint64_t> blocks_;  // the reserved blocks, in log order
+  uint64_t cursor_ = 0, todo_ = 0;
+  flash::FlashTransaction txn_;
+  bool erased_ = false, paused_ = false;
+  Counter &ckpts_, &ckpt_pages_, &recoveries_, &replayed_;
+};
+
+}  // namespace vp::ssd

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// Preconditioning sets up a used drive without simulating time: a
+// sequential fill is kept as a rule (no memory per page, SequentialLayout),
+// a random fill or ageing runs the allocator and GC functionally. Contents
+// given before the run (an image file) are written the way ageing writes,
+// after it.
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "vp/core/ParamScope.hpp"
+#include "vp/core/Rng.hpp"
+#include "vp/ssd/FtlMapping.hpp"
+#include "vp/ssd/FtlState.hpp"
+#include "vp/ssd/GarbageCollector.hpp"
+#include "vp/ssd/PageAllocator.hpp"
+#include "vp/ssd/SequentialLayout.hpp"
+
+namespace vp::ssd {
+
+class Preconditioner {
+ public:
+  // ssd.precondition.*
+  static void declare_params(const ParamScope& scope);
+
+  Preconditioner(FtlState& s, PageAllocator& alloc, GarbageCollector& gc, FtlMapping& mapping,
+                 const ScopedConfig& scope, uint64_t seed);
+  ~Preconditioner();
+
+  // Fills and ages the drive as configured (at the start, before any I/O).
+  void run();
+  // Writes a host page (page_size bytes) as the overwrites of ageing do:
+  // allocated like a host write, its spare area naming it, GC run
+  // functionally when a plane runs short.
+  void load(uint64_t lpn, const uint8_t* data);
+  void report(nlohmann::json& j) const;
+
+ private:
+  void write(uint32_t lpn, const uint8_t* data);
+  void collect(uint64_t plane);
+
+  FtlState& s_;
+  PageAllocator& alloc_;
+  GarbageCollector& gc_;
+  FtlMapping& mapping_;
+  double fill_, age_;
+  bool sequential_;
+  uint64_t seed_;
+  std::unique_ptr<RandomPermutation> order_;  // of a random fill
+  std::unique_ptr<SequentialLayout> layout_;  // where the fill put the pages
+  uint64_t writes_ = 0, moved_ = 0, loaded_ = 0;
+};
+
+}  // namespace vp::ssd

@@ -99,19 +99,19 @@ Firmware::Firmware(sc_core::sc_module_name name, Services& svc, const ShardMap& 
       deepflash_stats_(StatGroup(svc.stats, kScope)),
       org_(organisation_for(*this, ScopedConfig(svc.cfg, kScope), shards, deepflash_stats_)),
       shards_(shards),
+      fcmd_stage_(flash, roles_, costs_),
       commands_(svc.stats.counter("ssd.fw.commands", "commands", "host commands handled by firmware")),
       order_waits_(svc.stats.counter("ssd.fw.order_waits", "requests",
                                      "requests held back until an earlier request to one of their pages left")) {
   svc.stats.section("firmware", [this] { return summary(now_ps()); });
   target.bind(*this);
-  fcmd.bind(*this);
+  fcmd.bind(fcmd_stage_);
   ScopedConfig c(svc.cfg, kScope);
   auto d = c.get_enum<int>("dispatch", {{"per_sq", 0}, {"dios", 1}, {"auto", 2}});
   dispatch_ = d == 1 ? Dispatch::Dios : d == 0 ? Dispatch::PerSq : org_->default_dispatch();
   balanced_ = c.is("placement", "balanced");
   pins_ = pins(svc.cfg);
   ordered_ = org_->reorders();
-  channels_ = static_cast<uint32_t>(svc.cfg.get_int("ssd.flash.channels"));
   auto ncores = static_cast<unsigned>(c.get_int("cores"));
   for (unsigned i = 0; i < ncores; ++i)
     cores_.push_back(std::make_unique<EmbeddedCore>(i, eq_, svc.stats, svc.waves));
@@ -119,6 +119,10 @@ Firmware::Firmware(sc_core::sc_module_name name, Services& svc, const ShardMap& 
 }
 
 Firmware::~Firmware() = default;
+
+void Firmware::end_of_elaboration() {
+  if (flash.size()) fcmd_stage_.bound();
+}
 
 void Firmware::build() {
   using Role = FwRole;
@@ -303,23 +307,6 @@ void Firmware::finish(FwJob& j) {
   jobs_.erase(&c);
   c.client->firmware_done(c);
   org_->finished(lpn, pages, locked);
-}
-
-// ------------------------------------------------------------ flash-scatter
-
-void Firmware::submit(flash::FlashTransaction& t) {
-  const auto& fcmd = roles_.fcmd;
-  if (fcmd.empty()) return flash->submit(t);  // the layered task composed it
-  FirmwareThread& f = *fcmd[size_t(t.addr.channel) * fcmd.size() / channels_];
-  auto compose = [this, &t, &f](FirmwareThread&) {
-    send(f, task_time(Compose), [this, &t](FirmwareThread&) { flash->submit(t); });
-  };
-  const auto& bg = t.use == flash::FlashUse::Gc ? roles_.bgc : t.use == flash::FlashUse::Journal ? roles_.log : fcmd;
-  Task step = t.use == flash::FlashUse::Gc ? Gc : Journal;
-  if (t.use == flash::FlashUse::Host) return compose(f);
-  if (&bg == &fcmd || bg.empty())  // no thread of its own: FCMD pays the step too
-    return send(f, costs_.time({{step, 1}, {Compose, 1}}), [this, &t](FirmwareThread&) { flash->submit(t); });
-  send(*bg.front(), task_time(step), compose);
 }
 
 }  // namespace vp::ssd

@@ -28,6 +28,7 @@
 #include "vp/flash/FlashTypes.hpp"
 #include "vp/ssd/DeepFlashFirmware.hpp"
 #include "vp/ssd/EmbeddedCore.hpp"
+#include "vp/ssd/FcmdStage.hpp"
 #include "vp/ssd/FirmwareCosts.hpp"
 #include "vp/ssd/FirmwareOrganisation.hpp"
 #include "vp/ssd/FirmwareThread.hpp"
@@ -36,13 +37,13 @@
 
 namespace vp::ssd {
 
-class Firmware : public sc_core::sc_module, public IFirmware, public FtlClient, public flash::IFlash {
+class Firmware : public sc_core::sc_module, public IFirmware, public FtlClient {
  public:
   sc_core::sc_export<IFirmware> target;
   sc_core::sc_port<IFtl> ftl;
-  // The FCMD stage: the FTL's flash port binds here, and its transactions
-  // go on to the flash array through `flash` (left unbound in rigs whose
-  // FTL has no flash).
+  // The FCMD stage (FcmdStage): the FTL's flash port binds here, and its
+  // transactions go on to the flash array through `flash` (left unbound in
+  // rigs whose FTL has no flash).
   sc_core::sc_export<flash::IFlash> fcmd;
   sc_core::sc_port<flash::IFlash, 1, sc_core::SC_ZERO_OR_MORE_BOUND> flash;
 
@@ -67,25 +68,6 @@ class Firmware : public sc_core::sc_module, public IFirmware, public FtlClient, 
   void set_write_cache(bool enabled) override { ftl->set_write_cache(enabled); }
   void ftl_done(FtlRequest& r) override;
 
-  // IFlash: the FCMD stage in front of the flash array.
-  void submit(flash::FlashTransaction& t) override;
-  const flash::FlashGeometry& geometry() const override { return flash->geometry(); }
-  const flash::FlashTiming& timing() const override { return flash->timing(); }
-  bool peek(uint64_t ppn, uint8_t* data, flash::FlashOob* oob) const override { return flash->peek(ppn, data, oob); }
-  void preload_page(uint64_t ppn, const flash::FlashOob& oob, const uint8_t* data) override {
-    flash->preload_page(ppn, oob, data);
-  }
-  void preload_copy(uint64_t src, uint64_t dst, const flash::FlashOob& oob) override {
-    flash->preload_copy(src, dst, oob);
-  }
-  void preload_block(uint64_t block, uint32_t pages, uint32_t first_lpn, uint32_t lpn_stride,
-                     uint32_t seq) override {
-    flash->preload_block(block, pages, first_lpn, lpn_stride, seq);
-  }
-  void preload_erase(uint64_t block) override { flash->preload_erase(block); }
-  uint32_t erase_count(uint64_t block) const override { return flash->erase_count(block); }
-  void power_loss() override { flash->power_loss(); }
-
   uint64_t events() const { return eq_.fired(); }
   const char* organisation() const { return org_->name(); }
   Dispatch dispatch() const { return dispatch_; }
@@ -107,6 +89,7 @@ class Firmware : public sc_core::sc_module, public IFirmware, public FtlClient, 
   friend class FirmwareOrganisation;  // its helpers reach the shared parts below
 
   void build();
+  void end_of_elaboration() override;
   FirmwareThread& nvmq_for(uint16_t sqid) const;
   static uint64_t order_key(const FwJob& j, uint32_t page);
   // Leaving the firmware, in per-page arrival order.
@@ -131,7 +114,7 @@ class Firmware : public sc_core::sc_module, public IFirmware, public FtlClient, 
   std::vector<std::unique_ptr<FirmwareThread>> threads_;
   FirmwareRoles roles_;
   FwWorkQueue pool_;  // DIOS: work any NVMQ thread takes
-  uint32_t channels_ = 1;
+  FcmdStage fcmd_stage_;
   std::unordered_map<const HostCommand*, std::unique_ptr<FwJob>> jobs_;
   std::unordered_map<uint64_t, std::deque<FwJob*>> page_order_;  // per SQ and page, requests not yet issued
   std::unordered_map<FirmwareThread*, std::vector<FwJob*>> done_;  // completions for each NVMQ thread's CQ buffer

@@ -3,8 +3,12 @@
 
 #include <fmt/format.h>
 
-
 namespace vp::platform {
+
+namespace {
+// The SSD's function: bus 0 device 0 function 0 of the ECAM window.
+constexpr uint64_t kSsdConfig = host::HostMemoryMap::config_address(0, 0, 0);
+}  // namespace
 
 void ServerTop::declare_params(ParamRegistry& r) {
   r.integer("sim.seed", 1, "seed of every random stream of the run (--seed)").at_least(0);
@@ -31,7 +35,7 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
       irqs(svc.stats),
       memory(host::HostMemoryMap(svc.cfg.get_size("host.dram.size"))),
       bus("bus"),
-      driver("driver", svc, irqs, memory, static_cast<unsigned>(svc.cfg.get_int("host.cores")), host::HostBus::kPcieConfigBase,
+      driver("driver", svc, irqs, memory, static_cast<unsigned>(svc.cfg.get_int("host.cores")), kSsdConfig,
              host::HostBus::kPcieMmioBase),
       blkmq(svc.cfg, svc.stats, driver, static_cast<unsigned>(svc.cfg.get_int("host.cores")),
             static_cast<unsigned>(svc.cfg.get_int("host.cores"))),
@@ -47,7 +51,7 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
   bus.map_dram(dram.socket, host::HostMemoryMap(dram.size()));
   bus.map(intc.socket, host::InterruptController::kBase, host::InterruptController::kSize, "msi");
   bus.map(link.down_in, host::HostBus::kPcieMmioBase, nvme::BAR0_SIZE, "nvme bar0");
-  bus.map(link.cfg_in, host::HostBus::kPcieConfigBase, pcie::PciConfigSpace::kSize, "nvme config space");
+  bus.map(link.cfg_in, kSsdConfig, pcie::PciConfigSpace::kSize, "nvme config space");
   // PCIe to the SSD and back.
   link.down_out.bind(drive.bar0());
   link.cfg_out.bind(drive.config());

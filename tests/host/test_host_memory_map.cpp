@@ -144,3 +144,13 @@ TEST_CASE("4 GiB and 64 GiB hosts run, with the page cache above 4 GiB", "[host]
   CHECK(s.out.find("host.pagecache.size = '3GiB'") != std::string::npos);
   CHECK(s.out.find("host.dram.size = '4GiB' (--set)") != std::string::npos);
 }
+
+TEST_CASE("ECAM: each PCI function's configuration space has its own 4 KiB slot in the window", "[host][memmap]") {
+  using host::HostMemoryMap;
+  // ECAM offset = bus << 20 | device << 15 | function << 12 (PCIe base spec 7.2.2).
+  CHECK(HostMemoryMap::config_address(0, 0, 0) == 0xB0000000ull);
+  CHECK(HostMemoryMap::config_address(0, 1, 0) == 0xB0008000ull);   // the next device on bus 0
+  CHECK(HostMemoryMap::config_address(0, 0, 7) == 0xB0007000ull);   // the last function of device 0
+  CHECK(HostMemoryMap::config_address(1, 2, 3) == 0xB0113000ull);   // 0x100000 + 0x10000 + 0x3000
+  CHECK(HostMemoryMap::config_address(0, 31, 7) == 0xB00FF000ull);  // bus 0's last slot, below bus 1
+}

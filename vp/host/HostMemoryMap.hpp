@@ -15,6 +15,13 @@ class HostMemoryMap {
   static constexpr uint64_t kHoleBase = 0xB0000000ull, kHighBase = 1ull << 32;
   static constexpr uint64_t kPcieConfigBase = kHoleBase, kPcieMmioBase = 0xE0000000ull;
 
+  // ECAM: each PCI function's 4 KiB configuration space at bus << 20 |
+  // device << 15 | function << 12 in the window (PCIe base spec 7.2.2); the
+  // SSD is bus 0 device 0 function 0, another endpoint takes its own slot.
+  static constexpr uint64_t config_address(unsigned bus, unsigned device, unsigned function) {
+    return kPcieConfigBase + (uint64_t(bus) << 20 | uint64_t(device & 0x1F) << 15 | uint64_t(function & 7) << 12);
+  }
+
   explicit HostMemoryMap(uint64_t dram_bytes)
       : low_(dram_bytes < kHoleBase ? dram_bytes : kHoleBase), high_(dram_bytes - low_) {}
 

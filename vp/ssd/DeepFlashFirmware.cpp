@@ -40,6 +40,7 @@ DeepFlashFirmware::DeepFlashFirmware(Firmware& fw, const ScopedConfig& c, uint32
       forwarding_(c.get_bool("ilock.forwarding")),
       bypass_(c.get_bool("cache_bypass")),
       retry_(c.get_time("ilock.retry")),
+      range_bytes_(c.get_size("ilock.range")),
       fetch_batch_(static_cast<uint32_t>(c.get_int("fetch_batch"))),
       shards_(shards),
       n_nvmq_(static_cast<unsigned>(c.get_int("threads.nvmq"))),
@@ -48,10 +49,12 @@ DeepFlashFirmware::DeepFlashFirmware(Firmware& fw, const ScopedConfig& c, uint32
       n_fcmd_(static_cast<unsigned>(c.get_int("threads.fcmd"))),
       n_log_(static_cast<unsigned>(c.get_int("threads.log"))),
       n_bgc_(static_cast<unsigned>(c.get_int("threads.bgc"))),
-      // A lock covers whole pages; the drive's page size is the FTL's mapping unit.
-      lock_(static_cast<uint32_t>(
-          std::max<uint64_t>(1, c.get_size("ilock.range") / c.config().get_size("ssd.flash.page_size")))),
+      lock_(1),
       stats_(stats) {}
+
+void DeepFlashFirmware::bound(uint32_t page_bytes) {
+  lock_ = IndexLock(static_cast<uint32_t>(std::max<uint64_t>(1, range_bytes_ / page_bytes)));
+}
 
 std::vector<FwRole> DeepFlashFirmware::roles(FirmwareRoles& r, const FirmwareCosts& c) const {
   return {{&r.nvmq, "nvmq", n_nvmq_,

@@ -50,6 +50,8 @@ class DeepFlashFirmware : public FirmwareOrganisation {
   void placed(FirmwareRoles& r, FirmwareCosts& costs) override;
   // Parallel parsing and paths of different lengths.
   bool reorders() const override { return true; }
+  // ILOCK's ranges are whole pages of the FTL below.
+  void bound(uint32_t page_bytes) override;
   void submit(FwJob& j) override;
   void finished(uint64_t lpn, uint32_t pages, bool locked) override;
 
@@ -71,6 +73,7 @@ class DeepFlashFirmware : public FirmwareOrganisation {
 
   bool forwarding_, bypass_;
   Tick retry_;
+  uint64_t range_bytes_;
   uint32_t fetch_batch_, shards_;
   unsigned n_nvmq_, n_ilock_, n_cache_, n_fcmd_, n_log_, n_bgc_;
   IndexLock lock_;

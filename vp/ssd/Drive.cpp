@@ -21,6 +21,14 @@ void Drive::declare_params(ParamRegistry& r) {
       c.fail({"ssd.ftl.shard_partition", "ssd.fw.organisation"},
              "manylayered needs ssd.ftl.shard_partition = channel (each instance owns its channels)");
   });
+  // DeepFlash's FCMD threads split the flash's channels.
+  r.rule([](const Config& c) {
+    if (!c.is("ssd.fw.organisation", "deepflash")) return;
+    int64_t channels = c.get_int("ssd.flash.channels");
+    if (c.get_int("ssd.fw.threads.fcmd") > channels)
+      c.fail({"ssd.fw.threads.fcmd", "ssd.flash.channels", "ssd.fw.organisation"},
+             "deepflash: each FCMD thread serves at least one channel");
+  });
   // The controller's logical blocks are made of the FTL's mapping units.
   r.rule([](const Config& c) {
     if (c.get_size("ssd.nvme.lba_size") % c.get_size("ssd.flash.page_size") != 0)

@@ -62,14 +62,6 @@ void Firmware::declare_params(ParamRegistry& r) {
             "queue allocation (FAST'19 sec. 4.2); dios lets any free one take any command (sec. 5.1); auto: dios "
             "for deepflash, per_sq otherwise");
   DeepFlashFirmware::declare_params(fw);
-  // DeepFlash's FCMD threads split the flash's channels.
-  r.rule([](const Config& c) {
-    if (!c.is("ssd.fw.organisation", "deepflash")) return;
-    int64_t channels = c.get_int("ssd.flash.channels");
-    if (c.get_int("ssd.fw.threads.fcmd") > channels)
-      c.fail({"ssd.fw.threads.fcmd", "ssd.flash.channels", "ssd.fw.organisation"},
-             "deepflash: each FCMD thread serves at least one channel");
-  });
 }
 
 namespace {
@@ -122,6 +114,7 @@ Firmware::~Firmware() = default;
 
 void Firmware::end_of_elaboration() {
   if (flash.size()) fcmd_stage_.bound();
+  org_->bound(ftl->page_size());
 }
 
 void Firmware::build() {

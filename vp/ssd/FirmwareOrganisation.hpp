@@ -65,6 +65,8 @@ class FirmwareOrganisation {
   // The threads are on their cores: the NVMQ threads serve the DIOS pool,
   // and the organisation says which structures its cores share.
   virtual void placed(FirmwareRoles& r, FirmwareCosts& costs);
+  // The FTL below is bound: its mapping unit (one page) in bytes.
+  virtual void bound(uint32_t /*page_bytes*/) {}
   // Whether one SQ's requests can overtake each other on their way through
   // the firmware: then Firmware guards their per-page order.
   virtual bool reorders() const = 0;

@@ -44,7 +44,7 @@ int sc_main(int argc, char** argv) {
     RequestTracker tracker;
     Services svc{cfg, stats, waves, tracker, 1};
     flash::FlashArray flash("flash", svc);
-    ssd::PageMappingFtl ftl("ftl", svc);
+    ssd::PageMappingFtl ftl("ftl", svc, flash.geometry());
     ftl.flash.bind(flash.target);
     auto t0 = std::chrono::steady_clock::now();
     sc_core::sc_start(sc_core::SC_ZERO_TIME);  // preconditioning runs at the end of elaboration

@@ -70,21 +70,21 @@ TEST_CASE("a cell fills only the keys the configuration leaves unset", "[flash][
   cfg.set("ssd.flash.t_read", "50us");
   flash::FlashArray::apply_cell(cfg);
   cfg.validate();
-  auto t = flash::FlashArray::timing_from(cfg);
+  auto t = flash::FlashArray::timing_from(ScopedConfig(cfg, "ssd.flash"));
   CHECK(t.t_read[0] == 50 * US);  // the explicit value wins
   CHECK(t.t_read[1] == 78 * US);
   CHECK(t.t_prog[2] == 5 * MS);
   CHECK(t.cache_read);
   CHECK(cfg.origin("ssd.flash.t_read") == "--set");
   CHECK(cfg.origin("ssd.flash.t_read_csb") == "cell tlc-fastdrain");
-  CHECK(flash::FlashArray::geometry_from(cfg).bits_per_cell == 3);
+  CHECK(flash::FlashArray::geometry_from(ScopedConfig(cfg, "ssd.flash")).bits_per_cell == 3);
 }
 
 TEST_CASE("the default cell keeps the Z-NAND defaults", "[flash][cell][config]") {
   Config cfg(platform::server_params());
   flash::FlashArray::apply_cell(cfg);
   cfg.validate();
-  auto t = flash::FlashArray::timing_from(cfg);
+  auto t = flash::FlashArray::timing_from(ScopedConfig(cfg, "ssd.flash"));
   CHECK(t.t_read[0] == 3 * US);
   CHECK(t.t_prog[0] == 100 * US);
   // An SLC has no CSB or MSB pages: their slots repeat the LSB times.
@@ -92,7 +92,7 @@ TEST_CASE("the default cell keeps the Z-NAND defaults", "[flash][cell][config]")
   CHECK(t.t_prog[1] == 100 * US);
   CHECK(t.t_erase == 1 * MS);
   CHECK_FALSE(t.cache_read);
-  CHECK(flash::FlashArray::geometry_from(cfg).bits_per_cell == 1);
+  CHECK(flash::FlashArray::geometry_from(ScopedConfig(cfg, "ssd.flash")).bits_per_cell == 1);
 }
 
 namespace {

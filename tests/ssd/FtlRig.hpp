@@ -34,7 +34,7 @@ class FtlRig : public ssd::FtlClient {
       : cfg(ftl_config(sets)),
         svc{cfg, stats, waves, tracker, 7},
         flash("flash", svc),
-        ftl("ftl", svc),
+        ftl("ftl", svc, flash::FlashArray::geometry_from(ScopedConfig(svc.cfg, flash::FlashArray::kScope))),
         page_(ftl.page_size()) {
     ftl.flash.bind(flash.target);
   }

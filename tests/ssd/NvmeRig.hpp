@@ -69,8 +69,8 @@ class NvmeRig : public sc_core::sc_module {
         bus("bus"),
         link("pcie", s, "pcie"),
         nvme("nvme", s, link.timing(), "ssd.nvme", "ssd.pci"),
-        fw("fw", s, ssd::PageMappingFtl::shard_map_from(s.cfg)),
-        ftl("ftl", s),
+        fw("fw", s, ssd::PageMappingFtl::shard_map_from(ScopedConfig(s.cfg, ssd::PageMappingFtl::kScope))),
+        ftl("ftl", s, flash::FlashArray::geometry_from(ScopedConfig(s.cfg, flash::FlashArray::kScope))),
         flash("flash", s),
         eq_("eq") {
     cpu.bind(bus.in);

@@ -67,7 +67,7 @@ struct Rig : ModelServices {
       : ModelServices(model_config("", {}, sets)),
         traced_(open(vcd)),
         ftl("ftl"),
-        fw("fw", svc, ssd::PageMappingFtl::shard_map_from(svc.cfg)) {
+        fw("fw", svc, ssd::PageMappingFtl::shard_map_from(ScopedConfig(svc.cfg, ssd::PageMappingFtl::kScope))) {
     fw.ftl.bind(ftl);
   }
 

@@ -60,8 +60,8 @@ struct FwRig : ModelServices, ssd::FirmwareClient {
       : ModelServices(model_config("", {}, costs(sets))),
         ftl("ftl"),
         dram("dram"),
-        cache("cache", svc),
-        fw("fw", svc, ssd::PageMappingFtl::shard_map_from(svc.cfg)) {
+        cache("cache", svc, static_cast<uint32_t>(svc.cfg.get_size("ssd.flash.page_size"))),
+        fw("fw", svc, ssd::PageMappingFtl::shard_map_from(ScopedConfig(svc.cfg, ssd::PageMappingFtl::kScope))) {
     fw.ftl.bind(cache.target);
     cache.ftl.bind(ftl);
     cache.dram.bind(dram.target);

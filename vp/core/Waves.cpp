@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "vp/core/Waves.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <fstream>
 #include <map>
@@ -63,6 +64,18 @@ void Waves::write_gtkw(const std::string& gtkw_path, const std::string& vcd_path
     f << "@1000200\n-" << g << "\n";
   }
   file.commit();
+}
+
+std::string Waves::signal_name(const std::string& scope, const std::string& rel) {
+  std::string n = scope + "_" + rel;
+  std::replace(n.begin(), n.end(), '.', '_');
+  return n;
+}
+
+std::string Waves::group_name(const std::string& scope) {
+  std::string g = scope;
+  std::replace(g.begin(), g.end(), '.', ' ');
+  return g;
 }
 
 }  // namespace vp

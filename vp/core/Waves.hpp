@@ -25,6 +25,10 @@ class Waves {
   // in decimal, flags as one-bit waves.
   void trace(const uint64_t& var, const std::string& name, const std::string& group);
   void trace(const bool& var, const std::string& name, const std::string& group);
+  // A component's signal and group named after its parameter scope:
+  // ("ssd.dram", "busy") -> ssd_dram_busy in group "ssd dram".
+  static std::string signal_name(const std::string& scope, const std::string& rel);
+  static std::string group_name(const std::string& scope);
   // The save file opens the view at `view_start_ns` (e.g. when I/O began).
   void write_gtkw(const std::string& gtkw_path, const std::string& vcd_path) const;
   void set_view_start(uint64_t ns) { view_start_ns_ = ns; }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "vp/core/EventQueue.hpp"
+#include "vp/core/ParamScope.hpp"
 #include "vp/core/Services.hpp"
 #include "vp/flash/FlashChannel.hpp"
 #include "vp/flash/FlashCounters.hpp"
@@ -21,19 +22,22 @@ class FlashArray : public sc_core::sc_module, public IFlash {
  public:
   sc_core::sc_export<IFlash> target;
 
-  static void declare_params(ParamRegistry& reg);
+  static constexpr const char* kScope = "ssd.flash";
+  // Parameters relative to the array's scope (ssd.flash on the platforms).
+  static void declare_params(const ParamScope& p);
   // Fills every key of the chosen cell preset (ssd.flash.cell) that the
   // configuration does not set itself. Call after loading presets, files and
   // --set, before validate().
-  static void apply_cell(Config& cfg);
+  static void apply_cell(Config& cfg, const std::string& scope = kScope);
   // The same with the cell's YAML given: the keys it may hold are the
-  // ssd.flash cell keys (bits_per_cell, t_read..., t_erase, cache_read).
-  static void apply_cell_text(Config& cfg, const std::string& name, const std::string& yaml);
-  static FlashGeometry geometry_from(const Config& cfg);
-  static FlashTiming timing_from(const Config& cfg);
-  static FlashScheduler::Options scheduler_from(const Config& cfg);
+  // cell keys in the scope (bits_per_cell, t_read..., t_erase, cache_read).
+  static void apply_cell_text(Config& cfg, const std::string& name, const std::string& yaml,
+                              const std::string& scope = kScope);
+  static FlashGeometry geometry_from(const ScopedConfig& cfg);
+  static FlashTiming timing_from(const ScopedConfig& cfg);
+  static FlashScheduler::Options scheduler_from(const ScopedConfig& cfg);
 
-  FlashArray(sc_core::sc_module_name name, Services& svc);
+  FlashArray(sc_core::sc_module_name name, Services& svc, const std::string& scope = kScope);
 
   void submit(FlashTransaction& t) override { channels_[t.addr.channel]->submit(t); }
   const FlashGeometry& geometry() const override { return geo_; }

@@ -9,7 +9,7 @@ namespace vp::flash {
 
 FlashChannel::FlashChannel(unsigned id, const FlashGeometry& g, const FlashTiming& t,
                            const FlashScheduler::Options& sched, bool suspend, EventQueue& eq, FlashDataStore& store,
-                           FlashCounters& ctr, StatRegistry& stats, Waves& waves)
+                           FlashCounters& ctr, const StatGroup& stats, Waves& waves)
     : id_(id),
       geo_(g),
       tim_(t),
@@ -18,12 +18,12 @@ FlashChannel::FlashChannel(unsigned id, const FlashGeometry& g, const FlashTimin
       store_(store),
       ctr_(ctr),
       sched_(g.dies_per_channel(), sched),
-      bus_busy_ps_(stats.counter(fmt::format("ssd.flash.ch{}.bus_busy", id), "ps", "time the channel's bus was held")),
+      bus_busy_ps_(stats.counter(fmt::format("ch{}.bus_busy", id), "ps", "time the channel's bus was held")),
       dies_(g.dies_per_channel()) {
   bus_signal_.attach(waves, fmt::format("flash_ch{}_bus", id), "flash channels");
   for (uint32_t d = 0; d < dies_.size(); ++d) {
     dies_[d].index = d;
-    dies_[d].busy_ps = &stats.counter(fmt::format("ssd.flash.ch{}.die{}.busy", id, d), "ps",
+    dies_[d].busy_ps = &stats.counter(fmt::format("ch{}.die{}.busy", id, d), "ps",
                                       "time the die's array or page registers were in use (closed intervals)");
     if (waves.enabled())
       waves.trace(dies_[d].busy, fmt::format("flash_ch{}_die{}_busy", id, d), fmt::format("flash ch{} dies", id));

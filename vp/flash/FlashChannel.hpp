@@ -41,7 +41,7 @@ namespace vp::flash {
 class FlashChannel {
  public:
   FlashChannel(unsigned id, const FlashGeometry& g, const FlashTiming& t, const FlashScheduler::Options& sched,
-               bool suspend, EventQueue& eq, FlashDataStore& store, FlashCounters& ctr, StatRegistry& stats,
+               bool suspend, EventQueue& eq, FlashDataStore& store, FlashCounters& ctr, const StatGroup& stats,
                Waves& waves);
   void submit(FlashTransaction& t);
   // Drops everything queued and in flight without completions; an erase

@@ -26,6 +26,7 @@ struct FlashGeometry {
   uint32_t blocks_per_plane = 1024, pages_per_block = 512;
   uint32_t page_size = 2048, oob_size = 64;
   uint32_t bits_per_cell = 1;  // 1 SLC / Z-NAND, 2 MLC, 3 TLC
+  uint32_t endurance = 100000;  // rated program/erase cycles of a block
 
   uint32_t dies_per_channel() const { return packages_per_channel * dies_per_package; }
   uint32_t total_dies() const { return channels * dies_per_channel(); }

@@ -36,8 +36,8 @@ struct CacheLayer::Child {
   bool host_work = false;    // for a host request (not a line's eviction)
 };
 
-void CacheLayer::declare_params(ParamRegistry& r) {
-  r.choice("ssd.cache.organisation", "none", {"none", "uni", "uni-dyn", "split", "fastdrain", "burst"},
+void CacheLayer::declare_params(const ParamScope& r) {
+  r.choice("organisation", "none", {"none", "uni", "uni-dyn", "split", "fastdrain", "burst"},
            "organisation of the SSD's DRAM cache between firmware and FTL: none (every request goes to the FTL), "
            "uni (set-associative, LRU, write-back, both classes share every way, fixed read prefetch: FlashShare's "
            "uni-no / uni-128), uni-dyn (uni with the prefetch adapted each epoch by ghost caches), split (ways "
@@ -48,93 +48,94 @@ void CacheLayer::declare_params(ParamRegistry& r) {
   SplitPolicy::declare_params(r);
   // FlashShare OSDI'18 Table 2: 1.5 GB of DRAM in the Z-SSD (ssd.dram.size),
   // of which the data staging and the mapping table take their share.
-  r.size("ssd.cache.size", "1GiB", "SSD DRAM given to the cache (whole sets of ways x flash pages)");
-  r.integer("ssd.cache.ways", 16, "ways of associativity of the cache (lines of a set)").range(1, 1024);
-  r.integer("ssd.cache.prefetch_pages", 0,
+  r.size("size", "1GiB", "SSD DRAM given to the cache (whole sets of ways x flash pages)");
+  r.integer("ways", 16, "ways of associativity of the cache (lines of a set)").range(1, 1024);
+  r.integer("prefetch_pages", 0,
             "uni: pages after a read miss's last page brought in with it (0: uni-no, 128: uni-128)")
       .range(0, 65536);
   // FastDrain CAL'20 Table 1: thresholds 0.8 / 0.2. The background pace is
   // not in the paper (assumed: a few pages, about one program time apart).
-  FastDrainBuffer::declare_params(ParamScope(r, "ssd.cache.fastdrain"));
-  r.rule([](const Config& c) {
-    if (c.is("ssd.cache.organisation", "fastdrain") &&
-        c.get_real("ssd.cache.fastdrain.low_watermark") >= c.get_real("ssd.cache.fastdrain.high_watermark"))
-      c.fail({"ssd.cache.fastdrain.low_watermark", "ssd.cache.fastdrain.high_watermark"},
+  FastDrainBuffer::declare_params(r.sub("fastdrain"));
+  r.rule([](const ScopedConfig& c) {
+    if (c.is("organisation", "fastdrain") &&
+        c.get_real("fastdrain.low_watermark") >= c.get_real("fastdrain.high_watermark"))
+      c.fail({"fastdrain.low_watermark", "fastdrain.high_watermark"},
              "the low watermark must be below the high one");
   });
-  r.rule([](const Config& c) {
-    if (c.is("ssd.cache.organisation", "none")) return;
-    if (c.is("ssd.cache.organisation", "burst")) return;  // direct mapped: ways do not apply
-    if (c.get_size("ssd.cache.size") / c.get_int("ssd.cache.ways") == 0)
-      c.fail({"ssd.cache.size", "ssd.cache.ways"}, "the cache holds less than one set of lines");
+  r.rule([](const ScopedConfig& c) {
+    if (c.is("organisation", "none")) return;
+    if (c.is("organisation", "burst")) return;  // direct mapped: ways do not apply
+    if (c.get_size("size") / c.get_int("ways") == 0)
+      c.fail({"size", "ways"}, "the cache holds less than one set of lines");
   });
 }
 
-CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc)
+CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc, uint32_t line_bytes, const std::string& scope)
     : sc_module(name),
       target("target"),
       power("power"),
       ftl("ftl"),
       dram("dram"),
-      svc_(svc),
+      cfg_(svc.cfg, scope),
+      stats_(svc.stats, scope),
       eq_("eq"),
-      organisation_(svc.cfg.get_enum<Organisation>("ssd.cache.organisation", {{"none", Organisation::None},
+      organisation_(cfg_.get_enum<Organisation>("organisation", {{"none", Organisation::None},
                                                                               {"uni", Organisation::Uni},
                                                                               {"uni-dyn", Organisation::UniDyn},
                                                                               {"split", Organisation::Split},
                                                                               {"fastdrain", Organisation::FastDrain},
                                                                               {"burst", Organisation::Burst}})),
       enabled_(organisation_ != Organisation::None),
-      bytes_(svc.cfg.get_size("ssd.cache.size")),
-      ways_(static_cast<uint32_t>(svc.cfg.get_int("ssd.cache.ways"))),
-      prefetched_pages_(svc.stats.counter("ssd.cache.prefetched_pages", "pages", "pages read ahead on read misses")),
-      prefetch_hits_(svc.stats.counter("ssd.cache.prefetch_hits", "pages",
+      bytes_(cfg_.get_size("size")),
+      ways_(static_cast<uint32_t>(cfg_.get_int("ways"))),
+      prefetched_pages_(stats_.counter("prefetched_pages", "pages", "pages read ahead on read misses")),
+      prefetch_hits_(stats_.counter("prefetch_hits", "pages",
                                        "host reads that hit a page a prefetch brought in (first use)")),
-      dirty_evictions_(svc.stats.counter("ssd.cache.dirty_evictions", "pages",
+      dirty_evictions_(stats_.counter("dirty_evictions", "pages",
                                          "dirty lines replaced and written to the FTL")),
-      clean_evictions_(svc.stats.counter("ssd.cache.clean_evictions", "pages", "clean lines replaced")),
-      write_backs_(svc.stats.counter("ssd.cache.write_backs", "pages", "dirty lines written back by a Flush")),
-      eviction_copy_hits_(svc.stats.counter("ssd.cache.eviction_copy_hits", "pages",
+      clean_evictions_(stats_.counter("clean_evictions", "pages", "clean lines replaced")),
+      write_backs_(stats_.counter("write_backs", "pages", "dirty lines written back by a Flush")),
+      eviction_copy_hits_(stats_.counter("eviction_copy_hits", "pages",
                                             "host reads served from a page's eviction copy in flight")),
-      bypasses_(svc.stats.counter("ssd.cache.bypasses", "pages",
+      bypasses_(stats_.counter("bypasses", "pages",
                                   "written pages no way of their class could take (sent to the FTL)")),
-      write_throughs_(svc.stats.counter("ssd.cache.write_throughs", "commands",
+      write_throughs_(stats_.counter("write_throughs", "commands",
                                         "writes also sent to the FTL before completing (FUA, cache switched off)")) {
   svc.stats.section("write_buffer", [this] { return buffer_level() ? buffer_level()->summary() : nlohmann::json(); });
   target.bind(*this);
   power.bind(*this);
   if (organisation_ == Organisation::Burst) ways_ = 1;  // DeepFlash's direct-mapped table
   buffer_ = std::make_unique<WriteBackCache>();
-  if (enabled_) {  // lines of one FTL mapping unit, a flash page
-    page_ = static_cast<uint32_t>(svc.cfg.get_size("ssd.flash.page_size"));
+  if (enabled_) {
+    page_ = line_bytes;
     uint64_t lines = bytes_ / page_;
     uint32_t sets = static_cast<uint32_t>(std::max<uint64_t>(1, lines / ways_));
     tags_ = std::make_unique<CacheTags>(sets, ways_);
     frames_.resize(tags_->lines());
     prefetched_.assign(tags_->lines(), false);
     if (organisation_ == Organisation::Burst)
-      buffer_ = std::make_unique<BurstBuffer>(*tags_, StatGroup(svc.stats, "ssd.cache.burst"));
+      buffer_ = std::make_unique<BurstBuffer>(*tags_, stats_.group("burst"));
     else if (organisation_ == Organisation::FastDrain)
-      buffer_ = std::make_unique<FastDrainBuffer>(svc, "ssd.cache.fastdrain", eq_, static_cast<CacheLines&>(*this),
+      buffer_ = std::make_unique<FastDrainBuffer>(svc, cfg_.key("fastdrain"), eq_, static_cast<CacheLines&>(*this),
                                                   *tags_, page_);
     fill_reads_ = buffer_->caches_reads();
     if (organisation_ == Organisation::UniDyn)
-      policy_ = std::make_unique<GhostPrefetchPolicy>(svc, sets, ways_);
+      policy_ = std::make_unique<GhostPrefetchPolicy>(cfg_, stats_, svc.waves, sets, ways_);
     else if (organisation_ == Organisation::Split)
-      policy_ = std::make_unique<SplitPolicy>(svc, sets, ways_);
+      policy_ = std::make_unique<SplitPolicy>(cfg_, stats_, svc.waves, sets, ways_);
     else  // the write buffers read ahead nothing: their read misses are not cached
       policy_ = std::make_unique<UniformPolicy>(
-          fill_reads_ ? static_cast<unsigned>(svc.cfg.get_int("ssd.cache.prefetch_pages")) : 0u);
+          fill_reads_ ? static_cast<unsigned>(cfg_.get_int("prefetch_pages")) : 0u);
   }
   const char* cls[2] = {"thr", "lat"};
   for (int c = 0; c < 2; ++c) {
-    hits_[c] = &svc.stats.counter(fmt::format("ssd.cache.{}.read_hits", cls[c]), "pages",
+    hits_[c] = &stats_.counter(fmt::format("{}.read_hits", cls[c]), "pages",
                                   fmt::format("host page reads found in the cache ({} class)", cls[c]));
-    misses_[c] = &svc.stats.counter(fmt::format("ssd.cache.{}.read_misses", cls[c]), "pages",
+    misses_[c] = &stats_.counter(fmt::format("{}.read_misses", cls[c]), "pages",
                                     fmt::format("host page reads that went to the FTL ({} class)", cls[c]));
-    whits_[c] = &svc.stats.counter(fmt::format("ssd.cache.{}.write_hits", cls[c]), "pages",
+    whits_[c] = &stats_.counter(fmt::format("{}.write_hits", cls[c]), "pages",
                                    fmt::format("host page writes to a page in the cache ({} class)", cls[c]));
-    wmisses_[c] = &svc.stats.counter(fmt::format("ssd.cache.{}.write_misses", cls[c]), "pages",
+    wmisses_[c] = &stats_.counter(fmt::format("{}.write_misses", cls[c]), "pages",
                                      fmt::format("host page writes that took a line ({} class)", cls[c]));
   }
 }

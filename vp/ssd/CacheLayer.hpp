@@ -37,7 +37,9 @@
 #include "vp/core/Hook.hpp"
 #include "vp/core/ObjectPool.hpp"
 #include "vp/core/EventQueue.hpp"
+#include "vp/core/ParamScope.hpp"
 #include "vp/core/Services.hpp"
+#include "vp/core/StatGroup.hpp"
 #include "vp/ssd/CachePolicy.hpp"
 #include "vp/ssd/CacheTags.hpp"
 #include "vp/ssd/SsdInterfaces.hpp"
@@ -53,8 +55,11 @@ class CacheLayer : public sc_core::sc_module, public IFtl, public FtlClient, pub
   sc_core::sc_port<IFtl> ftl;
   sc_core::sc_port<ISsdDram> dram;
 
-  static void declare_params(ParamRegistry& reg);
-  CacheLayer(sc_core::sc_module_name name, Services& svc);
+  static constexpr const char* kScope = "ssd.cache";
+  static void declare_params(const ParamScope& p);
+  // `line_bytes`: a line holds one mapping unit of the FTL below (a flash
+  // page); the platform that binds `ftl` knows it.
+  CacheLayer(sc_core::sc_module_name name, Services& svc, uint32_t line_bytes, const std::string& scope = kScope);
   ~CacheLayer() override;
 
   void submit(FtlRequest& r) override;
@@ -121,7 +126,8 @@ class CacheLayer : public sc_core::sc_module, public IFtl, public FtlClient, pub
   uint64_t frame_addr(int64_t line) const { return base_ + uint64_t(line) * page_; }
   static CacheClass class_of(const FtlRequest& r) { return r.attr ? CacheClass::Latency : CacheClass::Throughput; }
 
-  Services& svc_;
+  ScopedConfig cfg_;
+  StatGroup stats_;
   EventQueue eq_;
   enum class Organisation { None, Uni, UniDyn, Split, FastDrain, Burst };
   Organisation organisation_;

@@ -5,28 +5,28 @@
 
 namespace vp::ssd {
 
-void EpochPolicy::declare_params(ParamRegistry& r) {
+void EpochPolicy::declare_params(const ParamScope& r) {
   // Time rather than an access count: FlashShare collects the accesses of
   // each class "at each epoch" and tests for high demand, a rate.
-  r.time("ssd.cache.epoch", "1ms",
+  r.time("epoch", "1ms",
          "uni-dyn, split: length of an epoch; at its end the prefetch granularity (and split's way split) adapt")
       .at_least(1);
-  r.string("ssd.cache.ghost_granularities", "0,4,16,64,128",
+  r.string("ghost_granularities", "0,4,16,64,128",
            "uni-dyn, split: prefetch granularities (pages after a read miss's request) the ghost caches try, "
            "comma separated; the cache starts with the smallest");
-  r.rule([](const Config& c) {
-    if (PrefetchTuner::parse(c.get_string("ssd.cache.ghost_granularities")).empty())
-      c.fail("ssd.cache.ghost_granularities", "is not a comma-separated list of page counts (0-999999)");
+  r.rule([](const ScopedConfig& c) {
+    if (PrefetchTuner::parse(c.get_string("ghost_granularities")).empty())
+      c.fail("ghost_granularities", "is not a comma-separated list of page counts (0-999999)");
   });
 }
 
-EpochPolicy::EpochPolicy(Services& svc)
-    : svc_(svc),
-      epoch_(svc.cfg.get_time("ssd.cache.epoch")),
-      epochs_(svc.stats.counter("ssd.cache.epochs", "epochs", "epochs with host accesses (uni-dyn, split)")) {}
+EpochPolicy::EpochPolicy(const ScopedConfig& cache, const StatGroup& stats)
+    : cfg_(cache),
+      epoch_(cache.get_time("epoch")),
+      epochs_(stats.counter("epochs", "epochs", "epochs with host accesses (uni-dyn, split)")) {}
 
 std::vector<uint32_t> EpochPolicy::granularities() const {
-  return PrefetchTuner::parse(svc_.cfg.get_string("ssd.cache.ghost_granularities"));
+  return PrefetchTuner::parse(cfg_.get_string("ghost_granularities"));
 }
 
 void EpochPolicy::open_first() {

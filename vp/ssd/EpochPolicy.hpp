@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "vp/core/Param.hpp"
-#include "vp/core/Services.hpp"
+#include "vp/core/ParamScope.hpp"
+#include "vp/core/StatGroup.hpp"
+#include "vp/core/Waves.hpp"
 #include "vp/ssd/CachePolicy.hpp"
 #include "vp/ssd/PrefetchTuner.hpp"
 
@@ -17,15 +19,16 @@ namespace vp::ssd {
 
 class EpochPolicy : public CachePolicy {
  public:
-  // ssd.cache.epoch and ssd.cache.ghost_granularities.
-  static void declare_params(ParamRegistry& r);
+  // epoch and ghost_granularities, in the cache's scope.
+  static void declare_params(const ParamScope& cache);
   void observe(uint64_t lpn, uint64_t end, CacheClass c, bool write, bool hit, Tick now, CacheTags& tags) final;
   void advance(Tick now) override { roll(now); }
   void prefetch_hit(CacheClass c) override { ++cur_.prefetch_hits[int(c)]; }
   std::vector<CacheEpoch> epochs(Tick now) const override;
 
  protected:
-  explicit EpochPolicy(Services& svc);
+  // `cache`, `stats`: the cache layer's scope and statistics group.
+  EpochPolicy(const ScopedConfig& cache, const StatGroup& stats);
   // The ghost granularities of the configuration.
   std::vector<uint32_t> granularities() const;
   // Feeds an access to the ghosts.
@@ -37,7 +40,11 @@ class EpochPolicy : public CachePolicy {
   // Starts the first epoch's record (subclasses call it once they are set up).
   void open_first();
 
-  Services& svc_;
+  // Signal names and group under the cache's scope (ssd_cache_..., "ssd cache").
+  std::string wave_name(const std::string& rel) const { return Waves::signal_name(cfg_.scope(), rel); }
+  std::string wave_group() const { return Waves::group_name(cfg_.scope()); }
+
+  ScopedConfig cfg_;
 
  private:
   void roll(Tick now);

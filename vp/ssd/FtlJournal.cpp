@@ -38,9 +38,8 @@ void FtlJournal::declare_params(const ParamScope& ftl) {
   ftl.integer("checkpoint_blocks", 2, "blocks per plane reserved for checkpoints when they are on").range(1, 1 << 20);
 }
 
-uint32_t FtlJournal::reserved_blocks(const Config& c) {
-  return c.get_time("ssd.ftl.checkpoint_interval") > 0 ? static_cast<uint32_t>(c.get_int("ssd.ftl.checkpoint_blocks"))
-                                                        : 0;
+uint32_t FtlJournal::reserved_blocks(const ScopedConfig& ftl) {
+  return ftl.get_time("checkpoint_interval") > 0 ? static_cast<uint32_t>(ftl.get_int("checkpoint_blocks")) : 0;
 }
 
 FtlJournal::FtlJournal(FtlState& s, const ScopedConfig& ftl, const StatGroup& stats)
@@ -51,7 +50,7 @@ FtlJournal::FtlJournal(FtlState& s, const ScopedConfig& ftl, const StatGroup& st
       ckpt_pages_(stats.counter("checkpoint_pages", "pages", "flash pages programmed by checkpoints")),
       recoveries_(stats.counter("recoveries", "events", "rebuilds after power loss")),
       replayed_(stats.counter("replayed_pages", "pages", "map entries rebuilt from spare areas")) {
-  uint32_t reserved = reserved_blocks(ftl.config());
+  uint32_t reserved = reserved_blocks(ftl);
   const auto& geo = s.geo;
   for (uint32_t k = 0; k < reserved; ++k)
     for (uint64_t p = 0; p < s.planes; ++p) {

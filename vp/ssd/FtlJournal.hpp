@@ -23,7 +23,7 @@ class FtlJournal : public flash::FlashClient {
   // checkpoint_* in the FTL's scope (ssd.ftl).
   static void declare_params(const ParamScope& ftl);
   // Blocks per plane the checkpoints take from the data blocks.
-  static uint32_t reserved_blocks(const Config& cfg);
+  static uint32_t reserved_blocks(const ScopedConfig& ftl);
 
   FtlJournal(FtlState& s, const ScopedConfig& ftl, const StatGroup& stats);
   ~FtlJournal() override;

@@ -44,8 +44,8 @@ void GarbageCollector::declare_params(const ParamScope& ftl) {
       .range(0, 1 << 30);
 }
 
-uint32_t GarbageCollector::fg_threshold_of(const Config& c) {
-  return static_cast<uint32_t>(c.get_int("ssd.ftl.gc.fg_threshold"));
+uint32_t GarbageCollector::fg_threshold_of(const ScopedConfig& ftl) {
+  return static_cast<uint32_t>(ftl.get_int("gc.fg_threshold"));
 }
 
 GarbageCollector::GarbageCollector(FtlState& s, PageAllocator& alloc, FtlMapping& mapping, GcClient& client,

@@ -38,7 +38,7 @@ class GarbageCollector {
  public:
   // gc.* and wl.* in the FTL's scope (ssd.ftl).
   static void declare_params(const ParamScope& ftl);
-  static uint32_t fg_threshold_of(const Config& cfg);
+  static uint32_t fg_threshold_of(const ScopedConfig& ftl);
 
   GarbageCollector(FtlState& s, PageAllocator& alloc, FtlMapping& mapping, GcClient& client, const ScopedConfig& ftl,
                    const StatGroup& stats, Waves& waves);

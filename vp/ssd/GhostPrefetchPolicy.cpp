@@ -3,14 +3,15 @@
 
 namespace vp::ssd {
 
-GhostPrefetchPolicy::GhostPrefetchPolicy(Services& svc, uint32_t sets, uint32_t ways)
-    : EpochPolicy(svc),
+GhostPrefetchPolicy::GhostPrefetchPolicy(const ScopedConfig& cache, const StatGroup& stats, Waves& waves,
+                                         uint32_t sets, uint32_t ways)
+    : EpochPolicy(cache, stats),
       ways_(ways),
       tuner_(sets, ways, ways, granularities()),
       prefetch_signal_(tuner_.granularity()),
-      changes_(svc.stats.counter("ssd.cache.prefetch_changes", "epochs",
-                                 "epochs after which a prefetch granularity changed (uni-dyn, split)")) {
-  if (svc.waves.enabled()) svc.waves.trace(prefetch_signal_, "ssd_cache_prefetch_pages", "ssd cache");
+      changes_(stats.counter("prefetch_changes", "epochs",
+                             "epochs after which a prefetch granularity changed (uni-dyn, split)")) {
+  if (waves.enabled()) waves.trace(prefetch_signal_, wave_name("prefetch_pages"), wave_group());
   open_first();
 }
 

@@ -11,7 +11,8 @@ namespace vp::ssd {
 
 class GhostPrefetchPolicy : public EpochPolicy {
  public:
-  GhostPrefetchPolicy(Services& svc, uint32_t sets, uint32_t ways);
+  GhostPrefetchPolicy(const ScopedConfig& cache, const StatGroup& stats, Waves& waves, uint32_t sets,
+                      uint32_t ways);
   bool may_fill(unsigned, CacheClass) const override { return true; }
   bool may_use(unsigned, CacheClass, bool) const override { return true; }
   uint32_t granularity() const { return tuner_.granularity(); }

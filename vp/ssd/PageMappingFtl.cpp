@@ -19,23 +19,21 @@ using flash::FlashOp;
 using flash::FlashTransaction;
 
 namespace {
-constexpr const char* kScope = "ssd.ftl";
-
 // A cached map's translation pages: one per page_size / 4 logical pages.
-uint64_t translation_pages_for(const Config& c) {
-  if (!c.get_size("ssd.ftl.map_cache")) return 0;
-  uint64_t epp = flash::FlashArray::geometry_from(c).page_size / sizeof(uint32_t);
-  return (PageMappingFtl::logical_pages_for(c) + epp - 1) / epp;
+uint64_t translation_pages_for(const ScopedConfig& ftl, const flash::FlashGeometry& g) {
+  if (!ftl.get_size("map_cache")) return 0;
+  uint64_t epp = g.page_size / sizeof(uint32_t);
+  return (PageMappingFtl::logical_pages_for(ftl, g) + epp - 1) / epp;
 }
 
-std::unique_ptr<FtlMapping> mapping_for(const Config& c, FtlState& s, MappingClient& client, MapCacheStats& stats) {
-  if (uint64_t cache = c.get_size("ssd.ftl.map_cache")) return std::make_unique<CachedMapping>(s, client, cache, stats);
+std::unique_ptr<FtlMapping> mapping_for(const ScopedConfig& ftl, FtlState& s, MappingClient& client,
+                                        MapCacheStats& stats) {
+  if (uint64_t cache = ftl.get_size("map_cache")) return std::make_unique<CachedMapping>(s, client, cache, stats);
   return std::make_unique<FlatMapping>(s.logical_pages);
 }
 }  // namespace
 
-void PageMappingFtl::declare_params(ParamRegistry& r) {
-  ParamScope ftl(r, kScope);
+void PageMappingFtl::declare_params(const ParamScope& ftl) {
   ftl.real("overprovision", 0.27, "fraction of the data blocks hidden from the host (spare for GC)").range(0.0, 0.9);
   ftl.integer("shards", 1, "translation shards (DeepFlash TRANS threads) the logical space is split over")
       .range(1, 4096);
@@ -47,81 +45,52 @@ void PageMappingFtl::declare_params(ParamRegistry& r) {
   PageAllocator::declare_params(ftl);
   GarbageCollector::declare_params(ftl);
   FtlJournal::declare_params(ftl);
-  Preconditioner::declare_params(ParamScope(r, "ssd.precondition"));
-  // The capacity and shard rules join the FTL to the flash it is given.
-  r.rule([](const Config& c) {
-    auto g = flash::FlashArray::geometry_from(c);
-    if (g.total_pages() >= 0xFFFFFFFFull)
-      c.fail({"ssd.flash.channels", "ssd.flash.packages_per_channel", "ssd.flash.dies_per_package",
-              "ssd.flash.planes_per_die", "ssd.flash.blocks_per_plane", "ssd.flash.block_size", "ssd.flash.page_size"},
-             fmt::format("the device has {} pages; the FTL's 32-bit map addresses fewer than 2^32", g.total_pages()));
-    uint32_t data_blocks = g.blocks_per_plane - std::min(g.blocks_per_plane, FtlJournal::reserved_blocks(c));
-    uint64_t per_plane = logical_pages_for(c) / g.total_planes();
-    uint64_t used = (per_plane + g.pages_per_block - 1) / g.pages_per_block;
-    if (per_plane == 0) c.fail("ssd.ftl.overprovision", "leaves no logical capacity");
-    uint32_t need = GarbageCollector::fg_threshold_of(c) + 1;
-    if (used + need > data_blocks) {
-      std::vector<std::string> keys = {"ssd.ftl.overprovision", "ssd.flash.blocks_per_plane",
-                                       "ssd.ftl.gc.fg_threshold"};
-      if (FtlJournal::reserved_blocks(c)) keys.push_back("ssd.ftl.checkpoint_blocks");
-      c.fail(keys, fmt::format("leaves {} spare blocks per plane{}; garbage collection needs fg_threshold + 1 = {} "
-                               "free blocks",
-                               data_blocks - std::min<uint64_t>(used, data_blocks),
-                               FtlJournal::reserved_blocks(c) ? fmt::format(" besides {} for checkpoints", FtlJournal::reserved_blocks(c)) : "",
-                               need));
-    }
-    if (c.get_size("ssd.flash.oob_size") < sizeof(flash::FlashOob))
-      c.fail("ssd.flash.oob_size", "the FTL keeps 8 bytes (logical page, sequence number) in every spare area");
-    auto shards = static_cast<uint32_t>(c.get_int("ssd.ftl.shards"));
-    if (c.is("ssd.ftl.shard_hash", "xor") && (shards & (shards - 1)))
-      c.fail({"ssd.ftl.shards", "ssd.ftl.shard_hash"}, "the XOR hash needs a power of two of shards");
-    if (c.is("ssd.ftl.shard_partition", "channel") && g.channels % shards)
-      c.fail({"ssd.ftl.shards", "ssd.flash.channels", "ssd.ftl.shard_partition"},
-             "shards that own channels must divide the channels evenly");
-    if (!c.is("ssd.ftl.page_alloc", "sequential") && g.bits_per_cell < 2)
-      c.fail({"ssd.ftl.page_alloc", "ssd.flash.bits_per_cell"},
-             "LSB-aware allocation needs a multi-level cell (bits_per_cell >= 2): every page is LSB here");
+  ftl.rule([](const ScopedConfig& c) {
+    auto shards = static_cast<uint32_t>(c.get_int("shards"));
+    if (c.is("shard_hash", "xor") && (shards & (shards - 1)))
+      c.fail({"shards", "shard_hash"}, "the XOR hash needs a power of two of shards");
   });
 }
 
-uint64_t PageMappingFtl::logical_pages_for(const Config& c) {
-  auto g = flash::FlashArray::geometry_from(c);
-  double op = c.get_real("ssd.ftl.overprovision");
-  uint64_t data_blocks = g.blocks_per_plane - std::min(g.blocks_per_plane, FtlJournal::reserved_blocks(c));
+uint64_t PageMappingFtl::logical_pages_for(const ScopedConfig& ftl, const flash::FlashGeometry& g) {
+  double op = ftl.get_real("overprovision");
+  uint64_t data_blocks = g.blocks_per_plane - std::min(g.blocks_per_plane, FtlJournal::reserved_blocks(ftl));
   uint64_t per_plane = data_blocks * g.pages_per_block;
   uint64_t pages = static_cast<uint64_t>(std::floor(double(per_plane) * (1.0 - op))) * g.total_planes();
   // With a cached map the translation pages live in that space too: one per page_size / 4 logical pages.
   uint64_t epp = g.page_size / sizeof(uint32_t);
-  return c.get_size("ssd.ftl.map_cache") ? pages * epp / (epp + 1) : pages;
+  return ftl.get_size("map_cache") ? pages * epp / (epp + 1) : pages;
 }
 
-ShardMap PageMappingFtl::shard_map_from(const Config& c) {
-  return {static_cast<uint32_t>(c.get_int("ssd.ftl.shards")), c.is("ssd.ftl.shard_hash", "xor")};
+ShardMap PageMappingFtl::shard_map_from(const ScopedConfig& ftl) {
+  return {static_cast<uint32_t>(ftl.get_int("shards")), ftl.is("shard_hash", "xor")};
 }
 
-PageMappingFtl::PageMappingFtl(sc_core::sc_module_name name, Services& svc)
+PageMappingFtl::PageMappingFtl(sc_core::sc_module_name name, Services& svc, const flash::FlashGeometry& geometry,
+                               const std::string& scope)
     : sc_module(name),
       target("target"),
       flash("flash"),
-      svc_(svc),
+      cfg_(svc.cfg, scope),
+      stats_(svc.stats, scope),
       eq_("eq"),
-      s_(flash::FlashArray::geometry_from(svc.cfg), logical_pages_for(svc.cfg), translation_pages_for(svc.cfg),
-         svc.cfg.get_bool("ssd.ftl.wl.dynamic"), flash, eq_),
-      map_cache_stats_(StatGroup(svc.stats, kScope)),
-      mapping_(mapping_for(svc.cfg, s_, callbacks_, map_cache_stats_)),
-      alloc_(s_, ScopedConfig(svc.cfg, kScope), shard_map_from(svc.cfg), StatGroup(svc.stats, kScope), svc.waves),
-      gc_(s_, alloc_, *mapping_, callbacks_, ScopedConfig(svc.cfg, kScope), StatGroup(svc.stats, kScope), svc.waves),
-      journal_(s_, ScopedConfig(svc.cfg, kScope), StatGroup(svc.stats, kScope)),
-      pre_(s_, alloc_, gc_, *mapping_, ScopedConfig(svc.cfg, "ssd.precondition"), svc.seed),
-      shards_(shard_map_from(svc.cfg)),
-      host_reads_(svc.stats.counter("ssd.ftl.page_reads", "pages", "logical pages read by the host")),
-      host_writes_(svc.stats.counter("ssd.ftl.page_writes", "pages", "logical pages written by the host")),
-      unmapped_reads_(svc.stats.counter("ssd.ftl.unmapped_reads", "pages", "reads of unwritten pages (zeros)")),
-      map_bytes_(svc.stats.counter("ssd.ftl.map_table_bytes", "bytes",
-                                   "SSD DRAM the page-level map occupies (4 bytes per logical page)")),
-      trimmed_(svc.stats.counter("ssd.ftl.trimmed_pages", "pages", "logical pages deallocated")),
-      urgent_pages_(svc.stats.counter("ssd.ftl.urgent_pages", "pages", "pages written marked urgent")),
-      waits_(svc.stats.counter("ssd.ftl.write_waits", "events", "times a write waited for GC to free a block")) {
+      s_(geometry, logical_pages_for(cfg_, geometry), translation_pages_for(cfg_, geometry),
+         cfg_.get_bool("wl.dynamic"), flash, eq_),
+      map_cache_stats_(stats_),
+      mapping_(mapping_for(cfg_, s_, callbacks_, map_cache_stats_)),
+      alloc_(s_, cfg_, shard_map_from(cfg_), stats_, svc.waves),
+      gc_(s_, alloc_, *mapping_, callbacks_, cfg_, stats_, svc.waves),
+      journal_(s_, cfg_, stats_),
+      pre_(s_, alloc_, gc_, *mapping_, ScopedConfig(svc.cfg, kPreconditionScope), svc.seed),
+      shards_(shard_map_from(cfg_)),
+      host_reads_(stats_.counter("page_reads", "pages", "logical pages read by the host")),
+      host_writes_(stats_.counter("page_writes", "pages", "logical pages written by the host")),
+      unmapped_reads_(stats_.counter("unmapped_reads", "pages", "reads of unwritten pages (zeros)")),
+      map_bytes_(stats_.counter("map_table_bytes", "bytes",
+                                "SSD DRAM the page-level map occupies (4 bytes per logical page)")),
+      trimmed_(stats_.counter("trimmed_pages", "pages", "logical pages deallocated")),
+      urgent_pages_(stats_.counter("urgent_pages", "pages", "pages written marked urgent")),
+      waits_(stats_.counter("write_waits", "events", "times a write waited for GC to free a block")) {
   svc.stats.section("ftl", [this] { return summary(); });
   target.bind(*this);
   map_bytes_.value = mapping_->dram_bytes();
@@ -367,7 +336,7 @@ MediaHealth PageMappingFtl::health() const {
   }
   if (n == 0) h.min_erase_count = 0;
   h.mean_erase_count = n ? double(sum) / double(n) : 0.0;
-  h.endurance = static_cast<uint32_t>(svc_.cfg.get_int("ssd.flash.endurance"));
+  h.endurance = s_.geo.endurance;
   h.unsafe_shutdowns = journal_.recoveries();
   return h;
 }

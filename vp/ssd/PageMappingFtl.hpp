@@ -40,13 +40,21 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
   // Optional: unbound (unit rigs), the map costs no time.
   sc_core::sc_port<ISsdDram, 1, sc_core::SC_ZERO_OR_MORE_BOUND> dram;
 
-  static void declare_params(ParamRegistry& reg);
-  // Logical capacity the configuration gives.
-  static uint64_t logical_pages_for(const Config& cfg);
+  static constexpr const char* kScope = "ssd.ftl";
+  // Preconditioning is configured beside the FTL, not inside it.
+  static constexpr const char* kPreconditionScope = "ssd.precondition";
+  // Parameters relative to the FTL's scope; the rules joining them to the
+  // flash are the drive's.
+  static void declare_params(const ParamScope& ftl);
+  // Logical capacity the FTL's parameters give on flash of geometry `g`.
+  static uint64_t logical_pages_for(const ScopedConfig& ftl, const flash::FlashGeometry& g);
   // How the configuration splits the logical space into translation shards.
-  static ShardMap shard_map_from(const Config& cfg);
+  static ShardMap shard_map_from(const ScopedConfig& ftl);
 
-  PageMappingFtl(sc_core::sc_module_name name, Services& svc);
+  // `geometry`: of the flash the platform binds `flash` to (checked at
+  // the end of elaboration); it sizes the map and blocks from the start.
+  PageMappingFtl(sc_core::sc_module_name name, Services& svc, const flash::FlashGeometry& geometry,
+                 const std::string& scope = kScope);
   ~PageMappingFtl() override;
 
   void submit(FtlRequest& r) override;
@@ -117,7 +125,8 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
   void hold_until(Tick when, FtlRequest& r);
   void request_done(FtlRequest& r);
 
-  Services& svc_;
+  ScopedConfig cfg_;
+  StatGroup stats_;
   EventQueue eq_;
   FtlState s_;
   Callbacks callbacks_{*this};

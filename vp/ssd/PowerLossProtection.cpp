@@ -3,22 +3,22 @@
 
 namespace vp::ssd {
 
-void PowerLossProtection::declare_params(ParamRegistry& r) {
-  r.boolean("ssd.plp.enabled", false,
+void PowerLossProtection::declare_params(const ParamScope& r) {
+  r.boolean("enabled", false,
             "power-loss protection: on a power failure the drive drains its DRAM buffers to flash on hold-up "
             "power, and reports no volatile write cache (NVMe VWC 0)");
   // Not in the papers: enterprise drives' capacitors hold them up for tens
   // of milliseconds, sized to drain their write buffer, not a whole cache.
-  r.time("ssd.plp.holdup", "20ms",
+  r.time("holdup", "20ms",
          "with ssd.plp.enabled: how long the capacitors keep the drive running after the host's power fails "
          "(its energy over its power draw); pages still buffered then are lost");
 }
 
-PowerLossProtection::PowerLossProtection(sc_core::sc_module_name name, Services& svc)
+PowerLossProtection::PowerLossProtection(sc_core::sc_module_name name, Services& svc, const std::string& scope)
     : sc_module(name),
       buffers("buffers"),
-      enabled_(svc.cfg.get_bool("ssd.plp.enabled")),
-      holdup_(svc.cfg.get_time("ssd.plp.holdup")) {}
+      enabled_(ScopedConfig(svc.cfg, scope).get_bool("enabled")),
+      holdup_(ScopedConfig(svc.cfg, scope).get_time("holdup")) {}
 
 void PowerLossProtection::power_fail() {
   failing_ = true;

@@ -12,6 +12,7 @@
 #include <systemc>
 #include <vector>
 
+#include "vp/core/ParamScope.hpp"
 #include "vp/core/Services.hpp"
 #include "vp/ssd/SsdInterfaces.hpp"
 
@@ -21,8 +22,9 @@ class PowerLossProtection : public sc_core::sc_module {
  public:
   sc_core::sc_port<IPowerDrain> buffers;
 
-  static void declare_params(ParamRegistry& reg);
-  PowerLossProtection(sc_core::sc_module_name name, Services& svc);
+  static constexpr const char* kScope = "ssd.plp";
+  static void declare_params(const ParamScope& p);
+  PowerLossProtection(sc_core::sc_module_name name, Services& svc, const std::string& scope = kScope);
 
   bool enabled() const { return enabled_; }
   // The host's power fails now: the buffers drain until they are empty or

@@ -12,36 +12,37 @@ uint32_t clamp_split(int64_t lat, uint32_t ways) {
 }
 }  // namespace
 
-void SplitPolicy::declare_params(ParamRegistry& r) {
-  r.real("ssd.cache.split_lat_share", 0.5,
+void SplitPolicy::declare_params(const ParamScope& r) {
+  r.real("split_lat_share", 0.5,
          "split: share of the ways the latency-critical partition starts with (rounded, at least one way each)")
       .range(0, 1);
-  r.integer("ssd.cache.split_demand", 128,
+  r.integer("split_demand", 128,
             "split: host page accesses in an epoch from which demand is high and the way split follows the "
             "classes' access counts")
       .at_least(1);
-  r.rule([](const Config& c) {
-    if (c.is("ssd.cache.organisation", "split") && c.get_int("ssd.cache.ways") < 2)
-      c.fail({"ssd.cache.ways", "ssd.cache.organisation"}, "split needs at least 2 ways, one per partition");
+  r.rule([](const ScopedConfig& c) {
+    if (c.is("organisation", "split") && c.get_int("ways") < 2)
+      c.fail({"ways", "organisation"}, "split needs at least 2 ways, one per partition");
   });
 }
 
-SplitPolicy::SplitPolicy(Services& svc, uint32_t sets, uint32_t ways)
-    : EpochPolicy(svc),
+SplitPolicy::SplitPolicy(const ScopedConfig& cache, const StatGroup& stats, Waves& waves, uint32_t sets,
+                         uint32_t ways)
+    : EpochPolicy(cache, stats),
       ways_(ways),
-      lat_ways_(clamp_split(std::llround(ways * svc.cfg.get_real("ssd.cache.split_lat_share")), ways)),
-      demand_(static_cast<uint64_t>(svc.cfg.get_int("ssd.cache.split_demand"))),
+      lat_ways_(clamp_split(std::llround(ways * cache.get_real("split_lat_share")), ways)),
+      demand_(static_cast<uint64_t>(cache.get_int("split_demand"))),
       tuners_{PrefetchTuner(sets, ways, ways - lat_ways_, granularities()),
               PrefetchTuner(sets, ways, lat_ways_, granularities())},
-      split_changes_(svc.stats.counter("ssd.cache.split_changes", "epochs", "epochs after which split's way split changed")),
-      prefetch_changes_(svc.stats.counter("ssd.cache.prefetch_changes", "epochs",
-                                          "epochs after which a prefetch granularity changed (uni-dyn, split)")) {
+      split_changes_(stats.counter("split_changes", "epochs", "epochs after which split's way split changed")),
+      prefetch_changes_(stats.counter("prefetch_changes", "epochs",
+                                      "epochs after which a prefetch granularity changed (uni-dyn, split)")) {
   signals();
-  if (svc.waves.enabled()) {
-    svc.waves.trace(lat_ways_signal_, "ssd_cache_lat_ways", "ssd cache");
-    svc.waves.trace(thr_ways_signal_, "ssd_cache_thr_ways", "ssd cache");
-    svc.waves.trace(prefetch_signal_[1], "ssd_cache_lat_prefetch_pages", "ssd cache");
-    svc.waves.trace(prefetch_signal_[0], "ssd_cache_thr_prefetch_pages", "ssd cache");
+  if (waves.enabled()) {
+    waves.trace(lat_ways_signal_, wave_name("lat_ways"), wave_group());
+    waves.trace(thr_ways_signal_, wave_name("thr_ways"), wave_group());
+    waves.trace(prefetch_signal_[1], wave_name("lat_prefetch_pages"), wave_group());
+    waves.trace(prefetch_signal_[0], wave_name("thr_prefetch_pages"), wave_group());
   }
   open_first();
 }

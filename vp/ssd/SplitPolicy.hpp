@@ -20,8 +20,8 @@ namespace vp::ssd {
 
 class SplitPolicy : public EpochPolicy {
  public:
-  static void declare_params(ParamRegistry& r);
-  SplitPolicy(Services& svc, uint32_t sets, uint32_t ways);
+  static void declare_params(const ParamScope& cache);
+  SplitPolicy(const ScopedConfig& cache, const StatGroup& stats, Waves& waves, uint32_t sets, uint32_t ways);
   bool may_fill(unsigned way, CacheClass c) const override { return (way < lat_ways_) == (c == CacheClass::Latency); }
   bool may_use(unsigned way, CacheClass c, bool write) const override { return !write || may_fill(way, c); }
   unsigned prefetch_pages(CacheClass c) const override { return tuners_[int(c)].granularity(); }

@@ -7,64 +7,65 @@
 
 namespace vp::ssd {
 
-void SsdDram::declare_params(ParamRegistry& r) {
-  r.size("ssd.dram.size", "1.5GiB",
+void SsdDram::declare_params(const ParamScope& r) {
+  r.size("size", "1.5GiB",
          "capacity of the SSD's internal DRAM (FlashShare OSDI'18 Table 2: the Z-SSD's 1.5 GB DRAM cache)")
       .at_least(1);
-  r.integer("ssd.dram.bus_width", 32, "data bus width in bits (an LPDDR4 x32 channel; FlashShare gives none)")
+  r.integer("bus_width", 32, "data bus width in bits (an LPDDR4 x32 channel; FlashShare gives none)")
       .range(8, 1024);
-  r.rate("ssd.dram.data_rate", "3200MT/s", "transfers per second on the data bus (LPDDR4-3200; FlashShare gives none)")
+  r.rate("data_rate", "3200MT/s", "transfers per second on the data bus (LPDDR4-3200; FlashShare gives none)")
       .at_least(1e6);
-  r.integer("ssd.dram.banks", 8, "banks, each with one open row (LPDDR4: 8 per channel)").range(1, 1024);
-  r.size("ssd.dram.row_size", "2KiB", "bytes of one row (page) of a bank; rows are interleaved across banks "
+  r.integer("banks", 8, "banks, each with one open row (LPDDR4: 8 per channel)").range(1, 1024);
+  r.size("row_size", "2KiB", "bytes of one row (page) of a bank; rows are interleaved across banks "
                                       "(LPDDR4 x16 page size)")
       .range(16, 1 << 20);
-  r.time("ssd.dram.t_rcd", "18ns", "activate to read/write, paid when a row is opened (LPDDR4 tRCD)");
-  r.time("ssd.dram.t_cl", "17.5ns", "read/write command to data, paid by every access (LPDDR4-3200 RL 28 at 1.6 GHz)");
-  r.time("ssd.dram.t_rp", "18ns", "precharge, paid when another row of the bank is open (LPDDR4 tRPpb)");
-  r.real("ssd.dram.refresh_overhead", 0.072,
+  r.time("t_rcd", "18ns", "activate to read/write, paid when a row is opened (LPDDR4 tRCD)");
+  r.time("t_cl", "17.5ns", "read/write command to data, paid by every access (LPDDR4-3200 RL 28 at 1.6 GHz)");
+  r.time("t_rp", "18ns", "precharge, paid when another row of the bank is open (LPDDR4 tRPpb)");
+  r.real("refresh_overhead", 0.072,
          "fraction of time lost to refresh, folded into every access by stretching its transfer by 1/(1-x) "
          "(LPDDR4 8 Gb: tRFCab 280 ns every tREFI 3.904 us)")
       .range(0, 0.9);
-  r.rule([](const Config& c) {
-    if (c.get_int("ssd.dram.bus_width") % 8 != 0)
-      c.fail("ssd.dram.bus_width", "must be a whole number of bytes (a multiple of 8 bits)");
+  r.rule([](const ScopedConfig& c) {
+    if (c.get_int("bus_width") % 8 != 0)
+      c.fail("bus_width", "must be a whole number of bytes (a multiple of 8 bits)");
   });
 }
 
-SsdDram::SsdDram(sc_core::sc_module_name name, Services& svc)
+SsdDram::SsdDram(sc_core::sc_module_name name, Services& svc, const std::string& scope)
     : sc_module(name),
       target("target"),
       eq_("eq"),
-      cfg_(svc.cfg),
-      size_(svc.cfg.get_size("ssd.dram.size")),
-      row_size_(svc.cfg.get_size("ssd.dram.row_size")),
-      bus_bytes_(static_cast<uint32_t>(svc.cfg.get_int("ssd.dram.bus_width") / 8)),
-      banks_(static_cast<uint32_t>(svc.cfg.get_int("ssd.dram.banks"))),
-      data_rate_(svc.cfg.get_rate("ssd.dram.data_rate")),
-      refresh_(svc.cfg.get_real("ssd.dram.refresh_overhead")),
-      t_rcd_(svc.cfg.get_time("ssd.dram.t_rcd")),
-      t_cl_(svc.cfg.get_time("ssd.dram.t_cl")),
-      t_rp_(svc.cfg.get_time("ssd.dram.t_rp")),
+      cfg_(svc.cfg, scope),
+      stats_(svc.stats, scope),
+      size_(cfg_.get_size("size")),
+      row_size_(cfg_.get_size("row_size")),
+      bus_bytes_(static_cast<uint32_t>(cfg_.get_int("bus_width") / 8)),
+      banks_(static_cast<uint32_t>(cfg_.get_int("banks"))),
+      data_rate_(cfg_.get_rate("data_rate")),
+      refresh_(cfg_.get_real("refresh_overhead")),
+      t_rcd_(cfg_.get_time("t_rcd")),
+      t_cl_(cfg_.get_time("t_cl")),
+      t_rp_(cfg_.get_time("t_rp")),
       open_row_(banks_, kClosed),
-      reads_(svc.stats.counter("ssd.dram.reads", "accesses", "reads of the SSD DRAM")),
-      writes_(svc.stats.counter("ssd.dram.writes", "accesses", "writes to the SSD DRAM")),
-      read_bytes_(svc.stats.counter("ssd.dram.read_bytes", "bytes", "bytes read from the SSD DRAM")),
-      write_bytes_(svc.stats.counter("ssd.dram.write_bytes", "bytes", "bytes written to the SSD DRAM")),
-      row_hits_(svc.stats.counter("ssd.dram.row_hits", "rows", "row visits that found their row open")),
-      row_misses_(svc.stats.counter("ssd.dram.row_misses", "rows",
+      reads_(stats_.counter("reads", "accesses", "reads of the SSD DRAM")),
+      writes_(stats_.counter("writes", "accesses", "writes to the SSD DRAM")),
+      read_bytes_(stats_.counter("read_bytes", "bytes", "bytes read from the SSD DRAM")),
+      write_bytes_(stats_.counter("write_bytes", "bytes", "bytes written to the SSD DRAM")),
+      row_hits_(stats_.counter("row_hits", "rows", "row visits that found their row open")),
+      row_misses_(stats_.counter("row_misses", "rows",
                                     "row visits that had to open their row (bank closed or another row open)")),
-      busy_ps_(svc.stats.counter("ssd.dram.busy_ps", "ps", "time the SSD DRAM bus was busy")) {
+      busy_ps_(stats_.counter("busy_ps", "ps", "time the SSD DRAM bus was busy")) {
   svc.stats.section("dram", [this] { return summary(now_ps()); });
   target.bind(*this);
-  busy_.attach(svc.waves, "ssd_dram_busy", "ssd dram");
+  busy_.attach(svc.waves, Waves::signal_name(scope, "busy"), Waves::group_name(scope));
 }
 
 uint64_t SsdDram::reserve(uint64_t bytes, const std::string& what, const std::vector<std::string>& keys) {
   if (bytes > size_ - next_) {
     std::vector<std::string> all = keys;
-    all.push_back("ssd.dram.size");
-    cfg_.fail(all, fmt::format("no room in the SSD DRAM for {} ({} = {} bytes); {} bytes are left of {} (already "
+    all.push_back(cfg_.key("size"));
+    cfg_.config().fail(all, fmt::format("no room in the SSD DRAM for {} ({} = {} bytes); {} bytes are left of {} (already "
                                "reserved: {} bytes)",
                                what, format_size(bytes), bytes, size_ - next_, size_, next_));
   }

@@ -23,7 +23,9 @@
 #include <vector>
 
 #include "vp/core/EventQueue.hpp"
+#include "vp/core/ParamScope.hpp"
 #include "vp/core/Services.hpp"
+#include "vp/core/StatGroup.hpp"
 #include "vp/ssd/SsdInterfaces.hpp"
 
 namespace vp::ssd {
@@ -32,8 +34,9 @@ class SsdDram : public sc_core::sc_module, public ISsdDram {
  public:
   sc_core::sc_export<ISsdDram> target;
 
-  static void declare_params(ParamRegistry& reg);
-  SsdDram(sc_core::sc_module_name name, Services& svc);
+  static constexpr const char* kScope = "ssd.dram";
+  static void declare_params(const ParamScope& p);
+  SsdDram(sc_core::sc_module_name name, Services& svc, const std::string& scope = kScope);
 
   uint64_t reserve(uint64_t bytes, const std::string& what, const std::vector<std::string>& keys = {}) override;
   Tick access(uint64_t addr, uint64_t bytes, bool write, Tick now) override;
@@ -51,7 +54,8 @@ class SsdDram : public sc_core::sc_module, public ISsdDram {
   static constexpr uint64_t kClosed = ~uint64_t(0);
 
   EventQueue eq_;  // only drives the traced busy flag
-  const Config& cfg_;
+  ScopedConfig cfg_;
+  StatGroup stats_;
   uint64_t size_, row_size_;
   uint32_t bus_bytes_, banks_;
   double data_rate_, refresh_;

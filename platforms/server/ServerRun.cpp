@@ -275,7 +275,6 @@ std::unique_ptr<StatRegistry> platform_stats(const Config& cfg) {
   Waves waves;
   RequestTracker tracker;
   Services svc{cfg, *stats, waves, tracker, static_cast<uint64_t>(cfg.get_int("sim.seed"))};
-  tracker.resize(host::NvmeDriver::sq_ids(cfg), static_cast<unsigned>(cfg.get_int("host.nvme.queue_depth")));
   ServerTop top("top", svc);
   return stats;
 }
@@ -305,7 +304,6 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
     if (opt.requests) reqlog = std::make_unique<RequestLog>((fs::path(opt.out_dir) / "requests.csv").string());
   }
   Services svc{cfg, stats, waves, tracker, static_cast<uint64_t>(cfg.get_int("sim.seed")), reqlog.get()};
-  tracker.resize(host::NvmeDriver::sq_ids(cfg), static_cast<unsigned>(cfg.get_int("host.nvme.queue_depth")));
   ServerTop top("top", svc);
   ssd::SsdImage image(cfg, top.drive.ftl, ssd::Drive::capacity_bytes(cfg));
   Tick max_time = cfg.get_time("sim.max_time");

@@ -8,6 +8,56 @@ namespace vp::platform {
 namespace {
 // The SSD's function: bus 0 device 0 function 0 of the ECAM window.
 constexpr uint64_t kSsdConfig = host::HostMemoryMap::config_address(0, 0, 0);
+
+using host::NvmeDriver;
+
+// blk-mq and the driver on the host's cores.
+void check_host_queues(const Config& c) {
+  // Read/write isolation splits the cores' hardware queues in two.
+  if (c.get_switch("host.blkmq.rw_isolation") && c.get_int("host.cores") < 2)
+    c.fail({"host.blkmq.rw_isolation", "host.cores"},
+           "needs at least two hardware queues, one per core (host.cores >= 2)");
+  ScopedConfig nvme(c, NvmeDriver::kScope);
+  auto cpus = NvmeDriver::irq_cpus_from(nvme);
+  if (!cpus.empty() && cpus.back() >= c.get_int("host.cores"))
+    c.fail({"host.nvme.irq_affinity", "host.cores"}, fmt::format("cpu {} does not exist", cpus.back()));
+  NvmeDriver::Completion m = NvmeDriver::completion_from(nvme);
+  if (m != NvmeDriver::Completion::Interrupt && m != NvmeDriver::Completion::DedCore &&
+      c.get_switch("host.blkmq.rw_isolation"))
+    c.fail({"host.nvme.completion", "host.blkmq.rw_isolation"},
+           "a core polls its own queue pair, but rw_isolation sends its I/O to other cores' queues: not modeled "
+           "together");
+  // dedcore takes one of the cores for polling.
+  if (m == NvmeDriver::Completion::DedCore && c.get_int("host.cores") < 2)
+    c.fail({"host.nvme.completion", "host.cores"},
+           "dedcore needs a core for the jobs besides the polling core (host.cores >= 2)");
+}
+
+// The driver's queues against what the controller accepts.
+void check_driver_on_controller(const Config& c) {
+  ScopedConfig nvme(c, NvmeDriver::kScope);
+  int64_t qd = c.get_int("host.nvme.queue_depth"), mq = c.get_int("ssd.nvme.max_queue_entries");
+  if (qd > mq)
+    c.fail({"host.nvme.queue_depth", "ssd.nvme.max_queue_entries"}, "the queue is longer than the controller accepts");
+  if (c.get_int("host.nvme.admin_queue_depth") > std::min<int64_t>(mq, 4096))
+    c.fail({"host.nvme.admin_queue_depth", "ssd.nvme.max_queue_entries"},
+           "the admin queue is longer than the controller accepts");
+  int64_t cores = c.get_int("host.cores"), max_queues = c.get_int("ssd.nvme.max_io_queues");
+  if (cores > max_queues)
+    c.fail({"host.cores", "ssd.nvme.max_io_queues"},
+           "one I/O queue pair per core needs ssd.nvme.max_io_queues >= host.cores");
+  if (c.get_switch("host.nvme.dual_sq") && 2 * cores > max_queues)
+    c.fail({"host.nvme.dual_sq", "host.cores", "ssd.nvme.max_io_queues"},
+           "two SQs per core need ssd.nvme.max_io_queues >= 2 * host.cores");
+  if (int64_t sqs = NvmeDriver::sq_ids(nvme, static_cast<unsigned>(cores)) - 1;
+      NvmeDriver::separate_poll_queues(nvme) && sqs > max_queues) {
+    std::vector<std::string> keys = {c.is("host.nvme.completion", "select_isr") ? "host.nvme.completion"
+                                                                                 : "host.nvme.poll_queues",
+                                     "host.cores", "ssd.nvme.max_io_queues"};
+    if (c.get_switch("host.nvme.dual_sq")) keys.push_back("host.nvme.dual_sq");
+    c.fail(keys, fmt::format("a poll queue pair per core besides the others needs ssd.nvme.max_io_queues >= {}", sqs));
+  }
+}
 }  // namespace
 
 void ServerTop::declare_params(ParamRegistry& r) {
@@ -18,14 +68,16 @@ void ServerTop::declare_params(ParamRegistry& r) {
          "ssd.plp.enabled the drive drains its buffers on hold-up power, then its power is cut, the FTL is rebuilt "
          "from flash and every block verify=1 jobs acknowledged is checked against what NVMe promised (durable "
          "blocks must read back); the run ends there (0: never)");
-  host::HostCore::declare_params(r);
-  host::HostDram::declare_params(r);
-  host::NvmeDriver::declare_params(r);
-  host::BlkMqQueue::declare_params(r);
-  host::PageCache::declare_params(r);
+  host::HostCore::declare_params(ParamScope(r, host::HostCore::kScope));
+  host::HostDram::declare_params(ParamScope(r, host::HostDram::kScope));
+  NvmeDriver::declare_params(ParamScope(r, NvmeDriver::kScope));
+  host::BlkMqQueue::declare_params(ParamScope(r, host::BlkMqQueue::kScope));
+  host::PageCache::declare_params(ParamScope(r, host::PageCache::kScope));
   host::Workload::declare_params(r);
   pcie::PcieLink::declare_params(ParamScope(r, "pcie"));
   ssd::Drive::declare_params(r);
+  r.rule(check_host_queues);
+  r.rule(check_driver_on_controller);
 }
 
 ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware* firmware)
@@ -33,17 +85,21 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
       dram("dram", svc),
       intc("intc", svc),
       irqs(svc.stats),
-      memory(host::HostMemoryMap(svc.cfg.get_size("host.dram.size"))),
+      memory(host::HostMemoryMap(dram.size())),
       bus("bus"),
       driver("driver", svc, irqs, memory, static_cast<unsigned>(svc.cfg.get_int("host.cores")), kSsdConfig,
              host::HostBus::kPcieMmioBase),
-      blkmq(svc.cfg, svc.stats, driver, static_cast<unsigned>(svc.cfg.get_int("host.cores")),
+      blkmq(ScopedConfig(svc.cfg, host::BlkMqQueue::kScope), StatGroup(svc.stats, host::BlkMqQueue::kScope), driver, static_cast<unsigned>(svc.cfg.get_int("host.cores")),
             static_cast<unsigned>(svc.cfg.get_int("host.cores"))),
       pagecache(svc, memory),
       workload(svc, static_cast<unsigned>(svc.cfg.get_int("host.cores")), memory),
       link("pcie", svc, "pcie"),
       drive("ssd", svc, link.timing(), firmware),
       stats_(svc.stats) {
+  // A request record per command id of every SQ the driver may create.
+  const auto n_cores = static_cast<unsigned>(svc.cfg.get_int("host.cores"));
+  ScopedConfig driver_cfg(svc.cfg, NvmeDriver::kScope);
+  svc.tracker.resize(NvmeDriver::sq_ids(driver_cfg, n_cores), static_cast<unsigned>(driver_cfg.get_int("queue_depth")));
   // Host side: the CPU complex and PCIe upstream are the bus's initiators.
   driver.bus.bind(bus.in);
   driver.watch_memory(dram.written());  // polled CQs wait on device writes landing
@@ -57,10 +113,12 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
   link.cfg_out.bind(drive.config());
   drive.set_intx_address(host::InterruptController::intx_address());
   drive.dma().bind(link.up_in);
-  for (unsigned c = 0; c < static_cast<unsigned>(svc.cfg.get_int("host.cores")); ++c) {
-    cores_.push_back(
-        std::make_unique<host::HostCore>(fmt::format("core{}", c).c_str(), svc, c, driver, irqs, blkmq,
-                                                       workload));
+  unsigned polling = host::HostCore::polling_core(ScopedConfig(svc.cfg, host::HostCore::kScope));
+  for (unsigned c = 0; c < n_cores; ++c) {
+    host::CoreRole role{driver.completion(),
+                        driver.completion() == NvmeDriver::Completion::DedCore && c == polling};
+    cores_.push_back(std::make_unique<host::HostCore>(fmt::format("core{}", c).c_str(), svc, c, role, driver, irqs,
+                                                      blkmq, workload));
     intc.cpu.bind(cores_.back()->irq);
     peers_.push_back(cores_.back().get());
   }

@@ -23,7 +23,9 @@ struct RecordingDriver : host::BlkMqDriver {
   };
   uint32_t mdts = 128 << 10;
   std::vector<Cmd> cmds;
+  uint32_t tags = 1023;
   uint32_t max_transfer() const override { return mdts; }
+  uint32_t queue_tags() const override { return tags; }
   void issue(host::IoRequest& head, unsigned hwq) override {
     Cmd c{hwq, head.write, head.lba, 0, head.attr, {}};
     for (host::IoRequest* s = &head; s; s = s->next_in_cmd) {
@@ -44,7 +46,14 @@ struct BlkMqRig {
 
   BlkMqRig(std::initializer_list<std::pair<std::string, std::string>> sets, unsigned cores = 1)
       : cfg(model_config("", {{"host.cores", std::to_string(cores)}}, Sets(sets))),
-        q(cfg, stats, drv, cores, cores) {}
+        drv(tags_of(cfg)),
+        q(ScopedConfig(cfg, host::BlkMqQueue::kScope), StatGroup(stats, host::BlkMqQueue::kScope), drv, cores, cores) {}
+
+  static RecordingDriver tags_of(const Config& c) {
+    RecordingDriver d;
+    d.tags = static_cast<uint32_t>(c.get_int("host.nvme.queue_depth")) - 1;  // an SQ of N holds N - 1
+    return d;
+  }
 
   host::IoRequest& io(bool write, uint64_t lba, uint32_t bytes = 4096, uint8_t attr = 0) {
     host::IoRequest& r = ios.emplace_back();

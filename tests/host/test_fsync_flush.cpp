@@ -37,7 +37,6 @@ Outcome run_on_firmware(bool vwc, const std::string& dir, const Sets& more = {})
   RequestTracker tracker;
   RequestLog log(dir + "/requests.csv");
   Services svc{cfg, stats, waves, tracker, 1, &log};
-  tracker.resize(host::NvmeDriver::sq_ids(cfg), static_cast<unsigned>(cfg.get_int("host.nvme.queue_depth")));
   RecordingFirmware fw("fw", 0, vwc);
   platform::ServerTop rig("rig", svc, &fw);  // the server's host and controller in front of it
   for (int i = 0; i < 100 && !rig.workload.finished(); ++i) sc_core::sc_start(sc_core::sc_time(1, sc_core::SC_MS));

@@ -85,8 +85,10 @@ namespace {
 void check_reserve(const Sets& sets, uint64_t io_sqs) {
   Config cfg = model_config("quick", {{"workload.fio", "[global]\n"}}, sets);
   HostMemoryAllocator plan(HostMemoryMap(cfg.get_size("host.dram.size")));
-  host::NvmeDriver::reserve_memory(cfg, plan);
-  REQUIRE(host::NvmeDriver::sq_ids(cfg) - 1 == io_sqs);
+  ScopedConfig driver_cfg(cfg, host::NvmeDriver::kScope);
+  auto cores = static_cast<unsigned>(cfg.get_int("host.cores"));
+  host::NvmeDriver::reserve_memory(driver_cfg, cores, plan);
+  REQUIRE(host::NvmeDriver::sq_ids(driver_cfg, cores) - 1 == io_sqs);
   uint64_t qd = cfg.get_int("host.nvme.queue_depth");
   with_driver(sets, [&](platform::ServerTop& top) {
     CHECK(top.memory.allocations() == plan.allocations() - io_sqs * qd);

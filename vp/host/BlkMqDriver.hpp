@@ -14,6 +14,8 @@ class BlkMqDriver {
   virtual ~BlkMqDriver() = default;
   // Largest transfer of one command in bytes (MDTS; 0 = no limit reported).
   virtual uint32_t max_transfer() const = 0;
+  // Requests one hardware queue holds at once (blk-mq's tags).
+  virtual uint32_t queue_tags() const = 0;
   // `head` and the requests chained behind it through next_in_cmd form one
   // command; it goes to hardware queue `hwq`.
   virtual void issue(IoRequest& head, unsigned hwq) = 0;

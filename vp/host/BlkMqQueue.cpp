@@ -15,70 +15,68 @@ constexpr uint64_t kPage = 4096;                // the PRP page (CC.MPS = 4 KiB)
 constexpr uint32_t kNoMdtsLimit = 4096u << 10;  // Linux's NVME_MAX_KB_SZ when MDTS is 0
 }  // namespace
 
-void BlkMqQueue::declare_params(ParamRegistry& r) {
-  r.choice("host.blkmq.scheduler", "none", {"none", "deadline"},
+void BlkMqQueue::declare_params(const ParamScope& r) {
+  r.choice("scheduler", "none", {"none", "deadline"},
            "I/O scheduler of every hardware queue: none (software queues, first in first out) or mq-deadline");
-  r.choice("host.blkmq.bypass", "off", {"off", "on"},
+  r.choice("bypass", "off", {"off", "on"},
            "FlashShare: requests with a non-zero workload attribute skip plug, merging and scheduler (with the "
            "same-LBA hazard rule)");
-  r.choice("host.blkmq.rw_isolation", "off", {"off", "on"},
+  r.choice("rw_isolation", "off", {"off", "on"},
            "read/write queue isolation (IMCOM'17): reads use only the read hardware queues, writes only the "
            "write ones");
-  r.real("host.blkmq.read_queue_ratio", 0.75,
+  r.real("read_queue_ratio", 0.75,
          "with rw_isolation: fraction of the hardware queues that serve reads (0.75 = RQ:WQ 3:1), rounded, at "
          "least one queue of each kind")
       .range(0.0, 1.0);
-  r.time("host.blkmq.insert_cost", "100ns",
+  r.time("insert_cost", "100ns",
          "CPU time to allocate and insert a request into a plug, software queue or scheduler (on top of "
          "host.core.submit_cost)");
-  r.time("host.blkmq.merge_search_cost", "25ns",
+  r.time("merge_search_cost", "25ns",
          "CPU time per queued request examined by the merge search or the FlashShare hazard scan");
-  r.integer("host.blkmq.max_segments", 128, "application I/Os (PRP segments) one merged command may carry")
+  r.integer("max_segments", 128, "application I/Os (PRP segments) one merged command may carry")
       .range(1, 1024);
-  r.rule([](const Config& c) {
-    if (c.get_switch("host.blkmq.rw_isolation") && c.get_int("host.cores") < 2)
-      c.fail({"host.blkmq.rw_isolation", "host.cores"},
-             "needs at least two hardware queues, one per core (host.cores >= 2)");
-    double f = c.get_real("host.blkmq.read_queue_ratio");
-    if (f <= 0.0 || f >= 1.0) c.fail("host.blkmq.read_queue_ratio", "must lie strictly between 0 and 1");
+  r.rule([](const ScopedConfig& c) {
+    double f = c.get_real("read_queue_ratio");
+    if (f <= 0.0 || f >= 1.0) c.fail("read_queue_ratio", "must lie strictly between 0 and 1");
   });
-  DeadlineScheduler::declare_params(r);
+  DeadlineScheduler::declare_params(r.sub("deadline"));
 }
 
-BlkMqQueue::BlkMqQueue(const Config& cfg, StatRegistry& s, BlkMqDriver& drv, unsigned cores, unsigned hw_queues)
+BlkMqQueue::BlkMqQueue(const ScopedConfig& cfg, const StatGroup& s, BlkMqDriver& drv, unsigned cores,
+                       unsigned hw_queues)
     : drv_(drv),
-      cost_{cfg.get_time("host.blkmq.insert_cost"), cfg.get_time("host.blkmq.merge_search_cost")},
-      deadline_(cfg.is("host.blkmq.scheduler", "deadline")),
-      bypass_(cfg.get_switch("host.blkmq.bypass")),
-      isolate_(cfg.get_switch("host.blkmq.rw_isolation") && hw_queues >= 2),
-      max_segments_(static_cast<uint32_t>(cfg.get_int("host.blkmq.max_segments"))),
+      cost_{cfg.get_time("insert_cost"), cfg.get_time("merge_search_cost")},
+      deadline_(cfg.is("scheduler", "deadline")),
+      bypass_(cfg.get_switch("bypass")),
+      isolate_(cfg.get_switch("rw_isolation") && hw_queues >= 2),
+      max_segments_(static_cast<uint32_t>(cfg.get_int("max_segments"))),
       hw_(hw_queues),
       plugs_(cores),
-      back_merges_(s.counter("host.blkmq.back_merges", "merges", "I/Os appended to a queued request")),
-      front_merges_(s.counter("host.blkmq.front_merges", "merges", "I/Os prepended to a queued request")),
-      plug_merges_(s.counter("host.blkmq.plug_merges", "merges", "of the merges, those made in a plug")),
-      plug_flushes_(s.counter("host.blkmq.plug_flushes", "flushes", "plugs flushed to the queues")),
-      dispatches_(s.counter("host.blkmq.dispatches", "commands", "requests issued to the driver (one command each)")),
-      tag_waits_(s.counter("host.blkmq.tag_waits", "requests", "requests queued while their hardware queue had no tag")),
-      bypassed_(s.counter("host.blkmq.bypassed", "requests", "FlashShare: requests that bypassed the queues")),
-      hazard_ordered_(s.counter("host.blkmq.hazard_ordered", "requests",
+      back_merges_(s.counter("back_merges", "merges", "I/Os appended to a queued request")),
+      front_merges_(s.counter("front_merges", "merges", "I/Os prepended to a queued request")),
+      plug_merges_(s.counter("plug_merges", "merges", "of the merges, those made in a plug")),
+      plug_flushes_(s.counter("plug_flushes", "flushes", "plugs flushed to the queues")),
+      dispatches_(s.counter("dispatches", "commands", "requests issued to the driver (one command each)")),
+      tag_waits_(s.counter("tag_waits", "requests", "requests queued while their hardware queue had no tag")),
+      bypassed_(s.counter("bypassed", "requests", "FlashShare: requests that bypassed the queues")),
+      hazard_ordered_(s.counter("hazard_ordered", "requests",
                                 "FlashShare: queued requests issued ahead of an overlapping bypassing one")),
-      hazard_merged_(s.counter("host.blkmq.hazard_merged", "requests",
+      hazard_merged_(s.counter("hazard_merged", "requests",
                                "FlashShare: queued contiguous requests merged into a bypassing one")),
-      splits_(s.counter("host.blkmq.splits", "I/Os", "I/Os larger than the largest transfer, split into pieces")),
-      split_pieces_(s.counter("host.blkmq.split_pieces", "I/Os", "pieces the split I/Os became")) {
-  auto tags = static_cast<uint32_t>(cfg.get_int("host.nvme.queue_depth")) - 1;  // an SQ of N holds N - 1
+      splits_(s.counter("splits", "I/Os", "I/Os larger than the largest transfer, split into pieces")),
+      split_pieces_(s.counter("split_pieces", "I/Os", "pieces the split I/Os became")) {
+  uint32_t tags = drv.queue_tags();
   for (auto& h : hw_) {
     h.free_tags = tags;
     if (deadline_)
-      h.sched = std::make_unique<DeadlineScheduler>(DeadlineScheduler::params_from(cfg), s);
+      h.sched = std::make_unique<DeadlineScheduler>(DeadlineScheduler::params_from(cfg.sub("deadline")), s.group("deadline"));
     else
       h.sched = std::make_unique<NoneScheduler>();
   }
   if (isolate_) {
     auto n = static_cast<long>(hw_queues);
     read_queues_ = static_cast<unsigned>(
-        std::clamp(std::lround(double(n) * cfg.get_real("host.blkmq.read_queue_ratio")), 1L, n - 1));
+        std::clamp(std::lround(double(n) * cfg.get_real("read_queue_ratio")), 1L, n - 1));
   }
 }
 

@@ -42,8 +42,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "vp/core/Config.hpp"
-#include "vp/core/Stats.hpp"
+#include "vp/core/ParamScope.hpp"
+#include "vp/core/StatGroup.hpp"
 #include "vp/host/BlkMqDriver.hpp"
 #include "vp/host/BlkRequest.hpp"
 #include "vp/host/IoScheduler.hpp"
@@ -57,9 +57,11 @@ struct BlkMqCosts {
 
 class BlkMqQueue {
  public:
-  static void declare_params(ParamRegistry& reg);
+  static constexpr const char* kScope = "host.blkmq";
+  static void declare_params(const ParamScope& p);
   // `hw_queues` I/O queue pairs of `queue_depth` entries, `cores` software queues.
-  BlkMqQueue(const Config& cfg, StatRegistry& stats, BlkMqDriver& drv, unsigned cores, unsigned hw_queues);
+  // `cfg`, `stats`: the queue's scope (host.blkmq on the server).
+  BlkMqQueue(const ScopedConfig& cfg, const StatGroup& stats, BlkMqDriver& drv, unsigned cores, unsigned hw_queues);
   ~BlkMqQueue();
 
   unsigned hw_queues() const { return static_cast<unsigned>(hw_.size()); }

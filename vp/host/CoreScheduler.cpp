@@ -7,33 +7,33 @@
 
 namespace vp::host {
 
-void CoreScheduler::declare_params(ParamRegistry& r) {
+void CoreScheduler::declare_params(const ParamScope& r) {
   // Linux's CFS defaults scale with 1 + log2(CPUs); these are its values on
   // 4 CPUs (the default host.cores), as /proc/sys/kernel/sched_* shows them.
-  r.time("host.sched.latency", "18ms",
+  r.time("latency", "18ms",
          "CFS scheduling period: runnable threads on a core share it (sched_latency)");
-  r.time("host.sched.min_granularity", "2.25ms",
+  r.time("min_granularity", "2.25ms",
          "shortest slice a thread runs before another runnable one may take the core (sched_min_granularity)");
-  r.time("host.sched.wakeup_granularity", "3ms",
+  r.time("wakeup_granularity", "3ms",
          "a waking thread preempts the running one when it is behind it in virtual run time by more than this "
          "(sched_wakeup_granularity)");
   // Li et al. (ExpCS'07) measured indirect context-switch costs from a few
   // microseconds up, growing with the working set.
-  r.time("host.sched.cache_penalty", "2us",
+  r.time("cache_penalty", "2us",
          "extra core time of a context switch to a thread other than the last one that ran on the core (its "
          "cache and TLB state was displaced)");
-  r.rule([](const Config& c) {
-    if (c.get_time("host.sched.min_granularity") == 0)
-      c.fail("host.sched.min_granularity", "must be above 0 (threads would switch without running)");
+  r.rule([](const ScopedConfig& c) {
+    if (c.get_time("min_granularity") == 0)
+      c.fail("min_granularity", "must be above 0 (threads would switch without running)");
   });
 }
 
-CoreScheduler::CoreScheduler(const Config& c, const std::vector<FioJobRunner*>& jobs)
-    : latency_(c.get_time("host.sched.latency")),
-      min_gran_(c.get_time("host.sched.min_granularity")),
-      wake_gran_(c.get_time("host.sched.wakeup_granularity")),
-      ctx_(c.get_time("host.core.ctx_switch_cost")),
-      penalty_(c.get_time("host.sched.cache_penalty")) {
+CoreScheduler::CoreScheduler(const ScopedConfig& c, Tick ctx_switch_cost, const std::vector<FioJobRunner*>& jobs)
+    : latency_(c.get_time("latency")),
+      min_gran_(c.get_time("min_granularity")),
+      wake_gran_(c.get_time("wakeup_granularity")),
+      ctx_(ctx_switch_cost),
+      penalty_(c.get_time("cache_penalty")) {
   threads_.reserve(jobs.size());
   for (FioJobRunner* j : jobs) {
     HostThread t;

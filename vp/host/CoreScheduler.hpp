@@ -13,6 +13,7 @@
 // stays on the core it was placed on (cpus_allowed).
 #include <vector>
 
+#include "vp/core/ParamScope.hpp"
 #include "vp/core/Services.hpp"
 #include "vp/host/HostThread.hpp"
 
@@ -20,8 +21,10 @@ namespace vp::host {
 
 class CoreScheduler {
  public:
-  static void declare_params(ParamRegistry& reg);
-  CoreScheduler(const Config& cfg, const std::vector<FioJobRunner*>& jobs);
+  // In the scheduler's scope (host.sched on the server).
+  static void declare_params(const ParamScope& p);
+  // `ctx_switch_cost`: the core's cost of switching to another thread.
+  CoreScheduler(const ScopedConfig& cfg, Tick ctx_switch_cost, const std::vector<FioJobRunner*>& jobs);
 
   std::vector<HostThread>& threads() { return threads_; }
   HostThread* of(const FioJobRunner& j);

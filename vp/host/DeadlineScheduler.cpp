@@ -5,28 +5,28 @@
 
 namespace vp::host {
 
-void DeadlineScheduler::declare_params(ParamRegistry& r) {
-  r.time("host.blkmq.deadline.read_expire", "500ms", "mq-deadline: a read is overdue this long after insertion");
-  r.time("host.blkmq.deadline.write_expire", "5s", "mq-deadline: a write is overdue this long after insertion");
-  r.integer("host.blkmq.deadline.fifo_batch", 16, "mq-deadline: requests dispatched in sector order per batch")
+void DeadlineScheduler::declare_params(const ParamScope& r) {
+  r.time("read_expire", "500ms", "mq-deadline: a read is overdue this long after insertion");
+  r.time("write_expire", "5s", "mq-deadline: a write is overdue this long after insertion");
+  r.integer("fifo_batch", 16, "mq-deadline: requests dispatched in sector order per batch")
       .range(1, 1 << 20);
-  r.integer("host.blkmq.deadline.writes_starved", 2,
+  r.integer("writes_starved", 2,
             "mq-deadline: read batches that may pass over waiting writes before a write batch")
       .range(0, 1 << 20);
 }
 
-DeadlineParams DeadlineScheduler::params_from(const Config& c) {
-  return {c.get_time("host.blkmq.deadline.read_expire"), c.get_time("host.blkmq.deadline.write_expire"),
-          static_cast<unsigned>(c.get_int("host.blkmq.deadline.fifo_batch")),
-          static_cast<unsigned>(c.get_int("host.blkmq.deadline.writes_starved"))};
+DeadlineParams DeadlineScheduler::params_from(const ScopedConfig& c) {
+  return {c.get_time("read_expire"), c.get_time("write_expire"),
+          static_cast<unsigned>(c.get_int("fifo_batch")),
+          static_cast<unsigned>(c.get_int("writes_starved"))};
 }
 
-DeadlineScheduler::DeadlineScheduler(const DeadlineParams& p, StatRegistry& s)
+DeadlineScheduler::DeadlineScheduler(const DeadlineParams& p, const StatGroup& s)
     : p_(p),
-      batches_(s.total("host.blkmq.deadline.batches", "batches", "mq-deadline batches started")),
-      expired_(s.total("host.blkmq.deadline.expired_starts", "batches",
+      batches_(s.total("batches", "batches", "mq-deadline batches started")),
+      expired_(s.total("expired_starts", "batches",
                          "mq-deadline batches started at an expired request")),
-      write_turns_(s.total("host.blkmq.deadline.starved_write_batches", "batches",
+      write_turns_(s.total("starved_write_batches", "batches",
                              "mq-deadline write batches forced by writes_starved while reads waited")) {}
 
 void DeadlineScheduler::insert(BlkRequest* rq, Tick now) {

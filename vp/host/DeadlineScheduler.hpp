@@ -9,8 +9,8 @@
 #include <list>
 #include <map>
 
-#include "vp/core/Config.hpp"
-#include "vp/core/Stats.hpp"
+#include "vp/core/ParamScope.hpp"
+#include "vp/core/StatGroup.hpp"
 #include "vp/host/IoScheduler.hpp"
 
 namespace vp::host {
@@ -22,9 +22,10 @@ struct DeadlineParams {
 
 class DeadlineScheduler : public IoScheduler {
  public:
-  static void declare_params(ParamRegistry& reg);
-  static DeadlineParams params_from(const Config& cfg);
-  DeadlineScheduler(const DeadlineParams& p, StatRegistry& stats);
+  // In the scheduler's scope (host.blkmq.deadline on the server).
+  static void declare_params(const ParamScope& p);
+  static DeadlineParams params_from(const ScopedConfig& cfg);
+  DeadlineScheduler(const DeadlineParams& p, const StatGroup& stats);
 
   void insert(BlkRequest* rq, Tick now) override;
   BlkRequest* dispatch(Tick now) override;

@@ -15,90 +15,94 @@
 
 namespace vp::host {
 
-void HostCore::declare_params(ParamRegistry& r) {
+void HostCore::declare_params(const ParamScope& r) {
   // FlashShare (sec. 5.2): ISR plus context switch take more than 6 us.
-  r.integer("host.cores", 4, "host CPU cores, each with its own NVMe I/O queue pair").range(1, 256);
-  r.time("host.core.submit_cost", "1.5us", "CPU time to submit one I/O (syscall, blk-mq, NVMe driver)");
-  r.time("host.core.isr_cost", "2.5us", "CPU time of entering and leaving the MSI-X interrupt handler");
-  r.time("host.core.complete_cost", "0.5us", "CPU time per completion reaped in the interrupt handler");
-  r.time("host.core.ctx_switch_cost", "3.5us", "context switch to a thread blocked waiting for completions");
+  r.integer("cores", 4, "host CPU cores, each with its own NVMe I/O queue pair").range(1, 256);
+  r.time("core.submit_cost", "1.5us", "CPU time to submit one I/O (syscall, blk-mq, NVMe driver)");
+  r.time("core.isr_cost", "2.5us", "CPU time of entering and leaving the MSI-X interrupt handler");
+  r.time("core.complete_cost", "0.5us", "CPU time per completion reaped in the interrupt handler");
+  r.time("core.ctx_switch_cost", "3.5us", "context switch to a thread blocked waiting for completions");
   // FlashShare Table 2: 2 GHz ARM cores. With the IPC this turns an
   // application's instructions between I/Os (thinktime_insts, app=) into core time.
   // One pass of blk_poll over a CQ: a few loads and a branch.
-  r.time("host.core.poll_cost", "100ns",
+  r.time("core.poll_cost", "100ns",
          "CPU time of one check of a polled completion queue (the granularity at which polling sees an entry)");
-  r.real("host.core.hybrid_sleep_fraction", 0.5,
+  r.real("core.hybrid_sleep_fraction", 0.5,
          "hybrid polling: share of the mean completion time of the core's earlier polled I/Os slept before "
          "polling (Linux sleeps half the mean)")
       .range(0, 1);
-  r.integer("host.core.poll_core", -1,
+  r.integer("core.poll_core", -1,
             "dedcore completion: the core that polls all completion queues and runs no jobs (-1: the last core)")
       .range(-1, 255);
-  r.rule([](const Config& c) {
-    if (c.get_time("host.core.poll_cost") == 0) c.fail("host.core.poll_cost", "must be above 0");
-    if (c.get_int("host.core.poll_core") >= c.get_int("host.cores"))
-      c.fail({"host.core.poll_core", "host.cores"}, "the polling core does not exist");
-    if (c.is("host.nvme.completion", "dedcore") && c.get_int("host.cores") < 2)
-      c.fail({"host.nvme.completion", "host.cores"},
-             "dedcore needs a core for the jobs besides the polling core (host.cores >= 2)");
+  r.rule([](const ScopedConfig& c) {
+    if (c.get_time("core.poll_cost") == 0) c.fail("core.poll_cost", "must be above 0");
+    if (c.get_int("core.poll_core") >= c.get_int("cores"))
+      c.fail({"core.poll_core", "cores"}, "the polling core does not exist");
   });
-  r.freq("host.core.clock", "2GHz", "host core clock, for jobs' compute given in instructions (thinktime_insts, app=)");
-  r.real("host.core.ipc", 1.0, "instructions per cycle of the host cores' compute (thinktime_insts, app=)")
+  r.freq("core.clock", "2GHz", "host core clock, for jobs' compute given in instructions (thinktime_insts, app=)");
+  r.real("core.ipc", 1.0, "instructions per cycle of the host cores' compute (thinktime_insts, app=)")
       .range(0.01, 16);
-  CoreScheduler::declare_params(r);
+  CoreScheduler::declare_params(r.sub("sched"));
 }
 
-CoreCosts HostCore::costs_from(const Config& c) {
-  return {c.get_time("host.core.submit_cost"), c.get_time("host.core.isr_cost"), c.get_time("host.core.complete_cost"),
-          c.get_time("host.core.ctx_switch_cost"), c.get_time("host.core.poll_cost")};
+CoreCosts HostCore::costs_from(const ScopedConfig& c) {
+  return {c.get_time("core.submit_cost"), c.get_time("core.isr_cost"), c.get_time("core.complete_cost"),
+          c.get_time("core.ctx_switch_cost"), c.get_time("core.poll_cost")};
 }
 
-HostCore::HostCore(sc_core::sc_module_name name, Services& svc, unsigned id, HostBlockDriver& drv,
-                   InterruptRouting& irqs, BlkMqQueue& blk, Workload& wl)
+unsigned HostCore::polling_core(const ScopedConfig& c) {
+  int64_t k = c.get_int("core.poll_core");
+  return static_cast<unsigned>(k < 0 ? c.get_int("cores") - 1 : k);
+}
+
+HostCore::HostCore(sc_core::sc_module_name name, Services& svc, unsigned id, const CoreRole& role,
+                   HostBlockDriver& drv, InterruptRouting& irqs, BlkMqQueue& blk, Workload& wl,
+                   const std::string& scope)
     : sc_module(name),
       irq("irq"),
       svc_(svc),
+      cfg_(svc.cfg, scope),
+      host_stats_(svc.stats, scope),
+      stats_(host_stats_.group(fmt::format("core{}", id))),
       id_(id),
       drv_(drv),
       irqs_(irqs),
       blk_(blk),
       wl_(wl),
-      cost_(costs_from(svc.cfg)),
-      sched_(svc.cfg, wl.runners_on(id)),
-      insts_per_ps_(svc.cfg.get_freq("host.core.clock") * svc.cfg.get_real("host.core.ipc") / 1e12),
-      mode_(NvmeDriver::completion_from(svc.cfg)),
-      dedicated_(mode_ == NvmeDriver::Completion::DedCore &&
-                 id == (svc.cfg.get_int("host.core.poll_core") < 0 ? svc.cfg.get_int("host.cores") - 1
-                                                                   : svc.cfg.get_int("host.core.poll_core"))),
-      hybrid_fraction_(svc.cfg.get_real("host.core.hybrid_sleep_fraction")),
-      busy_ps_(svc.stats.counter(fmt::format("host.core{}.busy_ps", id), "ps", "time the core was busy")),
-      user_ps_(svc.stats.counter(fmt::format("host.core{}.cpu_user_ps", id), "ps", "core time in jobs' compute")),
-      kernel_ps_(svc.stats.counter(fmt::format("host.core{}.cpu_kernel_ps", id), "ps",
+      cost_(costs_from(cfg_)),
+      sched_(cfg_.sub("sched"), cost_.ctx_switch, wl.runners_on(id)),
+      insts_per_ps_(cfg_.get_freq("core.clock") * cfg_.get_real("core.ipc") / 1e12),
+      mode_(role.completion),
+      dedicated_(role.polling_core),
+      hybrid_fraction_(cfg_.get_real("core.hybrid_sleep_fraction")),
+      busy_ps_(stats_.counter("busy_ps", "ps", "time the core was busy")),
+      user_ps_(stats_.counter("cpu_user_ps", "ps", "core time in jobs' compute")),
+      kernel_ps_(stats_.counter("cpu_kernel_ps", "ps",
                                    "core time in the submission path (blk-mq included) and reaping completions")),
-      irq_ps_(svc.stats.counter(fmt::format("host.core{}.cpu_irq_ps", id), "ps",
+      irq_ps_(stats_.counter("cpu_irq_ps", "ps",
                                 "core time entering and leaving interrupt handlers")),
-      ctxsw_ps_(svc.stats.counter(fmt::format("host.core{}.cpu_ctxsw_ps", id), "ps",
+      ctxsw_ps_(stats_.counter("cpu_ctxsw_ps", "ps",
                                   "core time switching to threads woken from waiting")),
-      idle_ps_(svc.stats.counter(fmt::format("host.core{}.cpu_idle_ps", id), "ps", "core time with nothing to do")),
-      poll_ps_(svc.stats.counter(fmt::format("host.core{}.cpu_poll_ps", id), "ps",
+      idle_ps_(stats_.counter("cpu_idle_ps", "ps", "core time with nothing to do")),
+      poll_ps_(stats_.counter("cpu_poll_ps", "ps",
                                  "core time spinning on polled completion queues")),
-      isrs_(svc.stats.total("host.isr_runs", "interrupts", "interrupt handler invocations")),
-      interrupts_(svc.stats.counter(fmt::format("host.core{}.interrupts", id), "interrupts",
+      isrs_(host_stats_.total("isr_runs", "interrupts", "interrupt handler invocations")),
+      interrupts_(stats_.counter("interrupts", "interrupts",
                                     "interrupt handler invocations on this core")),
-      ctx_switches_(svc.stats.total("host.context_switches", "switches",
+      ctx_switches_(host_stats_.total("context_switches", "switches",
                                       "context switches: to a woken thread, or between threads on a core")),
-      cache_penalty_ps_(svc.stats.total("host.sched.cache_penalty_ps", "ps",
+      cache_penalty_ps_(host_stats_.total("sched.cache_penalty_ps", "ps",
                                           "core time of context switches' cache-pollution penalty, all cores")),
-      preemptions_(svc.stats.total("host.sched.preemptions", "switches",
+      preemptions_(host_stats_.total("sched.preemptions", "switches",
                                      "runnable threads taken off a core (slice over, or a waking thread preempts)")),
-      polls_(svc.stats.total("host.polls", "checks", "checks of polled completion queues (poll_cost each)")),
-      poll_time_(svc.stats.total("host.poll_ps", "ps", "core time spinning on polled completion queues, all cores")),
-      hybrid_sleeps_(svc.stats.total("host.hybrid_sleeps", "sleeps", "hybrid polling sleeps before polling")),
-      hybrid_sleep_ps_(svc.stats.total("host.hybrid_sleep_ps", "ps", "time slept by hybrid polling, all cores")),
-      irqs_avoided_(svc.stats.total("host.interrupts_avoided", "completions",
+      polls_(host_stats_.total("polls", "checks", "checks of polled completion queues (poll_cost each)")),
+      poll_time_(host_stats_.total("poll_ps", "ps", "core time spinning on polled completion queues, all cores")),
+      hybrid_sleeps_(host_stats_.total("hybrid_sleeps", "sleeps", "hybrid polling sleeps before polling")),
+      hybrid_sleep_ps_(host_stats_.total("hybrid_sleep_ps", "ps", "time slept by hybrid polling, all cores")),
+      irqs_avoided_(host_stats_.total("interrupts_avoided", "completions",
                                       "completions reaped by polling (no interrupt raised for them)")) {
   irq.bind(*this);
-  if (svc.waves.enabled()) svc.waves.trace(busy_trace_, fmt::format("host_core{}_busy", id), "host cores");
+  if (svc.waves.enabled()) svc.waves.trace(busy_trace_, Waves::signal_name(stats_.scope(), "busy"), "host cores");
   SC_HAS_PROCESS(HostCore);
   SC_THREAD(run);
 }

@@ -45,7 +45,9 @@
 #include <systemc>
 #include <vector>
 
+#include "vp/core/ParamScope.hpp"
 #include "vp/core/Services.hpp"
+#include "vp/core/StatGroup.hpp"
 #include "vp/host/CoreScheduler.hpp"
 #include "vp/host/InterruptController.hpp"
 #include "vp/host/IoRequest.hpp"
@@ -57,6 +59,13 @@ namespace vp::host {
 class BlkMqQueue;
 class Workload;
 class FioJobRunner;
+
+// How a core reaps completions: the driver's mode, and whether it is
+// dedcore's polling core.
+struct CoreRole {
+  NvmeDriver::Completion completion = NvmeDriver::Completion::Interrupt;
+  bool polling_core = false;
+};
 
 struct CoreCosts {
   Tick submit, isr, complete, ctx_switch, poll;
@@ -72,11 +81,19 @@ class HostCore : public sc_core::sc_module, public IrqSink {
  public:
   sc_core::sc_export<IrqSink> irq;
 
-  static void declare_params(ParamRegistry& reg);
-  static CoreCosts costs_from(const Config& cfg);
-  // `irqs`: where an interrupt's vector finds its driver's handler.
-  HostCore(sc_core::sc_module_name name, Services& svc, unsigned id, HostBlockDriver& drv, InterruptRouting& irqs,
-           BlkMqQueue& blk, Workload& wl);
+  // The host's scope ("host"): the core count (cores), the cores' costs
+  // (core.*), the scheduler (sched.*); statistics per core (core<id>.*) and
+  // summed over the cores.
+  static constexpr const char* kScope = "host";
+  static void declare_params(const ParamScope& host);
+  static CoreCosts costs_from(const ScopedConfig& host);
+  // The core dedcore polls on (core.poll_core; -1: the last one).
+  static unsigned polling_core(const ScopedConfig& host);
+  // `role`: how the driver reaps completions and whether this core is the
+  // polling one (the platform joins the two). `irqs`: where an interrupt's
+  // vector finds its driver's handler.
+  HostCore(sc_core::sc_module_name name, Services& svc, unsigned id, const CoreRole& role, HostBlockDriver& drv,
+           InterruptRouting& irqs, BlkMqQueue& blk, Workload& wl, const std::string& scope = kScope);
 
   void interrupt(uint32_t vector) override;
   // All cores of the platform, indexed by id (to wake a job's core when
@@ -135,6 +152,8 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   void submit_flush(IoRequest& io);  // an fsync's Flush, on this core's queue
 
   Services& svc_;
+  ScopedConfig cfg_;
+  StatGroup host_stats_, stats_;  // the host's (summed over cores) and this core's
   unsigned id_;
   HostBlockDriver& drv_;
   InterruptRouting& irqs_;

@@ -6,19 +6,19 @@
 
 namespace vp::host {
 
-void HostDram::declare_params(ParamRegistry& r) {
-  r.size("host.dram.size", "2GiB", "host main memory (FlashShare Table 2: 2 GB)").range(1 << 20, 1ull << 40);
-  r.time("host.dram.latency", "60ns", "latency of a device read of host memory (posted writes are not waited for)");
+void HostDram::declare_params(const ParamScope& r) {
+  r.size("size", "2GiB", "host main memory (FlashShare Table 2: 2 GB)").range(1 << 20, 1ull << 40);
+  r.time("latency", "60ns", "latency of a device read of host memory (posted writes are not waited for)");
 }
 
-HostDram::HostDram(sc_core::sc_module_name name, Services& svc)
+HostDram::HostDram(sc_core::sc_module_name name, Services& svc, const std::string& scope)
     : sc_module(name),
       socket("socket"),
-      size_(svc.cfg.get_size("host.dram.size")),
-      latency_(svc.cfg.get_time("host.dram.latency")),
+      size_(ScopedConfig(svc.cfg, scope).get_size("size")),
+      latency_(ScopedConfig(svc.cfg, scope).get_time("latency")),
       eq_("eq") {
   void* p = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED) throw std::runtime_error("host DRAM: cannot reserve host.dram.size bytes");
+  if (p == MAP_FAILED) throw std::runtime_error("host DRAM: cannot reserve " + scoped_key(scope, "size") + " bytes");
   mem_ = static_cast<uint8_t*>(p);
   socket.register_b_transport(this, &HostDram::b_transport);
   socket.register_get_direct_mem_ptr(this, &HostDram::get_dmi);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "vp/core/EventQueue.hpp"
+#include "vp/core/ParamScope.hpp"
 #include "vp/core/Services.hpp"
 
 namespace vp::host {
@@ -21,8 +22,9 @@ class HostDram : public sc_core::sc_module {
  public:
   tlm_utils::simple_target_socket<HostDram> socket;
 
-  static void declare_params(ParamRegistry& reg);
-  HostDram(sc_core::sc_module_name name, Services& svc);
+  static constexpr const char* kScope = "host.dram";
+  static void declare_params(const ParamScope& p);
+  HostDram(sc_core::sc_module_name name, Services& svc, const std::string& scope = kScope);
   ~HostDram() override;
 
   uint8_t* data() { return mem_; }

@@ -18,99 +18,65 @@ namespace {
 constexpr uint32_t kPage = 4096;
 }
 
-void NvmeDriver::declare_params(ParamRegistry& r) {
-  r.integer("host.nvme.queue_depth", 1024, "entries of each I/O submission and completion queue").range(2, 65536);
-  r.integer("host.nvme.admin_queue_depth", 32, "entries of the admin submission and completion queues")
+void NvmeDriver::declare_params(const ParamScope& r) {
+  r.integer("queue_depth", 1024, "entries of each I/O submission and completion queue").range(2, 65536);
+  r.integer("admin_queue_depth", 32, "entries of the admin submission and completion queues")
       .range(2, 4096);
-  r.time("host.nvme.poll_interval", "1us", "interval at which the driver polls CSTS.RDY during bring-up");
-  r.integer("host.nvme.irq_coalescing_threshold", 1,
+  r.time("poll_interval", "1us", "interval at which the driver polls CSTS.RDY during bring-up");
+  r.integer("irq_coalescing_threshold", 1,
             "completions per interrupt the driver asks for (Set Features 08h, as nvme-cli set-feature -f 8 "
             "would); 1 = no coalescing")
       .range(1, 256);
-  r.time("host.nvme.irq_coalescing_time", "0ns",
+  r.time("irq_coalescing_time", "0ns",
          "longest a completion may wait for its interrupt when coalescing (rounded up to 100 us units, at most "
          "25.5 ms)");
-  r.choice("host.nvme.dual_sq", "off", {"off", "on"},
+  r.choice("dual_sq", "off", {"off", "on"},
            "FlashShare's two SQs per I/O queue on one CQ: SQ q (QPRIO medium, throughput) and SQ N+q (QPRIO "
            "high) for requests with a non-zero workload attribute, with vendor-specific arbitration (CC.AMS = "
            "111b); a controller without it in CAP.AMS gets a warning and one SQ per queue");
-  r.choice("host.nvme.completion", "interrupt", {"interrupt", "poll", "hybrid", "select_isr", "dedcore"},
+  r.choice("completion", "interrupt", {"interrupt", "poll", "hybrid", "select_isr", "dedcore"},
            "how I/O completions reach the host (FlashShare OSDI'18 sec. 3.4): interrupt (MSI-X, ISR, context "
            "switch back), poll (CQs without interrupts; the submitting core spins until the entry lands), hybrid "
            "(sleep a fraction of the mean completion time, then poll), select_isr (requests with a non-zero "
            "workload attribute poll a per-core poll queue, the others take interrupts), dedcore (a dedicated "
            "core, host.core.poll_core, polls every CQ and wakes the submitting jobs)");
-  r.choice("host.nvme.poll_queues", "off", {"off", "on"},
+  r.choice("poll_queues", "off", {"off", "on"},
            "a poll queue pair per core (CQ created without interrupts) besides the interrupt-driven one, for "
            "fio jobs with hipri in interrupt mode (Linux's nvme.poll_queues); select_isr always has them");
-  r.string("host.nvme.irq_affinity", "queue",
+  r.string("irq_affinity", "queue",
            "cores taking the I/O queues' interrupts: queue (the vector of core k's queue interrupts core k, as "
            "Linux's managed affinity) or a CPU list (\"0\", \"0,2\", \"1-3\") over which the vectors are spread "
            "round robin in queue order, as writing /proc/irq/N/smp_affinity_list; MSI and INTx go to the first "
            "listed core; the admin vector stays on core 0");
-  r.rule([](const Config& c) {
-    std::string a = c.get_string("host.nvme.irq_affinity");
-    if (a == "queue") return;
-    auto cpus = parse_cpu_list(a, 1023);
-    if (!cpus) c.fail("host.nvme.irq_affinity", "is neither 'queue' nor a CPU list like 0,2,1-3");
-    if (cpus->back() >= c.get_int("host.cores"))
-      c.fail({"host.nvme.irq_affinity", "host.cores"}, fmt::format("cpu {} does not exist", cpus->back()));
+  r.rule([](const ScopedConfig& c) {
+    if (c.get_string("irq_affinity") != "queue" && !parse_cpu_list(c.get_string("irq_affinity"), 1023))
+      c.fail("irq_affinity", "is neither 'queue' nor a CPU list like 0,2,1-3");
   });
-  r.rule([](const Config& c) {
-    Completion m = completion_from(c);
-    if (m != Completion::Interrupt && m != Completion::DedCore && c.get_switch("host.blkmq.rw_isolation"))
-      c.fail({"host.nvme.completion", "host.blkmq.rw_isolation"},
-             "a core polls its own queue pair, but rw_isolation sends its I/O to other cores' queues: not modeled "
-             "together");
-  });
-  r.rule([](const Config& c) {
-    if (c.get_int("host.nvme.irq_coalescing_threshold") > 1 && c.get_time("host.nvme.irq_coalescing_time") == 0)
-      c.fail({"host.nvme.irq_coalescing_time", "host.nvme.irq_coalescing_threshold"},
+  r.rule([](const ScopedConfig& c) {
+    if (c.get_int("irq_coalescing_threshold") > 1 && c.get_time("irq_coalescing_time") == 0)
+      c.fail({"irq_coalescing_time", "irq_coalescing_threshold"},
              "a coalescing threshold above 1 needs a coalescing time: the last completions of a run would otherwise "
              "never be signalled");
-    if (c.get_time("host.nvme.irq_coalescing_time") > 25500 * US)
-      c.fail("host.nvme.irq_coalescing_time", "above 25.5 ms, the most the aggregation time field holds");
-  });
-  r.rule([](const Config& c) {
-    int64_t qd = c.get_int("host.nvme.queue_depth"), mq = c.get_int("ssd.nvme.max_queue_entries");
-    if (qd > mq)
-      c.fail({"host.nvme.queue_depth", "ssd.nvme.max_queue_entries"},
-             "the queue is longer than the controller accepts");
-    if (c.get_int("host.nvme.admin_queue_depth") > std::min<int64_t>(mq, 4096))
-      c.fail({"host.nvme.admin_queue_depth", "ssd.nvme.max_queue_entries"},
-             "the admin queue is longer than the controller accepts");
-    if (c.get_int("host.cores") > c.get_int("ssd.nvme.max_io_queues"))
-      c.fail({"host.cores", "ssd.nvme.max_io_queues"},
-             "one I/O queue pair per core needs ssd.nvme.max_io_queues >= host.cores");
-    if (c.get_switch("host.nvme.dual_sq") && 2 * c.get_int("host.cores") > c.get_int("ssd.nvme.max_io_queues"))
-      c.fail({"host.nvme.dual_sq", "host.cores", "ssd.nvme.max_io_queues"},
-             "two SQs per core need ssd.nvme.max_io_queues >= 2 * host.cores");
-    if (int64_t sqs = sq_ids(c) - 1; separate_poll_queues(c) && sqs > c.get_int("ssd.nvme.max_io_queues")) {
-      std::vector<std::string> keys = {c.is("host.nvme.completion", "select_isr") ? "host.nvme.completion"
-                                                                                           : "host.nvme.poll_queues",
-                                       "host.cores", "ssd.nvme.max_io_queues"};
-      if (c.get_switch("host.nvme.dual_sq")) keys.push_back("host.nvme.dual_sq");
-      c.fail(keys,
-             fmt::format("a poll queue pair per core besides the others needs ssd.nvme.max_io_queues >= {}", sqs));
-    }
+    if (c.get_time("irq_coalescing_time") > 25500 * US)
+      c.fail("irq_coalescing_time", "above 25.5 ms, the most the aggregation time field holds");
   });
 }
 
-unsigned NvmeDriver::sq_ids(const Config& cfg) {
-  auto n = static_cast<unsigned>(cfg.get_int("host.cores"));
-  return 1 + (cfg.get_switch("host.nvme.dual_sq") ? 2 * n : n) + (separate_poll_queues(cfg) ? n : 0);
+unsigned NvmeDriver::sq_ids(const ScopedConfig& cfg, unsigned cores) {
+  unsigned n = cores;
+  return 1 + (cfg.get_switch("dual_sq") ? 2 * n : n) + (separate_poll_queues(cfg) ? n : 0);
 }
 
-NvmeDriver::Completion NvmeDriver::completion_from(const Config& cfg) {
-  return cfg.get_enum<Completion>("host.nvme.completion", {{"interrupt", Completion::Interrupt},
-                                                           {"poll", Completion::Poll},
-                                                           {"hybrid", Completion::Hybrid},
-                                                           {"select_isr", Completion::SelectIsr},
-                                                           {"dedcore", Completion::DedCore}});
+NvmeDriver::Completion NvmeDriver::completion_from(const ScopedConfig& cfg) {
+  return cfg.get_enum<Completion>("completion", {{"interrupt", Completion::Interrupt},
+                                                 {"poll", Completion::Poll},
+                                                 {"hybrid", Completion::Hybrid},
+                                                 {"select_isr", Completion::SelectIsr},
+                                                 {"dedcore", Completion::DedCore}});
 }
 
-std::vector<unsigned> NvmeDriver::irq_cpus_from(const Config& cfg) {
-  std::string a = cfg.get_string("host.nvme.irq_affinity");
+std::vector<unsigned> NvmeDriver::irq_cpus_from(const ScopedConfig& cfg) {
+  std::string a = cfg.get_string("irq_affinity");
   if (a == "queue") return {};
   return parse_cpu_list(a, 1023).value_or(std::vector<unsigned>{});  // validated by the rule above
 }
@@ -120,38 +86,40 @@ unsigned NvmeDriver::irq_core(unsigned k) const {
   return irq_cpus_.empty() ? k : irq_cpus_[k % irq_cpus_.size()];
 }
 
-bool NvmeDriver::separate_poll_queues(const Config& cfg) {
+bool NvmeDriver::separate_poll_queues(const ScopedConfig& cfg) {
   Completion m = completion_from(cfg);
-  return m == Completion::SelectIsr || (m == Completion::Interrupt && cfg.get_switch("host.nvme.poll_queues"));
+  return m == Completion::SelectIsr || (m == Completion::Interrupt && cfg.get_switch("poll_queues"));
 }
 
 NvmeDriver::NvmeDriver(sc_core::sc_module_name name, Services& svc, InterruptRouting& irqs,
-                       HostMemoryAllocator& memory, unsigned cores, uint64_t config, uint64_t bar0)
+                       HostMemoryAllocator& memory, unsigned cores, uint64_t config, uint64_t bar0,
+                       const std::string& scope)
     : sc_module(name),
       bus("bus"),
       svc_(svc),
+      cfg_(svc.cfg, scope),
       cores_(cores),
       config_(config),
       bar0_(bar0),
       irqs_(irqs),
-      io_depth_(static_cast<uint32_t>(svc.cfg.get_int("host.nvme.queue_depth"))),
-      admin_depth_(static_cast<uint32_t>(svc.cfg.get_int("host.nvme.admin_queue_depth"))),
-      poll_(svc.cfg.get_time("host.nvme.poll_interval")),
-      dual_wanted_(svc.cfg.get_switch("host.nvme.dual_sq")),
-      mode_(completion_from(svc.cfg)),
+      io_depth_(static_cast<uint32_t>(cfg_.get_int("queue_depth"))),
+      admin_depth_(static_cast<uint32_t>(cfg_.get_int("admin_queue_depth"))),
+      poll_(cfg_.get_time("poll_interval")),
+      dual_wanted_(cfg_.get_switch("dual_sq")),
+      mode_(completion_from(cfg_)),
       all_polled_(mode_ == Completion::Poll || mode_ == Completion::Hybrid || mode_ == Completion::DedCore),
-      poll_queues_wanted_(separate_poll_queues(svc.cfg)),
-      irq_cpus_(irq_cpus_from(svc.cfg)),
+      poll_queues_wanted_(separate_poll_queues(cfg_)),
+      irq_cpus_(irq_cpus_from(cfg_)),
       io_(cores),
-      doorbells_(svc.stats.counter("host.nvme.doorbell_writes", "writes", "doorbell writes by the driver")),
-      commands_(svc.stats.counter("host.nvme.io_submitted", "commands", "I/O commands put in SQs")),
-      normal_sq_commands_(svc.stats.counter("host.nvme.io_submitted_normal_sq", "commands",
+      doorbells_(StatGroup(svc.stats, scope).counter("doorbell_writes", "writes", "doorbell writes by the driver")),
+      commands_(StatGroup(svc.stats, scope).counter("io_submitted", "commands", "I/O commands put in SQs")),
+      normal_sq_commands_(StatGroup(svc.stats, scope).counter("io_submitted_normal_sq", "commands",
                                             "I/O commands put in the normal SQs (SQ q: all of them without "
                                             "host.nvme.dual_sq, else the throughput class, QPRIO medium)")),
-      high_sq_commands_(svc.stats.counter("host.nvme.io_submitted_high_sq", "commands",
+      high_sq_commands_(StatGroup(svc.stats, scope).counter("io_submitted_high_sq", "commands",
                                           "I/O commands put in the latency-critical SQs (SQ N+q, QPRIO high; "
                                           "host.nvme.dual_sq only)")),
-      flushes_(svc.stats.counter("host.nvme.flushes", "commands",
+      flushes_(StatGroup(svc.stats, scope).counter("flushes", "commands",
                                  "NVMe Flush commands put in SQs (fsync with a volatile write cache)")),
       memory_(memory) {
   SC_HAS_PROCESS(NvmeDriver);
@@ -181,10 +149,10 @@ uint64_t NvmeDriver::alloc(const char* what, uint64_t bytes) {
   }
 }
 
-void NvmeDriver::reserve_memory(const Config& cfg, HostMemoryAllocator& memory) {
-  const uint64_t io = cfg.get_int("host.nvme.queue_depth"), adm = cfg.get_int("host.nvme.admin_queue_depth");
-  const uint64_t sqs = sq_ids(cfg) - 1;  // I/O SQs: one or two per core, and the poll queues'
-  const uint64_t cqs = cfg.get_int("host.cores") * (separate_poll_queues(cfg) ? 2 : 1);
+void NvmeDriver::reserve_memory(const ScopedConfig& cfg, unsigned cores, HostMemoryAllocator& memory) {
+  const uint64_t io = cfg.get_int("queue_depth"), adm = cfg.get_int("admin_queue_depth");
+  const uint64_t sqs = sq_ids(cfg, cores) - 1;  // I/O SQs: one or two per core, and the poll queues'
+  const uint64_t cqs = uint64_t(cores) * (separate_poll_queues(cfg) ? 2 : 1);
   memory.alloc("admin SQ", adm * sizeof(Sqe));
   memory.alloc("admin CQ", adm * sizeof(Cqe));
   memory.alloc("identify buffer", IDENTIFY_SIZE);
@@ -330,7 +298,7 @@ void NvmeDriver::bring_up() {
   info_.version = static_cast<uint32_t>(mmio_read(VS, 4));
   dstrd_ = static_cast<uint32_t>((info_.cap >> 32) & 0xF);
   uint32_t mqes = static_cast<uint32_t>(info_.cap & 0xFFFF) + 1;
-  if (io_depth_ > mqes) fail(fmt::format("host.nvme.queue_depth {} exceeds CAP.MQES+1 = {}", io_depth_, mqes));
+  if (io_depth_ > mqes) fail(fmt::format("{} {} exceeds CAP.MQES+1 = {}", cfg_.key("queue_depth"), io_depth_, mqes));
   // QPRIO means something only under the vendor-specific arbitration; without
   // it, go on with one SQ per queue as the guest patch does.
   dual_ = dual_wanted_ && (info_.cap & CAP_AMS_VENDOR);
@@ -393,8 +361,8 @@ void NvmeDriver::bring_up() {
   uint32_t pairs_sq = got_sq >= npoll ? (got_sq - npoll) / (dual_ ? 2 : 1) : 0;
   info_.io_queues = std::min(pairs_sq, got_cq >= npoll ? got_cq - npoll : 0);
   // Interrupt coalescing, when asked for.
-  auto thr = static_cast<uint32_t>(svc_.cfg.get_int("host.nvme.irq_coalescing_threshold"));
-  Tick agg = svc_.cfg.get_time("host.nvme.irq_coalescing_time");
+  auto thr = static_cast<uint32_t>(cfg_.get_int("irq_coalescing_threshold"));
+  Tick agg = cfg_.get_time("irq_coalescing_time");
   if (thr > 1) {
     c = Sqe::make(ADMIN_SET_FEATURES, 0);
     c.cdw10 = FEAT_IRQ_COALESCE;

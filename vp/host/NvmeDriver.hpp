@@ -45,6 +45,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <vector>
 
+#include "vp/core/ParamScope.hpp"
 #include "vp/core/Services.hpp"
 #include "vp/host/HostBlockDriver.hpp"
 #include "vp/host/HostMemoryAllocator.hpp"
@@ -59,15 +60,16 @@ class NvmeDriver : public sc_core::sc_module, public HostBlockDriver, public Irq
  public:
   tlm_utils::simple_initiator_socket<NvmeDriver> bus;  // the CPU complex's port to the host bus
 
-  static void declare_params(ParamRegistry& reg);
+  static constexpr const char* kScope = "host.nvme";
+  static void declare_params(const ParamScope& p);
   // `irqs`: the host's vector table, where the driver takes its vectors;
   // `memory`: the host memory its queues and PRP lists come from.
   NvmeDriver(sc_core::sc_module_name name, Services& svc, InterruptRouting& irqs, HostMemoryAllocator& memory,
-             unsigned cores, uint64_t config, uint64_t bar0);
+             unsigned cores, uint64_t config, uint64_t bar0, const std::string& scope = kScope);
   // Takes from `memory` everything a driver with `cfg` may allocate: queues,
   // the identify buffer and a PRP list page pair per command id of every SQ
   // (the configuration check runs it on a dry allocator).
-  static void reserve_memory(const Config& cfg, HostMemoryAllocator& memory);
+  static void reserve_memory(const ScopedConfig& cfg, unsigned cores, HostMemoryAllocator& memory);
 
   uint8_t* host_ptr(uint64_t addr) override { return addr < HostMemoryMap::kHighBase ? dram_ + addr : dram_high_ + (addr - HostMemoryMap::kHighBase); }
 
@@ -82,6 +84,7 @@ class NvmeDriver : public sc_core::sc_module, public HostBlockDriver, public Irq
   void submit(IoRequest& r, unsigned core);
   // blk-mq's view: hardware queue k is core k's queue pair.
   uint32_t max_transfer() const override { return info_.max_transfer; }
+  uint32_t queue_tags() const override { return io_depth_ - 1; }  // an SQ of N entries holds N - 1
   void issue(IoRequest& head, unsigned hwq) override { submit(head, hwq); }
   // Interrupt handler body for `vector`: reaps the CQ, rings its head
   // doorbell, refills the SQ from held requests. Completed I/O requests are
@@ -97,21 +100,21 @@ class NvmeDriver : public sc_core::sc_module, public HostBlockDriver, public Irq
   // with MSI or INTx the one core all of them go to).
   unsigned irq_core(unsigned k) const;
   // host.nvme.irq_affinity as a list of cores (empty: `queue`).
-  static std::vector<unsigned> irq_cpus_from(const Config& cfg);
+  static std::vector<unsigned> irq_cpus_from(const ScopedConfig& cfg);
   // Whether the two SQs per queue are in use (known once ready()).
   bool dual_sq() const { return dual_; }
   // The I/O queue pair (blk-mq hardware queue) submission queue `sqid` belongs
   // to: SQ q, and with dual SQs also SQ N+q, are queue q-1's.
   unsigned hw_queue_of(uint16_t sqid) const override { return (sqid - 1u) % static_cast<unsigned>(io_.size()); }
   // SQs a platform must track: 1 + N, or 1 + 2N with host.nvme.dual_sq on.
-  static unsigned sq_ids(const Config& cfg);
+  static unsigned sq_ids(const ScopedConfig& cfg, unsigned cores);
 
   // How I/O completions reach the host (host.nvme.completion).
   enum class Completion { Interrupt, Poll, Hybrid, SelectIsr, DedCore };
-  static Completion completion_from(const Config& cfg);
+  static Completion completion_from(const ScopedConfig& cfg);
   Completion completion() const { return mode_; }
   // Whether each core has a separate poll queue pair for `polled` requests.
-  static bool separate_poll_queues(const Config& cfg);
+  static bool separate_poll_queues(const ScopedConfig& cfg);
   bool has_poll_queues() const override { return !pollq_.empty(); }
   // Device writes landing in host memory (HostDram::written): what a polling
   // core waits on instead of re-reading the CQ every cycle. The platform
@@ -171,6 +174,7 @@ class NvmeDriver : public sc_core::sc_module, public HostBlockDriver, public Irq
   [[noreturn]] void fail(const std::string& what);
 
   Services& svc_;
+  ScopedConfig cfg_;
   unsigned cores_;
   uint64_t config_, bar0_;
   uint32_t msix_table_ = 0;  // BAR0 offset of the MSI-X table, from its capability

@@ -24,97 +24,98 @@ uint64_t pow2_ceil(uint64_t v) {
 }
 }  // namespace
 
-void PageCache::declare_params(ParamRegistry& r) {
-  r.size("host.pagecache.size", "256MiB",
+void PageCache::declare_params(const ParamScope& r) {
+  r.size("size", "256MiB",
          "host memory holding cached file pages for buffered I/O (fio direct=0); the dirty ratios are percent of it")
       .range(1 << 20, 1ull << 40);
-  r.time("host.pagecache.hit_cost", "1us",
+  r.time("hit_cost", "1us",
          "kernel CPU time per 4 KiB page a buffered read looks up and copies to the application");
-  r.time("host.pagecache.write_cost", "1us",
+  r.time("write_cost", "1us",
          "kernel CPU time per 4 KiB page a buffered write copies into the cache and marks dirty");
-  r.size("host.pagecache.readahead_initial", "16KiB",
+  r.size("readahead_initial", "16KiB",
          "smallest first read-ahead window on a sequential miss (Linux gives a 4 KiB read 16 KiB at a 128 KiB max)")
       .range(4096, 64 << 20);
-  r.size("host.pagecache.readahead_max", "128KiB", "largest read-ahead window (Linux read_ahead_kb)")
+  r.size("readahead_max", "128KiB", "largest read-ahead window (Linux read_ahead_kb)")
       .range(4096, 64 << 20);
-  r.integer("host.pagecache.dirty_background_ratio", 10,
+  r.integer("dirty_background_ratio", 10,
             "percent of the page cache dirty above which the flusher writes back (Linux vm.dirty_background_ratio)")
       .range(0, 99);
-  r.integer("host.pagecache.dirty_ratio", 20,
+  r.integer("dirty_ratio", 20,
             "percent of the page cache dirty or under write-back at which writers block (Linux vm.dirty_ratio)")
       .range(1, 100);
-  r.time("host.pagecache.dirty_expire", "30s",
+  r.time("dirty_expire", "30s",
          "age after which the periodic write-back writes a dirty page (Linux dirty_expire_centisecs)");
-  r.time("host.pagecache.writeback_interval", "5s",
+  r.time("writeback_interval", "5s",
          "period of the flusher's wake-ups for expired pages (Linux dirty_writeback_centisecs; 0: none)");
-  r.choice("host.pagecache.fastdrain", "off", {"off", "on"},
+  r.choice("fastdrain", "off", {"off", "on"},
            "FastDrain host side: tag write-back commands (CDW2 bit 8, CDW3 dirty pages) and switch between the "
            "low and high dirty-ratio sets on the device's buffer status");
-  r.integer("host.pagecache.fastdrain.low_ratio", 5, "FastDrain low set (the default one): dirty_ratio, percent")
+  r.integer("fastdrain.low_ratio", 5, "FastDrain low set (the default one): dirty_ratio, percent")
       .range(1, 100);
-  r.integer("host.pagecache.fastdrain.low_background_ratio", 3,
+  r.integer("fastdrain.low_background_ratio", 3,
             "FastDrain low set: dirty_background_ratio, percent")
       .range(0, 99);
-  r.integer("host.pagecache.fastdrain.high_ratio", 10,
+  r.integer("fastdrain.high_ratio", 10,
             "FastDrain high set (while the device buffer is full): dirty_ratio, percent")
       .range(1, 100);
-  r.integer("host.pagecache.fastdrain.high_background_ratio", 5,
+  r.integer("fastdrain.high_background_ratio", 5,
             "FastDrain high set: dirty_background_ratio, percent")
       .range(0, 99);
-  r.rule([](const Config& c) {
-    if (c.get_size("host.pagecache.size") % kPageSize)
-      c.fail("host.pagecache.size", "must be a multiple of the 4 KiB page");
-    for (const char* k : {"host.pagecache.readahead_initial", "host.pagecache.readahead_max"})
+  r.rule([](const ScopedConfig& c) {
+    if (c.get_size("size") % kPageSize)
+      c.fail("size", "must be a multiple of the 4 KiB page");
+    for (const char* k : {"readahead_initial", "readahead_max"})
       if (c.get_size(k) % kPageSize) c.fail(k, "must be a multiple of the 4 KiB page");
-    if (c.get_size("host.pagecache.readahead_initial") > c.get_size("host.pagecache.readahead_max"))
-      c.fail({"host.pagecache.readahead_initial", "host.pagecache.readahead_max"},
+    if (c.get_size("readahead_initial") > c.get_size("readahead_max"))
+      c.fail({"readahead_initial", "readahead_max"},
              "the initial readahead exceeds the largest");
-    for (auto [bg, hard] : {std::pair{"host.pagecache.dirty_background_ratio", "host.pagecache.dirty_ratio"},
-                            {"host.pagecache.fastdrain.low_background_ratio", "host.pagecache.fastdrain.low_ratio"},
-                            {"host.pagecache.fastdrain.high_background_ratio", "host.pagecache.fastdrain.high_ratio"}})
+    for (auto [bg, hard] : {std::pair{"dirty_background_ratio", "dirty_ratio"},
+                            {"fastdrain.low_background_ratio", "fastdrain.low_ratio"},
+                            {"fastdrain.high_background_ratio", "fastdrain.high_ratio"}})
       if (c.get_int(bg) >= c.get_int(hard))
         c.fail({bg, hard}, "the background ratio (write-back starts) must be below the ratio that blocks writers");
   });
 }
 
-PageCache::PageCache(Services& svc, HostMemoryAllocator& memory)
-    : svc_(svc),
+PageCache::PageCache(Services& svc, HostMemoryAllocator& memory, const std::string& scope)
+    : cfg_(svc.cfg, scope),
+      stats_(svc.stats, scope),
       memory_(memory),
-      capacity_(svc.cfg.get_size("host.pagecache.size") / kPageSize),
-      hit_cost_(svc.cfg.get_time("host.pagecache.hit_cost")),
-      write_cost_(svc.cfg.get_time("host.pagecache.write_cost")),
-      expire_(svc.cfg.get_time("host.pagecache.dirty_expire")),
-      interval_(svc.cfg.get_time("host.pagecache.writeback_interval")),
-      ra_init_(svc.cfg.get_size("host.pagecache.readahead_initial") / kPageSize),
-      ra_max_(svc.cfg.get_size("host.pagecache.readahead_max") / kPageSize),
-      fastdrain_(svc.cfg.get_switch("host.pagecache.fastdrain")),
-      hits_(svc.stats.counter("host.pagecache.hits", "pages", "pages buffered reads found in the cache")),
-      misses_(svc.stats.counter("host.pagecache.misses", "pages", "pages buffered reads had to wait for a device read "
+      capacity_(cfg_.get_size("size") / kPageSize),
+      hit_cost_(cfg_.get_time("hit_cost")),
+      write_cost_(cfg_.get_time("write_cost")),
+      expire_(cfg_.get_time("dirty_expire")),
+      interval_(cfg_.get_time("writeback_interval")),
+      ra_init_(cfg_.get_size("readahead_initial") / kPageSize),
+      ra_max_(cfg_.get_size("readahead_max") / kPageSize),
+      fastdrain_(cfg_.get_switch("fastdrain")),
+      hits_(stats_.counter("hits", "pages", "pages buffered reads found in the cache")),
+      misses_(stats_.counter("misses", "pages", "pages buffered reads had to wait for a device read "
                                                                   "started for them")),
-      ra_pages_(svc.stats.counter("host.pagecache.readahead_pages", "pages",
+      ra_pages_(stats_.counter("readahead_pages", "pages",
                                   "pages read from the device by read-ahead windows (the demanded ones included)")),
-      ra_windows_(svc.stats.counter("host.pagecache.readahead_windows", "windows", "read-ahead windows started")),
-      evictions_(svc.stats.counter("host.pagecache.evictions", "pages", "clean pages dropped to make room")),
-      dirtied_(svc.stats.counter("host.pagecache.pages_dirtied", "pages", "clean pages made dirty by writes")),
-      high_water_(svc.stats.counter("host.pagecache.dirty_high_water", "pages",
+      ra_windows_(stats_.counter("readahead_windows", "windows", "read-ahead windows started")),
+      evictions_(stats_.counter("evictions", "pages", "clean pages dropped to make room")),
+      dirtied_(stats_.counter("pages_dirtied", "pages", "clean pages made dirty by writes")),
+      high_water_(stats_.counter("dirty_high_water", "pages",
                                     "most pages dirty or under write-back at once")),
-      wb_runs_(svc.stats.counter("host.pagecache.writeback_commands", "runs",
+      wb_runs_(stats_.counter("writeback_commands", "runs",
                                  "write-back runs (contiguous dirty pages, one device write each unless blk-mq merges)")),
-      wb_pages_(svc.stats.counter("host.pagecache.writeback_pages", "pages", "pages written back")),
-      wb_background_(svc.stats.counter("host.pagecache.writeback_background", "runs",
+      wb_pages_(stats_.counter("writeback_pages", "pages", "pages written back")),
+      wb_background_(stats_.counter("writeback_background", "runs",
                                        "write-back runs because dirty pages exceeded the background limit")),
-      wb_periodic_(svc.stats.counter("host.pagecache.writeback_periodic", "runs",
+      wb_periodic_(stats_.counter("writeback_periodic", "runs",
                                      "write-back runs of pages older than dirty_expire")),
-      wb_fsync_(svc.stats.counter("host.pagecache.writeback_fsync", "runs", "write-back runs of fsync")),
-      throttles_(svc.stats.counter("host.pagecache.throttle_events", "writes", "buffered writes blocked at the dirty "
+      wb_fsync_(stats_.counter("writeback_fsync", "runs", "write-back runs of fsync")),
+      throttles_(stats_.counter("throttle_events", "writes", "buffered writes blocked at the dirty "
                                                                                "limit")),
-      throttle_ps_(svc.stats.counter("host.pagecache.throttle_ps", "ps", "time writers spent blocked at the dirty "
+      throttle_ps_(stats_.counter("throttle_ps", "ps", "time writers spent blocked at the dirty "
                                                                          "limit")),
-      fsyncs_done_(svc.stats.counter("host.pagecache.fsyncs", "calls", "fsyncs completed")),
-      ratio_switches_(svc.stats.counter("host.pagecache.ratio_switches", "switches",
+      fsyncs_done_(stats_.counter("fsyncs", "calls", "fsyncs completed")),
+      ratio_switches_(stats_.counter("ratio_switches", "switches",
                                         "FastDrain switches between the dirty-ratio sets")),
-      io_errors_(svc.stats.counter("host.pagecache.io_errors", "pages", "page reads or write-backs the device failed")),
-      victim_tagged_(svc.stats.counter("host.pagecache.victim_tagged", "runs",
+      io_errors_(stats_.counter("io_errors", "pages", "page reads or write-backs the device failed")),
+      victim_tagged_(stats_.counter("victim_tagged", "runs",
                                        "write-back runs tagged as FastDrain page victimization")) {
   svc.stats.section("pagecache", [this] { return active() ? summary() : nlohmann::json(); });
   set_ratios(false);
@@ -122,16 +123,16 @@ PageCache::PageCache(Services& svc, HostMemoryAllocator& memory)
 
 void PageCache::set_ratios(bool high) {
   high_set_ = high;
-  const Config& c = svc_.cfg;
+  const ScopedConfig& c = cfg_;
   if (!fastdrain_) {
-    ratio_bg_ = static_cast<unsigned>(c.get_int("host.pagecache.dirty_background_ratio"));
-    ratio_hard_ = static_cast<unsigned>(c.get_int("host.pagecache.dirty_ratio"));
+    ratio_bg_ = static_cast<unsigned>(c.get_int("dirty_background_ratio"));
+    ratio_hard_ = static_cast<unsigned>(c.get_int("dirty_ratio"));
   } else if (high) {
-    ratio_bg_ = static_cast<unsigned>(c.get_int("host.pagecache.fastdrain.high_background_ratio"));
-    ratio_hard_ = static_cast<unsigned>(c.get_int("host.pagecache.fastdrain.high_ratio"));
+    ratio_bg_ = static_cast<unsigned>(c.get_int("fastdrain.high_background_ratio"));
+    ratio_hard_ = static_cast<unsigned>(c.get_int("fastdrain.high_ratio"));
   } else {
-    ratio_bg_ = static_cast<unsigned>(c.get_int("host.pagecache.fastdrain.low_background_ratio"));
-    ratio_hard_ = static_cast<unsigned>(c.get_int("host.pagecache.fastdrain.low_ratio"));
+    ratio_bg_ = static_cast<unsigned>(c.get_int("fastdrain.low_background_ratio"));
+    ratio_hard_ = static_cast<unsigned>(c.get_int("fastdrain.low_ratio"));
   }
   bg_pages_ = capacity_ * ratio_bg_ / 100;
   hard_pages_ = std::max<uint64_t>(1, capacity_ * ratio_hard_ / 100);

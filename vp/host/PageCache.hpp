@@ -54,7 +54,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "vp/core/ParamScope.hpp"
 #include "vp/core/Services.hpp"
+#include "vp/core/StatGroup.hpp"
 #include "vp/host/HostMemoryAllocator.hpp"
 #include "vp/host/IoRequest.hpp"
 
@@ -66,7 +68,8 @@ class FioJobRunner;
 class PageCache {
  public:
   static constexpr uint32_t kPageSize = 4096;
-  static void declare_params(ParamRegistry& reg);
+  static constexpr const char* kScope = "host.pagecache";
+  static void declare_params(const ParamScope& p);
 
   // What an entry point leaves for the calling core to do: kernel CPU time,
   // device I/O to submit (each inner list one run of contiguous pages, one
@@ -81,7 +84,7 @@ class PageCache {
   };
 
   // `memory`: where the page frames come from.
-  PageCache(Services& svc, HostMemoryAllocator& memory);
+  PageCache(Services& svc, HostMemoryAllocator& memory, const std::string& scope = kScope);
 
   // Takes its frames from host memory once the driver is up (only if a
   // buffered job will use them).
@@ -168,7 +171,8 @@ class PageCache {
   bool written_back(FsyncWait& f, Tick now, Work& w);
   void note_high_water();
 
-  Services& svc_;
+  ScopedConfig cfg_;
+  StatGroup stats_;
   HostMemoryAllocator& memory_;
   HostBlockDriver* drv_ = nullptr;
   bool active_ = false;

@@ -146,7 +146,7 @@ std::vector<std::string> Workload::check(const std::vector<FioJob>& jobs, const 
                            format_size(frames), format_size(map.low_bytes()), format_size(map.high_bytes())));
   }
   auto place = [&](HostMemoryAllocator& m) {
-    NvmeDriver::reserve_memory(cfg, m);
+    NvmeDriver::reserve_memory(ScopedConfig(cfg, NvmeDriver::kScope), static_cast<unsigned>(cores), m);
     if (buffered) m.alloc("page cache frames", frames);
     for (const Buffers& b : job_buffers) m.alloc_many(b.what, b.count, b.bytes);
   };

@@ -5,13 +5,13 @@
 
 namespace vp::host {
 
-InterruptController::InterruptController(sc_core::sc_module_name name, Services& svc)
+InterruptController::InterruptController(sc_core::sc_module_name name, Services& svc, const std::string& scope)
     : sc_module(name),
       socket("socket"),
       cpu("cpu"),
       eq_("eq"),
-      delivered_(svc.stats.counter("host.irq.delivered", "interrupts", "interrupts delivered to cores (MSI/MSI-X messages and INTx)")),
-      intx_asserts_(svc.stats.counter("host.irq.intx_asserts", "messages", "INTx assert messages received")) {
+      delivered_(StatGroup(svc.stats, scope).counter("delivered", "interrupts", "interrupts delivered to cores (MSI/MSI-X messages and INTx)")),
+      intx_asserts_(StatGroup(svc.stats, scope).counter("intx_asserts", "messages", "INTx assert messages received")) {
   socket.register_b_transport(this, &InterruptController::b_transport);
 }
 

@@ -12,6 +12,7 @@
 
 #include "vp/core/EventQueue.hpp"
 #include "vp/core/Services.hpp"
+#include "vp/core/StatGroup.hpp"
 #include "vp/host/InterruptRouting.hpp"
 
 namespace vp::host {
@@ -32,7 +33,8 @@ class InterruptController : public sc_core::sc_module {
   static uint64_t intx_route_address() { return kBase + 0x100008; }
   static constexpr uint32_t kIntxVector = InterruptRouting::kIntxVector;  // the pin's, never a message's
 
-  InterruptController(sc_core::sc_module_name name, Services& svc);
+  // Statistics in `scope` (host.irq on the server).
+  InterruptController(sc_core::sc_module_name name, Services& svc, const std::string& scope = "host.irq");
   uint64_t events() const { return eq_.fired(); }
 
  private:

@@ -53,7 +53,7 @@ void check_ftl_on_flash(const Config& c) {
 void Drive::declare_params(ParamRegistry& r) {
   NvmeController::declare_params(ParamScope(r, "ssd.nvme"));
   pcie::PciConfigSpace::declare_params(ParamScope(r, "ssd.pci"));
-  Firmware::declare_params(r);
+  Firmware::declare_params(ParamScope(r, Firmware::kScope));
   CacheLayer::declare_params(ParamScope(r, CacheLayer::kScope));
   PageMappingFtl::declare_params(ParamScope(r, kFtl));
   Preconditioner::declare_params(ParamScope(r, PageMappingFtl::kPreconditionScope));

@@ -12,13 +12,13 @@ void FwWorkQueue::post(FwWork w) {
   for (EmbeddedCore* c : cores) c->kick();
 }
 
-FirmwareThread::FirmwareThread(int id, std::string name, EmbeddedCore& core, StatRegistry& stats)
+FirmwareThread::FirmwareThread(int id, std::string name, EmbeddedCore& core, const StatGroup& stats)
     : id_(id),
       name_(std::move(name)),
       core_(core),
-      busy_ps_(stats.counter(fmt::format("ssd.fw.thread.{}.busy_ps", name_), "ps",
+      busy_ps_(stats.counter(fmt::format("thread.{}.busy_ps", name_), "ps",
                              fmt::format("time firmware thread {} ran on its core", name_))),
-      items_(stats.counter(fmt::format("ssd.fw.thread.{}.items", name_), "items",
+      items_(stats.counter(fmt::format("thread.{}.items", name_), "items",
                            fmt::format("work items (tasks and messages) firmware thread {} ran", name_))) {
   core.add(*this);
 }
@@ -50,15 +50,15 @@ void FirmwareThread::unblock() {
   core_.kick();
 }
 
-EmbeddedCore::EmbeddedCore(unsigned index, EventQueue& eq, StatRegistry& stats, Waves& waves)
+EmbeddedCore::EmbeddedCore(unsigned index, EventQueue& eq, const StatGroup& stats, Waves& waves)
     : index_(index),
       eq_(eq),
-      busy_ps_(stats.counter(fmt::format("ssd.fw.core{}.busy_ps", index), "ps",
+      busy_ps_(stats.counter(fmt::format("core{}.busy_ps", index), "ps",
                              fmt::format("time firmware core {} was busy", index))),
-      items_(stats.counter(fmt::format("ssd.fw.core{}.items", index), "items",
+      items_(stats.counter(fmt::format("core{}.items", index), "items",
                            fmt::format("work items firmware core {} ran", index))),
-      total_ps_(stats.total("ssd.fw.busy_ps", "ps", "time the firmware cores were busy, summed over cores")) {
-  busy_.attach(waves, fmt::format("ssd_fw_core{}_busy", index), "firmware");
+      total_ps_(stats.total("busy_ps", "ps", "time the firmware cores were busy, summed over cores")) {
+  busy_.attach(waves, Waves::signal_name(stats.scope(), fmt::format("core{}_busy", index)), "firmware");
 }
 
 void EmbeddedCore::kick() {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "vp/core/EventQueue.hpp"
-#include "vp/core/Stats.hpp"
+#include "vp/core/StatGroup.hpp"
 #include "vp/core/Waves.hpp"
 #include "vp/ssd/FirmwareThread.hpp"
 
@@ -16,7 +16,8 @@ namespace vp::ssd {
 
 class EmbeddedCore {
  public:
-  EmbeddedCore(unsigned index, EventQueue& eq, StatRegistry& stats, Waves& waves);
+  // `stats`: the firmware's group (core<index>.*, busy_ps summed).
+  EmbeddedCore(unsigned index, EventQueue& eq, const StatGroup& stats, Waves& waves);
   unsigned index() const { return index_; }
   void add(FirmwareThread& t) { threads_.push_back(&t); }
   const std::vector<FirmwareThread*>& threads() const { return threads_; }

@@ -17,33 +17,31 @@
 namespace vp::ssd {
 
 namespace {
-constexpr const char* kScope = "ssd.fw";
 }  // namespace
 
-std::map<std::string, std::vector<unsigned>> Firmware::pins(const Config& c) {
+std::map<std::string, std::vector<unsigned>> Firmware::pins(const ScopedConfig& c) {
   static const std::set<std::string> kRoles = {"layered", "nvmq", "trans", "fcmd", "cache", "ilock", "log", "bgc"};
   std::map<std::string, std::vector<unsigned>> out;
-  std::istringstream in(c.get_string("ssd.fw.pin"));
-  auto cores = static_cast<unsigned>(c.get_int("ssd.fw.cores"));
+  std::istringstream in(c.get_string("pin"));
+  auto cores = static_cast<unsigned>(c.get_int("cores"));
   for (std::string item; in >> item;) {
     auto eq = item.find('=');
     std::string role = item.substr(0, eq);
     if (eq == std::string::npos || !kRoles.count(role))
-      c.fail("ssd.fw.pin", fmt::format("{} is not role=cpu-list with a role of layered, nvmq, trans, fcmd, cache, "
+      c.fail("pin", fmt::format("{} is not role=cpu-list with a role of layered, nvmq, trans, fcmd, cache, "
                                        "ilock, log, bgc",
                                        vp::quoted(item)));
     auto list = parse_cpu_list(item.substr(eq + 1), cores - 1);
     if (!list || list->empty())
-      c.fail({"ssd.fw.pin", "ssd.fw.cores"}, fmt::format("{}: {} is not a list of cores 0-{}", vp::quoted(item),
+      c.fail({"pin", "cores"}, fmt::format("{}: {} is not a list of cores 0-{}", vp::quoted(item),
                                                          vp::quoted(item.substr(eq + 1)), cores - 1));
-    if (out.count(role)) c.fail("ssd.fw.pin", fmt::format("role {} is pinned twice", role));
+    if (out.count(role)) c.fail("pin", fmt::format("role {} is pinned twice", role));
     out[role] = *list;
   }
   return out;
 }
 
-void Firmware::declare_params(ParamRegistry& r) {
-  ParamScope fw(r, kScope);
+void Firmware::declare_params(const ParamScope& fw) {
   fw.choice("organisation", "layered", {"layered", "manylayered", "deepflash"},
             "firmware threads and request path: one layered firmware per core; ManyLayered's layered+FCMD "
             "pair per shard; DeepFlash's NVMQ/ILOCK/CACHE/TRANS/FCMD/LOG/BGC network (FAST'19 sec. 4-6)");
@@ -52,7 +50,7 @@ void Firmware::declare_params(ParamRegistry& r) {
             "threads pinned to cores, space separated role=cpu-list (e.g. \"nvmq=0-3 trans=4-7 ilock=8\"): a role's "
             "threads are dealt round robin over its cores; roles: layered nvmq trans fcmd cache ilock log bgc; the "
             "others are placed by ssd.fw.placement");
-  r.rule([](const Config& c) { pins(c); });
+  fw.rule([](const ScopedConfig& c) { pins(c); });
   fw.choice("placement", "balanced", {"balanced", "round_robin"},
             "threads to cores: balanced puts each thread, heaviest first (its role's task cycles per request over "
             "its threads), on the least loaded core; round_robin deals them out role by role");
@@ -79,34 +77,34 @@ std::unique_ptr<FirmwareOrganisation> organisation_for(Firmware& fw, const Scope
 }
 }  // namespace
 
-Firmware::Firmware(sc_core::sc_module_name name, Services& svc, const ShardMap& shards)
+Firmware::Firmware(sc_core::sc_module_name name, Services& svc, const ShardMap& shards, const std::string& scope)
     : sc_module(name),
       target("target"),
       ftl("ftl"),
       fcmd("fcmd"),
       flash("flash"),
-      stats_(svc.stats),
+      stats_(svc.stats, scope),
       eq_("eq"),
-      costs_(ScopedConfig(svc.cfg, kScope)),
-      deepflash_stats_(StatGroup(svc.stats, kScope)),
-      org_(organisation_for(*this, ScopedConfig(svc.cfg, kScope), shards, deepflash_stats_)),
+      costs_(ScopedConfig(svc.cfg, scope)),
+      deepflash_stats_(stats_),
+      org_(organisation_for(*this, ScopedConfig(svc.cfg, scope), shards, deepflash_stats_)),
       shards_(shards),
       fcmd_stage_(flash, roles_, costs_),
-      commands_(svc.stats.counter("ssd.fw.commands", "commands", "host commands handled by firmware")),
-      order_waits_(svc.stats.counter("ssd.fw.order_waits", "requests",
-                                     "requests held back until an earlier request to one of their pages left")) {
+      commands_(stats_.counter("commands", "commands", "host commands handled by firmware")),
+      order_waits_(stats_.counter("order_waits", "requests",
+                                 "requests held back until an earlier request to one of their pages left")) {
   svc.stats.section("firmware", [this] { return summary(now_ps()); });
   target.bind(*this);
   fcmd.bind(fcmd_stage_);
-  ScopedConfig c(svc.cfg, kScope);
+  ScopedConfig c(svc.cfg, scope);
   auto d = c.get_enum<int>("dispatch", {{"per_sq", 0}, {"dios", 1}, {"auto", 2}});
   dispatch_ = d == 1 ? Dispatch::Dios : d == 0 ? Dispatch::PerSq : org_->default_dispatch();
   balanced_ = c.is("placement", "balanced");
-  pins_ = pins(svc.cfg);
+  pins_ = pins(c);
   ordered_ = org_->reorders();
   auto ncores = static_cast<unsigned>(c.get_int("cores"));
   for (unsigned i = 0; i < ncores; ++i)
-    cores_.push_back(std::make_unique<EmbeddedCore>(i, eq_, svc.stats, svc.waves));
+    cores_.push_back(std::make_unique<EmbeddedCore>(i, eq_, stats_, svc.waves));
   build();
 }
 

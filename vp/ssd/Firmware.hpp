@@ -24,7 +24,9 @@
 #include <vector>
 
 #include "vp/core/EventQueue.hpp"
+#include "vp/core/ParamScope.hpp"
 #include "vp/core/Services.hpp"
+#include "vp/core/StatGroup.hpp"
 #include "vp/flash/FlashTypes.hpp"
 #include "vp/ssd/DeepFlashFirmware.hpp"
 #include "vp/ssd/EmbeddedCore.hpp"
@@ -50,12 +52,13 @@ class Firmware : public sc_core::sc_module, public IFirmware, public FtlClient {
   using Dispatch = FwDispatch;
   using Task = FwTask;
 
-  static void declare_params(ParamRegistry& reg);
+  static constexpr const char* kScope = "ssd.fw";
+  static void declare_params(const ParamScope& fw);
   // ssd.fw.pin: role -> the cores its threads are dealt over.
-  static std::map<std::string, std::vector<unsigned>> pins(const Config& c);
+  static std::map<std::string, std::vector<unsigned>> pins(const ScopedConfig& c);
   // `shards`: how the FTL below splits the logical space (TRANS threads and
   // ManyLayered instances follow it); the platform that joins them gives it.
-  Firmware(sc_core::sc_module_name name, Services& svc, const ShardMap& shards);
+  Firmware(sc_core::sc_module_name name, Services& svc, const ShardMap& shards, const std::string& scope = kScope);
   ~Firmware() override;
 
   // IFirmware
@@ -100,7 +103,7 @@ class Firmware : public sc_core::sc_module, public IFirmware, public FtlClient {
   void to_nvmq(FirmwareThread& bound, FwWork w);
   void send(FirmwareThread& to, Tick cost, std::function<void(FirmwareThread&)> done);
 
-  StatRegistry& stats_;
+  StatGroup stats_;
   EventQueue eq_;
   FirmwareCosts costs_;
   DeepFlashStats deepflash_stats_;

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "vp/core/Stats.hpp"
+#include "vp/core/StatGroup.hpp"
 #include "vp/core/Units.hpp"
 
 namespace vp::ssd {
@@ -39,7 +39,8 @@ struct FwWorkQueue {
 
 class FirmwareThread {
  public:
-  FirmwareThread(int id, std::string name, EmbeddedCore& core, StatRegistry& stats);
+  // `stats`: the firmware's group (thread.<name>.*).
+  FirmwareThread(int id, std::string name, EmbeddedCore& core, const StatGroup& stats);
   int id() const { return id_; }
   const std::string& name() const { return name_; }
   EmbeddedCore& core() const { return core_; }

@@ -4,6 +4,8 @@
 // groups): StatGroup(stats, "ssd.nvme").counter("io_commands", ...) registers
 // "ssd.nvme.io_commands". A second instance built with another scope gets its
 // own names.
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "vp/core/StatRegistry.hpp"
@@ -27,6 +29,12 @@ class StatGroup {
   }
   Distribution& distribution(const std::string& rel, const std::string& unit, const std::string& desc) const {
     return reg_.distribution(name(rel), unit, desc);
+  }
+  // The component's summary.json section: the instance in the platform's
+  // scope (`platform_scope`) keeps the section name outputs have always used
+  // (`name`); an instance in any other scope reports under its scope.
+  void section(const std::string& platform_scope, const std::string& name, std::function<nlohmann::json()> fn) const {
+    reg_.section(scope_ == platform_scope ? name : scope_, std::move(fn));
   }
 
  private:

@@ -111,14 +111,17 @@ void FlashArray::apply_cell_text(Config& cfg, const std::string& name, const std
   std::string origin = "cell " + name;
   for (const auto& e : Config::parse_yaml(yaml, origin)) {
     auto* k = std::find_if(std::begin(kCellKeys), std::end(kCellKeys),
-                           [&](const char* c) { return e.key == scoped_key(scope, c); });
+                           [&](const char* c) { return e.key == scoped_key(kScope, c); });
     if (k == std::end(kCellKeys)) {
       std::string allowed;
       for (const char* c : kCellKeys) allowed += std::string(allowed.empty() ? "" : ", ") + c;
       throw ConfigError(fmt::format("{}: {} is not a cell parameter (a cell sets {}. {})", e.where,
-                                    vp::quoted(e.key), scope, allowed));
+                                    vp::quoted(e.key), kScope, allowed));
     }
-    if (!cfg.is_set(e.key)) cfg.set(e.key, e.value, origin);
+    // A cell file names the keys as on the platforms (ssd.flash.*); they
+    // go to the array's own scope.
+    std::string key = scoped_key(scope, *k);
+    if (!cfg.is_set(key)) cfg.set(key, e.value, origin);
   }
 }
 
@@ -174,7 +177,7 @@ FlashArray::FlashArray(sc_core::sc_module_name name, Services& svc, const std::s
       eq_("eq"),
       store_(geo_.page_size, geo_.pages_per_block, geo_.total_blocks()),
       ctr_(StatGroup(svc.stats, scope)) {
-  svc.stats.section("flash", [this] { return summary(); });
+  StatGroup(svc.stats, scope).section(kScope, "flash", [this] { return summary(); });
   target.bind(*this);
   ScopedConfig c(svc.cfg, scope);
   auto sched = scheduler_from(c);

@@ -30,7 +30,8 @@ class FlashArray : public sc_core::sc_module, public IFlash {
   // --set, before validate().
   static void apply_cell(Config& cfg, const std::string& scope = kScope);
   // The same with the cell's YAML given: the keys it may hold are the
-  // cell keys in the scope (bits_per_cell, t_read..., t_erase, cache_read).
+  // ssd.flash cell keys (bits_per_cell, t_read..., t_erase, cache_read),
+  // set in the array's `scope`.
   static void apply_cell_text(Config& cfg, const std::string& name, const std::string& yaml,
                               const std::string& scope = kScope);
   static FlashGeometry geometry_from(const ScopedConfig& cfg);

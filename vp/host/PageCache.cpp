@@ -117,7 +117,7 @@ PageCache::PageCache(Services& svc, HostMemoryAllocator& memory, const std::stri
       io_errors_(stats_.counter("io_errors", "pages", "page reads or write-backs the device failed")),
       victim_tagged_(stats_.counter("victim_tagged", "runs",
                                        "write-back runs tagged as FastDrain page victimization")) {
-  svc.stats.section("pagecache", [this] { return active() ? summary() : nlohmann::json(); });
+  stats_.section(kScope, "pagecache", [this] { return active() ? summary() : nlohmann::json(); });
   set_ratios(false);
 }
 

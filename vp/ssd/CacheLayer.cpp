@@ -101,7 +101,7 @@ CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc, uint32_t lin
                                   "written pages no way of their class could take (sent to the FTL)")),
       write_throughs_(stats_.counter("write_throughs", "commands",
                                         "writes also sent to the FTL before completing (FUA, cache switched off)")) {
-  svc.stats.section("write_buffer", [this] { return buffer_level() ? buffer_level()->summary() : nlohmann::json(); });
+  stats_.section(kScope, "write_buffer", [this] { return buffer_level() ? buffer_level()->summary() : nlohmann::json(); });
   target.bind(*this);
   power.bind(*this);
   if (organisation_ == Organisation::Burst) ways_ = 1;  // DeepFlash's direct-mapped table

@@ -290,41 +290,37 @@ void write_run_files(const std::string& dir, const Config& cfg, const nlohmann::
   });
 }
 
-RunResult run_server(const Config& cfg, const RunOptions& opt) {
-  using clock = std::chrono::steady_clock;
-  auto wall0 = clock::now();
-  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
-  StatRegistry stats;
-  Waves waves;
-  RequestTracker tracker;
-  std::unique_ptr<RequestLog> reqlog;
-  if (!opt.out_dir.empty()) {
-    fs::create_directories(opt.out_dir);
-    if (opt.vcd) waves.open((fs::path(opt.out_dir) / "waves").string());
-    if (opt.requests) reqlog = std::make_unique<RequestLog>((fs::path(opt.out_dir) / "requests.csv").string());
-  }
-  Services svc{cfg, stats, waves, tracker, static_cast<uint64_t>(cfg.get_int("sim.seed")), reqlog.get()};
-  ServerTop top("top", svc);
-  ssd::SsdImage image(cfg, top.drive.ftl, ssd::Drive::capacity_bytes(cfg));
+namespace {
+using Clock = std::chrono::steady_clock;
+
+// What the drive puts on flash raises what a power loss must keep.
+void watch_persisted(ServerTop& top, const Config& cfg) {
+  auto* v = top.workload.verify();
+  if (!v) return;
+  v->set_part_bytes(top.drive.ftl.page_size());
+  uint64_t lba_size = cfg.get_size("ssd.nvme.lba_size");
+  top.drive.cache.on_persisted.subscribe([v, lba_size, page = top.drive.ftl.page_size()](uint64_t lpn, const uint8_t* data) {
+    uint64_t off = lpn * page;
+    v->persisted(off / lba_size, static_cast<uint32_t>(off % lba_size), data, page);
+  });
+}
+
+uint64_t ios_done(ServerTop& top) {
+  uint64_t n = 0;
+  for (const auto& r : top.workload.runners()) n += r->result().reads + r->result().writes;
+  return n;
+}
+
+// Runs the simulation in chunks until the jobs end, the power fails, the
+// time limit is reached or nothing is left to happen; says in res.aborted
+// why it stopped early, and returns the power-loss report (null: none).
+nlohmann::json simulate(ServerTop& top, const Config& cfg, const RunOptions& opt, Clock::time_point wall0,
+                        RunResult& res) {
   Tick max_time = cfg.get_time("sim.max_time");
   Tick power_loss_at = cfg.get_time("ssd.power_loss_at");
   nlohmann::json power_loss;
   Tick chunk = 1 * MS;
   auto last_print = wall0;
-  RunResult res;
-  auto ios_done = [&] {
-    uint64_t n = 0;
-    for (const auto& r : top.workload.runners()) n += r->result().reads + r->result().writes;
-    return n;
-  };
-  if (auto* v = top.workload.verify()) {  // what the drive puts on flash raises what a power loss must keep
-    v->set_part_bytes(top.drive.ftl.page_size());
-    uint64_t lba_size = cfg.get_size("ssd.nvme.lba_size");
-    top.drive.cache.on_persisted.subscribe([v, lba_size, page = top.drive.ftl.page_size()](uint64_t lpn, const uint8_t* data) {
-      uint64_t off = lpn * page;
-      v->persisted(off / lba_size, static_cast<uint32_t>(off % lba_size), data, page);
-    });
-  }
   for (;;) {
     if (sc_core::sc_get_status() == sc_core::SC_STOPPED) break;
     // With a power loss to come, the drive idles from the jobs' end until then.
@@ -355,20 +351,20 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
       }
       step = std::min(step, max_time - now);
     }
-    auto chunk_start = clock::now();
+    auto chunk_start = Clock::now();
     sc_core::sc_start(to_sc(step));
     // A chunk that takes long in wall time is cut smaller, so the progress
     // line keeps coming; where the simulation pauses changes no result.
-    double took = std::chrono::duration<double>(clock::now() - chunk_start).count();
+    double took = std::chrono::duration<double>(Clock::now() - chunk_start).count();
     if (took > 0.5 && chunk > 1 * US)
       chunk /= 10;
     else if (took < 0.05 && chunk < 1 * MS)
       chunk = std::min<Tick>(chunk * 2, 1 * MS);
     if (opt.progress) {
-      auto t = clock::now();
+      auto t = Clock::now();
       double since_start = std::chrono::duration<double>(t - wall0).count();
       if (since_start > 3.0 && std::chrono::duration<double>(t - last_print).count() > 2.0) {
-        uint64_t n = ios_done();
+        uint64_t n = ios_done(top);
         fmt::print(stderr, "[vp-server] simulated {:.3f} ms, {} I/Os done, {:.0f} I/Os per wall second\n",
                    double(now_ps()) / 1e9, n, double(n) / since_start);
         last_print = t;
@@ -376,9 +372,14 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
     }
   }
   if (!sim_abort_message().empty()) res.aborted = sim_abort_message();
-  image.save();  // what the drive holds now, also after a power loss or an early stop
-  double wall = std::chrono::duration<double>(clock::now() - wall0).count();
+  return power_loss;
+}
 
+// summary.json: the run's own fields, then what each component reports of
+// itself (jobs, cpu, device, pagecache, verify, write_buffer, ftl, flash,
+// pcie, dram, firmware) and every counter.
+nlohmann::json run_summary(ServerTop& top, const Config& cfg, const StatRegistry& stats, const RunResult& res,
+                           double wall, const nlohmann::json& power_loss, const ssd::SsdImage& image) {
   nlohmann::json s;
   s["schema_version"] = kSummarySchemaVersion;
   s["git_revision"] = build_revision();
@@ -390,36 +391,59 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
   s["delta_cycles"] = sc_core::sc_delta_count();
   s["completed"] = res.aborted.empty();
   if (!res.aborted.empty()) s["aborted"] = res.aborted;
-  uint64_t total = 0;
-  for (const auto& r : top.workload.runners()) total += r->result().reads + r->result().writes;
+  uint64_t total = ios_done(top);
   s["total_ios"] = total;
   s["stage_order_violations"] = stage_order_violations();
   s["kernel_events_per_io"] = total ? double(top.kernel_events()) / double(total) : 0.0;
-  // What each component reports of itself: jobs, cpu, device, pagecache,
-  // verify, write_buffer, ftl, flash, pcie, dram, firmware.
   s.update(stats.sections_json());
   if (!power_loss.is_null()) s["power_loss"] = power_loss;
   if (image.enabled()) s["image"] = image.summary();
   s["counters"] = stats.to_json();
   s["counter_units"] = stats.units_json();
   if (!stats.distributions().empty()) s["distributions"] = stats.distributions_json();
-  res.summary = s;
+  return s;
+}
 
-  if (!opt.out_dir.empty()) {
-    fs::path out(opt.out_dir);
-    write_run_files(out.string(), cfg, s);
-    top.drive.cache.write_outputs(out.string(), opt.cache);
-    if (reqlog) reqlog->close();
-    if (waves.enabled()) {
-      Tick first = 0;
-      for (const auto& r : top.workload.runners())
-        if (r->result().started && (!first || r->result().started < first)) first = r->result().started;
-      waves.set_view_start(first / 1000);
-      waves.close();
-      waves.write_gtkw((out / "waves.gtkw").string(), fs::absolute(out / "waves.vcd").string());
-    }
+// config.yaml, summary.json, the cache's epochs, requests.csv and the waves.
+void write_outputs(const fs::path& out, const Config& cfg, const nlohmann::json& s, ServerTop& top,
+                   const RunOptions& opt, RequestLog* reqlog, Waves& waves) {
+  write_run_files(out.string(), cfg, s);
+  top.drive.cache.write_outputs(out.string(), opt.cache);
+  if (reqlog) reqlog->close();
+  if (waves.enabled()) {
+    Tick first = 0;
+    for (const auto& r : top.workload.runners())
+      if (r->result().started && (!first || r->result().started < first)) first = r->result().started;
+    waves.set_view_start(first / 1000);
+    waves.close();
+    waves.write_gtkw((out / "waves.gtkw").string(), fs::absolute(out / "waves.vcd").string());
   }
-  if (opt.print_summary) print_summary(s);
+}
+}  // namespace
+
+RunResult run_server(const Config& cfg, const RunOptions& opt) {
+  auto wall0 = Clock::now();
+  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  StatRegistry stats;
+  Waves waves;
+  RequestTracker tracker;
+  std::unique_ptr<RequestLog> reqlog;
+  if (!opt.out_dir.empty()) {
+    fs::create_directories(opt.out_dir);
+    if (opt.vcd) waves.open((fs::path(opt.out_dir) / "waves").string());
+    if (opt.requests) reqlog = std::make_unique<RequestLog>((fs::path(opt.out_dir) / "requests.csv").string());
+  }
+  Services svc{cfg, stats, waves, tracker, static_cast<uint64_t>(cfg.get_int("sim.seed")), reqlog.get()};
+  ServerTop top("top", svc);
+  ssd::SsdImage image(cfg, top.drive.ftl, ssd::Drive::capacity_bytes(cfg));
+  watch_persisted(top, cfg);
+  RunResult res;
+  nlohmann::json power_loss = simulate(top, cfg, opt, wall0, res);
+  image.save();  // what the drive holds now, also after a power loss or an early stop
+  double wall = std::chrono::duration<double>(Clock::now() - wall0).count();
+  res.summary = run_summary(top, cfg, stats, res, wall, power_loss, image);
+  if (!opt.out_dir.empty()) write_outputs(fs::path(opt.out_dir), cfg, res.summary, top, opt, reqlog.get(), waves);
+  if (opt.print_summary) print_summary(res.summary);
   return res;
 }
 

@@ -38,6 +38,36 @@ bool read_full(int fd, uint8_t* p, size_t n) {
   }
   return true;
 }
+
+// One mpqemu-link message: its command, payload and the descriptors passed
+// with it (SCM_RIGHTS). False: the socket closed.
+bool receive_message(int fd, int32_t& cmd, uint8_t (&payload)[kMaxPayload], std::vector<int>& fds) {
+  uint8_t head[kHeader];
+  iovec iov{head, kHeader};
+  msghdr m{};
+  m.msg_iov = &iov;
+  m.msg_iovlen = 1;
+  alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int) * kMaxFds)];
+  m.msg_control = ctl;
+  m.msg_controllen = sizeof ctl;
+  ssize_t r;
+  do r = recvmsg(fd, &m, MSG_CMSG_CLOEXEC | MSG_WAITALL);
+  while (r < 0 && errno == EINTR);
+  if (r <= 0) return false;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+      for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); ++i) {
+        int f;
+        std::memcpy(&f, CMSG_DATA(c) + i * sizeof(int), sizeof f);
+        fds.push_back(f);
+      }
+  if (static_cast<size_t>(r) < kHeader && !read_full(fd, head + r, kHeader - static_cast<size_t>(r))) return false;
+  uint64_t size;
+  std::memcpy(&cmd, head, 4);
+  std::memcpy(&size, head + 8, 8);
+  if (size > kMaxPayload) throw std::runtime_error(fmt::format("QEMU proxy: message {} with a {}-byte payload", cmd, size));
+  return !size || read_full(fd, payload, size);
+}
 }  // namespace
 
 QemuProxy2Tlm::QemuProxy2Tlm(sc_core::sc_module_name name, Services& svc, int fd, uint64_t bar0_size)
@@ -80,34 +110,10 @@ bool QemuProxy2Tlm::serve(int timeout_ms) {
 }
 
 bool QemuProxy2Tlm::handle_one() {
-  uint8_t head[kHeader];
-  iovec iov{head, kHeader};
-  msghdr m{};
-  m.msg_iov = &iov;
-  m.msg_iovlen = 1;
-  alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int) * kMaxFds)];
-  m.msg_control = ctl;
-  m.msg_controllen = sizeof ctl;
-  ssize_t r;
-  do r = recvmsg(fd_, &m, MSG_CMSG_CLOEXEC | MSG_WAITALL);
-  while (r < 0 && errno == EINTR);
-  if (r <= 0) return false;
-  std::vector<int> fds;
-  for (cmsghdr* c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
-    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-      for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); ++i) {
-        int f;
-        std::memcpy(&f, CMSG_DATA(c) + i * sizeof(int), sizeof f);
-        fds.push_back(f);
-      }
-  if (static_cast<size_t>(r) < kHeader && !read_full(fd_, head + r, kHeader - static_cast<size_t>(r))) return false;
-  int32_t cmd;
-  uint64_t size;
-  std::memcpy(&cmd, head, 4);
-  std::memcpy(&size, head + 8, 8);
-  if (size > kMaxPayload) throw std::runtime_error(fmt::format("QEMU proxy: message {} with a {}-byte payload", cmd, size));
+  int32_t cmd = 0;
   uint8_t payload[kMaxPayload] = {};
-  if (size && !read_full(fd_, payload, size)) return false;
+  std::vector<int> fds;
+  if (!receive_message(fd_, cmd, payload, fds)) return false;
   auto close_fds = [&] {
     for (int f : fds) close(f);
   };

@@ -11,6 +11,8 @@ constexpr uint64_t kSsdConfig = host::HostMemoryMap::config_address(0, 0, 0);
 
 using host::NvmeDriver;
 
+unsigned host_cores(const Config& c) { return static_cast<unsigned>(c.get_int("host.cores")); }
+
 // blk-mq and the driver on the host's cores.
 void check_host_queues(const Config& c) {
   // Read/write isolation splits the cores' hardware queues in two.
@@ -87,17 +89,16 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
       irqs(svc.stats),
       memory(host::HostMemoryMap(dram.size())),
       bus("bus"),
-      driver("driver", svc, irqs, memory, static_cast<unsigned>(svc.cfg.get_int("host.cores")), kSsdConfig,
-             host::HostBus::kPcieMmioBase),
-      blkmq(ScopedConfig(svc.cfg, host::BlkMqQueue::kScope), StatGroup(svc.stats, host::BlkMqQueue::kScope), driver, static_cast<unsigned>(svc.cfg.get_int("host.cores")),
-            static_cast<unsigned>(svc.cfg.get_int("host.cores"))),
+      driver("driver", svc, irqs, memory, host_cores(svc.cfg), kSsdConfig, host::HostBus::kPcieMmioBase),
+      blkmq(ScopedConfig(svc.cfg, host::BlkMqQueue::kScope), StatGroup(svc.stats, host::BlkMqQueue::kScope), driver,
+            host_cores(svc.cfg), host_cores(svc.cfg)),
       pagecache(svc, memory),
-      workload(svc, static_cast<unsigned>(svc.cfg.get_int("host.cores")), memory),
+      workload(svc, host_cores(svc.cfg), memory),
       link("pcie", svc, "pcie"),
       drive("ssd", svc, link.timing(), firmware),
       stats_(svc.stats) {
   // A request record per command id of every SQ the driver may create.
-  const auto n_cores = static_cast<unsigned>(svc.cfg.get_int("host.cores"));
+  const unsigned n_cores = host_cores(svc.cfg);
   ScopedConfig driver_cfg(svc.cfg, NvmeDriver::kScope);
   svc.tracker.resize(NvmeDriver::sq_ids(driver_cfg, n_cores), static_cast<unsigned>(driver_cfg.get_int("queue_depth")));
   // Host side: the CPU complex and PCIe upstream are the bus's initiators.

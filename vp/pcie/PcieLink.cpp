@@ -96,9 +96,7 @@ PcieLink::PcieLink(sc_core::sc_module_name name, Services& svc, const std::strin
       stats_(svc.stats, scope),
       cfg_reads_(stats_.counter("cfg_reads", "requests", "configuration reads host -> device")),
       cfg_writes_(stats_.counter("cfg_writes", "requests", "configuration writes host -> device")) {
-  svc.stats.section(scope, [this] { return summary(now_ps()); });
-  std::string wave_prefix = scope;
-  std::replace(wave_prefix.begin(), wave_prefix.end(), '.', '_');
+  stats_.section(scope, scope, [this] { return summary(now_ps()); });
   auto register_direction = [&](Direction* d, const char* dir, const char* from_to) {
     d->payload = &stats_.counter(fmt::format("bytes_{}", dir), "bytes", fmt::format("payload bytes sent {}", from_to));
     d->wire = &stats_.counter(fmt::format("wire_bytes_{}", dir), "bytes",
@@ -109,8 +107,8 @@ PcieLink::PcieLink(sc_core::sc_module_name name, Services& svc, const std::strin
     d->busy = &stats_.counter(fmt::format("busy_ps_{}", dir), "ps", fmt::format("wire time used {}", from_to));
     if (svc.waves.enabled()) {
       d->traced = true;
-      svc.waves.trace(d->level, fmt::format("{}_{}_busy", wave_prefix, dir), scope);
-      svc.waves.trace(d->busy_ns, fmt::format("{}_{}_busy_ns", wave_prefix, dir), scope);
+      svc.waves.trace(d->level, Waves::signal_name(scope, fmt::format("{}_busy", dir)), scope);
+      svc.waves.trace(d->busy_ns, Waves::signal_name(scope, fmt::format("{}_busy_ns", dir)), scope);
     }
   };
   register_direction(&down_, "down", "host -> device");

@@ -35,65 +35,50 @@ using namespace vp;
 using namespace vp::platform;
 
 namespace {
-// Runs the model against QEMU until QEMU ends; returns the process exit code.
-// `route`: "ivshmem" (an ivshmem-doorbell companion device and the guest's
-// forwarder module) or "intx" (INTx through QEMU's irqfd pair, KVM only).
-int serve_guest(const Config& cfg, const QemuOptions& qo, const std::string& route, bool paced, double pace_scale,
-                const std::string& trace, unsigned spin_us, const std::string& out_dir) {
-  StatRegistry stats;
-  Waves waves;
-  RequestTracker tracker;
-  Services svc{cfg, stats, waves, tracker, static_cast<uint64_t>(cfg.get_int("sim.seed"))};
-  int sv[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) throw std::runtime_error("socketpair failed");
-  // The run's sockets live here; declared before the server that puts its
-  // socket in it, so it is removed after, on every way out.
-  struct RunDir {
-    std::string path;
-    ~RunDir() {
-      std::error_code ec;
-      std::filesystem::remove_all(path, ec);
-    }
-  } run_dir{fmt::format("/tmp/vp-qemu-{}", getpid())};
-  const std::string& dir = run_dir.path;
-  if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) throw std::runtime_error("cannot create " + dir);
-  fmt::print(stderr, "vp-qemu: run folder {} (removed at exit)\n", dir);
-  bool intx = route == "intx";
-  std::unique_ptr<pcie::IvshmemServer> irq;
-  if (!intx) irq = std::make_unique<pcie::IvshmemServer>(dir + "/irq.sock");
-  QemuTop top("top", svc, sv[0]);
-  ssd::SsdImage image(cfg, top.drive.ftl, ssd::Drive::capacity_bytes(cfg));  // loaded at elaboration
-  top.bridge.set_intx_route(intx);
-  if (irq) top.bridge.raise_irq = [&irq](uint32_t v) { irq->raise(v); };
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> csv(nullptr, &std::fclose);
-  if (!trace.empty()) {
-    csv.reset(std::fopen(trace.c_str(), "w"));
-    if (!csv) throw std::runtime_error("cannot write " + trace);
-    // New columns go at the end: scripts index the columns.
-    std::fputs("sqid,cid,opcode,slba,nlb,attr,status,fetch_ps,complete_ps,victim,victim_pages,buffer_status\n",
-               csv.get());
-    top.drive.nvme.on_command.subscribe([f = csv.get()](const ssd::NvmeController::CommandRecord& r) {
-      fmt::print(f, "{},{},{},{},{},{},{},{},{},{},{},{}\n", r.sqid, r.cid, r.opcode, r.slba, r.nlb, r.attr, r.status,
-                 r.fetched, r.completed, r.victim ? 1 : 0, r.victim_pages, r.buffer_status);
-    });
+// How a guest run goes, from the command line.
+struct GuestRun {
+  std::string route;  // ivshmem or intx
+  bool paced = false;
+  double pace_scale = 1.0;
+  std::string trace;  // --requests
+  unsigned spin_us = 200;
+  std::string out_dir;
+  bool intx() const { return route == "intx"; }
+};
+
+// The run's sockets live here; declared before the server that puts its
+// socket in it, so it is removed after, on every way out.
+struct RunDir {
+  std::string path;
+  explicit RunDir(std::string p) : path(std::move(p)) {
+    if (mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) throw std::runtime_error("cannot create " + path);
   }
-  QemuProcess qemu(qo, sv[1], irq ? irq->path() : "");
-  close(sv[1]);
-  fmt::print(stderr, "vp-qemu: started {}\n", qemu.command());
-  fmt::print(stderr, "vp-qemu: interrupt route {}\n",
-             intx ? fmt::format("intx (QEMU's irqfd/resample pair; function built with MSI {}, MSI-X {})",
-                                cfg.get_bool("ssd.pci.msi") ? "on" : "off", cfg.get_bool("ssd.pci.msix") ? "on" : "off")
-                  : "ivshmem (ivshmem-doorbell device and the guest's flashvp_irqfwd module)");
-  if (intx && !qo.kvm)
-    fmt::print(stderr, "vp-qemu: warning: without KVM QEMU never reads the irqfd: the guest will receive no "
-                       "interrupts (only polled queues complete)\n");
-  // QEMU connects its ivshmem device while it starts, before the guest runs.
-  while (irq && !irq->accept_client(200)) {
-    if (qemu.exited(false)) {
-      fmt::print(stderr, "vp-qemu: {} before connecting its devices\n", qemu.how_it_ended());
-      return 4;
-    }
+  ~RunDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
   }
+};
+
+using CsvFile = std::unique_ptr<std::FILE, int (*)(std::FILE*)>;
+
+// Every I/O command as the device saw it (--requests); closed when returned.
+CsvFile open_command_trace(QemuTop& top, const std::string& path) {
+  CsvFile csv(nullptr, &std::fclose);
+  if (path.empty()) return csv;
+  csv.reset(std::fopen(path.c_str(), "w"));
+  if (!csv) throw std::runtime_error("cannot write " + path);
+  // New columns go at the end: scripts index the columns.
+  std::fputs("sqid,cid,opcode,slba,nlb,attr,status,fetch_ps,complete_ps,victim,victim_pages,buffer_status\n",
+             csv.get());
+  top.drive.nvme.on_command.subscribe([f = csv.get()](const ssd::NvmeController::CommandRecord& r) {
+    fmt::print(f, "{},{},{},{},{},{},{},{},{},{},{},{}\n", r.sqid, r.cid, r.opcode, r.slba, r.nlb, r.attr, r.status,
+               r.fetched, r.completed, r.victim ? 1 : 0, r.victim_pages, r.buffer_status);
+  });
+  return csv;
+}
+
+// Serves QEMU's messages and simulates whatever they bring, until QEMU ends.
+void simulate_with_guest(QemuTop& top, QemuProcess& qemu, const GuestRun& run) {
   sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaboration
   auto wall0 = std::chrono::steady_clock::now();
   bool open = true;
@@ -101,8 +86,8 @@ int serve_guest(const Config& cfg, const QemuOptions& qo, const std::string& rou
     if (!top.bridge.serve(0)) break;
     if (sc_core::sc_pending_activity()) {
       sc_core::sc_time step = sc_core::sc_time_to_pending_activity();
-      if (paced) {  // the guest should see simulated latencies, scaled: hold back until the wall clock catches up
-        double due = (sc_core::sc_time_stamp() + step).to_seconds() * pace_scale;
+      if (run.paced) {  // the guest should see simulated latencies, scaled: hold back until the wall clock catches up
+        double due = (sc_core::sc_time_stamp() + step).to_seconds() * run.pace_scale;
         for (;;) {
           double now = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
           if (now >= due) break;
@@ -118,7 +103,7 @@ int serve_guest(const Config& cfg, const QemuOptions& qo, const std::string& rou
       // Idle: the guest's next register access usually follows soon, and
       // its vCPU waits for the answer; polling for a short while answers
       // it without the cost of waking a sleeping process.
-      auto spin_until = std::chrono::steady_clock::now() + std::chrono::microseconds(spin_us);
+      auto spin_until = std::chrono::steady_clock::now() + std::chrono::microseconds(run.spin_us);
       uint64_t before = top.bridge.messages();
       while (open && top.bridge.messages() == before && std::chrono::steady_clock::now() < spin_until)
         open = top.bridge.serve(0);
@@ -127,8 +112,28 @@ int serve_guest(const Config& cfg, const QemuOptions& qo, const std::string& rou
     }
   }
   qemu.exited(true);
+}
+
+// What crossed the bridge (summary.json's "qemu").
+nlohmann::json bridge_summary(const QemuTop& top, const QemuProcess& qemu, const GuestRun& run, uint64_t raised) {
   const auto& n = top.bridge.counts();
-  uint64_t raised = irq ? irq->raised() : n.irqfd_writes;
+  uint64_t accesses = n.config + n.bar_reads + n.bar_writes;
+  return {{"ended", qemu.how_it_ended()},
+          {"config_accesses", n.config},
+          {"bar_reads", n.bar_reads},
+          {"bar_writes", n.bar_writes},
+          {"irq_route", run.route},
+          {"interrupts_raised", raised},
+          {"irqfd_pairs", n.irqfd_sets},
+          {"irqfd_resamples", n.resamples},
+          {"irqfd_rearms", n.rearms},
+          {"register_access_wall_us", accesses ? n.access_wall_s / double(accesses) * 1e6 : 0.0},
+          {"irq_to_doorbell_wall_us",
+           n.irq_round_trips ? n.irq_to_doorbell_wall_s / double(n.irq_round_trips) * 1e6 : 0.0}};
+}
+
+void print_bridge_counts(const QemuTop& top, const nlohmann::json& q, bool intx) {
+  const auto& n = top.bridge.counts();
   if (intx) {
     fmt::print(stderr, "vp-qemu: INTx route: {} irqfd pairs received, {} line raises ({} at a resample that found "
                        "the level asserted, of {} resamples)\n", n.irqfd_sets, n.irqfd_writes, n.rearms, n.resamples);
@@ -137,47 +142,79 @@ int serve_guest(const Config& cfg, const QemuOptions& qo, const std::string& rou
   fmt::print(stderr,
              "vp-qemu: {}; {:.6f} s simulated; {} config, {} BAR reads, {} BAR writes, {} RAM maps, {} resets, "
              "{} interrupts raised\n",
-             qemu.how_it_ended(), sc_core::sc_time_stamp().to_seconds(), n.config, n.bar_reads, n.bar_writes,
-             n.sysmem_syncs, n.resets, raised);
-  uint64_t accesses = n.config + n.bar_reads + n.bar_writes;
+             q["ended"].get<std::string>(), sc_core::sc_time_stamp().to_seconds(), n.config, n.bar_reads, n.bar_writes,
+             n.sysmem_syncs, n.resets, q["interrupts_raised"].get<uint64_t>());
   fmt::print(stderr,
              "vp-qemu: wall costs: {:.1f} us to serve a register access (mean of {}), {:.1f} us from raising an "
              "interrupt to the guest's CQ head doorbell (mean of {})\n",
-             accesses ? n.access_wall_s / double(accesses) * 1e6 : 0.0, accesses,
-             n.irq_round_trips ? n.irq_to_doorbell_wall_s / double(n.irq_round_trips) * 1e6 : 0.0,
-             n.irq_round_trips);
+             q["register_access_wall_us"].get<double>(), n.config + n.bar_reads + n.bar_writes,
+             q["irq_to_doorbell_wall_us"].get<double>(), n.irq_round_trips);
+}
+
+// The run's configuration and summary, as vp-server writes them.
+void write_guest_outputs(const std::string& out_dir, const Config& cfg, const StatRegistry& stats, QemuTop& top,
+                         const nlohmann::json& bridge) {
+  std::filesystem::create_directories(out_dir);
+  nlohmann::json s;
+  s["schema_version"] = kSummarySchemaVersion;
+  s["git_revision"] = build_revision();
+  s["simulated_s"] = double(now_ps()) / double(SEC);
+  s["qemu"] = bridge;
+  s["nvme"] = {{"cc_ams", top.drive.nvme.arbitration()}};
+  s.update(stats.sections_json());  // pcie, dram, firmware, write_buffer, ftl, flash
+  s["counters"] = stats.to_json();
+  s["counter_units"] = stats.units_json();
+  write_run_files(out_dir, cfg, s);
+  top.drive.cache.write_outputs(out_dir, true);  // write_buffer.csv, cache_epochs.csv
+  fmt::print(stderr, "vp-qemu: outputs in {}/\n", out_dir);
+}
+
+// Runs the model against QEMU until QEMU ends; returns the process exit code.
+// `run.route`: "ivshmem" (an ivshmem-doorbell companion device and the
+// guest's forwarder module) or "intx" (INTx through QEMU's irqfd pair, KVM only).
+int serve_guest(const Config& cfg, const QemuOptions& qo, const GuestRun& run) {
+  StatRegistry stats;
+  Waves waves;
+  RequestTracker tracker;
+  Services svc{cfg, stats, waves, tracker, static_cast<uint64_t>(cfg.get_int("sim.seed"))};
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) throw std::runtime_error("socketpair failed");
+  RunDir run_dir(fmt::format("/tmp/vp-qemu-{}", getpid()));
+  fmt::print(stderr, "vp-qemu: run folder {} (removed at exit)\n", run_dir.path);
+  std::unique_ptr<pcie::IvshmemServer> irq;
+  if (!run.intx()) irq = std::make_unique<pcie::IvshmemServer>(run_dir.path + "/irq.sock");
+  QemuTop top("top", svc, sv[0]);
+  ssd::SsdImage image(cfg, top.drive.ftl, ssd::Drive::capacity_bytes(cfg));  // loaded at elaboration
+  top.bridge.set_intx_route(run.intx());
+  if (irq) top.bridge.raise_irq = [&irq](uint32_t v) { irq->raise(v); };
+  CsvFile csv = open_command_trace(top, run.trace);
+  QemuProcess qemu(qo, sv[1], irq ? irq->path() : "");
+  close(sv[1]);
+  fmt::print(stderr, "vp-qemu: started {}\n", qemu.command());
+  fmt::print(stderr, "vp-qemu: interrupt route {}\n",
+             run.intx() ? fmt::format("intx (QEMU's irqfd/resample pair; function built with MSI {}, MSI-X {})",
+                                      cfg.get_bool("ssd.pci.msi") ? "on" : "off",
+                                      cfg.get_bool("ssd.pci.msix") ? "on" : "off")
+                        : "ivshmem (ivshmem-doorbell device and the guest's flashvp_irqfwd module)");
+  if (run.intx() && !qo.kvm)
+    fmt::print(stderr, "vp-qemu: warning: without KVM QEMU never reads the irqfd: the guest will receive no "
+                       "interrupts (only polled queues complete)\n");
+  // QEMU connects its ivshmem device while it starts, before the guest runs.
+  while (irq && !irq->accept_client(200)) {
+    if (qemu.exited(false)) {
+      fmt::print(stderr, "vp-qemu: {} before connecting its devices\n", qemu.how_it_ended());
+      return 4;
+    }
+  }
+  simulate_with_guest(top, qemu, run);
+  nlohmann::json bridge = bridge_summary(top, qemu, run, irq ? irq->raised() : top.bridge.counts().irqfd_writes);
+  print_bridge_counts(top, bridge, run.intx());
   if (image.enabled()) {
     image.save();
     fmt::print(stderr, "vp-qemu: {} pages loaded from {} at start, {} pages saved to it in {:.3f} s\n",
                image.loaded().pages, image.path(), image.saved().pages, image.saved().wall_s);
   }
-  if (!out_dir.empty()) {  // the run's configuration and summary, as vp-server writes them
-    std::filesystem::create_directories(out_dir);
-    Tick elapsed = now_ps();
-    nlohmann::json s;
-    s["schema_version"] = kSummarySchemaVersion;
-    s["git_revision"] = build_revision();
-    s["simulated_s"] = double(elapsed) / double(SEC);
-    s["qemu"] = {{"ended", qemu.how_it_ended()},
-                 {"config_accesses", n.config},
-                 {"bar_reads", n.bar_reads},
-                 {"bar_writes", n.bar_writes},
-                 {"irq_route", route},
-                 {"interrupts_raised", raised},
-                 {"irqfd_pairs", n.irqfd_sets},
-                 {"irqfd_resamples", n.resamples},
-                 {"irqfd_rearms", n.rearms},
-                 {"register_access_wall_us", accesses ? n.access_wall_s / double(accesses) * 1e6 : 0.0},
-                 {"irq_to_doorbell_wall_us",
-                  n.irq_round_trips ? n.irq_to_doorbell_wall_s / double(n.irq_round_trips) * 1e6 : 0.0}};
-    s["nvme"] = {{"cc_ams", top.drive.nvme.arbitration()}};
-    s.update(stats.sections_json());  // pcie, dram, firmware, write_buffer, ftl, flash
-    s["counters"] = stats.to_json();
-    s["counter_units"] = stats.units_json();
-    write_run_files(out_dir, cfg, s);
-    top.drive.cache.write_outputs(out_dir, true);  // write_buffer.csv, cache_epochs.csv
-    fmt::print(stderr, "vp-qemu: outputs in {}/\n", out_dir);
-  }
+  if (!run.out_dir.empty()) write_guest_outputs(run.out_dir, cfg, stats, top, bridge);
   int st = qemu.status();
   if (WIFSIGNALED(st)) return 4;
   return WEXITSTATUS(st) == 0 ? 0 : 5;
@@ -254,7 +291,7 @@ int sc_main(int argc, char** argv) {
       fmt::print(stderr, "vp-qemu: warning: {}\n", w);
     cfg.validate();
     if (!opt.out_dir.empty()) claim_out_dir(opt.out_dir, vm.count("overwrite") != 0);
-    return serve_guest(cfg, qo, irq_route, pacing == "paced", scale, trace, spin_us, opt.out_dir);
+    return serve_guest(cfg, qo, GuestRun{irq_route, pacing == "paced", scale, trace, spin_us, opt.out_dir});
   } catch (const ConfigError& e) {
     fmt::print(stderr, "vp-qemu: configuration error: {}\n", e.what());
     return 2;

@@ -93,8 +93,7 @@ Config build_config(const RunOptions& opt) {
   if (!opt.seed.empty()) cfg.set("sim.seed", opt.seed, "--seed");
   flash::FlashArray::apply_cell(cfg);
   cfg.validate();
-  for (const auto& note : host::Workload::check(file_jobs.empty() ? host::Workload::jobs_from(cfg) : file_jobs, cfg,
-                                                ssd::Drive::capacity_bytes(cfg)))
+  for (const auto& note : ServerTop::check_workload(file_jobs.empty() ? host::Workload::jobs_from(cfg) : file_jobs, cfg))
     fmt::print(stderr, "note: {}\n", note);
   ssd::SsdImage::check(cfg, ssd::Drive::capacity_bytes(cfg));
   return cfg;
@@ -102,43 +101,40 @@ Config build_config(const RunOptions& opt) {
 
 namespace {
 
-void print_summary(const nlohmann::json& s) {
-  fmt::print("FlashVP server: {:.6f} s simulated in {:.2f} s wall, {} kernel events\n", s["sim_time_s"].get<double>(),
-             s["wall_time_s"].get<double>(), s["kernel_events"].get<uint64_t>());
-  for (const auto& j : s["jobs"]) {
-    fmt::print("job {:<14} {:>9} {:>3}x{:<6} {:>9} I/Os {:>10.0f} IOPS {:>8.1f} MB/s", j["name"].get<std::string>(),
-               j["rw"].get<std::string>(), j["iodepth"].get<unsigned>(), j["bs"].get<uint64_t>(),
-               j["ios"].get<uint64_t>(), j["iops"].get<double>(), j["bandwidth_MBps"].get<double>());
-    if (j["errors"].get<uint64_t>()) fmt::print("  {} ERRORS", j["errors"].get<uint64_t>());
-    fmt::print("\n");
-    if (j.contains("online") && j["online"]["requests"].get<uint64_t>()) {
-      const auto& o = j["online"];
-      const auto& l = o["response_us"];
-      fmt::print("  {} requests, {} worker{}, response us: mean {:8.2f} p95 {:8.2f} p99 {:8.2f} p99.9 {:8.2f}\n",
-                 o["requests"].get<uint64_t>(), o["workers"].get<uint64_t>(),
-                 o["workers"].get<uint64_t>() > 1 ? "s" : "", l["mean"].get<double>(), l["p95"].get<double>(),
-                 l["p99"].get<double>(), l["p999"].get<double>());
-    }
-    for (const char* op : {"read", "write"}) {
-      const auto& l = j["latency_us"][op];
-      if (l["count"].get<uint64_t>() == 0) continue;
-      fmt::print("  {:<5} lat us: mean {:8.2f} p50 {:8.2f} p99 {:8.2f} p99.9 {:8.2f} max {:8.2f}\n", op,
-                 l["mean"].get<double>(), l["p50"].get<double>(), l["p99"].get<double>(), l["p999"].get<double>(),
-                 l["max"].get<double>());
-      std::string b;  // in path order
-      for (size_t i = 0; i < kStages; ++i) {
-        const char* stage = stage_name(static_cast<Stage>(i));
-        double v = j["breakdown_us"][op][stage].get<double>();
-        if (v > 0.0005) b += fmt::format(" {} {:.2f}", stage, v);
-      }
-      fmt::print("        stages:{}\n", b);
-    }
+// One job's line, its online requests and its latency per direction with
+// the stages in path order.
+void print_job(const nlohmann::json& j) {
+  fmt::print("job {:<14} {:>9} {:>3}x{:<6} {:>9} I/Os {:>10.0f} IOPS {:>8.1f} MB/s", j["name"].get<std::string>(),
+             j["rw"].get<std::string>(), j["iodepth"].get<unsigned>(), j["bs"].get<uint64_t>(),
+             j["ios"].get<uint64_t>(), j["iops"].get<double>(), j["bandwidth_MBps"].get<double>());
+  if (j["errors"].get<uint64_t>()) fmt::print("  {} ERRORS", j["errors"].get<uint64_t>());
+  fmt::print("\n");
+  if (j.contains("online") && j["online"]["requests"].get<uint64_t>()) {
+    const auto& o = j["online"];
+    const auto& l = o["response_us"];
+    fmt::print("  {} requests, {} worker{}, response us: mean {:8.2f} p95 {:8.2f} p99 {:8.2f} p99.9 {:8.2f}\n",
+               o["requests"].get<uint64_t>(), o["workers"].get<uint64_t>(),
+               o["workers"].get<uint64_t>() > 1 ? "s" : "", l["mean"].get<double>(), l["p95"].get<double>(),
+               l["p99"].get<double>(), l["p999"].get<double>());
   }
-  for (const auto& c : s["cpu"])
-    fmt::print("core {}: user {:5.1f}% kernel {:5.1f}% irq {:5.1f}% ctxsw {:5.1f}% poll {:5.1f}% idle {:5.1f}%\n",
-               c["core"].get<unsigned>(), c["user_pct"].get<double>(), c["kernel_pct"].get<double>(),
-               c["irq_pct"].get<double>(), c["ctxsw_pct"].get<double>(), c["poll_pct"].get<double>(),
-               c["idle_pct"].get<double>());
+  for (const char* op : {"read", "write"}) {
+    const auto& l = j["latency_us"][op];
+    if (l["count"].get<uint64_t>() == 0) continue;
+    fmt::print("  {:<5} lat us: mean {:8.2f} p50 {:8.2f} p99 {:8.2f} p99.9 {:8.2f} max {:8.2f}\n", op,
+               l["mean"].get<double>(), l["p50"].get<double>(), l["p99"].get<double>(), l["p999"].get<double>(),
+               l["max"].get<double>());
+    std::string b;  // in path order
+    for (size_t i = 0; i < kStages; ++i) {
+      const char* stage = stage_name(static_cast<Stage>(i));
+      double v = j["breakdown_us"][op][stage].get<double>();
+      if (v > 0.0005) b += fmt::format(" {} {:.2f}", stage, v);
+    }
+    fmt::print("        stages:{}\n", b);
+  }
+}
+
+// What the drive and its link did: flash, PCIe, DRAM, firmware and FTL.
+void print_device(const nlohmann::json& s) {
   const auto& d = s["device"];
   fmt::print("device: flash reads {} programs {} erases {}; PCIe down {} B up {} B\n", d["flash_reads"].get<uint64_t>(),
              d["flash_programs"].get<uint64_t>(), d["flash_erases"].get<uint64_t>(), d["pcie_bytes_down"].get<uint64_t>(),
@@ -168,19 +164,32 @@ void print_summary(const nlohmann::json& s) {
              f["gc_background"].get<uint64_t>(), f["gc_pages_moved"].get<uint64_t>(),
              f["erase_count"]["min"].get<uint64_t>(), f["erase_count"]["mean"].get<double>(),
              f["erase_count"]["max"].get<uint64_t>());
-  if (s.contains("power_loss") && s["power_loss"].contains("at_s")) {
-    const auto& p = s["power_loss"];
-    if (p.contains("plp"))
-      fmt::print("power loss at {:.6f} s: hold-up {:.3f} ms, {} buffered pages, {}\n", p["at_s"].get<double>(),
-                 1e3 * p["plp"]["holdup_s"].get<double>(), p["plp"]["buffered_pages"].get<uint64_t>(),
-                 p["plp"]["drained"].get<bool>()
-                     ? fmt::format("drained in {:.3f} ms", 1e3 * p["plp"]["drain_time_s"].get<double>())
-                     : fmt::format("{} pages did not fit and were lost", p["plp"]["lost_pages"].get<uint64_t>()));
-    fmt::print("power loss at {:.6f} s: FTL rebuilt from flash, {} acknowledged blocks checked: {} intact, {} "
-               "acknowledged, not durable (volatile cache), {} not drained in the hold-up time, {} mismatches\n",
-               p["at_s"].get<double>(), p["blocks_checked"].get<uint64_t>(), p["intact"].get<uint64_t>(),
-               p["not_durable"].get<uint64_t>(), p["not_drained"].get<uint64_t>(), p["mismatches"].get<uint64_t>());
-  }
+}
+
+void print_power_loss(const nlohmann::json& p) {
+  if (p.contains("plp"))
+    fmt::print("power loss at {:.6f} s: hold-up {:.3f} ms, {} buffered pages, {}\n", p["at_s"].get<double>(),
+               1e3 * p["plp"]["holdup_s"].get<double>(), p["plp"]["buffered_pages"].get<uint64_t>(),
+               p["plp"]["drained"].get<bool>()
+                   ? fmt::format("drained in {:.3f} ms", 1e3 * p["plp"]["drain_time_s"].get<double>())
+                   : fmt::format("{} pages did not fit and were lost", p["plp"]["lost_pages"].get<uint64_t>()));
+  fmt::print("power loss at {:.6f} s: FTL rebuilt from flash, {} acknowledged blocks checked: {} intact, {} "
+             "acknowledged, not durable (volatile cache), {} not drained in the hold-up time, {} mismatches\n",
+             p["at_s"].get<double>(), p["blocks_checked"].get<uint64_t>(), p["intact"].get<uint64_t>(),
+             p["not_durable"].get<uint64_t>(), p["not_drained"].get<uint64_t>(), p["mismatches"].get<uint64_t>());
+}
+
+void print_summary(const nlohmann::json& s) {
+  fmt::print("FlashVP server: {:.6f} s simulated in {:.2f} s wall, {} kernel events\n", s["sim_time_s"].get<double>(),
+             s["wall_time_s"].get<double>(), s["kernel_events"].get<uint64_t>());
+  for (const auto& j : s["jobs"]) print_job(j);
+  for (const auto& c : s["cpu"])
+    fmt::print("core {}: user {:5.1f}% kernel {:5.1f}% irq {:5.1f}% ctxsw {:5.1f}% poll {:5.1f}% idle {:5.1f}%\n",
+               c["core"].get<unsigned>(), c["user_pct"].get<double>(), c["kernel_pct"].get<double>(),
+               c["irq_pct"].get<double>(), c["ctxsw_pct"].get<double>(), c["poll_pct"].get<double>(),
+               c["idle_pct"].get<double>());
+  print_device(s);
+  if (s.contains("power_loss") && s["power_loss"].contains("at_s")) print_power_loss(s["power_loss"]);
   if (s.contains("image")) {
     const auto& i = s["image"];
     fmt::print("image {}: {} pages loaded in {:.3f} s, {} pages saved in {:.3f} s\n", i["file"].get<std::string>(),

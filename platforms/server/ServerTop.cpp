@@ -60,7 +60,51 @@ void check_driver_on_controller(const Config& c) {
     c.fail(keys, fmt::format("a poll queue pair per core besides the others needs ssd.nvme.max_io_queues >= {}", sqs));
   }
 }
+
+// The host memory a run takes (the driver's queues and PRP lists, the page
+// cache's frames, the jobs' buffers), placed by the allocator the run uses.
+void check_host_memory(const Config& c, const host::JobNeeds& needs) {
+  using host::HostMemoryAllocator;
+  host::HostMemoryMap map(c.get_size("host.dram.size"));
+  const uint64_t frames = needs.buffered ? c.get_size("host.pagecache.size") : 0;
+  if (needs.buffered && frames + HostMemoryAllocator::kReservedLow > map.largest_region())
+    c.fail({"host.pagecache.size", "host.dram.size"},
+           fmt::format("{} of page frames fit neither below the PCI hole ({}) nor above 4 GiB ({})",
+                       format_size(frames), format_size(map.low_bytes()), format_size(map.high_bytes())));
+  auto place = [&](HostMemoryAllocator& m) {
+    NvmeDriver::reserve_memory(ScopedConfig(c, NvmeDriver::kScope), host_cores(c), m);
+    if (needs.buffered) m.alloc("page cache frames", frames);
+    for (const auto& b : needs.buffers) m.alloc_many(b.what, b.count, b.bytes);
+  };
+  try {
+    HostMemoryAllocator run(map);
+    place(run);
+  } catch (const host::HostMemoryError& e) {
+    HostMemoryAllocator unbounded(host::HostMemoryMap(uint64_t(1) << 62));
+    place(unbounded);
+    uint64_t need = HostMemoryAllocator::kReservedLow + unbounded.used_low() + unbounded.used_high();
+    std::vector<std::string> keys = {"host.dram.size", "host.cores", "host.nvme.queue_depth"};
+    if (needs.buffered) keys.push_back("host.pagecache.size");
+    c.fail(keys, fmt::format("too small for the queues and I/O buffers of this run (needs about {:.1f} GiB; {})",
+                             double(need) / double(1ull << 30), needs.largest.empty() ? e.what() : needs.largest));
+  }
+}
 }  // namespace
+
+std::vector<std::string> ServerTop::check_workload(const std::vector<host::FioJob>& jobs, const Config& c) {
+  host::JobTarget target;
+  target.capacity_bytes = ssd::Drive::capacity_bytes(c);
+  target.lba_size = c.get_size("ssd.nvme.lba_size");
+  target.lba_size_setting = c.describe("ssd.nvme.lba_size");
+  target.cores = host_cores(c);
+  target.cores_setting = c.describe("host.cores");
+  NvmeDriver::Completion m = NvmeDriver::completion_from(ScopedConfig(c, NvmeDriver::kScope));
+  target.interrupt_queues = m != NvmeDriver::Completion::Poll && m != NvmeDriver::Completion::Hybrid;
+  target.completion_setting = c.describe("host.nvme.completion");
+  host::JobNeeds needs = host::Workload::check(jobs, target);
+  check_host_memory(c, needs);
+  return needs.notes;
+}
 
 void ServerTop::declare_params(ParamRegistry& r) {
   r.integer("sim.seed", 1, "seed of every random stream of the run (--seed)").at_least(0);
@@ -77,7 +121,8 @@ void ServerTop::declare_params(ParamRegistry& r) {
   host::PageCache::declare_params(ParamScope(r, host::PageCache::kScope));
   host::Workload::declare_params(r);
   pcie::PcieLink::declare_params(ParamScope(r, "pcie"));
-  ssd::Drive::declare_params(r);
+  ssd::Drive::declare_params(ParamScope(r, ssd::Drive::kScope));
+  ssd::SsdImage::declare_params(r);
   r.rule(check_host_queues);
   r.rule(check_driver_on_controller);
 }
@@ -93,7 +138,7 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
       blkmq(ScopedConfig(svc.cfg, host::BlkMqQueue::kScope), StatGroup(svc.stats, host::BlkMqQueue::kScope), driver,
             host_cores(svc.cfg), host_cores(svc.cfg)),
       pagecache(svc, memory),
-      workload(svc, host_cores(svc.cfg), memory),
+      workload(svc, host_cores(svc.cfg), static_cast<uint32_t>(svc.cfg.get_size("ssd.nvme.lba_size")), memory),
       link("pcie", svc, "pcie"),
       drive("ssd", svc, link.timing(), firmware),
       stats_(svc.stats) {

@@ -33,6 +33,11 @@ class ServerTop : public sc_core::sc_module {
  public:
   // Every parameter of every component on this platform, plus the run's own.
   static void declare_params(ParamRegistry& reg);
+  // The jobs against the platform they run on (device capacity and LBA,
+  // cores, completion mode) and the host memory they, the driver and the
+  // page cache take; throws ConfigError naming the job option or the keys.
+  // Returns notes for the user (what fio would warn about).
+  static std::vector<std::string> check_workload(const std::vector<host::FioJob>& jobs, const Config& cfg);
   // `firmware`: what the drive's controller talks to instead of its own
   // (ssd::Drive).
   ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware* firmware = nullptr);

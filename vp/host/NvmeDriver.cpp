@@ -292,8 +292,36 @@ Cqe NvmeDriver::admin(Sqe cmd) {
   return admin_cqe_;
 }
 
+// As nvme_probe and nvme_reset_work do: enable the function and the
+// controller, identify it, ask for the queues, find the namespace, create
+// the I/O queues.
 void NvmeDriver::bring_up() {
   pci_enable();
+  enable_controller();
+  uint64_t id_buf = alloc("identify buffer", IDENTIFY_SIZE);
+  identify_controller(id_buf);
+  // Poll queue pairs come after all the others: one more SQ and CQ per core.
+  const uint32_t npoll = poll_queues_wanted_ ? cores_ : 0;
+  const uint32_t nsq = set_queue_count(npoll);
+  set_irq_coalescing();
+  if (info_.io_queues < cores_) fail(fmt::format("controller granted {} I/O queues for {} cores", info_.io_queues, cores_));
+  identify_namespace(id_buf);
+  create_io_queues();
+  create_poll_queues(nsq, npoll);
+  if ((all_polled_ || npoll) && !written_)
+    fail("polled completion queues need the host memory's write notification (watch_memory), which this "
+         "platform does not give");
+  ready_ = true;
+  ready_ev_.notify();
+}
+
+void NvmeDriver::check_status(const Cqe& c, const char* what) {
+  if (c.status() != 0)
+    fail(fmt::format("{} failed with status SCT {} SC {:#04x}", what, status_sct(c.status()), status_sc(c.status())));
+}
+
+// Reads CAP, resets the controller, sets up the admin queues and enables it.
+void NvmeDriver::enable_controller() {
   info_.cap = mmio_read(CAP, 8);
   info_.version = static_cast<uint32_t>(mmio_read(VS, 4));
   dstrd_ = static_cast<uint32_t>((info_.cap >> 32) & 0xF);
@@ -329,16 +357,13 @@ void NvmeDriver::bring_up() {
     if (csts & CSTS_RDY) break;
     sc_core::wait(to_sc(poll_));
   }
-  uint64_t id_buf = alloc("identify buffer", IDENTIFY_SIZE);
-  auto check = [&](const Cqe& c, const char* what) {
-    if (c.status() != 0)
-      fail(fmt::format("{} failed with status SCT {} SC {:#04x}", what, status_sct(c.status()), status_sc(c.status())));
-  };
-  // Identify controller.
+}
+
+void NvmeDriver::identify_controller(uint64_t id_buf) {
   Sqe c = Sqe::make(ADMIN_IDENTIFY, 0);
   c.prp1 = id_buf;
   c.cdw10 = CNS_CONTROLLER;
-  check(admin(c), "Identify controller");
+  check_status(admin(c), "Identify controller");
   const uint8_t* id = dram_ + id_buf;
   info_.serial.assign(reinterpret_cast<const char*>(id + idctl::SN), 20);
   info_.model.assign(reinterpret_cast<const char*>(id + idctl::MN), 40);
@@ -347,34 +372,40 @@ void NvmeDriver::bring_up() {
   uint8_t mdts = id[idctl::MDTS];
   info_.max_transfer = mdts ? kPage << mdts : 0;
   info_.volatile_write_cache = id[idctl::VWC] & 1;
-  // Number of queues: one pair per core, or 2N SQs and N CQs (0's based).
-  // Poll queue pairs come after all of those: one more SQ and CQ per core.
-  const uint32_t npoll = poll_queues_wanted_ ? cores_ : 0;
+}
+
+// Number of queues: one pair per core, or 2N SQs and N CQs (0's based),
+// and `npoll` poll queue pairs; returns the SQs asked for.
+uint32_t NvmeDriver::set_queue_count(uint32_t npoll) {
   const uint32_t nsq = (dual_ ? 2 * cores_ : cores_) + npoll, ncq = cores_ + npoll;
-  c = Sqe::make(ADMIN_SET_FEATURES, 0);
+  Sqe c = Sqe::make(ADMIN_SET_FEATURES, 0);
   c.cdw10 = FEAT_NUM_QUEUES;
   c.cdw11 = (nsq - 1) | ((ncq - 1) << 16);
   Cqe r = admin(c);
-  check(r, "Set Features (number of queues)");
+  check_status(r, "Set Features (number of queues)");
   uint32_t got_sq = (r.dw0 & 0xFFFF) + 1, got_cq = (r.dw0 >> 16) + 1;
   // Pairs that fit besides the poll queues (too few are reported below).
   uint32_t pairs_sq = got_sq >= npoll ? (got_sq - npoll) / (dual_ ? 2 : 1) : 0;
   info_.io_queues = std::min(pairs_sq, got_cq >= npoll ? got_cq - npoll : 0);
-  // Interrupt coalescing, when asked for.
+  return nsq;
+}
+
+void NvmeDriver::set_irq_coalescing() {
   auto thr = static_cast<uint32_t>(cfg_.get_int("irq_coalescing_threshold"));
   Tick agg = cfg_.get_time("irq_coalescing_time");
   if (thr > 1) {
-    c = Sqe::make(ADMIN_SET_FEATURES, 0);
+    Sqe c = Sqe::make(ADMIN_SET_FEATURES, 0);
     c.cdw10 = FEAT_IRQ_COALESCE;
     c.cdw11 = (thr - 1) | static_cast<uint32_t>((agg + 100 * US - 1) / (100 * US)) << 8;
-    check(admin(c), "Set Features (interrupt coalescing)");
+    check_status(admin(c), "Set Features (interrupt coalescing)");
   }
-  if (info_.io_queues < cores_) fail(fmt::format("controller granted {} I/O queues for {} cores", info_.io_queues, cores_));
-  // Namespaces.
-  c = Sqe::make(ADMIN_IDENTIFY, 0);
+}
+
+void NvmeDriver::identify_namespace(uint64_t id_buf) {
+  Sqe c = Sqe::make(ADMIN_IDENTIFY, 0);
   c.prp1 = id_buf;
   c.cdw10 = CNS_ACTIVE_NS_LIST;
-  check(admin(c), "Identify active namespace list");
+  check_status(admin(c), "Identify active namespace list");
   uint32_t nsid;
   std::memcpy(&nsid, dram_ + id_buf, 4);
   if (nsid != 1) fail("namespace 1 is not active");
@@ -382,13 +413,16 @@ void NvmeDriver::bring_up() {
   c.prp1 = id_buf;
   c.nsid = 1;
   c.cdw10 = CNS_NAMESPACE;
-  check(admin(c), "Identify namespace");
+  check_status(admin(c), "Identify namespace");
   std::memcpy(&info_.ns_lbas, dram_ + id_buf + idns::NSZE, 8);
   uint32_t lbaf;
   std::memcpy(&lbaf, dram_ + id_buf + idns::LBAF0 + 4 * (dram_[id_buf + idns::FLBAS] & 0xF), 4);
   info_.lba_size = 1u << ((lbaf >> 16) & 0xFF);
-  // One I/O queue pair per core, its vector routed to that core; with dual
-  // SQs the latency-critical SQ N+q joins CQ q.
+}
+
+// One I/O queue pair per core, its vector routed to that core; with dual
+// SQs the latency-critical SQ N+q joins CQ q.
+void NvmeDriver::create_io_queues() {
   for (unsigned k = 0; k < cores_; ++k) {
     QueuePair& q = io_[k];
     q.qid = static_cast<uint16_t>(k + 1);
@@ -403,15 +437,18 @@ void NvmeDriver::bring_up() {
     for (const SubQueue& s : q.sqs) {
       // QPRIO (bits 2:1) counts only under CC.AMS 111b: medium for SQ q, high for SQ N+q.
       uint32_t qprio = !dual_ ? 0 : &s == &q.sqs[0] ? 2 : 1;
-      c = Sqe::make(ADMIN_CREATE_SQ, 0);
+      Sqe c = Sqe::make(ADMIN_CREATE_SQ, 0);
       c.prp1 = s.addr;
       c.cdw10 = s.qid | ((io_depth_ - 1) << 16);
       c.cdw11 = 1 | qprio << 1 | (uint32_t(q.qid) << 16);  // physically contiguous, QPRIO, CQ qid
-      check(admin(c), "Create I/O Submission Queue");
+      check_status(admin(c), "Create I/O Submission Queue");
     }
   }
-  // Poll queue pairs: CQ N+1+k without interrupts, its SQ after all the
-  // others (SQ ids stay congruent to k+1 modulo N, as hw_queue_of needs).
+}
+
+// Poll queue pairs: CQ N+1+k without interrupts, its SQ after all the
+// others (SQ ids stay congruent to k+1 modulo N, as hw_queue_of needs).
+void NvmeDriver::create_poll_queues(uint32_t nsq, uint32_t npoll) {
   pollq_.resize(npoll);
   for (unsigned k = 0; k < npoll; ++k) {
     QueuePair& q = pollq_[k];
@@ -421,17 +458,12 @@ void NvmeDriver::bring_up() {
     q.sqs.resize(1);
     setup_sq(q.sqs[0], static_cast<uint16_t>(nsq - npoll + k + 1), dual_ ? high_sq_commands_ : normal_sq_commands_);
     create_cq(q, 0);
-    c = Sqe::make(ADMIN_CREATE_SQ, 0);
+    Sqe c = Sqe::make(ADMIN_CREATE_SQ, 0);
     c.prp1 = q.sqs[0].addr;
     c.cdw10 = q.sqs[0].qid | ((io_depth_ - 1) << 16);
     c.cdw11 = 1 | (dual_ ? 1u : 0u) << 1 | (uint32_t(q.qid) << 16);  // polled I/O is latency-critical: QPRIO high
-    check(admin(c), "Create I/O Submission Queue (poll queue)");
+    check_status(admin(c), "Create I/O Submission Queue (poll queue)");
   }
-  if ((all_polled_ || npoll) && !written_)
-    fail("polled completion queues need the host memory's write notification (watch_memory), which this "
-         "platform does not give");
-  ready_ = true;
-  ready_ev_.notify();
 }
 
 // Interrupts enabled on `vector` unless the queue is polled (IEN=0, the vector unused).

@@ -161,6 +161,15 @@ class NvmeDriver : public sc_core::sc_module, public HostBlockDriver, public Irq
   const QueuePair* polled_queue(unsigned core) const;
   void create_cq(QueuePair& q, uint32_t vector);
   void bring_up();
+  // bring_up's steps, in order.
+  void enable_controller();
+  void identify_controller(uint64_t id_buf);
+  uint32_t set_queue_count(uint32_t npoll);
+  void set_irq_coalescing();
+  void identify_namespace(uint64_t id_buf);
+  void create_io_queues();
+  void create_poll_queues(uint32_t nsq, uint32_t npoll);
+  void check_status(const nvme::Cqe& c, const char* what);
   void pci_enable();
   void set_msix(uint32_t vector, unsigned cpu);
   void route_vector(uint32_t vector, unsigned cpu);

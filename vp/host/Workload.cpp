@@ -5,8 +5,6 @@
 
 #include "vp/core/Quote.hpp"
 #include "vp/core/Rng.hpp"
-#include "vp/host/HostMemoryMap.hpp"
-#include "vp/host/NvmeDriver.hpp"
 
 namespace vp::host {
 
@@ -24,22 +22,11 @@ std::vector<FioJob> Workload::jobs_from(const Config& cfg) {
   }
 }
 
-std::vector<std::string> Workload::check(const std::vector<FioJob>& jobs, const Config& cfg, uint64_t capacity) {
-  std::vector<std::string> notes;
-  uint64_t lba = cfg.get_size("ssd.nvme.lba_size");
-  int64_t cores = cfg.get_int("host.cores");
+JobNeeds Workload::check(const std::vector<FioJob>& jobs, const JobTarget& target) {
+  JobNeeds needs;
+  const uint64_t capacity = target.capacity_bytes, lba = target.lba_size;
   if (jobs.empty()) throw ConfigError("workload.fio: no job defined (add a [job] section or pass --job FILE)");
-  // Host memory the run will take (the driver's queues and PRP lists, the
-  // page cache's frames, one buffer per in-flight I/O of every job), placed
-  // below by the allocator the run itself uses.
-  struct Buffers {
-    std::string what;
-    uint64_t count, bytes;
-  };
-  std::vector<Buffers> job_buffers;
-  bool buffered = false;
   uint64_t most = 0;  // the job whose buffers take the most
-  std::string most_by;
   for (const auto& j : jobs) {
     auto where_of = [&](const std::string& opt, const std::string& value) {
       auto it = j.where.find(opt);
@@ -57,7 +44,7 @@ std::vector<std::string> Workload::check(const std::vector<FioJob>& jobs, const 
     if (j.bs > capacity) throw bad("bs", fmt::format("{} bytes is larger than the device's {} bytes", j.bs, capacity));
     if (j.bs % lba)
       throw bad("bs",
-                fmt::format("{} is not a multiple of the LBA size ({})", j.bs, cfg.describe("ssd.nvme.lba_size")));
+                fmt::format("{} is not a multiple of the LBA size ({})", j.bs, target.lba_size_setting));
     // An I/O beyond the controller's largest transfer (MDTS) is split by blk-mq.
     uint64_t off = j.start_offset(capacity);
     uint64_t size = j.size ? j.size : static_cast<uint64_t>(double(capacity) * j.size_percent / 100.0);
@@ -70,11 +57,11 @@ std::vector<std::string> Workload::check(const std::vector<FioJob>& jobs, const 
     if (off + size > capacity)
       throw bad("size", fmt::format("offset {} + size {} exceeds the device's {} bytes", off, size, capacity));
     if (j.size && j.read_iolog.empty() && j.size % j.bs)  // fio rounds the region down to whole blocks, and says so
-      notes.push_back(fmt::format("{}: not a multiple of bs = {}: the job uses {} bytes, as fio does", j.at("size"),
+      needs.notes.push_back(fmt::format("{}: not a multiple of bs = {}: the job uses {} bytes, as fio does", j.at("size"),
                                   j.bs, j.size / j.bs * j.bs));
     for (unsigned c : j.cpus_allowed)
-      if (c >= cores)
-        throw bad("cpus_allowed", fmt::format("cpu {} does not exist ({})", c, cfg.describe("host.cores")));
+      if (c >= target.cores)
+        throw bad("cpus_allowed", fmt::format("cpu {} does not exist ({})", c, target.cores_setting));
     if (!j.number_ios && !j.runtime_ps && j.time_based && j.read_iolog.empty())
       throw bad("time_based", "needs runtime or number_ios to end");
     if (j.workers && !j.online)
@@ -94,10 +81,10 @@ std::vector<std::string> Workload::check(const std::vector<FioJob>& jobs, const 
                                      "modeled without the page cache)",
                                      also("direct", j.direct ? "1" : "0")));
     if (!j.direct) {
-      buffered = true;
+      needs.buffered = true;
       if (lba > 4096)
-        throw bad("direct", fmt::format("buffered I/O needs an LBA of at most the 4 KiB page ({})",
-                                        cfg.describe("ssd.nvme.lba_size")));
+        throw bad("direct",
+                  fmt::format("buffered I/O needs an LBA of at most the 4 KiB page ({})", target.lba_size_setting));
       if (j.bs % 4096)
         throw bad("bs", fmt::format("{} is not a multiple of the 4 KiB page, as buffered I/O needs ({})", j.bs,
                                     also("direct", j.direct ? "1" : "0")));
@@ -108,10 +95,10 @@ std::vector<std::string> Workload::check(const std::vector<FioJob>& jobs, const 
         throw bad("read_iolog", fmt::format("block-trace replay needs direct=1, not {}", also("direct", j.direct ? "1" : "0")));
       // The page cache's reads and write-back complete by interrupt, as in
       // Linux; these modes leave no interrupt-driven queue to carry them.
-      if (cfg.is("host.nvme.completion", "poll") || cfg.is("host.nvme.completion", "hybrid"))
+      if (!target.interrupt_queues)
         throw bad("direct", fmt::format("buffered I/O needs interrupt-driven queues ({} polls every queue; use "
                                         "interrupt, select_isr or dedcore)",
-                                        cfg.describe("host.nvme.completion")));
+                                        target.completion_setting));
     }
     uint64_t buf = j.bs;
     if (!j.read_iolog.empty()) {
@@ -127,45 +114,21 @@ std::vector<std::string> Workload::check(const std::vector<FioJob>& jobs, const 
       for (const TraceRecord& r : recs) buf = std::max(buf, r.bytes);
     }
     uint64_t count = uint64_t(j.numjobs) * j.worker_count() * j.depth();
-    job_buffers.push_back({"I/O buffers of job " + vp::quoted(j.name), count, buf});
+    needs.buffers.push_back({"I/O buffers of job " + vp::quoted(j.name), count, buf});
     uint64_t bufs = count * ((buf + 4095) / 4096 * 4096);
     if (bufs > most) {
       most = bufs;
-      most_by = fmt::format("job {} ({}) takes {:.1f} GiB for its buffers: {}, {}, {}", vp::quoted(j.name), j.origin,
+      needs.largest = fmt::format("job {} ({}) takes {:.1f} GiB for its buffers: {}, {}, {}", vp::quoted(j.name), j.origin,
                             double(bufs) / double(1ull << 30),
                             where_of("numjobs", std::to_string(j.numjobs)), where_of("iodepth", std::to_string(j.depth())),
                             where_of("bs", std::to_string(buf)));
     }
   }
-  HostMemoryMap map(cfg.get_size("host.dram.size"));
-  const uint64_t frames = buffered ? cfg.get_size("host.pagecache.size") : 0;
-  if (buffered) {  // the cache's page frames, one buffer
-    if (frames + HostMemoryAllocator::kReservedLow > map.largest_region())
-      cfg.fail({"host.pagecache.size", "host.dram.size"},
-               fmt::format("{} of page frames fit neither below the PCI hole ({}) nor above 4 GiB ({})",
-                           format_size(frames), format_size(map.low_bytes()), format_size(map.high_bytes())));
-  }
-  auto place = [&](HostMemoryAllocator& m) {
-    NvmeDriver::reserve_memory(ScopedConfig(cfg, NvmeDriver::kScope), static_cast<unsigned>(cores), m);
-    if (buffered) m.alloc("page cache frames", frames);
-    for (const Buffers& b : job_buffers) m.alloc_many(b.what, b.count, b.bytes);
-  };
-  try {
-    HostMemoryAllocator run(map);
-    place(run);
-  } catch (const HostMemoryError& e) {
-    HostMemoryAllocator unbounded(HostMemoryMap(uint64_t(1) << 62));
-    place(unbounded);
-    uint64_t need = HostMemoryAllocator::kReservedLow + unbounded.used_low() + unbounded.used_high();
-    std::vector<std::string> keys = {"host.dram.size", "host.cores", "host.nvme.queue_depth"};
-    if (buffered) keys.push_back("host.pagecache.size");
-    cfg.fail(keys, fmt::format("too small for the queues and I/O buffers of this run (needs about {:.1f} GiB; {})",
-                               double(need) / double(1ull << 30), most_by.empty() ? e.what() : most_by));
-  }
-  return notes;
+  return needs;
 }
 
-Workload::Workload(Services& svc, unsigned cores, HostMemoryAllocator& memory) : per_core_(cores), memory_(memory) {
+Workload::Workload(Services& svc, unsigned cores, uint32_t lba_size, HostMemoryAllocator& memory)
+    : per_core_(cores), memory_(memory) {
   svc.stats.section("verify", [this]() -> nlohmann::json {
     if (!verify_) return nullptr;
     return {{"blocks_checked", verify_->blocks_checked()}, {"mismatches", verify_->mismatches()}};
@@ -218,7 +181,7 @@ Workload::Workload(Services& svc, unsigned cores, HostMemoryAllocator& memory) :
     }
   }
   for (const auto& j : jobs)
-    if (j.verify) verify_ = std::make_unique<VerifyTracker>(static_cast<uint32_t>(svc.cfg.get_size("ssd.nvme.lba_size")));
+    if (j.verify) verify_ = std::make_unique<VerifyTracker>(lba_size);
 }
 
 bool Workload::buffered() const {

@@ -19,17 +19,42 @@ namespace vp::host {
 
 class HostBlockDriver;
 
+// What the platform tells the jobs about where they run (as fio learns the
+// device's size from the device). Each *_setting names the setting behind
+// the value, for the messages.
+struct JobTarget {
+  uint64_t capacity_bytes = 0;
+  uint64_t lba_size = 512;
+  std::string lba_size_setting;
+  unsigned cores = 1;
+  std::string cores_setting;
+  bool interrupt_queues = true;  // some queue completes by interrupt (buffered I/O needs one)
+  std::string completion_setting;
+};
+
+// What checked jobs will take of host memory, for the platform to place.
+struct JobNeeds {
+  struct Buffers {
+    std::string what;
+    uint64_t count, bytes;
+  };
+  std::vector<std::string> notes;  // for the user: what fio would warn about
+  bool buffered = false;           // the page cache is needed
+  std::vector<Buffers> buffers;    // per job: one buffer per in-flight I/O
+  std::string largest;             // the job whose buffers take the most, where its options were set
+};
+
 class Workload {
  public:
   static void declare_params(ParamRegistry& reg);
-  // Checks jobs against the configuration (block size vs LBA size,
+  // Checks jobs against themselves and their target (block size vs LBA size,
   // region vs capacity, cpus vs cores); throws ConfigError naming the job.
-  // Returns notes for the user (what fio would warn about).
-  static std::vector<std::string> check(const std::vector<FioJob>& jobs, const Config& cfg, uint64_t capacity_bytes);
+  static JobNeeds check(const std::vector<FioJob>& jobs, const JobTarget& target);
   static std::vector<FioJob> jobs_from(const Config& cfg);
 
-  // `memory`: where the jobs' I/O buffers come from.
-  Workload(Services& svc, unsigned cores, HostMemoryAllocator& memory);
+  // `lba_size`: the device's block, the unit verify=1 tracks; `memory`:
+  // where the jobs' I/O buffers come from.
+  Workload(Services& svc, unsigned cores, uint32_t lba_size, HostMemoryAllocator& memory);
 
   const std::vector<FioJobRunner*>& runners_on(unsigned core) const { return per_core_[core]; }
   // Starts the first group (called once the driver is ready).

@@ -8,6 +8,7 @@
 #include <systemc>
 
 #include "vp/core/Param.hpp"
+#include "vp/core/ParamScope.hpp"
 #include "vp/core/Services.hpp"
 #include "vp/flash/FlashArray.hpp"
 #include "vp/ssd/CacheLayer.hpp"
@@ -21,16 +22,20 @@ namespace vp::ssd {
 
 class Drive : public sc_core::sc_module {
  public:
-  // Every parameter of the drive's components (ssd.*).
-  static void declare_params(ParamRegistry& reg);
-  // Logical capacity the drive will expose, from the configuration alone.
-  static uint64_t capacity_bytes(const Config& cfg);
+  static constexpr const char* kScope = "ssd";
+  // Every parameter of the drive's components, each in its own scope under
+  // the drive's ("ssd.nvme", "ssd.flash", ...), and the rules joining them.
+  static void declare_params(const ParamScope& reg);
+  // Logical capacity the drive in `scope` will expose, from the configuration alone.
+  static uint64_t capacity_bytes(const Config& cfg, const std::string& scope = kScope);
 
   // `firmware`: what the controller talks to instead of the drive's own
   // (tests use firmware that reports other capabilities, e.g. a volatile
   // write cache); the drive's firmware, FTL and flash then sit idle.
-  // `link`: what the link the platform attaches the drive to supports.
-  Drive(sc_core::sc_module_name name, Services& svc, const pcie::LinkTiming& link, IFirmware* firmware = nullptr);
+  // `link`: what the link the platform attaches the drive to supports;
+  // `scope`: where its components' keys and statistics are ("ssd").
+  Drive(sc_core::sc_module_name name, Services& svc, const pcie::LinkTiming& link, IFirmware* firmware = nullptr,
+        const std::string& scope = kScope);
 
   // The endpoint's sockets: configuration requests and MMIO in, DMA and
   // interrupt messages out.

@@ -67,7 +67,7 @@ ShardMap PageMappingFtl::shard_map_from(const ScopedConfig& ftl) {
 }
 
 PageMappingFtl::PageMappingFtl(sc_core::sc_module_name name, Services& svc, const flash::FlashGeometry& geometry,
-                               const std::string& scope)
+                               const std::string& scope, const std::string& precondition_scope)
     : sc_module(name),
       target("target"),
       flash("flash"),
@@ -81,7 +81,7 @@ PageMappingFtl::PageMappingFtl(sc_core::sc_module_name name, Services& svc, cons
       alloc_(s_, cfg_, shard_map_from(cfg_), stats_, svc.waves),
       gc_(s_, alloc_, *mapping_, callbacks_, cfg_, stats_, svc.waves),
       journal_(s_, cfg_, stats_),
-      pre_(s_, alloc_, gc_, *mapping_, ScopedConfig(svc.cfg, kPreconditionScope), svc.seed),
+      pre_(s_, alloc_, gc_, *mapping_, ScopedConfig(svc.cfg, precondition_scope), cfg_.key("overprovision"), svc.seed),
       shards_(shard_map_from(cfg_)),
       host_reads_(stats_.counter("page_reads", "pages", "logical pages read by the host")),
       host_writes_(stats_.counter("page_writes", "pages", "logical pages written by the host")),

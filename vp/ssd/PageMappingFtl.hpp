@@ -53,8 +53,9 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
 
   // `geometry`: of the flash the platform binds `flash` to (checked at
   // the end of elaboration); it sizes the map and blocks from the start.
+  // `precondition_scope`: where the preconditioning's keys are.
   PageMappingFtl(sc_core::sc_module_name name, Services& svc, const flash::FlashGeometry& geometry,
-                 const std::string& scope = kScope);
+                 const std::string& scope = kScope, const std::string& precondition_scope = kPreconditionScope);
   ~PageMappingFtl() override;
 
   void submit(FtlRequest& r) override;

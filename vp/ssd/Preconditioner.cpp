@@ -19,7 +19,7 @@ void Preconditioner::declare_params(const ParamScope& p) {
 }
 
 Preconditioner::Preconditioner(FtlState& s, PageAllocator& alloc, GarbageCollector& gc, FtlMapping& mapping,
-                               const ScopedConfig& p, uint64_t seed)
+                               const ScopedConfig& p, std::string overprovision_key, uint64_t seed)
     : s_(s),
       alloc_(alloc),
       gc_(gc),
@@ -27,7 +27,9 @@ Preconditioner::Preconditioner(FtlState& s, PageAllocator& alloc, GarbageCollect
       fill_(p.get_real("fill")),
       age_(p.get_real("age")),
       sequential_(p.is("pattern", "sequential")),
-      seed_(seed) {}
+      seed_(seed),
+      scope_(p.scope()),
+      overprovision_key_(std::move(overprovision_key)) {}
 
 Preconditioner::~Preconditioner() = default;
 
@@ -86,9 +88,8 @@ void Preconditioner::run() {
 
 void Preconditioner::collect(uint64_t plane) {
   if (!gc_.collect_now(plane, moved_))
-    throw ConfigError(fmt::format("ssd.precondition{}: plane {} filled with valid data and nothing to reclaim; "
-                                  "raise ssd.ftl.overprovision",
-                                  loaded_ ? " and the pages loaded before the run" : "", plane));
+    throw ConfigError(fmt::format("{}{}: plane {} filled with valid data and nothing to reclaim; raise {}", scope_,
+                                  loaded_ ? " and the pages loaded before the run" : "", plane, overprovision_key_));
 }
 
 void Preconditioner::write(uint32_t lpn, const uint8_t* data) {

@@ -24,8 +24,10 @@ class Preconditioner {
   // ssd.precondition.*
   static void declare_params(const ParamScope& scope);
 
+  // `overprovision_key`: the FTL's setting that gives collection room, named
+  // when a plane fills with valid data.
   Preconditioner(FtlState& s, PageAllocator& alloc, GarbageCollector& gc, FtlMapping& mapping,
-                 const ScopedConfig& scope, uint64_t seed);
+                 const ScopedConfig& scope, std::string overprovision_key, uint64_t seed);
   ~Preconditioner();
 
   // Fills and ages the drive as configured (at the start, before any I/O).
@@ -47,6 +49,7 @@ class Preconditioner {
   double fill_, age_;
   bool sequential_;
   uint64_t seed_;
+  std::string scope_, overprovision_key_;
   std::unique_ptr<RandomPermutation> order_;  // of a random fill
   std::unique_ptr<SequentialLayout> layout_;  // where the fill put the pages
   uint64_t writes_ = 0, moved_ = 0, loaded_ = 0;

@@ -154,3 +154,95 @@ TEST_CASE("a multi-plane read pays tR once and sends each plane's data out", "[f
   CHECK(b.finished == 2 * kCmd + 3 * US + 2 * kXfer2K);  // 8.19 us
   CHECK(rig.stats.value("ssd.flash.multiplane_ops") == 1);
 }
+
+namespace {
+// A standing backlog on one die: 100 programs of block 1 at 0, then a
+// read of block 0 every `gap` from `gap` on, `reads` of them. Returns the
+// reads and programs in submission order.
+struct Backlog {
+  std::vector<FlashTransaction*> programs, reads;
+};
+Backlog backlog(FlashRig& rig, uint32_t programs, uint32_t reads, Tick gap) {
+  Backlog b;
+  for (uint32_t i = 0; i < programs; ++i) {
+    b.programs.push_back(&rig.txn(FlashOp::Program, addr(0, 0, 0, 1, i)));
+    rig.submit(0, {b.programs.back()});
+  }
+  for (uint32_t i = 0; i < reads; ++i) {
+    b.reads.push_back(&rig.txn(FlashOp::Read, addr(0, 0, 0, 0, i % 512)));
+    rig.submit((i + 1) * gap, {b.reads.back()});
+  }
+  return b;
+}
+Tick max_latency(const std::vector<FlashTransaction*>& ts) {
+  Tick m = 0;
+  for (const auto* t : ts) m = std::max(m, t->finished - t->submitted);
+  return m;
+}
+}  // namespace
+
+TEST_CASE("under a standing program backlog reads wait for one program at most", "[flash][scheduler]") {
+  FlashRig rig(Sets{});
+  auto b = backlog(rig, 100, 100, 50 * US);
+  rig.run();
+  REQUIRE(rig.done.size() == 200);
+  // From 1 ms on every program is starved. After each program, reads get up
+  // to 8 picks; a read every 50 us brings at most 3 during one program and
+  // the reads after it (102.595 + 3 x 5.595 us < 150 us), so each read waits
+  // for at most the program in progress and the reads ahead of it.
+  CHECK(max_latency(b.reads) <= kProg + 3 * kRead);  // 119.38 us
+  // The die never idles: 100 programs and 100 reads back to back.
+  CHECK(rig.done.back()->finished == 100 * kProg + 100 * kRead);  // 10,819 us
+  CHECK(rig.done.back() == b.programs.back());
+  // No starved program went before a waiting read: none was ever needed.
+  CHECK(rig.stats.value("ssd.flash.starved_program_picks") == 0);
+}
+
+TEST_CASE("when a starved program always goes first reads wait out the backlog", "[flash][scheduler]") {
+  FlashRig rig(Sets{{"ssd.flash.reads_per_starved_program", "0"}});
+  auto b = backlog(rig, 100, 100, 50 * US);
+  rig.run();
+  REQUIRE(rig.done.size() == 200);
+  // Before 1 ms reads go first; a read arriving after it waits for every
+  // program left. The first read after 1,000.035 us arrives at 1,050 us,
+  // during program 9 (9 programs and 20 reads end at 1,035.255 us; program 9
+  // ends at 1,137.85 us), and runs after program 99: 100 x 102.595 +
+  // 21 x 5.595 us = 10,377.0 us, a wait of 9,327 us.
+  CHECK(b.reads[20]->finished == 100 * kProg + 21 * kRead);
+  CHECK(max_latency(b.reads) > 9 * MS);
+  CHECK(rig.stats.value("ssd.flash.starved_program_picks") > 0);
+}
+
+TEST_CASE("under reads that never stop, programs go at the bound's rate", "[flash][scheduler]") {
+  FlashRig rig(Sets{});
+  // A read every 2 us (the die serves one per 5.595 us) until 4 ms, and 20 programs at 0.
+  auto b = backlog(rig, 20, 2000, 2 * US);
+  rig.run();
+  REQUIRE(rig.done.size() == 2020);
+  // Program 0 finds the die alone at 0 and ends at 102.595 us. Then reads
+  // only, until a pick finds program 1 waiting past 1 ms: picks every
+  // 5.595 us, the 162nd at 102.595 + 161 x 5.595 = 1,003.39 us. From there:
+  // the program, 8 reads, the next program, ... so program k >= 1 ends at
+  // 1,105.985 + (k - 1) x (102.595 + 8 x 5.595) us = 1,105.985 + 147.355 (k - 1) us.
+  CHECK(b.programs[0]->finished == kProg);
+  for (uint32_t k = 1; k < 20; ++k) {
+    INFO("program " << k);
+    CHECK(b.programs[k]->finished == 2 * kProg + 161 * kRead + (k - 1) * (kProg + 8 * kRead));
+  }
+  // Programs 1 to 19 each went before waiting reads.
+  CHECK(rig.stats.value("ssd.flash.starved_program_picks") == 19);
+}
+
+TEST_CASE("with suspend a read under the backlog waits for the suspend, not the program", "[flash][scheduler][suspend]") {
+  FlashRig rig(Sets{{"ssd.flash.suspend", "true"}});
+  auto b = backlog(rig, 100, 100, 50 * US);
+  rig.run();
+  REQUIRE(rig.done.size() == 200);
+  // A read arriving in a program's array time suspends it 20 us later; one
+  // arriving while the program's data is on the bus (2.595 us) waits for
+  // that first. Each read then runs alone (the next comes 50 us later):
+  // at most 2.595 + 20 + 5.595 us.
+  CHECK(max_latency(b.reads) <= kCmd + kXfer2K + 20 * US + kRead);  // 28.19 us
+  CHECK(rig.stats.value("ssd.flash.suspends") > 50);
+  for (auto* p : b.programs) CHECK(p->finished > 0);
+}

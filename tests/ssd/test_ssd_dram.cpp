@@ -138,10 +138,11 @@ TEST_CASE("SSD DRAM: the platform reserves the staging buffers then the mapping 
   auto s = run("quick", {}, "[r]\nrw=randread\nbs=4k\nnumber_ios=10\n");
   const auto& d = s["dram"];
   // 64 slots (the quick preset's max_inflight) x 128 KiB = 8388608 bytes,
-  // then the map as the FTL reports it.
+  // then the map as the FTL reports it; no cache, so no write buffer.
   CHECK(d["regions"]["nvme data staging"] == 8388608);
   uint64_t map = s["counters"]["ssd.ftl.map_table_bytes"].get<uint64_t>();
   CHECK(d["regions"]["ftl mapping table"] == map);
+  CHECK(!d["regions"].contains("the write buffer"));
   CHECK(d["reserved_bytes"] == 8388608 + map);
   // Ten reads, each of its two map entries and the data in and out.
   CHECK(d["reads"] == 30);

@@ -201,3 +201,44 @@ TEST_CASE("fastdrain a write waits while lines and copies in flight fill the buf
   CHECK(rig.stat("ssd.cache.fastdrain.stall_ps") == kFtlTime - 1 * kUs);
   CHECK(rig.page_is(2, 0, 0x41));
 }
+
+namespace {
+// The small uniform cache (8 lines, lpn in set lpn mod 4, 2 ways) filled
+// with dirty pages 0-7 at 0; at 1 us three writes of pages 8, 9 and 10
+// replace the dirty pages 0, 1 and 2, whose copies go to the FTL (10 us).
+std::vector<CacheOp> replace_three_dirty() {
+  std::vector<CacheOp> ops;
+  for (uint64_t p = 0; p < 8; ++p) ops.push_back({0, IoOp::Write, p, 1, uint8_t(p)});
+  for (uint64_t p = 8; p < 11; ++p) ops.push_back({1 * kUs, IoOp::Write, p, 1, uint8_t(p)});
+  return ops;
+}
+}  // namespace
+
+TEST_CASE("a write-back cache's write waits while the write buffer is full of copies", "[ssd][cache][write_buffer]") {
+  // A write buffer of two 4 KiB pages.
+  CacheRig rig(small_uni({{"ssd.write_buffer.size", "8KiB"}}));
+  rig.run(replace_three_dirty());
+  // Pages 8 and 9 leave copies of 0 and 1 (the buffer is full) and complete
+  // after their DRAM write, at 1.1 us. Page 10 would be a third copy: it
+  // waits until the copies are on flash at 1 + 10 = 11 us, then replaces
+  // page 2 and completes at 11.1 us.
+  CHECK(rig.done[8] == 1 * kUs + kDramTime);
+  CHECK(rig.done[9] == 1 * kUs + kDramTime);
+  CHECK(rig.done[10] == 11 * kUs + kDramTime);
+  CHECK(rig.stat("ssd.cache.write_buffer.stalled_writes") == 1);
+  CHECK(rig.stat("ssd.cache.write_buffer.stall_ps") == 10 * kUs);
+  CHECK(rig.stat("ssd.cache.write_buffer.copies_max") == 2);
+  // Page 2's copy went down at 11 us, after the two others.
+  auto w = writes_before(rig, 100 * kUs);
+  REQUIRE(w.size() == 3);
+  CHECK(w[2].lpn == 2);
+  CHECK(w[2].at == 11 * kUs);
+}
+
+TEST_CASE("a write buffer with room takes the same writes without waiting", "[ssd][cache][write_buffer]") {
+  CacheRig rig(small_uni({{"ssd.write_buffer.size", "12KiB"}}));
+  rig.run(replace_three_dirty());
+  for (size_t i = 8; i < 11; ++i) CHECK(rig.done[i] == 1 * kUs + kDramTime);
+  CHECK(rig.stat("ssd.cache.write_buffer.stalled_writes") == 0);
+  CHECK(rig.stat("ssd.cache.write_buffer.copies_max") == 3);
+}

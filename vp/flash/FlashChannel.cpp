@@ -17,7 +17,7 @@ FlashChannel::FlashChannel(unsigned id, const FlashGeometry& g, const FlashTimin
       eq_(eq),
       store_(store),
       ctr_(ctr),
-      sched_(g.dies_per_channel(), sched),
+      sched_(g.dies_per_channel(), sched, ctr.starved_program_picks),
       bus_busy_ps_(stats.counter(fmt::format("ch{}.bus_busy", id), "ps", "time the channel's bus was held")),
       dies_(g.dies_per_channel()) {
   bus_signal_.attach(waves, fmt::format("flash_ch{}_bus", id), "flash channels");

@@ -8,6 +8,8 @@ namespace vp::flash {
 namespace {
 bool is_read(const FlashTransaction* t) { return t->op == FlashOp::Read; }
 bool is_fg_read(const FlashTransaction* t) { return t->op == FlashOp::Read && !t->background; }
+// GC work that does not yield (ssd.ftl.gc.preemptible off) keeps its place in arrival order.
+bool keeps_place(const FlashTransaction* t) { return t->use == FlashUse::Gc && !t->background; }
 }  // namespace
 
 FlashScheduler::Class FlashScheduler::class_of(const FlashTransaction& t) {
@@ -54,18 +56,29 @@ FlashScheduler::Queue* FlashScheduler::choose(DieQueues& d, Tick now, Allow allo
   }
   if (allow == Allow::ForegroundReads) return d.q[FgRead].empty() ? nullptr : &d.q[FgRead];
   Queue* pick = nullptr;
-  // A host program waiting past the limit goes first, however busy the
-  // readers. Background work (GC) has no such claim: it yields to host work
-  // for as long as there is some, which is what preemptible GC means.
+  // A host program waiting past the limit goes first once the readers have
+  // had their picks. Background work (GC) has no such claim: it yields to
+  // host work for as long as there is some, which is what preemptible GC means.
   Queue& starving = d.q[FgWrite];
-  if (!starving.empty() && now - starving.front()->submitted > opt_.write_starvation) pick = &starving;
+  bool starved = !starving.empty() && now - starving.front()->submitted > opt_.write_starvation;
+  if (starved && d.reads_since_program >= opt_.reads_per_starved_program) pick = &starving;
+  // Reads that came after non-preemptible GC work do not overtake it.
+  if (!pick && !starving.empty() && keeps_place(starving.front()) &&
+      (d.q[FgRead].empty() || starving.front()->submitted <= d.q[FgRead].front()->submitted))
+    pick = &starving;
   if (!pick)
     for (auto& q : d.q)
       if (!q.empty()) {
         pick = &q;
         break;
       }
-  if (pick && allow == Allow::Reads && !is_read(pick->front())) return nullptr;
+  if (!pick || (allow == Allow::Reads && !is_read(pick->front()))) return nullptr;
+  if (pick == &starving) {
+    if (starved && (!d.q[FgRead].empty() || !d.q[BgRead].empty())) ++starved_picks_;
+    d.reads_since_program = 0;
+  } else if (is_read(pick->front()) && d.reads_since_program < opt_.reads_per_starved_program) {
+    ++d.reads_since_program;
+  }
   return pick;
 }
 

@@ -2,10 +2,15 @@
 #pragma once
 // The transaction scheduler of one channel (DeepFlash's FCMD): a queue per
 // die, and the choice of what a die runs next when it frees. Under FIFO, the
-// oldest transaction; under read-first, in this order: a program (or
-// copy-back) that has waited longer than the starvation limit, foreground
-// reads, foreground programs, background reads, background programs,
-// erases, first come first served within each class. With multi-plane on,
+// oldest transaction; under read-first, in this order: foreground reads,
+// foreground programs, background reads, background programs, erases, first
+// come first served within each class; except that a host program (or
+// copy-back) that has waited longer than the starvation limit goes first
+// once reads have had `reads_per_starved_program` picks since the last host
+// program, as mq-deadline's writes_starved bounds how long reads defer
+// writes. Without that bound a standing program backlog is always starved,
+// and read-first becomes first come first served. GC work that does not
+// yield (foreground GC) is not overtaken by reads that came after it. With multi-plane on,
 // the chosen read, program or erase takes along waiting transactions of the
 // same op, block and page on the die's other planes (ONFI multi-plane
 // addressing), so the die runs them as one operation.
@@ -13,6 +18,7 @@
 #include <deque>
 #include <vector>
 
+#include "vp/core/StatGroup.hpp"
 #include "vp/flash/FlashBatch.hpp"
 #include "vp/flash/FlashTypes.hpp"
 
@@ -24,6 +30,7 @@ class FlashScheduler {
   struct Options {
     Policy policy = Policy::ReadFirst;
     Tick write_starvation = 1 * MS;
+    uint32_t reads_per_starved_program = 8;
     bool multiplane = true;
   };
   // What a die can take now: anything; only reads (its cache register still
@@ -31,7 +38,11 @@ class FlashScheduler {
   // program or erase for them).
   enum class Allow : uint8_t { Any, Reads, ForegroundReads };
 
-  FlashScheduler(uint32_t dies, const Options& o) : opt_(o), dies_(dies) {}
+  // `starved_picks`: counts the starved programs that went before reads.
+  FlashScheduler(uint32_t dies, const Options& o, Counter& starved_picks)
+      : opt_(o), dies_(dies), starved_picks_(starved_picks) {
+    for (auto& d : dies_) d.reads_since_program = o.reads_per_starved_program;
+  }
 
   void push(FlashTransaction& t);
   // Fills `out` with what die `die` runs next; false when nothing allowed waits.
@@ -45,6 +56,7 @@ class FlashScheduler {
   using Queue = std::deque<FlashTransaction*>;
   struct DieQueues {
     Queue q[kClasses];  // FIFO keeps everything in q[0]
+    uint32_t reads_since_program;  // read picks since the last host program, up to the bound
   };
   static Class class_of(const FlashTransaction& t);
   Queue* choose(DieQueues& d, Tick now, Allow allow);
@@ -52,6 +64,7 @@ class FlashScheduler {
 
   Options opt_;
   std::vector<DieQueues> dies_;
+  Counter& starved_picks_;
 };
 
 }  // namespace vp::flash

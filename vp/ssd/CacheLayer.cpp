@@ -16,6 +16,7 @@
 #include "vp/ssd/GhostPrefetchPolicy.hpp"
 #include "vp/ssd/SplitPolicy.hpp"
 #include "vp/ssd/UniformPolicy.hpp"
+#include "vp/ssd/WriteBackCache.hpp"
 
 namespace vp::ssd {
 
@@ -70,7 +71,8 @@ void CacheLayer::declare_params(const ParamScope& r) {
   });
 }
 
-CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc, uint32_t line_bytes, const std::string& scope)
+CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc, uint32_t line_bytes, uint64_t write_buffer_bytes,
+                       const std::string& scope)
     : sc_module(name),
       target("target"),
       power("power"),
@@ -105,7 +107,7 @@ CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc, uint32_t lin
   target.bind(*this);
   power.bind(*this);
   if (organisation_ == Organisation::Burst) ways_ = 1;  // DeepFlash's direct-mapped table
-  buffer_ = std::make_unique<WriteBackCache>();
+  buffer_ = std::make_unique<WriteBufferPolicy>();  // no cache: nothing to buffer
   if (enabled_) {
     page_ = line_bytes;
     uint64_t lines = bytes_ / page_;
@@ -118,6 +120,11 @@ CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc, uint32_t lin
     else if (organisation_ == Organisation::FastDrain)
       buffer_ = std::make_unique<FastDrainBuffer>(svc, cfg_.key("fastdrain"), eq_, static_cast<CacheLines&>(*this),
                                                   *tags_, page_);
+    else {
+      write_buffer_bytes_ = write_buffer_bytes;
+      buffer_ = std::make_unique<WriteBackCache>(std::max<uint64_t>(1, write_buffer_bytes / page_),
+                                                 static_cast<CacheLines&>(*this), stats_);
+    }
     fill_reads_ = buffer_->caches_reads();
     if (organisation_ == Organisation::UniDyn)
       policy_ = std::make_unique<GhostPrefetchPolicy>(cfg_, stats_, svc.waves, sets, ways_);

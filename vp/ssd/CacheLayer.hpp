@@ -58,8 +58,11 @@ class CacheLayer : public sc_core::sc_module, public IFtl, public FtlClient, pub
   static constexpr const char* kScope = "ssd.cache";
   static void declare_params(const ParamScope& p);
   // `line_bytes`: a line holds one mapping unit of the FTL below (a flash
-  // page); the platform that binds `ftl` knows it.
-  CacheLayer(sc_core::sc_module_name name, Services& svc, uint32_t line_bytes, const std::string& scope = kScope);
+  // page); the platform that binds `ftl` knows it. `write_buffer_bytes`:
+  // the drive's write buffer, which holds the write-back caches' copies on
+  // their way to flash.
+  CacheLayer(sc_core::sc_module_name name, Services& svc, uint32_t line_bytes, uint64_t write_buffer_bytes,
+             const std::string& scope = kScope);
   ~CacheLayer() override;
 
   void submit(FtlRequest& r) override;
@@ -82,6 +85,9 @@ class CacheLayer : public sc_core::sc_module, public IFtl, public FtlClient, pub
   uint64_t events() const { return eq_.fired(); }
   // The SSD DRAM the cache's lines take, and where the platform put them.
   uint64_t dram_bytes() const { return tags_ ? tags_->lines() * page_ : 0; }
+  // SSD DRAM of the drive's write buffer this organisation uses (the
+  // write-back caches'; 0 for none and the write buffers, whose lines are their buffer).
+  uint64_t write_buffer_dram_bytes() const { return write_buffer_bytes_; }
   void set_base(uint64_t base) { base_ = base; }
   const CacheTags* tags() const { return tags_.get(); }
   const CachePolicy* policy() const { return policy_.get(); }
@@ -144,6 +150,7 @@ class CacheLayer : public sc_core::sc_module, public IFtl, public FtlClient, pub
   bool fill_reads_ = true;        // read misses are installed (not in the write buffers)
   // The organisation's handling of written data (a write buffer's engine, or plain write-back).
   std::unique_ptr<WriteBufferPolicy> buffer_;
+  uint64_t write_buffer_bytes_ = 0;
   uint64_t host_at_ftl_ = 0;           // host work of this layer at the FTL (misses, pass-downs, write-throughs)
   // Writes of pages to the FTL in flight, by page, in order; later ones of a page wait.
   struct Eviction {

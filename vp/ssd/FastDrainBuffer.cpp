@@ -48,13 +48,13 @@ FastDrainBuffer::FastDrainBuffer(Services& svc, const std::string& scope, EventQ
       fg_events_(StatGroup(svc.stats, scope)
                      .counter("foreground_drains", "drains",
                               "foreground drains started (level plus announced pages above the high watermark)")),
-      stalled_writes_(StatGroup(svc.stats, scope)
-                          .counter("stalled_writes", "commands",
-                                   "writes that waited for buffer space (lines and copies in flight fill it)")),
-      stall_ps_(StatGroup(svc.stats, scope).counter("stall_ps", "ps", "time writes waited for buffer space, summed")),
       level_high_water_(StatGroup(svc.stats, scope)
                             .counter("level_high_water", "pages",
-                                     "most buffer pages not yet on flash at once (dirty lines and copies in flight)")) {
+                                     "most buffer pages not yet on flash at once (dirty lines and copies in flight)")),
+      stalls_(StatGroup(svc.stats, scope)
+                  .counter("stalled_writes", "commands",
+                           "writes that waited for buffer space (lines and copies in flight fill it)"),
+              StatGroup(svc.stats, scope).counter("stall_ps", "ps", "time writes waited for buffer space, summed")) {
   ScopedConfig cfg(svc.cfg, scope);
   level_ = std::make_unique<WriteBufferLevel>(tags.lines(), cfg.get_real("high_watermark"),
                                               cfg.get_real("low_watermark"), cfg.get_time("series_step"));
@@ -64,20 +64,13 @@ FastDrainBuffer::FastDrainBuffer(Services& svc, const std::string& scope, EventQ
 // The write buffer's DRAM is full of lines and copies still being written:
 // the write waits for space (in order) as a real buffer's would.
 bool FastDrainBuffer::admit(FtlRequest& r) {
-  if (stalled_.empty() && !(draining_ > 0 && level_->level() + r.pages > level_->capacity())) return true;
-  stalled_.push_back({&r, now_ps()});
-  ++stalled_writes_;
+  if (stalls_.empty() && fits(r.pages)) return true;
+  stalls_.hold(r);
   return false;
 }
 
 void FastDrainBuffer::resume() {
-  while (!stalled_.empty() &&
-         (draining_ == 0 || level_->level() + stalled_.front().r->pages <= level_->capacity())) {
-    Stalled s = stalled_.front();
-    stalled_.pop_front();
-    stall_ps_ += now_ps() - s.since;
-    lines_.write_now(*s.r);
-  }
+  stalls_.release([this](uint64_t pages) { return fits(pages); }, lines_);
 }
 
 void FastDrainBuffer::write_queued(bool buffered, CacheDrain mode) {

@@ -18,6 +18,7 @@
 #include "vp/core/Services.hpp"
 #include "vp/core/StatGroup.hpp"
 #include "vp/ssd/WriteBufferPolicy.hpp"
+#include "vp/ssd/WriteStalls.hpp"
 
 namespace vp::ssd {
 
@@ -47,6 +48,9 @@ class FastDrainBuffer : public WriteBufferPolicy {
   // The pages the current victimization event announced and has not sent,
   // while its announcement holds.
   uint64_t expected() const { return now_ps() - hint_at_ > hint_lapse_ ? 0 : expected_; }
+  // Room for a write of `pages`: nothing is being drained (nothing would
+  // make room), or the lines and copies in flight leave enough.
+  bool fits(uint64_t pages) const { return draining_ == 0 || level_->level() + pages <= level_->capacity(); }
   int64_t oldest_dirty();  // -1: none
   void arm_background();
   void background_round();
@@ -58,11 +62,6 @@ class FastDrainBuffer : public WriteBufferPolicy {
   std::unique_ptr<WriteBufferLevel> level_;
   uint32_t bg_pages_;
   Tick bg_interval_, hint_lapse_;
-  struct Stalled {
-    FtlRequest* r;
-    Tick since;
-  };
-  std::deque<Stalled> stalled_;
   std::deque<std::pair<int64_t, uint64_t>> dirty_order_;  // (line, stamp) as lines became dirty; stale ones skipped
   std::vector<uint64_t> dirtied_;                          // each line's stamp
   uint64_t dirty_stamp_ = 0;
@@ -71,7 +70,8 @@ class FastDrainBuffer : public WriteBufferPolicy {
   uint64_t event_pages_ = 0, expected_ = 0;  // the victimization event announced, its pages not yet here
   Tick hint_at_ = 0;                         // the last tagged write
   bool bg_armed_ = false;
-  Counter &fg_evictions_, &bg_evictions_, &fg_events_, &stalled_writes_, &stall_ps_, &level_high_water_;
+  Counter &fg_evictions_, &bg_evictions_, &fg_events_, &level_high_water_;
+  WriteStalls stalls_;
 };
 
 }  // namespace vp::ssd

@@ -2,8 +2,8 @@
 #pragma once
 // What a cache organisation does with written data, the second slot of the
 // cache layer beside its CachePolicy (which places pages). The caches
-// (none, uni, uni-dyn, split) write back on replacement and Flush and need
-// nothing here (WriteBackCache); the write buffers are classes of their own,
+// (uni, uni-dyn, split) write back on replacement and Flush, their copies
+// bounded by the drive's write buffer (WriteBackCache); the write buffers are classes of their own,
 // chosen once at elaboration: FastDrainBuffer (FastDrain CAL'20 sec. 3.2:
 // a level kept under watermarks by background and foreground drains, and
 // writes held while the buffer's DRAM is full) and BurstBuffer (DeepFlash
@@ -62,8 +62,5 @@ class WriteBufferPolicy {
   virtual bool status(uint32_t& /*out*/) const { return false; }
   virtual const WriteBufferLevel* level() const { return nullptr; }
 };
-
-// The plain write-back caches.
-class WriteBackCache : public WriteBufferPolicy {};
 
 }  // namespace vp::ssd

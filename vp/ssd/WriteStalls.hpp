@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// Host writes a write buffer holds while it has no room, let go in arrival
+// order once there is room for the first (a later, smaller write does not
+// overtake it). Counts the writes held and the time they waited.
+#include <deque>
+
+#include "vp/core/StatGroup.hpp"
+#include "vp/core/Units.hpp"
+#include "vp/ssd/SsdInterfaces.hpp"
+#include "vp/ssd/WriteBufferPolicy.hpp"
+
+namespace vp::ssd {
+
+class WriteStalls {
+ public:
+  WriteStalls(Counter& writes, Counter& stall_ps) : writes_(writes), stall_ps_(stall_ps) {}
+  bool empty() const { return held_.empty(); }
+  void hold(FtlRequest& r) {
+    held_.push_back({&r, now_ps()});
+    ++writes_;
+  }
+  // Lets held writes go while `fits(pages)` says the first has room.
+  template <class Fits>
+  void release(Fits fits, CacheLines& lines) {
+    while (!held_.empty() && fits(held_.front().r->pages)) {
+      Held h = held_.front();
+      held_.pop_front();
+      stall_ps_ += now_ps() - h.since;
+      lines.write_now(*h.r);
+    }
+  }
+
+ private:
+  struct Held {
+    FtlRequest* r;
+    Tick since;
+  };
+  std::deque<Held> held_;
+  Counter &writes_, &stall_ps_;
+};
+
+}  // namespace vp::ssd

@@ -47,18 +47,54 @@ TEST_CASE("the least recently used way of a set is replaced", "[ssd][cache]") {
 
 TEST_CASE("a read miss prefetches the next pages and reads of them then hit", "[ssd][cache]") {
   CacheRig rig(small_uni({{"ssd.cache.prefetch_pages", "3"}}));
-  // Reading page 0 misses: the FTL gets page 0 and, as a second request,
-  // pages 1-3. At 20 us pages 1, 2, 3 are all in the cache.
+  // Reading page 0 misses: the FTL gets page 0 and then pages 1, 2, 3, a
+  // request each (a read waiting for one gets it as soon as it is back). At
+  // 20 us pages 1, 2, 3 are all in the cache.
   rig.run({{0, IoOp::Read, 0}, {20 * kUs, IoOp::Read, 1, 3}});
-  REQUIRE(rig.ftl.seen.size() == 2);
-  CHECK(rig.ftl.seen[0].lpn == 0);
-  CHECK(rig.ftl.seen[0].pages == 1);
-  CHECK(rig.ftl.seen[1].lpn == 1);
-  CHECK(rig.ftl.seen[1].pages == 3);
+  REQUIRE(rig.ftl.seen.size() == 4);
+  for (uint64_t p = 0; p < 4; ++p) {
+    CHECK(rig.ftl.seen[p].lpn == p);
+    CHECK(rig.ftl.seen[p].pages == 1);
+    CHECK(rig.ftl.seen[p].at == 0);
+  }
   CHECK(rig.done[1] == 20 * kUs + kDramTime);  // three hits, DRAM accesses all done at +100 ns here
   CHECK(rig.stat("ssd.cache.prefetched_pages") == 3);
   CHECK(rig.stat("ssd.cache.prefetch_hits") == 3);
   CHECK(rig.stat("ssd.cache.thr.read_hits") == 3);
+}
+
+TEST_CASE("a read of a page already being filled waits for that fill instead of reading it again", "[ssd][cache]") {
+  CacheRig rig(small_uni());
+  rig.run({{0, IoOp::Read, 5}, {1 * kUs, IoOp::Read, 5}});
+  // One FTL read, at 0; both complete when its page is in the cache, 10 us
+  // + the fill's DRAM write = 10.1 us.
+  CHECK(rig.ftl.count(IoOp::Read) == 1);
+  CHECK(rig.done[0] == 10 * kUs + kDramTime);
+  CHECK(rig.done[1] == 10 * kUs + kDramTime);
+  CHECK(rig.stat("ssd.cache.inflight_hits") == 1);
+  CHECK(rig.stat("ssd.cache.thr.read_misses") == 2);
+}
+
+TEST_CASE("reads of prefetched pages still in flight wait for them and a miss does not prefetch them again",
+          "[ssd][cache]") {
+  CacheRig rig(small_uni({{"ssd.cache.prefetch_pages", "4"}}));
+  rig.run({{0, IoOp::Read, 0},
+           {1 * kUs, IoOp::Read, 1, 2},   // pages 1 and 2: prefetched, in flight
+           {2 * kUs, IoOp::Read, 2, 4},   // 2 to 4 in flight, 5 a miss: prefetches 6 to 9 only
+           {30 * kUs, IoOp::Read, 3}});   // a prefetched page in the cache
+  // Page 0 and its prefetches 1-4 go down at 0, one FTL read each; at 2 us
+  // the miss of page 5 and its prefetches 6-9: 10 reads, each page once.
+  std::vector<uint64_t> lpns;
+  for (const auto& s : rig.ftl.seen) lpns.push_back(s.lpn);
+  CHECK(lpns == std::vector<uint64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+  CHECK(rig.done[0] == 10 * kUs + kDramTime);
+  CHECK(rig.done[1] == 10 * kUs + kDramTime);  // its pages came back with the prefetches
+  CHECK(rig.done[2] == 12 * kUs + kDramTime);  // page 5 at 2 + 10 us
+  CHECK(rig.done[3] == 30 * kUs + kDramTime);  // a hit
+  CHECK(rig.stat("ssd.cache.inflight_hits") == 2 + 3);
+  CHECK(rig.stat("ssd.cache.prefetched_pages") == 8);
+  // Pages 1, 2, 3 and 4 were used (1 and 2 twice, the first use counts).
+  CHECK(rig.stat("ssd.cache.prefetch_hits") == 4);
 }
 
 TEST_CASE("uni-no does not prefetch", "[ssd][cache]") {

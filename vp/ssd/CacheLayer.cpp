@@ -102,7 +102,10 @@ CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc, uint32_t lin
       bypasses_(stats_.counter("bypasses", "pages",
                                   "written pages no way of their class could take (sent to the FTL)")),
       write_throughs_(stats_.counter("write_throughs", "commands",
-                                        "writes also sent to the FTL before completing (FUA, cache switched off)")) {
+                                        "writes also sent to the FTL before completing (FUA, cache switched off)")),
+      inflight_hits_(stats_.counter("inflight_hits", "pages",
+                                    "host read misses on a page a miss or prefetch was already reading from flash: "
+                                    "they waited for that fill (also counted as read misses)")) {
   stats_.section(kScope, "write_buffer", [this] { return buffer_level() ? buffer_level()->summary() : nlohmann::json(); });
   target.bind(*this);
   power.bind(*this);
@@ -274,7 +277,10 @@ void CacheLayer::read(FtlRequest& r) {
   // otherwise finish the host request before all its parts were counted.
   std::vector<Child*> out;
   auto send_run = [&] {
-    if (run_len) out.push_back(&child(Child::Miss, h, IoOp::Read, run, run_len, r.data + (run - r.lpn) * page_));
+    if (run_len) {
+      out.push_back(&child(Child::Miss, h, IoOp::Read, run, run_len, r.data + (run - r.lpn) * page_));
+      begin_fill(run, run_len);
+    }
     run_len = 0;
   };
   for (uint32_t i = 0; i < r.pages; ++i) {
@@ -302,6 +308,13 @@ void CacheLayer::read(FtlRequest& r) {
       send_run();
       continue;
     }
+    if (auto f = filling_.find(lpn); f != filling_.end()) {  // on its way: wait for that fill
+      f->second.push_back({h, dst});
+      ++h->waiting;
+      ++inflight_hits_;
+      send_run();
+      continue;
+    }
     if (!run_len) run = lpn;
     ++run_len;
   }
@@ -314,25 +327,21 @@ void CacheLayer::read(FtlRequest& r) {
   host_part_done(*h, h->ready);
 }
 
-// Read ahead after a miss: the runs of pages after the request's last one
-// that are not cached, within the device, each one FTL read.
+// Read ahead after a miss: the pages after the request's last one that
+// are neither cached nor on their way, within the device, each its own FTL
+// read, so a read waiting for one of them gets it when that page is back,
+// not when the whole window is.
 void CacheLayer::prefetch_after(const FtlRequest& r, CacheClass c, std::vector<Child*>& out) {
   unsigned n = policy_->prefetch_pages(c);
   uint64_t end = std::min<uint64_t>(r.lpn + r.pages + n, ftl->logical_pages());
-  uint64_t p = r.lpn + r.pages;
-  while (p < end) {
-    if (tags_->find(p) >= 0 || evicting_.count(p)) {
-      ++p;
-      continue;
-    }
-    uint64_t q = p;
-    while (q < end && tags_->find(q) < 0 && !evicting_.count(q)) ++q;
-    Child& pf = child(Child::Prefetch, nullptr, IoOp::Read, p, static_cast<uint32_t>(q - p), nullptr);
-    pf.buf.resize(size_t(q - p) * page_);
+  for (uint64_t p = r.lpn + r.pages; p < end; ++p) {
+    if (tags_->find(p) >= 0 || evicting_.count(p) || filling_.count(p)) continue;
+    Child& pf = child(Child::Prefetch, nullptr, IoOp::Read, p, 1, nullptr);
+    pf.buf.resize(page_);
     pf.req.data = pf.buf.data();
-    prefetched_pages_ += q - p;
+    ++prefetched_pages_;
+    begin_fill(p, 1);
     out.push_back(&pf);
-    p = q;
   }
 }
 
@@ -348,6 +357,22 @@ void CacheLayer::install(uint64_t lpn, const uint8_t* data, CacheClass c, bool p
   prefetched_[size_t(l)] = prefetched;
   std::memcpy(frame(l), data, page_);
   ready = std::max(ready, dram->access(frame_addr(l), page_, true, now));
+}
+
+void CacheLayer::begin_fill(uint64_t lpn, uint32_t pages) {
+  for (uint32_t i = 0; i < pages; ++i) filling_.try_emplace(lpn + i);
+}
+
+bool CacheLayer::end_fill(uint64_t lpn, const uint8_t* data, Tick ready) {
+  auto f = filling_.find(lpn);
+  if (f == filling_.end()) return false;
+  std::vector<FillWaiter> waiters = std::move(f->second);
+  filling_.erase(f);
+  for (const FillWaiter& w : waiters) {
+    std::memcpy(w.dst, data, page_);
+    host_part_done(*w.host, ready);
+  }
+  return !waiters.empty();
 }
 
 // ---------------------------------------------------------------- writes
@@ -532,16 +557,28 @@ void CacheLayer::ftl_done(FtlRequest& fr) {
   switch (c->kind) {
     case Child::Miss: {
       Tick ready = now;
-      for (uint32_t i = 0; i < fr.pages; ++i)
-        install(fr.lpn + i, fr.data + size_t(i) * page_, class_of(fr), false, ready);
+      for (uint32_t i = 0; i < fr.pages; ++i) {
+        Tick page_ready = now;
+        install(fr.lpn + i, fr.data + size_t(i) * page_, class_of(fr), false, page_ready);
+        end_fill(fr.lpn + i, fr.data + size_t(i) * page_, page_ready);
+        ready = std::max(ready, page_ready);
+      }
       host_part_done(*h, ready);
       break;
     }
-    case Child::Prefetch: {
-      Tick ignore = now;
-      for (uint32_t i = 0; i < fr.pages; ++i) install(fr.lpn + i, fr.data + size_t(i) * page_, class_of(fr), true, ignore);
+    case Child::Prefetch:
+      for (uint32_t i = 0; i < fr.pages; ++i) {
+        Tick page_ready = now;
+        install(fr.lpn + i, fr.data + size_t(i) * page_, class_of(fr), true, page_ready);
+        if (!end_fill(fr.lpn + i, fr.data + size_t(i) * page_, page_ready)) continue;
+        // A read already used the page: the prefetch was a hit.
+        if (int64_t l = tags_->find(fr.lpn + i); l >= 0 && prefetched_[size_t(l)]) {
+          prefetched_[size_t(l)] = false;
+          ++prefetch_hits_;
+          policy_->prefetch_hit(class_of(fr));
+        }
+      }
       break;
-    }
     case Child::Evict: {
       auto it = evicting_.find(fr.lpn);
       const Eviction& done = it->second.front();

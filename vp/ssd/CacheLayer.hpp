@@ -32,6 +32,7 @@
 #include <memory>
 #include <set>
 #include <systemc>
+#include <unordered_map>
 #include <vector>
 
 #include "vp/core/Hook.hpp"
@@ -122,6 +123,11 @@ class CacheLayer : public sc_core::sc_module, public IFtl, public FtlClient, pub
   void write_back(int64_t line, Tick now, bool keep, CacheDrain mode = CacheDrain::None);
   void issue_eviction(uint64_t lpn);
   void install(uint64_t lpn, const uint8_t* data, CacheClass c, bool prefetched, Tick& ready);
+  // A miss or prefetch of pages [lpn, lpn + pages) is on its way from flash.
+  void begin_fill(uint64_t lpn, uint32_t pages);
+  // Page `lpn` came back from flash with `data`, in the cache by `ready`:
+  // the reads that waited for it get it; false if none did.
+  bool end_fill(uint64_t lpn, const uint8_t* data, Tick ready);
   void host_part_done(Host& h, Tick at);
   void check_flushes();
   // CacheLines: what the write-buffer policy asks of the layer.
@@ -170,12 +176,20 @@ class CacheLayer : public sc_core::sc_module, public IFtl, public FtlClient, pub
   };
   std::vector<FlushWait> flushes_;
   std::vector<FtlRequest*> trims_;  // waiting for evictions of their pages
+  // Pages a miss or prefetch is reading from flash, and the host reads
+  // that came meanwhile and wait for that fill (hit-under-miss) instead of
+  // reading the page again.
+  struct FillWaiter {
+    Host* host;
+    uint8_t* dst;
+  };
+  std::unordered_map<uint64_t, std::vector<FillWaiter>> filling_;
   // Requests in flight: their parts at the FTL and the host requests waiting for them.
   ObjectPool<Child> children_;
   ObjectPool<Host> hosts_;
   Counter *hits_[2], *misses_[2], *whits_[2], *wmisses_[2];
   Counter &prefetched_pages_, &prefetch_hits_, &dirty_evictions_, &clean_evictions_, &write_backs_,
-      &eviction_copy_hits_, &bypasses_, &write_throughs_;
+      &eviction_copy_hits_, &bypasses_, &write_throughs_, &inflight_hits_;
 };
 
 }  // namespace vp::ssd

@@ -369,7 +369,7 @@ uint16_t NvmeAdminCommands::create_sq(const Sqe& c) {
     return status(SCT_COMMAND_SPECIFIC, SC_INVALID_QSIZE, true);
   if (cqid == 0 || cqid > c_.max_queues_ || !c_.cqs_[cqid].valid) return status(SCT_COMMAND_SPECIFIC, SC_CQ_INVALID, true);
   if (!pc || c.prp1 == 0 || c.prp1 % kHostPage) return status(SCT_GENERIC, SC_INVALID_FIELD, true);
-  c_.sqs_[qid] = SubQueue{true, c.prp1, size, 0, 0, static_cast<uint16_t>(cqid), 0};
+  c_.sqs_[qid] = SubQueue{true, c.prp1, size, 0, 0, static_cast<uint16_t>(cqid), 0, 0, {}};
   c_.arb_.add_queue(static_cast<uint16_t>(qid), sq_priority(c.cdw11));  // QPRIO, used by WRR and FlashShare
   return 0;
 }
@@ -381,6 +381,11 @@ uint16_t NvmeAdminCommands::delete_sq(const Sqe& c) {
   uint32_t qid = c.cdw10 & 0xFFFF;
   if (qid == 0 || qid > c_.max_queues_ || !c_.sqs_[qid].valid) return status(SCT_COMMAND_SPECIFIC, SC_INVALID_QID, true);
   CompQueue& cq = c_.cqs_[c_.sqs_[qid].cqid];
+  // Commands fetched behind a write (in-order fetch) never started: they
+  // complete aborted now and free their slots.
+  std::deque<uint32_t> parked = std::move(c_.sqs_[qid].parked);
+  c_.sqs_[qid].parked.clear();
+  for (uint32_t s : parked) c_.complete(s, status(SCT_GENERIC, SC_ABORTED_SQ_DELETION));
   for (uint32_t s = 0; s < c_.slots_.size(); ++s) {
     Slot& sl = c_.slots_[s];
     if (!sl.busy || sl.aborted || sl.sqid != qid || sl.generation != c_.generation_) continue;

@@ -42,6 +42,11 @@ void NvmeController::declare_params(const ParamScope& r) {
   r.integer("fetch_batch", 8,
             "most commands one fetch read takes from an SQ (bounded by the arbitration burst)")
       .range(1, 64);
+  // IMCOM'17 sec. 2: "R_1 has to wait for the completion of W_{k+1}" ahead
+  // of it in its queue. NVMe does not require it; off by default.
+  r.boolean("in_order_fetch", false,
+            "an SQ's commands behind a write wait in their slots until it finishes, and the SQ is not fetched "
+            "meanwhile (head-of-line blocking per SQ, as IMCOM'17 describes); other SQs go on");
   r.integer("arbitration_burst", 0,
             "Arbitration Burst at reset, as the AB field: 2^AB commands per turn, 7 = no limit (also Identify RAB)")
       .range(0, 7);
@@ -109,6 +114,7 @@ NvmeController::NvmeController(sc_core::sc_module_name name, Services& svc, cons
       lba_size_(static_cast<uint32_t>(cfg_.get_size("lba_size"))),
       fetch_engines_(static_cast<uint32_t>(cfg_.get_int("fetch_engines"))),
       fetch_batch_(static_cast<uint32_t>(cfg_.get_int("fetch_batch"))),
+      in_order_fetch_(cfg_.get_bool("in_order_fetch")),
       ready_time_(cfg_.get_time("ready_time")),
       admin_time_(cfg_.get_time("admin_time")),
       drain_age_(cfg_.get_time("flashshare.drain_age")),
@@ -248,7 +254,7 @@ void NvmeController::set_enable(bool en) {
       csts_ |= CSTS_CFS;
       return;
     }
-    sqs_[0] = SubQueue{true, asq_, asqs, 0, 0, 0, 0};
+    sqs_[0] = SubQueue{true, asq_, asqs, 0, 0, 0, 0, 0, {}};
     cqs_[0] = CompQueue{};
     cqs_[0].valid = true;
     cqs_[0].base = acq_;
@@ -269,6 +275,8 @@ void NvmeController::reset_queues() {
   for (auto& q : cqs_)
     for (uint32_t s : q.waiting)
       if (!slots_[s].aborted) free_slot(s);
+  for (auto& q : sqs_)
+    for (uint32_t s : q.parked) free_slot(s);  // fetched, never started
   for (auto& q : sqs_) q = SubQueue{};
   for (auto& q : cqs_) q = CompQueue{};
   std::fill(sq_occupancy_.begin(), sq_occupancy_.end(), 0);
@@ -438,6 +446,7 @@ uint32_t NvmeController::take_slot(const Sqe& e, uint16_t qid, Tick start) {
   sl.generation = generation_;
   sl.status = 0;
   sl.dw0 = 0;
+  sl.in_order_write = false;
   sl.rec = svc_.tracker.device(qid, sl.sqe.cid());
   if (sl.rec) {
     sl.rec->clock.start(start);
@@ -477,11 +486,37 @@ void NvmeController::on_fetched(uint32_t s, uint16_t sqid) {
   if (sl.rec) sl.rec->clock.mark(Stage::Fetch, now_ps());
   if (sl.sqid == 0) {
     eq_.after(admin_time_, [this, s] { admin_->execute(s); });
+  } else if (in_order_fetch_ && (sqs_[sqid].writes_out > 0 || !sqs_[sqid].parked.empty())) {
+    sqs_[sqid].parked.push_back(s);  // behind a write of its SQ: waits for it
   } else {
-    sl.io_counted = true;
-    io_busy(true);
-    io_->execute(s);
+    start_io(s);
   }
+}
+
+void NvmeController::start_io(uint32_t s) {
+  Slot& sl = slots_[s];
+  if (in_order_fetch_ && sl.sqe.opcode() == IO_WRITE) {
+    sl.in_order_write = true;
+    if (sqs_[sl.sqid].writes_out++ == 0) arb_.hold(sl.sqid, true);
+  }
+  sl.io_counted = true;
+  io_busy(true);
+  io_->execute(s);
+}
+
+// A write the commands behind it waited for finished: when it was the last
+// one out, they start in order (up to the next write) and the SQ is fetched again.
+void NvmeController::in_order_write_done(Slot& sl) {
+  sl.in_order_write = false;
+  SubQueue& q = sqs_[sl.sqid];
+  if (sl.generation != generation_ || !q.valid || --q.writes_out > 0) return;
+  arb_.hold(sl.sqid, false);
+  while (!q.parked.empty() && q.writes_out == 0) {
+    uint32_t p = q.parked.front();
+    q.parked.pop_front();
+    start_io(p);
+  }
+  fetch();
 }
 
 // ---------------------------------------------------------------- I/O commands
@@ -532,6 +567,7 @@ bool NvmeController::move_data(Slot& sl, bool to_host, uint32_t bytes, Tick& del
 // list read, say); writes issued earlier on the link still arrive first.
 void NvmeController::complete(uint32_t s, uint16_t st, Tick delay) {
   Slot& sl = slots_[s];
+  if (sl.in_order_write) in_order_write_done(sl);
   sl.status = st;
   if (st != 0) log_error(sl.sqid, sl.sqe.cid(), st, sl.sqid ? sl.sqe.slba() : 0, sl.sqe.nsid);
   if (!sqs_[sl.sqid].valid) return release(s);  // the SQ was deleted meanwhile

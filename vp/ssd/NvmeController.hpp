@@ -86,6 +86,10 @@ class NvmeController : public pcie::PciFunction, public FirmwareClient {
     uint32_t size = 0, head = 0, tail = 0;
     uint16_t cqid = 0;
     uint32_t fetching = 0;  // entries being read (the arbiter already counted them out)
+    // In-order fetch: writes started and not finished, and the commands
+    // fetched behind them, waiting in their slots.
+    uint32_t writes_out = 0;
+    std::deque<uint32_t> parked;
   };
   struct CompQueue {
     bool valid = false;
@@ -118,6 +122,7 @@ class NvmeController : public pcie::PciFunction, public FirmwareClient {
     PrpList prps;  // where its data is in host memory
     DeviceHalf* rec = nullptr;
     bool io_counted = false;  // counted in the busy time
+    bool in_order_write = false;  // a write its SQ's later commands wait for (in-order fetch)
     bool compare = false;     // a Compare: the data read is checked against the host's
     std::vector<uint8_t> media;
   };
@@ -153,6 +158,8 @@ class NvmeController : public pcie::PciFunction, public FirmwareClient {
   void fetch_read_done(const std::vector<uint32_t>& taken, uint16_t qid, uint64_t gen);
   void arm_guard();
   void on_fetched(uint32_t s, uint16_t sqid);
+  void start_io(uint32_t s);
+  void in_order_write_done(Slot& sl);
   void io_busy(bool begins);
   uint64_t staging_slot() const;  // bytes of one slot's staging buffer: MDTS
   // When `bytes` of slot `s`'s staging buffer, ready at `ready`, are written
@@ -184,6 +191,7 @@ class NvmeController : public pcie::PciFunction, public FirmwareClient {
   SqArbiter arb_;
   // Parameters.
   uint32_t max_queues_, max_entries_, dstrd_, mdts_, lba_size_, fetch_engines_, fetch_batch_;
+  bool in_order_fetch_;
   Tick ready_time_, admin_time_, drain_age_;
   uint32_t drain_count_;
   std::string model_, serial_;

@@ -102,7 +102,7 @@ void SqArbiter::remove_queue(uint16_t qid) {
       if (q.pending > cfg_.drain_count) --th_over_;
       th_oldest_stale_ = true;
     }
-    set_ready(qid, false);
+    if (!q.held) set_ready(qid, false);
   }
   if (drain_left_ > 0 && drain_qid_ == qid) drain_left_ = 0;
   for (Lane& l : lanes_)
@@ -125,7 +125,19 @@ void SqArbiter::submitted(uint16_t qid, uint32_t count, Tick now) {
     if (before <= cfg_.drain_count && q.pending > cfg_.drain_count) ++th_over_;
     if (before == 0 && !th_oldest_stale_) th_oldest_ = std::min(th_oldest_, now);
   }
-  if (before == 0) set_ready(qid, true);
+  if (before == 0 && !q.held) set_ready(qid, true);
+}
+
+void SqArbiter::hold(uint16_t qid, bool held) {
+  if (qid == 0 || qid > max_qid_ || !q_[qid].exists || q_[qid].held == held) return;
+  q_[qid].held = held;
+  if (q_[qid].pending > 0) set_ready(qid, !held);
+  th_oldest_stale_ = true;  // the oldest TH entry is looked for among ready SQs
+  if (held) {
+    if (drain_left_ > 0 && drain_qid_ == qid) drain_left_ = 0;
+    for (Lane& l : lanes_)
+      if (l.cursor == qid) l.left = 0;
+  }
 }
 
 void SqArbiter::set_ready(uint32_t qid, bool ready) {

@@ -103,6 +103,10 @@ class SqArbiter {
 
   // `count` new entries of SQ `qid` became visible at `now` (a tail doorbell).
   void submitted(uint16_t qid, uint32_t count, Tick now);
+  // A held SQ is granted nothing (its entries stay pending) until released:
+  // the controller holds an SQ whose fetched write must finish before the
+  // commands behind it (in-order fetch). Holding ends a drain of that SQ.
+  void hold(uint16_t qid, bool held);
   // The next SQ to fetch from and how many commands (1 to max_count), or
   // nothing when no entry waits or max_count is 0. The granted entries are no
   // longer pending. O(queues / 64) bitmap words per call, plus, in FlashShare
@@ -132,6 +136,7 @@ class SqArbiter {
     bool exists = false;
     uint8_t cls = kAdmin;
     uint32_t pending = 0;
+    bool held = false;
     std::deque<Run> runs;  // oldest first; the counts add up to `pending`
   };
   // A round robin over the SQs of some classes, with the open turn.

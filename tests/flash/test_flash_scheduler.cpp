@@ -246,3 +246,35 @@ TEST_CASE("with suspend a read under the backlog waits for the suspend, not the 
   CHECK(rig.stats.value("ssd.flash.suspends") > 50);
   for (auto* p : b.programs) CHECK(p->finished > 0);
 }
+
+namespace {
+// Nine throughput reads of one die at 0 (the first starts at once), then a
+// latency-critical read at 1 us. Returns the latency read.
+FlashTransaction& latency_read_behind_eight(FlashRig& rig) {
+  for (uint32_t i = 0; i < 9; ++i) rig.submit(0, {&rig.txn(FlashOp::Read, addr(0, 0, 0, 0, i))});
+  auto& lat = rig.txn(FlashOp::Read, addr(0, 0, 0, 0, 9));
+  lat.latency = true;
+  rig.submit(1 * US, {&lat});
+  return lat;
+}
+}  // namespace
+
+TEST_CASE("with latency-first dies a latency-critical read passes the throughput reads queued", "[flash][scheduler][priority]") {
+  FlashRig rig(Sets{});
+  rig.flash.set_latency_first(true);
+  auto& lat = latency_read_behind_eight(rig);
+  rig.run();
+  REQUIRE(rig.done.size() == 10);
+  // Read 0 holds the die until 5.595 us; the latency read goes next.
+  CHECK(lat.finished == 2 * kRead);  // 11.19 us
+  CHECK(rig.done[1] == &lat);
+  CHECK(rig.done.back()->finished == 10 * kRead);
+}
+
+TEST_CASE("without latency-first a latency-critical read waits its turn", "[flash][scheduler][priority]") {
+  FlashRig rig(Sets{});
+  auto& lat = latency_read_behind_eight(rig);
+  rig.run();
+  CHECK(lat.finished == 10 * kRead);  // 55.95 us, after the eight
+  CHECK(rig.done.back() == &lat);
+}

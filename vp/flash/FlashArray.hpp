@@ -39,6 +39,11 @@ class FlashArray : public sc_core::sc_module, public IFlash {
   static FlashScheduler::Options scheduler_from(const ScopedConfig& cfg);
 
   FlashArray(sc_core::sc_module_name name, Services& svc, const std::string& scope = kScope);
+  // The dies serve latency-critical host reads (FlashTransaction::latency)
+  // before the others; the platform that knows the workload attribute sets it.
+  void set_latency_first(bool on) {
+    for (auto& c : channels_) c->set_latency_first(on);
+  }
 
   void submit(FlashTransaction& t) override { channels_[t.addr.channel]->submit(t); }
   const FlashGeometry& geometry() const override { return geo_; }

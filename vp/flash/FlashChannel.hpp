@@ -49,6 +49,7 @@ class FlashChannel {
   void power_loss();
   Tick bus_busy() const;
   Tick die_busy(uint32_t die) const;
+  void set_latency_first(bool on) { sched_.set_latency_first(on); }
 
  private:
   enum class Phase : uint8_t {

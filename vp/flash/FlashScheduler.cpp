@@ -12,9 +12,9 @@ bool is_fg_read(const FlashTransaction* t) { return t->op == FlashOp::Read && !t
 bool keeps_place(const FlashTransaction* t) { return t->use == FlashUse::Gc && !t->background; }
 }  // namespace
 
-FlashScheduler::Class FlashScheduler::class_of(const FlashTransaction& t) {
+FlashScheduler::Class FlashScheduler::class_of(const FlashTransaction& t) const {
   switch (t.op) {
-    case FlashOp::Read: return t.background ? BgRead : FgRead;
+    case FlashOp::Read: return t.background ? BgRead : t.latency && opt_.latency_first ? LatRead : FgRead;
     case FlashOp::Program:
     case FlashOp::CopyBack: return t.background ? BgWrite : FgWrite;
     case FlashOp::Erase: break;
@@ -29,13 +29,20 @@ void FlashScheduler::push(FlashTransaction& t) {
 
 bool FlashScheduler::foreground_read_waiting(uint32_t die) const {
   const DieQueues& d = dies_[die];
-  if (opt_.policy == Policy::ReadFirst) return !d.q[FgRead].empty();
+  if (opt_.policy == Policy::ReadFirst) return fg_read_waiting(d);
   return std::any_of(d.q[0].begin(), d.q[0].end(), is_fg_read);
 }
 
 void FlashScheduler::clear() {
   for (auto& d : dies_)
     for (auto& q : d.q) q.clear();
+}
+
+const FlashTransaction* FlashScheduler::oldest_fg_read(const DieQueues& d) {
+  const FlashTransaction* a = d.q[LatRead].empty() ? nullptr : d.q[LatRead].front();
+  const FlashTransaction* b = d.q[FgRead].empty() ? nullptr : d.q[FgRead].front();
+  if (!a || !b) return a ? a : b;
+  return a->submitted <= b->submitted ? a : b;
 }
 
 // The queue whose front runs next, or null.
@@ -54,7 +61,8 @@ FlashScheduler::Queue* FlashScheduler::choose(DieQueues& d, Tick now, Allow allo
     q.push_front(t);
     return &q;
   }
-  if (allow == Allow::ForegroundReads) return d.q[FgRead].empty() ? nullptr : &d.q[FgRead];
+  if (allow == Allow::ForegroundReads)
+    return !d.q[LatRead].empty() ? &d.q[LatRead] : d.q[FgRead].empty() ? nullptr : &d.q[FgRead];
   Queue* pick = nullptr;
   // A host program waiting past the limit goes first once the readers have
   // had their picks. Background work (GC) has no such claim: it yields to
@@ -64,7 +72,7 @@ FlashScheduler::Queue* FlashScheduler::choose(DieQueues& d, Tick now, Allow allo
   if (starved && d.reads_since_program >= opt_.reads_per_starved_program) pick = &starving;
   // Reads that came after non-preemptible GC work do not overtake it.
   if (!pick && !starving.empty() && keeps_place(starving.front()) &&
-      (d.q[FgRead].empty() || starving.front()->submitted <= d.q[FgRead].front()->submitted))
+      (!oldest_fg_read(d) || starving.front()->submitted <= oldest_fg_read(d)->submitted))
     pick = &starving;
   if (!pick)
     for (auto& q : d.q)
@@ -74,7 +82,7 @@ FlashScheduler::Queue* FlashScheduler::choose(DieQueues& d, Tick now, Allow allo
       }
   if (!pick || (allow == Allow::Reads && !is_read(pick->front()))) return nullptr;
   if (pick == &starving) {
-    if (starved && (!d.q[FgRead].empty() || !d.q[BgRead].empty())) ++starved_picks_;
+    if (starved && (fg_read_waiting(d) || !d.q[BgRead].empty())) ++starved_picks_;
     d.reads_since_program = 0;
   } else if (is_read(pick->front()) && d.reads_since_program < opt_.reads_per_starved_program) {
     ++d.reads_since_program;

@@ -2,8 +2,8 @@
 #pragma once
 // The transaction scheduler of one channel (DeepFlash's FCMD): a queue per
 // die, and the choice of what a die runs next when it frees. Under FIFO, the
-// oldest transaction; under read-first, in this order: foreground reads,
-// foreground programs, background reads, background programs, erases, first
+// oldest transaction; under read-first, in this order: foreground reads
+// (latency-critical ones first with latency_first), foreground programs, background reads, background programs, erases, first
 // come first served within each class; except that a host program (or
 // copy-back) that has waited longer than the starvation limit goes first
 // once reads have had `reads_per_starved_program` picks since the last host
@@ -32,6 +32,7 @@ class FlashScheduler {
     Tick write_starvation = 1 * MS;
     uint32_t reads_per_starved_program = 8;
     bool multiplane = true;
+    bool latency_first = false;  // latency-critical host reads before the others (ssd.priority.flash)
   };
   // What a die can take now: anything; only reads (its cache register still
   // holds the last read's data); only foreground reads (it suspended a
@@ -50,15 +51,21 @@ class FlashScheduler {
   bool foreground_read_waiting(uint32_t die) const;
   void clear();  // drops everything queued (power loss)
   const Options& options() const { return opt_; }
+  // Set by the platform before anything is queued (see Options::latency_first).
+  void set_latency_first(bool on) { opt_.latency_first = on; }
 
  private:
-  enum Class : uint8_t { FgRead, FgWrite, BgRead, BgWrite, Erase, kClasses };
+  // LatRead: latency-critical host reads, used with latency_first only.
+  enum Class : uint8_t { LatRead, FgRead, FgWrite, BgRead, BgWrite, Erase, kClasses };
   using Queue = std::deque<FlashTransaction*>;
   struct DieQueues {
     Queue q[kClasses];  // FIFO keeps everything in q[0]
     uint32_t reads_since_program;  // read picks since the last host program, up to the bound
   };
-  static Class class_of(const FlashTransaction& t);
+  static bool fg_read_waiting(const DieQueues& d) { return !d.q[LatRead].empty() || !d.q[FgRead].empty(); }
+  // The oldest foreground read waiting, or null.
+  static const FlashTransaction* oldest_fg_read(const DieQueues& d);
+  Class class_of(const FlashTransaction& t) const;
   Queue* choose(DieQueues& d, Tick now, Allow allow);
   void gather(DieQueues& d, Allow allow, FlashBatch& out);
 

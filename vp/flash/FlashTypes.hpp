@@ -110,6 +110,7 @@ struct FlashTransaction {
                              // page's spare area; a host read leaves it); a copy-back given a non-zero
                              // seq writes this spare area at the destination
   bool background = false;   // GC, wear leveling, journal: yields to host work under the read-first policy
+  bool latency = false;      // a host read with a latency-critical workload attribute (FlashShare)
   FlashUse use = FlashUse::Host;
   FlashClient* client = nullptr;
   uint64_t tag = 0;          // the client's own reference

@@ -85,6 +85,10 @@ void Drive::declare_params(const ParamScope& r) {
          "holding replaced and written-back pages until their programs are on flash; a host write that would "
          "overfill it waits")
       .at_least(512);
+  // FlashShare's workload attribute inside the drive.
+  r.boolean("priority.flash", false,
+            "the dies' queues serve host reads with a latency-critical workload attribute (CDW2) before other "
+            "foreground reads");
   r.rule(check_ftl_on_flash);
   r.rule(check_firmware_on_ftl);
   r.rule(check_lba_on_pages);
@@ -112,6 +116,7 @@ Drive::Drive(sc_core::sc_module_name name, Services& svc, const pcie::LinkTiming
       dram("dram_ssd", svc, scoped_key(scope, "dram")),
       plp("plp", svc, scoped_key(scope, "plp")),
       flash("flash", svc, scoped_key(scope, "flash")) {
+  flash.set_latency_first(ScopedConfig(svc.cfg, scope).get_bool("priority.flash"));
   if (firmware)
     nvme.fw.bind(*firmware);
   else

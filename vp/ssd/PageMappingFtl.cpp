@@ -183,6 +183,7 @@ void PageMappingFtl::translated(FtlRequest& r) {
         t.op = FlashOp::Read;
         t.addr = flash::address_of(s_.geo, ppn);
         t.data = data;
+        t.latency = r.attr != 0;
         t.client = this;
         t.tag = reinterpret_cast<uint64_t>(&r);
         ++r.outstanding;

@@ -66,8 +66,13 @@ TEST_CASE("with in-order fetch a read behind a write in its SQ waits for the wri
 namespace {
 // SQ 1: two writes (LBAs 0 and 8); SQ 2: a read (LBA 64); rung together.
 // Returns the completion times of write 1, write 2 and the read.
-std::array<Tick, 3> two_queues(bool in_order) {
+struct TwoQueues {
   std::array<Tick, 3> t{};
+  uint64_t outstanding_max = 0, hol_ps = 0;
+};
+TwoQueues two_queues(bool in_order) {
+  TwoQueues out;
+  auto& t = out.t;
   with_rig(
       [&](NvmeRig& r) {
         r.pci_enable();
@@ -83,23 +88,34 @@ std::array<Tick, 3> two_queues(bool in_order) {
         auto rt = reap_times(r, qr, 1);
         auto wt = reap_times(r, qw, 2);
         t = {wt.at(w1) - start, wt.at(w2) - start, rt.at(rd) - start};
+        out.outstanding_max = r.svc.stats.value("ssd.nvme.outstanding_max");
+        out.hol_ps = r.svc.stats.value("ssd.nvme.hol_stall_ps");
       },
       {{"ssd.nvme.in_order_fetch", in_order ? "true" : "false"}});
-  return t;
+  return out;
 }
 }  // namespace
 
 TEST_CASE("with in-order fetch a write SQ's writes go one at a time while another SQ's read goes on",
           "[ssd][nvme][in_order]") {
-  auto t = two_queues(true);
+  auto q = two_queues(true);
+  const auto& t = q.t;
   // The read SQ is not held by the write SQ.
   CHECK(t[2] < 50 * US);
   // Write 2 starts only when write 1 has finished: a whole program later.
   CHECK(t[1] >= t[0] + 100 * US);
+  // The three commands were all in the controller at once (write 2 waiting
+  // in its slot); SQ 1 was held while each write ran: at least two programs.
+  CHECK(q.outstanding_max == 3);
+  CHECK(q.hol_ps >= 200 * US);
+  CHECK(q.hol_ps <= t[1]);
 }
 
 TEST_CASE("without in-order fetch the same two writes run side by side", "[ssd][nvme][in_order]") {
-  auto t = two_queues(false);
+  auto q = two_queues(false);
+  const auto& t = q.t;
+  CHECK(q.outstanding_max == 3);
+  CHECK(q.hol_ps == 0);
   CHECK(t[2] < 50 * US);
   // LBAs 0 and 8 are programmed on different dies at once: well under a program apart.
   CHECK(t[1] < t[0] + 50 * US);

@@ -228,6 +228,10 @@ TEST_CASE("a write-back cache's write waits while the write buffer is full of co
   CHECK(rig.stat("ssd.cache.write_buffer.stalled_writes") == 1);
   CHECK(rig.stat("ssd.cache.write_buffer.stall_ps") == 10 * kUs);
   CHECK(rig.stat("ssd.cache.write_buffer.copies_max") == 2);
+  auto wb = rig.stats.sections_json()["write_buffer"];
+  CHECK(wb["capacity_pages"] == 2);
+  CHECK(wb["stalled_writes"] == 1);
+  CHECK(wb["stall_s"].get<double>() == Approx(10e-6));
   // Page 2's copy went down at 11 us, after the two others.
   auto w = writes_before(rig, 100 * kUs);
   REQUIRE(w.size() == 3);

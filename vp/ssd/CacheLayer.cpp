@@ -106,7 +106,7 @@ CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc, uint32_t lin
       inflight_hits_(stats_.counter("inflight_hits", "pages",
                                     "host read misses on a page a miss or prefetch was already reading from flash: "
                                     "they waited for that fill (also counted as read misses)")) {
-  stats_.section(kScope, "write_buffer", [this] { return buffer_level() ? buffer_level()->summary() : nlohmann::json(); });
+  stats_.section(kScope, "write_buffer", [this] { return buffer_->summary(); });
   target.bind(*this);
   power.bind(*this);
   if (organisation_ == Organisation::Burst) ways_ = 1;  // DeepFlash's direct-mapped table

@@ -142,7 +142,15 @@ NvmeController::NvmeController(sc_core::sc_module_name name, Services& svc, cons
       read_cmds_(stats_.counter("read_commands", "commands", "Read commands accepted")),
       write_cmds_(stats_.counter("write_commands", "commands", "Write commands accepted")),
       fetch_reads_(stats_.counter("fetch_reads", "reads", "command fetch reads (one per arbitration grant)")),
-      events_(stats_.counter("async_events", "events", "asynchronous events reported")) {
+      events_(stats_.counter("async_events", "events", "asynchronous events reported")),
+      hol_stall_ps_(stats_.counter("hol_stall_ps", "ps",
+                                   "time SQs were held behind a write of their own (in-order fetch), summed over SQs")),
+      outstanding_max_(stats_.counter("outstanding_max", "commands",
+                                      "most commands held at once, fetched and not yet completed")),
+      outstanding_(outstanding_max_),
+      hol_ps_(max_queues_ + 1, 0),
+      held_since_(max_queues_ + 1, 0) {
+  stats_.section(kScope, "nvme", [this] { return summary(now_ps()); });
   for (uint32_t i = 0; i < slots_.size(); ++i) {
     slots_[i].hc.slot = i;
     slots_[i].hc.client = this;
@@ -400,6 +408,7 @@ void NvmeController::fetch() {
         slots_[s].busy = false;
         free_slots_.push_back(s);
       }
+      outstanding_.set(slots_.size() - free_slots_.size(), now_ps());
       return;
     }
     sqs_[g->qid].fetching += g->count;
@@ -437,6 +446,7 @@ bool NvmeController::read_entries(uint16_t qid, uint32_t count, Tick start, Tick
 uint32_t NvmeController::take_slot(const Sqe& e, uint16_t qid, Tick start) {
   uint32_t s = free_slots_.back();
   free_slots_.pop_back();
+  outstanding_.set(slots_.size() - free_slots_.size(), start);
   Slot& sl = slots_[s];
   sl.busy = true;
   sl.aborted = false;
@@ -497,7 +507,10 @@ void NvmeController::start_io(uint32_t s) {
   Slot& sl = slots_[s];
   if (in_order_fetch_ && sl.sqe.opcode() == IO_WRITE) {
     sl.in_order_write = true;
-    if (sqs_[sl.sqid].writes_out++ == 0) arb_.hold(sl.sqid, true);
+    if (sqs_[sl.sqid].writes_out++ == 0) {
+      arb_.hold(sl.sqid, true);
+      held_since_[sl.sqid] = now_ps();
+    }
   }
   sl.io_counted = true;
   io_busy(true);
@@ -511,6 +524,8 @@ void NvmeController::in_order_write_done(Slot& sl) {
   SubQueue& q = sqs_[sl.sqid];
   if (sl.generation != generation_ || !q.valid || --q.writes_out > 0) return;
   arb_.hold(sl.sqid, false);
+  hol_ps_[sl.sqid] += now_ps() - held_since_[sl.sqid];
+  hol_stall_ps_ += now_ps() - held_since_[sl.sqid];
   while (!q.parked.empty() && q.writes_out == 0) {
     uint32_t p = q.parked.front();
     q.parked.pop_front();
@@ -630,6 +645,19 @@ void NvmeController::free_slot(uint32_t s) {
   sl.busy = false;
   sl.aborted = false;
   free_slots_.push_back(s);
+  outstanding_.set(slots_.size() - free_slots_.size(), now_ps());
+}
+
+nlohmann::json NvmeController::summary(Tick now) const {
+  nlohmann::json j;
+  j["outstanding"] = {{"mean", outstanding_.mean(now)}, {"max", outstanding_max()}};
+  if (in_order_fetch_) {
+    nlohmann::json per_sq = nlohmann::json::object();
+    for (size_t q = 1; q < hol_ps_.size(); ++q)
+      if (hol_ps_[q]) per_sq[std::to_string(q)] = double(hol_ps_[q]) / double(SEC);
+    j["hol_stall_s"] = per_sq;
+  }
+  return j;
 }
 
 void NvmeController::release(uint32_t s) {

@@ -12,6 +12,8 @@
 // event a real controller returns.
 #include <array>
 #include <deque>
+
+#include "vp/core/TimeAverage.hpp"
 #include <functional>
 #include <memory>
 #include <string>
@@ -45,6 +47,7 @@ class NvmeController : public pcie::PciFunction, public FirmwareClient {
   // Parameters relative to the controller's scope (the drive's: ssd.nvme);
   // its PCI function's (identity, interrupt capabilities) are declared by
   // PciConfigSpace in a scope of their own (ssd.pci).
+  static constexpr const char* kScope = "ssd.nvme";  // the platform's drive's controller
   static void declare_params(const ParamScope& reg);
   // `link`: what the link the platform attaches it to supports (the PCI
   // Express capability advertises it). Statistics are named in `scope` too.
@@ -62,6 +65,10 @@ class NvmeController : public pcie::PciFunction, public FirmwareClient {
   void set_staging_base(uint64_t base) { staging_base_ = base; }
   // The arbitration mechanism the host enabled (CC.AMS: 0 RR, 1 WRR, 7 FlashShare).
   uint32_t arbitration() const { return nvme::cc_ams(cc_); }
+  // summary.json's "nvme": commands held (time-weighted mean and maximum)
+  // and, with in-order fetch, each SQ's time held behind its own writes.
+  nlohmann::json summary(Tick now) const;
+  uint64_t outstanding_max() const { return outstanding_max_.value; }
   // Each I/O command as the device saw it, reported when its completion is
   // posted (a device-side request trace; vp-qemu writes it as CSV).
   struct CommandRecord {
@@ -232,7 +239,9 @@ class NvmeController : public pcie::PciFunction, public FirmwareClient {
   std::vector<uint64_t> sq_occupancy_;  // traced
   uint64_t doorbell_writes_ = 0;  // traced
   Counter &io_cmds_, &admin_cmds_, &errors_, &doorbells_, &bytes_read_, &bytes_written_, &read_cmds_, &write_cmds_,
-      &fetch_reads_, &events_;
+      &fetch_reads_, &events_, &hol_stall_ps_, &outstanding_max_;
+  TimeAverage outstanding_;        // commands held (fetched and not completed)
+  std::vector<Tick> hol_ps_, held_since_;  // per SQ: time held behind a write (in-order fetch)
   // Health and error logs.
   std::deque<ErrorEntry> error_log_;  // newest first
   uint64_t io_outstanding_ = 0;

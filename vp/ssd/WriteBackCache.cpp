@@ -15,6 +15,13 @@ WriteBackCache::WriteBackCache(uint64_t buffer_pages, CacheLines& lines, const S
                             "host writes that waited for room in the write buffer"),
               stats.counter("write_buffer.stall_ps", "ps", "time host writes waited for the write buffer, summed")) {}
 
+nlohmann::json WriteBackCache::summary() const {
+  return {{"capacity_pages", capacity_},
+          {"copies_max", copies_max_.value},
+          {"stalled_writes", stalls_.held()},
+          {"stall_s", double(stalls_.stall_ps()) / double(SEC)}};
+}
+
 bool WriteBackCache::admit(FtlRequest& r) {
   if (stalls_.empty() && fits(r.pages)) return true;
   stalls_.hold(r);

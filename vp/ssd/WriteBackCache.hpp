@@ -28,6 +28,7 @@ class WriteBackCache : public WriteBufferPolicy {
   void resume() override;
 
   uint64_t copies() const { return copies_; }
+  nlohmann::json summary() const override;
 
  private:
   // Room for a write of `pages`: a write larger than the whole buffer goes

@@ -61,6 +61,8 @@ class WriteBufferPolicy {
   // The status a completion reports (false: none; the FTL's stands).
   virtual bool status(uint32_t& /*out*/) const { return false; }
   virtual const WriteBufferLevel* level() const { return nullptr; }
+  // summary.json's "write_buffer" (null: nothing to report).
+  virtual nlohmann::json summary() const { return level() ? level()->summary() : nlohmann::json(); }
 };
 
 }  // namespace vp::ssd

@@ -16,6 +16,8 @@ class WriteStalls {
  public:
   WriteStalls(Counter& writes, Counter& stall_ps) : writes_(writes), stall_ps_(stall_ps) {}
   bool empty() const { return held_.empty(); }
+  uint64_t held() const { return writes_.value; }  // writes held so far
+  Tick stall_ps() const { return stall_ps_.value; }
   void hold(FtlRequest& r) {
     held_.push_back({&r, now_ps()});
     ++writes_;

@@ -53,6 +53,7 @@ struct Cmd {
   uint64_t lpn;
   uint16_t sqid = 1;
   uint8_t fill = 0;
+  uint8_t attr = 0;  // the workload attribute (non-zero: latency-critical)
 };
 
 struct FwRig : ModelServices, ssd::FirmwareClient {
@@ -80,6 +81,7 @@ struct FwRig : ModelServices, ssd::FirmwareClient {
       hc[i].bytes = kCachePage;
       hc[i].data = bufs[i].data();
       hc[i].sqid = cmds[i].sqid;
+      hc[i].attr = cmds[i].attr;
       hc[i].client = this;
       hc[i].slot = static_cast<uint32_t>(i);
     }
@@ -133,6 +135,36 @@ TEST_CASE("layered firmware runs one request as one task of all its steps", "[ss
   CHECK(rig.done_ns(0) == 10'740 + 90);
   CHECK(rig.busy_ns("layered0") == 830);
   CHECK(rig.fw.threads().size() == 1);
+}
+
+namespace {
+// One layered instance on one core: four throughput reads at 0, then a
+// latency-critical read at 100 ns. Each is one 740 ns task (see above).
+std::vector<Cmd> four_then_latency() {
+  std::vector<Cmd> c;
+  for (uint64_t i = 0; i < 4; ++i) c.push_back({0, IoOp::Read, 10 + i});
+  c.push_back({100 * kNs, IoOp::Read, 20, 1, 0, 1});
+  return c;
+}
+}  // namespace
+
+TEST_CASE("with latency-first queues a latency-critical command's task runs next", "[ssd][firmware][priority]") {
+  FwRig rig({{"ssd.fw.organisation", "layered"}, {"ssd.fw.cores", "1"}});
+  rig.fw.set_latency_first(true);
+  rig.run(four_then_latency());
+  // Read 0 runs 0-740 ns; the latency-critical read goes next, 740-1,480;
+  // then reads 1, 2, 3.
+  CHECK(rig.issued_ns(0) == 740);
+  CHECK(rig.issued_ns(4) == 2 * 740);
+  CHECK(rig.issued_ns(1) == 3 * 740);
+  CHECK(rig.issued_ns(3) == 5 * 740);
+}
+
+TEST_CASE("without latency-first queues a latency-critical command's task waits its turn", "[ssd][firmware][priority]") {
+  FwRig rig({{"ssd.fw.organisation", "layered"}, {"ssd.fw.cores", "1"}});
+  rig.run(four_then_latency());
+  CHECK(rig.issued_ns(1) == 2 * 740);
+  CHECK(rig.issued_ns(4) == 5 * 740);
 }
 
 TEST_CASE("an out-of-order core runs a task in the cycles over its speedup", "[ssd][firmware]") {

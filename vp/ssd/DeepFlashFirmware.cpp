@@ -106,7 +106,7 @@ void DeepFlashFirmware::fetch_more(uint16_t sqid) {
   };
   w.done = [this, sqid, batch](FirmwareThread& by) {
     for (FwJob* j : *batch)
-      to_nvmq(by, FwWork{costs().time(Parse), {}, [this, j](FirmwareThread& t) { parsed(*j, t); }});
+      to_nvmq(by, FwWork{costs().time(Parse), {}, [this, j](FirmwareThread& t) { parsed(*j, t); }, j->latency()});
     fetching_[sqid] = false;
     if (!sq_buf_[sqid].empty()) fetch_more(sqid);
   };
@@ -158,6 +158,7 @@ void DeepFlashFirmware::lock(FwJob& j, FirmwareThread& requester) {
     int holder = forwarding_ ? lock_.acquire(j.lpn, j.pages, requester.id()) : IndexLock::kFree;
     lock_reply(j, requester, holder);
   };
+  w.latency = j.latency();
   ilock_for(j.lpn).post(std::move(w));
 }
 
@@ -271,6 +272,7 @@ void DeepFlashFirmware::dispatch_job(FwJob& j, FirmwareThread& holder) {
     else
       to_trans(j);
   };
+  w.latency = j.latency();
   ct.post(std::move(w));
 }
 

@@ -86,6 +86,9 @@ void Drive::declare_params(const ParamScope& r) {
          "overfill it waits")
       .at_least(512);
   // FlashShare's workload attribute inside the drive.
+  r.boolean("priority.firmware", false,
+            "the firmware threads' queues serve the work of commands with a latency-critical workload attribute "
+            "(CDW2) before other commands' work");
   r.boolean("priority.flash", false,
             "the dies' queues serve host reads with a latency-critical workload attribute (CDW2) before other "
             "foreground reads");
@@ -117,6 +120,7 @@ Drive::Drive(sc_core::sc_module_name name, Services& svc, const pcie::LinkTiming
       plp("plp", svc, scoped_key(scope, "plp")),
       flash("flash", svc, scoped_key(scope, "flash")) {
   flash.set_latency_first(ScopedConfig(svc.cfg, scope).get_bool("priority.flash"));
+  fw.set_latency_first(ScopedConfig(svc.cfg, scope).get_bool("priority.firmware"));
   if (firmware)
     nvme.fw.bind(*firmware);
   else

@@ -8,7 +8,7 @@
 namespace vp::ssd {
 
 void FwWorkQueue::post(FwWork w) {
-  items.push_back(std::move(w));
+  items.push(std::move(w), latency_first);
   for (EmbeddedCore* c : cores) c->kick();
 }
 
@@ -29,7 +29,7 @@ void FirmwareThread::serve(FwWorkQueue& pool) {
 }
 
 void FirmwareThread::post(FwWork w) {
-  own_.push_back(std::move(w));
+  own_.push(std::move(w), latency_first_);
   core_.kick();
 }
 
@@ -39,9 +39,9 @@ void FirmwareThread::post_urgent(FwWork w) {
 }
 
 FwWork FirmwareThread::take() {
-  auto& q = !urgent_.empty() ? urgent_ : !own_.empty() ? own_ : pool_->items;
-  FwWork w = std::move(q.front());
-  q.pop_front();
+  if (urgent_.empty()) return !own_.empty() ? own_.pop() : pool_->items.pop();
+  FwWork w = std::move(urgent_.front());
+  urgent_.pop_front();
   return w;
 }
 

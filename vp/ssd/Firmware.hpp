@@ -77,6 +77,12 @@ class Firmware : public sc_core::sc_module, public IFirmware, public FtlClient {
   unsigned cores() const { return static_cast<unsigned>(cores_.size()); }
   const EmbeddedCore& core(unsigned i) const { return *cores_[i]; }
   const std::vector<std::unique_ptr<FirmwareThread>>& threads() const { return threads_; }
+  // Every thread's queue (and the NVMQ pool) serves latency-critical
+  // commands' work first; the platform that knows the attribute sets it.
+  void set_latency_first(bool on) {
+    for (auto& t : threads_) t->set_latency_first(on);
+    pool_.latency_first = on;
+  }
   // Core time of `n` of task `k` on this platform (clock, core type and
   // contention included).
   Tick task_time(Task k, uint64_t n = 1) const { return costs_.time(k, n); }

@@ -37,6 +37,8 @@ struct FwJob {
   bool waiting = false;  // for a range (no forwarding)
   uint64_t serial = 0;   // tells a job from a later one of the same command slot
   bool ready = false;    // done in the firmware, waiting for an earlier request to one of its pages
+  // The command carries a latency-critical workload attribute (FlashShare).
+  bool latency() const { return c->attr != 0; }
 };
 
 // The threads of each role, once placed. NVMQ is also the layered instances.

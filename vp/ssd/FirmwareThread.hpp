@@ -28,12 +28,40 @@ struct FwWork {
   // Work whose size is known only when it starts (a batch): its cost then.
   std::function<Tick()> start;
   std::function<void(FirmwareThread&)> done;
+  bool latency = false;  // a latency-critical command's work (goes first with latency-first queues)
+};
+
+// A FIFO of work in which, when latency-first, latency-critical items pass
+// the others (and keep their order among themselves).
+class FwQueue {
+ public:
+  void push(FwWork w, bool latency_first) {
+    if (latency_first && w.latency) {
+      items_.insert(items_.begin() + long(latency_items_), std::move(w));
+      ++latency_items_;
+    } else {
+      items_.push_back(std::move(w));
+    }
+  }
+  FwWork pop() {
+    FwWork w = std::move(items_.front());
+    items_.pop_front();
+    if (latency_items_) --latency_items_;
+    return w;
+  }
+  bool empty() const { return items_.empty(); }
+  size_t size() const { return items_.size(); }
+
+ private:
+  std::deque<FwWork> items_;
+  size_t latency_items_ = 0;  // at the front
 };
 
 // A queue several threads serve; posting wakes every core one of them runs on.
 struct FwWorkQueue {
-  std::deque<FwWork> items;
+  FwQueue items;
   std::vector<EmbeddedCore*> cores;
+  bool latency_first = false;
   void post(FwWork w);
 };
 
@@ -54,6 +82,8 @@ class FirmwareThread {
   FwWork take();
   void post_urgent(FwWork w);
   void block() { blocked_ = true; }
+  // Latency-critical work passes the rest of the thread's own queue.
+  void set_latency_first(bool on) { latency_first_ = on; }
   void unblock();
   bool blocked() const { return blocked_; }
   void ran(Tick busy) {
@@ -67,9 +97,11 @@ class FirmwareThread {
   int id_;
   std::string name_;
   EmbeddedCore& core_;
-  std::deque<FwWork> urgent_, own_;
+  std::deque<FwWork> urgent_;
+  FwQueue own_;
   FwWorkQueue* pool_ = nullptr;
   bool blocked_ = false;
+  bool latency_first_ = false;
   Counter &busy_ps_, &items_;
 };
 

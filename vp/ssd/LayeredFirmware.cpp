@@ -21,7 +21,7 @@ void LayeredFirmware::submit(FwJob& j) {
   FwWork w{fw_.layered_time(j.pages), {}, [this, &j](FirmwareThread& by) {
              j.home = &by;
              issue(j);
-           }};
+           }, j.latency()};
   to_nvmq(nvmq_for(j.c->sqid), std::move(w));
 }
 

@@ -11,7 +11,7 @@ std::vector<FwRole> ManyLayeredFirmware::roles(FirmwareRoles& r, const FirmwareC
 
 void ManyLayeredFirmware::submit(FwJob& j) {
   nvmq_for(j.c->sqid).post(FwWork{costs().time({{FetchBatch, 1}, {Fetch, 1}, {Parse, 1}}), {},
-                                  [this, &j](FirmwareThread& by) { parsed(j, by); }});
+                                  [this, &j](FirmwareThread& by) { parsed(j, by); }, j.latency()});
 }
 
 void ManyLayeredFirmware::parsed(FwJob& j, FirmwareThread& by) {

@@ -139,7 +139,7 @@ TEST_CASE("data written through both SQs of a core reads back intact", "[host][n
 }
 
 namespace {
-// One core, the controller taking one command at a time (max_inflight 1)
+// One core, the controller taking one command at a time (max_outstanding 1)
 // and FlashShare's starvation guard out of reach: tp keeps 16 reads
 // outstanding; lc issues 10 single reads. Returns, per lc read, how many tp
 // commands finished their fetch between the lc read's issue and the end
@@ -148,7 +148,7 @@ std::vector<uint64_t> overtaken(const std::string& name, const std::string& dual
   auto rows = run_rows(name,
                        {{"host.cores", "1"},
                         {"host.nvme.dual_sq", dual},
-                        {"ssd.nvme.max_inflight", "1"},
+                        {"ssd.nvme.max_outstanding", "1"},
                         {"ssd.nvme.flashshare.drain_count", "1000"},
                         {"ssd.nvme.flashshare.drain_age", "1s"}},
                        "[tp]\nrw=randread\nbs=4k\niodepth=16\nnumber_ios=400\n"

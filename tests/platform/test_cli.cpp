@@ -311,8 +311,8 @@ TEST_CASE("a check across keys names every key with its value and origin, the on
   expect_config_error("--set ssd.ftl.map_cache=1TiB",
                       {"--set: ssd.ftl.map_cache = '1TiB', ssd.dram.size = '1.5GiB' (default): no room in the SSD "
                        "DRAM for ftl mapping table"});
-  expect_config_error("--set ssd.nvme.max_inflight=65536",
-                      {"--set: ssd.nvme.max_inflight = '65536', ssd.nvme.mdts = '5' (default), ssd.dram.size = "
+  expect_config_error("--set ssd.nvme.max_outstanding=65536",
+                      {"--set: ssd.nvme.max_outstanding = '65536', ssd.nvme.mdts = '5' (default), ssd.dram.size = "
                        "'1.5GiB' (default): no room in the SSD DRAM for nvme data staging"});
   std::string dir = scratch("crosskeys");
   std::ofstream(dir + "/j.fio") << "[a]\nnumjobs=100000\nbs=64k\niodepth=4\n";

@@ -15,7 +15,7 @@ using vp::test::with_rig;
 namespace {
 const vp::test::Sets kSerialFetch = {{"ssd.nvme.fetch_engines", "1"},
                                      {"ssd.nvme.fetch_batch", "1"},
-                                     {"ssd.nvme.max_inflight", "1024"}};
+                                     {"ssd.nvme.max_outstanding", "1024"}};
 Sqe arbitration(uint32_t hpw, uint32_t mpw, uint32_t lpw, uint32_t ab) {
   Sqe c = Sqe::make(ADMIN_SET_FEATURES, 0);
   c.cdw10 = FEAT_ARBITRATION;

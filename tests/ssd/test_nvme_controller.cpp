@@ -216,7 +216,7 @@ TEST_CASE("round robin arbitration shares a busy controller evenly between queue
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
   platform::RunOptions o;
   o.preset = "quick";
-  o.sets = {{"host.cores", "2"}, {"ssd.nvme.max_inflight", "4"}, {"ssd.flash.channels", "1"},
+  o.sets = {{"host.cores", "2"}, {"ssd.nvme.max_outstanding", "4"}, {"ssd.flash.channels", "1"},
             {"ssd.flash.dies_per_package", "1"}, {"ssd.flash.planes_per_die", "1"},
             {"ssd.flash.blocks_per_plane", "256"},
             {"workload.fio", "[q]\nrw=randread\nbs=4k\niodepth=16\nnumber_ios=3000\nnumjobs=2\n"}};

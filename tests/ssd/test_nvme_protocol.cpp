@@ -487,7 +487,7 @@ TEST_CASE("resets with event requests outstanding give back every command slot",
         REQUIRE(r.reap(q, e));
         CHECK(e.status() == 0);
       },
-      {{"ssd.nvme.max_inflight", "4"}});
+      {{"ssd.nvme.max_outstanding", "4"}});
 }
 
 TEST_CASE("the firmware's buffer status goes in the completion field the configuration names",

@@ -119,7 +119,7 @@ TEST_CASE("SSD DRAM: a bus width that is not whole bytes is a configuration erro
 }
 
 TEST_CASE("SSD DRAM: a platform whose DRAM cannot hold the staging buffers is a configuration error", "[ssd][dram]") {
-  // The quick preset's staging: 64 slots (ssd.nvme.max_inflight) x (4 KiB << 5)
+  // The quick preset's staging: 64 slots (ssd.nvme.max_outstanding) x (4 KiB << 5)
   // = 8 MiB = 8388608 bytes, more than 4 MiB = 4194304.
   try {
     run("quick", {{"ssd.dram.size", "4MiB"}}, "[r]\nrw=randread\nbs=4k\nnumber_ios=1\n");
@@ -137,7 +137,7 @@ TEST_CASE("SSD DRAM: a platform whose DRAM cannot hold the staging buffers is a 
 TEST_CASE("SSD DRAM: the platform reserves the staging buffers then the mapping table", "[ssd][dram]") {
   auto s = run("quick", {}, "[r]\nrw=randread\nbs=4k\nnumber_ios=10\n");
   const auto& d = s["dram"];
-  // 64 slots (the quick preset's max_inflight) x 128 KiB = 8388608 bytes,
+  // 64 slots (the quick preset's max_outstanding) x 128 KiB = 8388608 bytes,
   // then the map as the FTL reports it; no cache, so no write buffer.
   CHECK(d["regions"]["nvme data staging"] == 8388608);
   uint64_t map = s["counters"]["ssd.ftl.map_table_bytes"].get<uint64_t>();

@@ -137,7 +137,7 @@ Drive::Drive(sc_core::sc_module_name name, Services& svc, const pcie::LinkTiming
   // the FTL's map, the cache (a region that does not fit names its keys).
   auto key = [&](const char* rel) { return scoped_key(scope, rel); };
   nvme.dram.bind(dram.target);
-  nvme.set_staging_base(dram.reserve(nvme.staging_bytes(), "nvme data staging", {key("nvme.max_inflight"), key("nvme.mdts")}));
+  nvme.set_staging_base(dram.reserve(nvme.staging_bytes(), "nvme data staging", {key("nvme.max_outstanding"), key("nvme.mdts")}));
   ftl.dram.bind(dram.target);
   ftl.set_map_base(dram.reserve(ftl.map_dram_bytes(), "ftl mapping table", {key("ftl.map_cache")}));
   cache.dram.bind(dram.target);

@@ -27,7 +27,12 @@ void NvmeController::declare_params(const ParamScope& r) {
       .range(2, 65536);
   r.integer("dstrd", 0, "doorbell stride: doorbells are (4 << dstrd) bytes apart (CAP.DSTRD)")
       .range(0, 8);
-  r.integer("max_inflight", 256, "commands the controller holds between fetch and completion")
+  // The controller's command table. 256 is our choice (the papers give no
+  // figure); a freed slot goes to the SQ arbitration picks, so the table
+  // decides which queue waits only when the host keeps more commands out.
+  r.integer("max_outstanding", 256,
+            "commands the controller holds at once, fetched and not yet completed (its command table); "
+            "arbitration decides which SQ a freed slot serves")
       .range(1, 65536);
   r.integer("mdts", 5, "maximum data transfer size, as a power of two of 4 KiB pages (Identify MDTS)")
       .range(1, 10);
@@ -131,7 +136,7 @@ NvmeController::NvmeController(sc_core::sc_module_name name, Services& svc, cons
                                                  {"drained", buffer_status(BUF_DRAINED, 0)}})),
       sqs_(max_queues_ + 1),
       cqs_(max_queues_ + 1),
-      slots_(static_cast<size_t>(cfg_.get_int("max_inflight"))),
+      slots_(static_cast<size_t>(cfg_.get_int("max_outstanding"))),
       sq_occupancy_(max_queues_ + 1, 0),
       io_cmds_(stats_.counter("io_commands", "commands", "I/O commands completed")),
       admin_cmds_(stats_.counter("admin_commands", "commands", "admin commands completed")),

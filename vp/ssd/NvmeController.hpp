@@ -59,7 +59,7 @@ class NvmeController : public pcie::PciFunction, public FirmwareClient {
   void firmware_done(HostCommand& c) override;
   uint64_t namespace_lbas() const;
   // The staging region: one MDTS-sized buffer per command slot
-  // (ssd.nvme.max_inflight x 4 KiB << ssd.nvme.mdts). The platform reserves
+  // (ssd.nvme.max_outstanding x 4 KiB << ssd.nvme.mdts). The platform reserves
   // it in the DRAM it binds `dram` to and gives the controller its base.
   uint64_t staging_bytes() const { return uint64_t(slots_.size()) * staging_slot(); }
   void set_staging_base(uint64_t base) { staging_base_ = base; }

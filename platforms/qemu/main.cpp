@@ -160,8 +160,8 @@ void write_guest_outputs(const std::string& out_dir, const Config& cfg, const St
   s["git_revision"] = build_revision();
   s["simulated_s"] = double(now_ps()) / double(SEC);
   s["qemu"] = bridge;
-  s["nvme"] = {{"cc_ams", top.drive.nvme.arbitration()}};
-  s.update(stats.sections_json());  // pcie, dram, firmware, write_buffer, ftl, flash
+  s.update(stats.sections_json());  // nvme, pcie, dram, firmware, write_buffer, ftl, flash
+  s["nvme"]["cc_ams"] = top.drive.nvme.arbitration();
   s["counters"] = stats.to_json();
   s["counter_units"] = stats.units_json();
   write_run_files(out_dir, cfg, s);

@@ -165,6 +165,20 @@ inline std::string scratch(const std::string& name) {
 }
 
 
+// vp-server run in a process of its own, for a test that compares two runs
+// (one simulation per process): the job file and outputs in the scratch
+// folder `name`; returns summary.json. The run must succeed.
+inline nlohmann::json run_server(const std::string& name, const std::string& preset, const Sets& sets,
+                                 const std::string& fio) {
+  std::string dir = scratch(name);
+  std::ofstream(dir + "/job.fio") << fio;
+  std::string cmd = std::string(VP_SERVER_BIN) + " --preset " + preset + " --job " + dir + "/job.fio";
+  for (const auto& [k, v] : sets) cmd += " --set " + k + "=" + v;
+  Shell sh = shell(cmd + " --out " + dir + "/out");
+  if (sh.status != 0) throw std::runtime_error("vp-server failed (" + std::to_string(sh.status) + "):\n" + sh.out);
+  return nlohmann::json::parse(slurp(dir + "/out/summary.json"));
+}
+
 // The quick preset elaborated with no workload; `body` runs in a SystemC
 // thread once the host driver has brought the controller up.
 inline void with_driver(const Sets& sets, const std::function<void(platform::ServerTop&)>& body) {

@@ -4,27 +4,20 @@
 // for them instead of reading them again, so a 128-page prefetch reads each
 // page from flash once and is never slower than no prefetch.
 #include <catch2/catch.hpp>
-#include <fstream>
 
 #include "tests/TestSupport.hpp"
 
 using namespace vp::test;
 
 namespace {
-const std::string kBin = VP_SERVER_BIN;
-
 // 64 MiB read sequentially in 4 KiB reads on the quick preset through a
-// 16 MiB uni cache: 32,768 pages of 2 KiB. A run of vp-server each (one
-// simulation per process).
+// 16 MiB uni cache: 32,768 pages of 2 KiB.
 nlohmann::json sequential(unsigned qd, unsigned prefetch) {
-  std::string dir = scratch("prefetch-" + std::to_string(qd) + "-" + std::to_string(prefetch));
-  std::ofstream(dir + "/job.fio") << "[s]\nrw=read\nbs=4k\nsize=64m\niodepth=" << qd << "\n";
-  Shell sh = shell(kBin + " --preset quick --job " + dir + "/job.fio --set ssd.cache.organisation=uni " +
-                   "--set ssd.cache.size=16MiB --set ssd.cache.prefetch_pages=" + std::to_string(prefetch) +
-                   " --out " + dir + "/out");
-  INFO(sh.out);
-  REQUIRE(sh.status == 0);
-  return nlohmann::json::parse(slurp(dir + "/out/summary.json"));
+  return run_server("prefetch-" + std::to_string(qd) + "-" + std::to_string(prefetch), "quick",
+                    {{"ssd.cache.organisation", "uni"},
+                     {"ssd.cache.size", "16MiB"},
+                     {"ssd.cache.prefetch_pages", std::to_string(prefetch)}},
+                    "[s]\nrw=read\nbs=4k\nsize=64m\niodepth=" + std::to_string(qd) + "\n");
 }
 constexpr uint64_t kPages = 64ull << 20 >> 11;  // 32,768
 

@@ -5,29 +5,25 @@
 // an SQ, so reads wait behind stalled writes; on two cores each has its own
 // SQ, and only the writer's SQ is ever held.
 #include <catch2/catch.hpp>
-#include <fstream>
 
 #include "tests/TestSupport.hpp"
 
 using namespace vp::test;
 
 namespace {
-const std::string kBin = VP_SERVER_BIN;
-
 // 20 ms of 4 KiB random reads and writes, two of each in flight, through a
 // 1 MiB uni cache with a 64 KiB (32-page) write buffer and a controller
 // that holds 4 commands; the writer on core `writer_core`.
 nlohmann::json reader_and_writer(int writer_core) {
-  std::string dir = scratch("isolation-" + std::to_string(writer_core));
-  std::ofstream(dir + "/job.fio") << "[global]\nruntime=20ms\ntime_based=1\nbs=4k\niodepth=2\n"
-                                  << "[r]\nrw=randread\ncpus_allowed=0\n"
-                                  << "[w]\nrw=randwrite\ncpus_allowed=" << writer_core << "\n";
-  Shell sh = shell(kBin + " --preset quick --job " + dir + "/job.fio --set host.cores=2" +
-                   " --set ssd.cache.organisation=uni --set ssd.cache.size=1MiB --set ssd.write_buffer.size=64KiB" +
-                   " --set ssd.nvme.max_outstanding=4 --set ssd.nvme.in_order_fetch=true --out " + dir + "/out");
-  INFO(sh.out);
-  REQUIRE(sh.status == 0);
-  return nlohmann::json::parse(slurp(dir + "/out/summary.json"));
+  return run_server("isolation-" + std::to_string(writer_core), "quick",
+                    {{"host.cores", "2"},
+                     {"ssd.cache.organisation", "uni"},
+                     {"ssd.cache.size", "1MiB"},
+                     {"ssd.write_buffer.size", "64KiB"},
+                     {"ssd.nvme.max_outstanding", "4"},
+                     {"ssd.nvme.in_order_fetch", "true"}},
+                    "[global]\nruntime=20ms\ntime_based=1\nbs=4k\niodepth=2\n[r]\nrw=randread\ncpus_allowed=0\n"
+                    "[w]\nrw=randwrite\ncpus_allowed=" + std::to_string(writer_core) + "\n");
 }
 double read_mean_us(const nlohmann::json& s) { return s["jobs"][0]["latency_us"]["read"]["mean"].get<double>(); }
 }  // namespace

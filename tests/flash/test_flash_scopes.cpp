@@ -4,11 +4,13 @@
 #include <catch2/catch.hpp>
 #include <systemc>
 
+#include "tests/ModelRig.hpp"
 #include "vp/core/ParamScope.hpp"
 #include "vp/flash/FlashArray.hpp"
 
 using namespace vp;
 using flash::FlashArray;
+using test::ModelServices;
 
 namespace {
 struct Recorder : flash::FlashClient {
@@ -40,10 +42,9 @@ TEST_CASE("a second flash array in its own scope reads its own keys and counts i
   cfg.set("aux.flash.block_size", "1MiB", "test");
   REQUIRE_NOTHROW(cfg.validate());
 
-  StatRegistry stats;
-  Waves waves;
-  RequestTracker tracker;
-  Services svc{cfg, stats, waves, tracker, 1};
+  ModelServices m(cfg);
+  Services& svc = m.svc;
+  StatRegistry& stats = m.stats;
   FlashArray main_flash("main_flash", svc);
   FlashArray aux("aux", svc, "aux.flash");
   CHECK(main_flash.geometry().channels == 1);

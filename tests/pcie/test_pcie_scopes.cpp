@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <systemc>
 
+#include "tests/ModelRig.hpp"
 #include "tests/pcie/LinkRig.hpp"
 #include "vp/core/ParamScope.hpp"
 
@@ -49,10 +50,9 @@ TEST_CASE("a second PCIe link in its own scope reads its own keys and counts int
   cfg.set("accel.pcie.max_payload", "256B", "test");
   REQUIRE_NOTHROW(cfg.validate());
 
-  StatRegistry stats;
-  Waves waves;
-  RequestTracker tracker;
-  Services svc{cfg, stats, waves, tracker, 1};
+  ModelServices m(cfg);
+  Services& svc = m.svc;
+  StatRegistry& stats = m.stats;
   BoundLink ssd("ssd", svc, "pcie"), accel("accel", svc, "accel.pcie");
   CHECK(ssd.link.timing().bytes_per_s == Approx(3.938461538e9));  // 8 GT/s x 4 x 128/130 / 8
   CHECK(accel.link.timing().bytes_per_s == Approx(250e6));        // 2.5 GT/s x 1 x 8/10 / 8

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <systemc>
 
+#include "tests/ModelRig.hpp"
 #include "tests/pcie/LinkRig.hpp"
 #include "vp/core/ParamScope.hpp"
 #include "vp/ssd/Drive.hpp"
@@ -83,10 +84,9 @@ TEST_CASE("a second drive in its own scope reads its own keys and counts into it
   CHECK(ssd::Drive::capacity_bytes(cfg) == 11960ull * 2048);
   CHECK(ssd::Drive::capacity_bytes(cfg, "ssd2") == 2 * 23920ull * 2048);
 
-  StatRegistry stats;
-  Waves waves;
-  RequestTracker tracker;
-  Services svc{cfg, stats, waves, tracker, 1};
+  ModelServices m(cfg);
+  Services& svc = m.svc;
+  StatRegistry& stats = m.stats;
   pcie::LinkTiming link;
   ssd::Drive one("one", svc, link), two("two", svc, link, nullptr, "ssd2");
   DriveHost host1("host1"), host2("host2");
@@ -128,10 +128,8 @@ TEST_CASE("a second drive whose SSD DRAM is too small names its own keys", "[ssd
   cfg.set("ssd2.cache.organisation", "uni", "test");
   cfg.set("ssd2.cache.size", "512MiB", "test");
   REQUIRE_NOTHROW(cfg.validate());
-  StatRegistry stats;
-  Waves waves;
-  RequestTracker tracker;
-  Services svc{cfg, stats, waves, tracker, 1};
+  ModelServices m(cfg);
+  Services& svc = m.svc;
   pcie::LinkTiming link;
   ssd::Drive one("one", svc, link);
   CHECK_THROWS_WITH(ssd::Drive("two", svc, link, nullptr, "ssd2"),

@@ -71,9 +71,10 @@ FlashScheduler::Queue* FlashScheduler::choose(DieQueues& d, Tick now, Allow allo
   bool starved = !starving.empty() && now - starving.front()->submitted > opt_.write_starvation;
   if (starved && d.reads_since_program >= opt_.reads_per_starved_program) pick = &starving;
   // Reads that came after non-preemptible GC work do not overtake it.
-  if (!pick && !starving.empty() && keeps_place(starving.front()) &&
-      (!oldest_fg_read(d) || starving.front()->submitted <= oldest_fg_read(d)->submitted))
-    pick = &starving;
+  if (!pick && !starving.empty() && keeps_place(starving.front())) {
+    const FlashTransaction* read = oldest_fg_read(d);
+    if (!read || starving.front()->submitted <= read->submitted) pick = &starving;
+  }
   if (!pick)
     for (auto& q : d.q)
       if (!q.empty()) {

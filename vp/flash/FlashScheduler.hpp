@@ -3,14 +3,15 @@
 // The transaction scheduler of one channel (DeepFlash's FCMD): a queue per
 // die, and the choice of what a die runs next when it frees. Under FIFO, the
 // oldest transaction; under read-first, in this order: foreground reads
-// (latency-critical ones first with latency_first), foreground programs, background reads, background programs, erases, first
-// come first served within each class; except that a host program (or
-// copy-back) that has waited longer than the starvation limit goes first
-// once reads have had `reads_per_starved_program` picks since the last host
-// program, as mq-deadline's writes_starved bounds how long reads defer
-// writes. Without that bound a standing program backlog is always starved,
-// and read-first becomes first come first served. GC work that does not
-// yield (foreground GC) is not overtaken by reads that came after it. With multi-plane on,
+// (latency-critical ones first with latency_first), foreground programs,
+// background reads, background programs, erases, first come first served
+// within each class; except that a host program (or copy-back) that has
+// waited longer than the starvation limit goes first once reads have had
+// `reads_per_starved_program` picks since the last host program, as
+// mq-deadline's writes_starved bounds how long reads defer writes. Without
+// that bound a standing program backlog is always starved, and read-first
+// becomes first come first served. GC work that does not yield (foreground
+// GC) is not overtaken by reads that came after it. With multi-plane on,
 // the chosen read, program or erase takes along waiting transactions of the
 // same op, block and page on the die's other planes (ONFI multi-plane
 // addressing), so the die runs them as one operation.

@@ -349,6 +349,40 @@ TEST_CASE("deleting an SQ with commands in flight aborts them with the SQ deleti
   });
 }
 
+// With latency-first DMA (ssd.priority.dma) commands also wait in the DMA
+// engine's queues: on a gen1 x1 link 8 reads finish on flash in about 10 us,
+// then their data goes 17.92 us apiece, two on the link at a time. At 20 us
+// the first two are on the link (their entries booked behind their data;
+// the first lands near 28 us, when the third would start) and the other six
+// wait in the queue: deleting the SQ aborts those, each
+// command gets exactly one completion, and the queued transfers never run.
+TEST_CASE("deleting an SQ aborts the commands waiting for the DMA engine", "[ssd][nvme][admin][priority]") {
+  with_rig(
+      [](NvmeRig& r) {
+        r.nvme.set_latency_first_dma(true);
+        r.pci_enable();
+        REQUIRE((r.enable() & CSTS_RDY) == CSTS_RDY);
+        auto q = r.create_pair(1, 64, 1);
+        uint64_t buf = r.alloc(8 * 4096);
+        for (uint32_t i = 0; i < 8; ++i) r.push(q, NvmeRig::io(IO_READ, i * 8, 1, buf + i * 4096), i == 7);
+        r.sleep(20 * US);
+        Sqe del = Sqe::make(ADMIN_DELETE_SQ, 0);
+        del.cdw10 = 1;
+        CHECK(r.admin(del).status() == 0);
+        int aborted = 0, done = 0;
+        Cqe e;
+        while (r.reap(q, e, 1 * MS)) {
+          aborted += sc(e) == SC_ABORTED_SQ_DELETION;
+          done += e.status() == 0;
+        }
+        CHECK(aborted == 6);
+        CHECK(done == 2);
+        r.sleep(1 * MS);
+        CHECK_FALSE(r.peek(q, e));
+      },
+      {{"pcie.gen", "1"}, {"pcie.lanes", "1"}});
+}
+
 namespace {
 // A firmware with a volatile write cache: what the controller tells it (every
 // command with its FUA flag, the cache switch) and what it reports back.

@@ -92,6 +92,9 @@ void Drive::declare_params(const ParamScope& r) {
   r.boolean("priority.flash", false,
             "the dies' queues serve host reads with a latency-critical workload attribute (CDW2) before other "
             "foreground reads");
+  r.boolean("priority.dma", false,
+            "the controller's DMA engine moves the data of commands with a latency-critical workload attribute "
+            "(CDW2) before other commands' (ssd.nvme.dma_engines transfers on the link at once)");
   r.rule(check_ftl_on_flash);
   r.rule(check_firmware_on_ftl);
   r.rule(check_lba_on_pages);
@@ -121,6 +124,7 @@ Drive::Drive(sc_core::sc_module_name name, Services& svc, const pcie::LinkTiming
       flash("flash", svc, scoped_key(scope, "flash")) {
   flash.set_latency_first(ScopedConfig(svc.cfg, scope).get_bool("priority.flash"));
   fw.set_latency_first(ScopedConfig(svc.cfg, scope).get_bool("priority.firmware"));
+  nvme.set_latency_first_dma(ScopedConfig(svc.cfg, scope).get_bool("priority.dma"));
   if (firmware)
     nvme.fw.bind(*firmware);
   else

@@ -52,6 +52,12 @@ void NvmeController::declare_params(const ParamScope& r) {
   r.boolean("in_order_fetch", false,
             "an SQ's commands behind a write wait in their slots until it finishes, and the SQ is not fetched "
             "meanwhile (head-of-line blocking per SQ, as IMCOM'17 describes); other SQs go on");
+  // Two keep the link busy while the first's last bytes are in flight (the
+  // link and root complex's 300 ns one way, against 1.1 us for 4 KiB on gen3 x4).
+  r.integer("dma_engines", 2,
+            "data transfers the DMA engine has on the link at once per direction when it orders them by the "
+            "workload attribute (ssd.priority.dma); without ordering each transfer goes as its data is ready")
+      .range(1, 256);
   r.integer("arbitration_burst", 0,
             "Arbitration Burst at reset, as the AB field: 2^AB commands per turn, 7 = no limit (also Identify RAB)")
       .range(0, 7);
@@ -152,6 +158,9 @@ NvmeController::NvmeController(sc_core::sc_module_name name, Services& svc, cons
                                    "time SQs were held behind a write of their own (in-order fetch), summed over SQs")),
       outstanding_max_(stats_.counter("outstanding_max", "commands",
                                       "most commands held at once, fetched and not yet completed")),
+      dma_waits_(stats_.counter("dma_waits", "transfers",
+                                "data transfers that waited for the DMA engine (latency-first DMA only)")),
+      dma_wait_ps_(stats_.counter("dma_wait_ps", "ps", "time data transfers waited for the DMA engine, summed")),
       outstanding_(outstanding_max_),
       hol_ps_(max_queues_ + 1, 0),
       held_since_(max_queues_ + 1, 0) {
@@ -653,9 +662,34 @@ void NvmeController::free_slot(uint32_t s) {
   outstanding_.set(slots_.size() - free_slots_.size(), now_ps());
 }
 
+void NvmeController::set_latency_first_dma(bool on) {
+  if (!on) {
+    to_host_.reset();
+    from_host_.reset();
+    return;
+  }
+  auto engines = static_cast<uint32_t>(cfg_.get_int("dma_engines"));
+  // A command deleted with its SQ, or from before a reset, has no transfer left to do.
+  auto live = [this](uint32_t s) {
+    const Slot& sl = slots_[s];
+    if (sl.generation == generation_ && !sl.aborted) return true;
+    release(s);
+    return false;
+  };
+  to_host_ = std::make_unique<DataDmaQueue>(
+      eq_, engines, [this, live](uint32_t s) { return live(s) ? io_->send_read_data(s, 0) : now_ps(); }, dma_waits_,
+      dma_wait_ps_);
+  from_host_ = std::make_unique<DataDmaQueue>(
+      eq_, engines, [this, live](uint32_t s) { return live(s) ? io_->fetch_write_data(s, 0) : now_ps(); },
+      dma_waits_, dma_wait_ps_);
+}
+
 nlohmann::json NvmeController::summary(Tick now) const {
   nlohmann::json j;
   j["outstanding"] = {{"mean", outstanding_.mean(now)}, {"max", outstanding_max()}};
+  if (to_host_)
+    j["dma"] = {{"waits", dma_waits_.value},
+                {"wait_us_mean", dma_waits_.value ? double(dma_wait_ps_.value) / double(dma_waits_.value) / 1e6 : 0.0}};
   if (in_order_fetch_) {
     nlohmann::json per_sq = nlohmann::json::object();
     for (size_t q = 1; q < hol_ps_.size(); ++q)

@@ -12,20 +12,20 @@
 // event a real controller returns.
 #include <array>
 #include <deque>
-
-#include "vp/core/TimeAverage.hpp"
 #include <functional>
 #include <memory>
 #include <string>
 #include <systemc>
 #include <vector>
 
-#include "vp/core/Hook.hpp"
 #include "vp/core/EventQueue.hpp"
+#include "vp/core/Hook.hpp"
 #include "vp/core/Services.hpp"
 #include "vp/core/StatGroup.hpp"
+#include "vp/core/TimeAverage.hpp"
 #include "vp/pcie/PciFunction.hpp"
 #include "vp/pcie/PcieLink.hpp"
+#include "vp/ssd/DataDmaQueue.hpp"
 #include "vp/ssd/NvmeInterrupts.hpp"
 #include "vp/ssd/NvmeSpec.hpp"
 #include "vp/ssd/PrpList.hpp"
@@ -69,6 +69,9 @@ class NvmeController : public pcie::PciFunction, public FirmwareClient {
   // and, with in-order fetch, each SQ's time held behind its own writes.
   nlohmann::json summary(Tick now) const;
   uint64_t outstanding_max() const { return outstanding_max_.value; }
+  // FlashShare's workload attribute at the DMA engine (ssd.priority.dma):
+  // data transfers queue per direction and latency-critical ones go first.
+  void set_latency_first_dma(bool on);
   // Each I/O command as the device saw it, reported when its completion is
   // posted (a device-side request trace; vp-qemu writes it as CSV).
   struct CommandRecord {
@@ -239,7 +242,7 @@ class NvmeController : public pcie::PciFunction, public FirmwareClient {
   std::vector<uint64_t> sq_occupancy_;  // traced
   uint64_t doorbell_writes_ = 0;  // traced
   Counter &io_cmds_, &admin_cmds_, &errors_, &doorbells_, &bytes_read_, &bytes_written_, &read_cmds_, &write_cmds_,
-      &fetch_reads_, &events_, &hol_stall_ps_, &outstanding_max_;
+      &fetch_reads_, &events_, &hol_stall_ps_, &outstanding_max_, &dma_waits_, &dma_wait_ps_;
   TimeAverage outstanding_;        // commands held (fetched and not completed)
   std::vector<Tick> hol_ps_, held_since_;  // per SQ: time held behind a write (in-order fetch)
   // Health and error logs.
@@ -247,6 +250,9 @@ class NvmeController : public pcie::PciFunction, public FirmwareClient {
   uint64_t io_outstanding_ = 0;
   Tick busy_since_ = 0, busy_ps_ = 0;
   uint64_t staging_base_ = 0;
+  // With latency-first DMA: the data transfers to and from the host waiting
+  // for the engine (null: each is put on the link when its data is ready).
+  std::unique_ptr<DataDmaQueue> to_host_, from_host_;
 };
 
 }  // namespace vp::ssd

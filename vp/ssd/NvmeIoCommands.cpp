@@ -75,16 +75,12 @@ void NvmeIoCommands::read_write(uint32_t s) {
   ++c_.io_cmds_;
   if (hc.op == IoOp::Write) {
     c_.bytes_written_ += bytes;
-    if (!c_.move_data(sl, false, hc.bytes, delay))
-      return c_.complete(s, status(SCT_GENERIC, SC_DATA_TRANSFER_ERROR), delay);
-    // The fetched data lands in the staging buffer before firmware sees the command.
-    Tick staged = c_.stage(s, hc.bytes, true, now_ps() + delay);
-    c_.eq_.at(staged, [this, s] {
-      Slot& w = c_.slots_[s];
-      if (w.generation != c_.generation_) return c_.release(s);
-      if (w.rec) w.rec->clock.mark(Stage::DataDma, now_ps());
-      c_.fw->submit(w.hc);
-    });
+    if (!c_.from_host_) {
+      fetch_write_data(s, delay);
+    } else {
+      bool latency = hc.attr != 0;
+      c_.eq_.after(delay, [this, s, latency] { c_.from_host_->submit(s, latency); });  // PRP list fetched first
+    }
   } else {
     c_.bytes_read_ += bytes;
     if (delay == 0) return c_.fw->submit(hc);
@@ -171,14 +167,40 @@ void NvmeIoCommands::finish(uint32_t s) {
     bool same = std::equal(sl.media.begin(), sl.media.end(), sl.buf.begin());
     return c_.complete(s, same ? 0 : status(SCT_MEDIA, SC_COMPARE_FAILURE), delay);
   }
-  if (hc.op == IoOp::Read) {
-    delay = c_.stage(s, hc.bytes, false, now_ps() + delay) - now_ps();
-    bool ok = c_.move_data(sl, true, hc.bytes, delay);
-    if (sl.rec) sl.rec->clock.mark(Stage::DataDma, now_ps() + delay);
-    if (!ok) return c_.complete(s, status(SCT_GENERIC, SC_DATA_TRANSFER_ERROR), delay);
+  if (hc.op != IoOp::Read) return c_.complete(s, 0);
+  if (!c_.to_host_) {
+    send_read_data(s, delay);
+  } else {
+    bool latency = hc.attr != 0;
+    c_.eq_.after(delay, [this, s, latency] { c_.to_host_->submit(s, latency); });  // staged first
   }
+}
+
+Tick NvmeIoCommands::fetch_write_data(uint32_t s, Tick delay) {
+  Slot& sl = c_.slots_[s];
+  if (!c_.move_data(sl, false, sl.hc.bytes, delay)) {
+    c_.complete(s, status(SCT_GENERIC, SC_DATA_TRANSFER_ERROR), delay);
+    return now_ps() + delay;
+  }
+  // The fetched data lands in the staging buffer before firmware sees the command.
+  Tick staged = c_.stage(s, sl.hc.bytes, true, now_ps() + delay);
+  c_.eq_.at(staged, [this, s] {
+    Slot& w = c_.slots_[s];
+    if (w.generation != c_.generation_) return c_.release(s);
+    if (w.rec) w.rec->clock.mark(Stage::DataDma, now_ps());
+    c_.fw->submit(w.hc);
+  });
+  return staged;
+}
+
+Tick NvmeIoCommands::send_read_data(uint32_t s, Tick delay) {
+  Slot& sl = c_.slots_[s];
+  delay = c_.stage(s, sl.hc.bytes, false, now_ps() + delay) - now_ps();
+  bool ok = c_.move_data(sl, true, sl.hc.bytes, delay);
+  if (sl.rec) sl.rec->clock.mark(Stage::DataDma, now_ps() + delay);
   // The entry is posted right behind the data; the link keeps them in order.
-  c_.complete(s, 0);
+  c_.complete(s, ok ? 0 : status(SCT_GENERIC, SC_DATA_TRANSFER_ERROR), ok ? 0 : delay);
+  return now_ps() + delay;
 }
 
 }  // namespace vp::ssd

@@ -23,6 +23,12 @@ class NvmeIoCommands {
   void run_step(uint32_t s);
   // The firmware served the command: data to the host or compared, then the completion.
   void finish(uint32_t s);
+  // A write's data fetched from the host into the staging buffer, then the
+  // command to the firmware; a read's data sent to the host, then the
+  // completion. Each starts `delay` from now and returns when the link is
+  // done with the data (the controller's DMA queue waits for it).
+  Tick fetch_write_data(uint32_t s, Tick delay);
+  Tick send_read_data(uint32_t s, Tick delay);
 
  private:
   using Slot = NvmeController::Slot;

@@ -22,6 +22,7 @@
 #include "platforms/server/ServerRun.hpp"
 #include "platforms/server/ServerTop.hpp"
 #include "vp/flash/FlashArray.hpp"
+#include "vp/host/HostProfile.hpp"
 
 namespace vp::test {
 
@@ -57,6 +58,7 @@ inline Config model_config(const std::string& preset, const Sets& base, const Se
   for (const auto& [k, v] : base) cfg.set(k, v, "test");
   for (const auto& [k, v] : sets) cfg.set(k, v, "test");
   flash::FlashArray::apply_cell(cfg);
+  host::HostProfile::apply(cfg);
   cfg.validate();
   return cfg;
 }

@@ -18,6 +18,7 @@
 #include "vp/core/Quote.hpp"
 #include "vp/core/RequestLog.hpp"
 #include "vp/core/SimControl.hpp"
+#include "vp/host/HostProfile.hpp"
 
 namespace vp::platform {
 
@@ -92,6 +93,7 @@ Config build_config(const RunOptions& opt) {
   }
   if (!opt.seed.empty()) cfg.set("sim.seed", opt.seed, "--seed");
   flash::FlashArray::apply_cell(cfg);
+  host::HostProfile::apply(cfg);
   cfg.validate();
   for (const auto& note : ServerTop::check_workload(file_jobs.empty() ? host::Workload::jobs_from(cfg) : file_jobs, cfg))
     fmt::print(stderr, "note: {}\n", note);

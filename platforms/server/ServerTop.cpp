@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "vp/host/HostProfile.hpp"
+
 namespace vp::platform {
 
 namespace {
@@ -115,6 +117,7 @@ void ServerTop::declare_params(ParamRegistry& r) {
          "from flash and every block verify=1 jobs acknowledged is checked against what NVMe promised (durable "
          "blocks must read back); the run ends there (0: never)");
   host::HostCore::declare_params(ParamScope(r, host::HostCore::kScope));
+  host::HostProfile::declare_params(ParamScope(r, host::HostCore::kScope));
   host::HostDram::declare_params(ParamScope(r, host::HostDram::kScope));
   NvmeDriver::declare_params(ParamScope(r, NvmeDriver::kScope));
   host::BlkMqQueue::declare_params(ParamScope(r, host::BlkMqQueue::kScope));
@@ -173,6 +176,7 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
     c->set_page_cache(&pagecache);
   }
   pagecache.kick = [this] { cores_[0]->kick(); };  // core 0 runs the flusher
+  blkmq.on_run_queued = [this](unsigned c) { cores_[c]->blk_run_queued(); };
   drive.nvme.on_command.subscribe([this](const ssd::NvmeController::CommandRecord& c) {
     if (c.opcode == nvme::IO_READ) ++commands_.reads;
     if (c.opcode != nvme::IO_WRITE) return;

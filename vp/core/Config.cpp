@@ -120,13 +120,13 @@ void Config::fail(const std::string& key, const std::string& why) const {
 }
 
 void Config::fail(std::vector<std::string> keys, const std::string& why) const {
-  // What the user set (command line, config file) first, then what a preset
-  // or a flash cell filled in, then defaults.
+  // What the user set (command line, config file) first, then what a preset,
+  // a flash cell or a host profile filled in, then defaults.
   auto rank = [this](const std::string& k) {
     auto it = values_.find(k);
     if (it == values_.end()) return 2;
     const std::string& o = it->second.origin;
-    return o.rfind("preset ", 0) == 0 || o.rfind("cell ", 0) == 0 ? 1 : 0;
+    return o.rfind("preset ", 0) == 0 || o.rfind("cell ", 0) == 0 || o.rfind("profile ", 0) == 0 ? 1 : 0;
   };
   std::stable_sort(keys.begin(), keys.end(), [&](const std::string& a, const std::string& b) { return rank(a) < rank(b); });
   std::string msg = fmt::format("{}: {} = {}", origin(keys[0]), keys[0], vp::quoted(text(keys[0])));

@@ -33,6 +33,17 @@ void BlkMqQueue::declare_params(const ParamScope& r) {
          "host.core.submit_cost)");
   r.time("merge_search_cost", "25ns",
          "CPU time per queued request examined by the merge search or the FlashShare hazard scan");
+  r.choice("dispatch", "inline", {"inline", "kblockd"},
+           "who runs a hardware queue: inline (where it becomes runnable, no CPU time of its own) or kblockd "
+           "(Linux 4.9: one dispatcher at a time, deferred runs are kernel work behind the running thread)");
+  r.boolean("direct_issue", true,
+            "with dispatch=kblockd: a submission to an idle hardware queue is issued in the submitter's context and a "
+            "plug flush runs the queue there (Linux 4.9's sync path); off: every run is kblockd's, as FlashShare "
+            "describes blk-mq holding requests in its software queues");
+  r.time("run_cost", "1us",
+         "with dispatch=kblockd: CPU time of one hardware-queue run (locking, collecting the software queues)");
+  r.time("dispatch_cost", "0.5us",
+         "with dispatch=kblockd: CPU time per request blk-mq hands to the driver (its share of queue_rq)");
   r.integer("max_segments", 128, "application I/Os (PRP segments) one merged command may carry")
       .range(1, 1024);
   r.rule([](const ScopedConfig& c) {
@@ -49,6 +60,11 @@ BlkMqQueue::BlkMqQueue(const ScopedConfig& cfg, const StatGroup& s, BlkMqDriver&
       deadline_(cfg.is("scheduler", "deadline")),
       bypass_(cfg.get_switch("bypass")),
       isolate_(cfg.get_switch("rw_isolation") && hw_queues >= 2),
+      kblockd_(cfg.is("dispatch", "kblockd")),
+      direct_(cfg.get_bool("direct_issue")),
+      run_cost_(cfg.get_time("run_cost")),
+      dispatch_cost_(cfg.get_time("dispatch_cost")),
+      runs_(cores),
       max_segments_(static_cast<uint32_t>(cfg.get_int("max_segments"))),
       hw_(hw_queues),
       plugs_(cores),
@@ -64,7 +80,10 @@ BlkMqQueue::BlkMqQueue(const ScopedConfig& cfg, const StatGroup& s, BlkMqDriver&
       hazard_merged_(s.counter("hazard_merged", "requests",
                                "FlashShare: queued contiguous requests merged into a bypassing one")),
       splits_(s.counter("splits", "I/Os", "I/Os larger than the largest transfer, split into pieces")),
-      split_pieces_(s.counter("split_pieces", "I/Os", "pieces the split I/Os became")) {
+      split_pieces_(s.counter("split_pieces", "I/Os", "pieces the split I/Os became")),
+      kblockd_runs_(s.counter("kblockd_runs", "runs", "hardware-queue runs by kblockd (dispatch=kblockd)")),
+      sync_runs_(s.counter("sync_runs", "runs",
+                           "hardware-queue runs in the submitter's context at a plug flush (dispatch=kblockd)")) {
   uint32_t tags = drv.queue_tags();
   for (auto& h : hw_) {
     h.free_tags = tags;
@@ -78,6 +97,8 @@ BlkMqQueue::BlkMqQueue(const ScopedConfig& cfg, const StatGroup& s, BlkMqDriver&
     read_queues_ = static_cast<unsigned>(
         std::clamp(std::lround(double(n) * cfg.get_real("read_queue_ratio")), 1L, n - 1));
   }
+  for (unsigned c = cores; c-- > 0;)  // the lowest core mapped to a queue is its home
+    for (bool write : {false, true}) hw_[hwq_for(c, write)].home = c;
 }
 
 BlkMqQueue::~BlkMqQueue() = default;
@@ -256,34 +277,71 @@ void BlkMqQueue::issue(BlkRequest* rq, Tick now) {
   drv_.issue(*head, h);
 }
 
-void BlkMqQueue::run(unsigned h, Tick now) {
-  HwQueue& q = hw_[h];
-  while (q.free_tags > 0) {
-    BlkRequest* rq;
-    if (!q.dispatch.empty()) {
-      rq = q.dispatch.front();
-      q.dispatch.pop_front();
-    } else if (!(rq = q.sched->dispatch(now))) {
-      break;
-    }
-    issue(rq, now);
-  }
+BlkRequest* BlkMqQueue::next_to_dispatch(HwQueue& q, Tick now) {
+  if (q.free_tags == 0) return nullptr;
+  if (q.dispatch.empty()) return q.sched->dispatch(now);
+  BlkRequest* rq = q.dispatch.front();
+  q.dispatch.pop_front();
+  return rq;
 }
 
-void BlkMqQueue::insert(BlkRequest* rq, Tick now) {
+void BlkMqQueue::run(unsigned h, Tick now) {
+  while (BlkRequest* rq = next_to_dispatch(hw_[h], now)) issue(rq, now);
+}
+
+// With kblockd dispatch the submitter runs the queue itself unless another
+// run has it (that run, or the one its end asks for, takes this request);
+// page-cache write-back is asynchronous (not REQ_SYNC) and left to kblockd.
+void BlkMqQueue::insert(BlkRequest* rq, Tick now, unsigned core) {
   HwQueue& q = hw_[rq->hwq];
   if (q.free_tags == 0) ++tag_waits_;
   q.sched->insert(rq, now);
-  run(rq->hwq, now);
+  if (!kblockd_) return run(rq->hwq, now);
+  bool async = !direct_ || (rq->write && rq->head->cache);
+  request_run(rq->hwq, async ? q.home : core, async);
+}
+
+void BlkMqQueue::request_run(unsigned h, unsigned core, bool by_kblockd) {
+  HwQueue& q = hw_[h];
+  if (q.queued || q.running) return;  // that run, or the one its end asks for, takes these too
+  q.queued = true;
+  runs_[core].push_back({h, by_kblockd, 0, {}});
+  if (on_run_queued) on_run_queued(core);
+}
+
+BlkMqQueue::Run BlkMqQueue::next_run(unsigned core, Tick now) {
+  Run r = std::move(runs_[core].front());
+  runs_[core].pop_front();
+  HwQueue& q = hw_[r.hwq];
+  q.queued = false;
+  q.running = true;
+  ++(r.kblockd ? kblockd_runs_ : sync_runs_);
+  while (BlkRequest* rq = next_to_dispatch(q, now)) {
+    --q.free_tags;  // held from now: the run owns them
+    r.taken.push_back(rq);
+  }
+  r.cpu = run_cost_ + Tick(r.taken.size()) * dispatch_cost_;
+  return r;
+}
+
+void BlkMqQueue::end_run(Run& r, Tick now) {
+  HwQueue& q = hw_[r.hwq];
+  for (BlkRequest* rq : r.taken) {
+    ++q.free_tags;  // issue() takes it back
+    issue(rq, now);
+  }
+  q.running = false;
+  if ((!q.dispatch.empty() || !q.sched->empty()) && q.free_tags > 0) request_run(r.hwq, q.home, true);
 }
 
 void BlkMqQueue::send_or_hold(BlkRequest* rq, Tick now) {
   HwQueue& q = hw_[rq->hwq];
-  if (q.free_tags > 0 && q.dispatch.empty()) {
+  if (q.free_tags > 0 && q.dispatch.empty() && !q.running) {
     issue(rq, now);
   } else {
     ++tag_waits_;
     q.dispatch.push_back(rq);
+    if (kblockd_ && q.free_tags > 0) request_run(rq->hwq, q.home, true);
   }
 }
 
@@ -306,7 +364,7 @@ Tick BlkMqQueue::submit_cost(const IoRequest& io, unsigned core) const {
   if (bypasses(io)) {
     size_t examined = plugs_[core].requests.size();
     for (const auto& h : hw_) examined += h.sched->size();
-    return Tick(examined) * cost_.merge_search;
+    return Tick(examined) * cost_.merge_search + (kblockd_ ? dispatch_cost_ : 0);  // issued in the submitter's context
   }
   const Plug& p = plugs_[core];
   if (p.active) {
@@ -316,7 +374,8 @@ Tick BlkMqQueue::submit_cost(const IoRequest& io, unsigned core) const {
     return cost_.merge_search + (can_merge(*last, io, front) ? 0 : cost_.insert);
   }
   const HwQueue& q = hw_[hwq_for(core, io.write)];
-  if (!deadline_ && q.sched->empty() && q.dispatch.empty() && q.free_tags > 0) return 0;  // straight to the driver
+  if (kblockd_ && direct_ && !deadline_ && idle(q)) return dispatch_cost_;  // issued directly, in the submitter's context
+  if (!kblockd_ && !deadline_ && q.sched->empty() && q.dispatch.empty() && q.free_tags > 0) return 0;  // straight to the driver
   Merge m = find_merge(io, core);
   return Tick(m.examined) * cost_.merge_search + (m.rq ? 0 : cost_.insert);
 }
@@ -338,20 +397,21 @@ void BlkMqQueue::submit(IoRequest& io, unsigned core, Tick now) {
       ++plug_flushes_;
       std::vector<BlkRequest*> batch;
       batch.swap(p.requests);
-      for (BlkRequest* rq : batch) insert(rq, now);
+      for (BlkRequest* rq : batch) insert(rq, now, core);
     }
     p.requests.push_back(make(io, core));
     return;
   }
   HwQueue& q = hw_[hwq_for(core, io.write)];
-  if (!deadline_ && q.sched->empty() && q.dispatch.empty() && q.free_tags > 0) return issue(make(io, core), now);
+  if (!deadline_ && (kblockd_ ? direct_ && idle(q) : q.sched->empty() && q.dispatch.empty() && q.free_tags > 0))
+    return issue(make(io, core), now);
   Merge m = find_merge(io, core);
   if (m.rq) {
     merge(m.rq, io, m.front);
     q.sched->merged(m.rq, m.front);
     return;
   }
-  insert(make(io, core), now);
+  insert(make(io, core), now, core);
 }
 
 void BlkMqQueue::start_plug(unsigned core) { plugs_[core].active = true; }
@@ -363,12 +423,14 @@ void BlkMqQueue::finish_plug(unsigned core, Tick now) {
   ++plug_flushes_;
   std::vector<BlkRequest*> batch;
   batch.swap(p.requests);
-  for (BlkRequest* rq : batch) insert(rq, now);
+  for (BlkRequest* rq : batch) insert(rq, now, core);  // blk_mq_flush_plug_list
 }
 
 void BlkMqQueue::completed(unsigned hwq, Tick now) {
-  ++hw_[hwq].free_tags;
-  run(hwq, now);
+  HwQueue& q = hw_[hwq];
+  ++q.free_tags;
+  if (!kblockd_) return run(hwq, now);
+  if (!q.running && (!q.dispatch.empty() || !q.sched->empty())) request_run(hwq, q.home, true);
 }
 
 // ---------------------------------------------------------------- FlashShare bypass

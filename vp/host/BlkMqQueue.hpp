@@ -32,12 +32,34 @@
 // |read set| and writes to write queue core mod |write set|. Without it a
 // core uses hardware queue `core`.
 //
+// Dispatch (host.blkmq.dispatch). `inline`: a hardware queue is run where
+// something makes it runnable (a submission, a plug flush, a completion
+// freeing a tag), at no CPU time beyond the submission's. `kblockd`: Linux
+// 4.9's costs when applications co-run. One dispatcher at a time per
+// hardware queue. With direct_issue, a submission to an idle queue (no run
+// in progress or queued, nothing waiting, a tag free) is issued in the
+// submitter's context for dispatch_cost, and a request inserted into the
+// software queue (or a plug flush) runs the queue there unless another run
+// has it; page-cache write-back (not REQ_SYNC) is left to kblockd. Without
+// direct_issue every run is kblockd's. kblockd is the block layer's kernel
+// worker on the queue's home core (the first core mapped to it): its run is
+// kernel work the core takes at its next scheduling point, behind the
+// thread running there (until that thread blocks, its slice ends, a timer
+// or an interrupt comes), at once on an idle core, and costs two context
+// switches (to the worker and back). A run costs run_cost plus
+// dispatch_cost per request it hands the driver; it takes the requests at
+// its start and hands them over when its CPU time is over. A request
+// meeting a run in progress waits for the next one, which the run's end
+// asks kblockd for; so does a tag freed while requests wait. The core
+// takes its runs with next_run() and reports them done with end_run().
+//
 // Splitting (Linux's bio split to the queue limits): an I/O larger than the
 // device's largest transfer becomes pieces of that size (the last one the
 // rest), each starting where the previous ended and each submitted as an
 // I/O of its own (own request, own tag). The application I/O completes when
 // its last piece does, with the worst status of its pieces.
 #include <deque>
+#include <functional>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -84,6 +106,21 @@ class BlkMqQueue {
   // latency-critical SQ N+1+k belongs to hardware queue k, so ids past the
   // hardware queues fold back onto them (both SQs share the queue's tags).
   void completed(unsigned hwq, Tick now);
+  // Dispatch by kblockd (see the file comment). `on_run_queued(core)`: a
+  // run was queued for `core` (the platform wakes the core if it idles).
+  bool kblockd() const { return kblockd_; }
+  std::function<void(unsigned core)> on_run_queued;
+  struct Run {
+    unsigned hwq = 0;
+    bool kblockd = false;              // by the worker (two context switches), or in the submitter's context
+    Tick cpu = 0;                      // run_cost + dispatch_cost per request taken
+    std::vector<BlkRequest*> taken;    // handed to the driver when the run ends
+  };
+  bool run_pending(unsigned core) const { return !runs_[core].empty(); }
+  // The core starts its oldest queued run: takes the requests it will dispatch.
+  Run next_run(unsigned core, Tick now);
+  // The run's CPU time is over: its requests go to the driver.
+  void end_run(Run& r, Tick now);
   // A completed I/O as the completion path sees it: `r` itself when it was
   // not split off anything; for a piece of a split I/O, nullptr until the
   // last piece, then the application I/O (status, device fields and stage
@@ -99,6 +136,9 @@ class BlkMqQueue {
   };
   struct HwQueue {
     uint32_t free_tags = 0;
+    unsigned home = 0;         // the core kblockd runs it on
+    bool running = false;      // a run is dispatching (kblockd dispatch)
+    bool queued = false;       // a run is queued on a core
     std::deque<BlkRequest*> dispatch;  // served before the scheduler
     std::unique_ptr<IoScheduler> sched;
   };
@@ -114,10 +154,17 @@ class BlkMqQueue {
   void merge(BlkRequest* rq, IoRequest& io, bool front);
   BlkRequest* make(IoRequest& io, unsigned core);
   void release(BlkRequest* rq);
-  void insert(BlkRequest* rq, Tick now);
+  void insert(BlkRequest* rq, Tick now, unsigned core);
   void issue(BlkRequest* rq, Tick now);
   void run(unsigned hwq, Tick now);
+  // The next request a run hands the driver (dispatch list first), nullptr without a free tag.
+  BlkRequest* next_to_dispatch(HwQueue& q, Tick now);
   void send_or_hold(BlkRequest* rq, Tick now);
+  bool idle(const HwQueue& q) const {
+    return !q.running && !q.queued && q.dispatch.empty() && q.sched->empty() && q.free_tags > 0;
+  }
+  // Asks for a run of `hwq`: in `core`'s context (a plug flush) or by kblockd on its home core.
+  void request_run(unsigned hwq, unsigned core, bool by_kblockd);
   void bypass(IoRequest& io, unsigned core, Tick now);
   uint32_t max_bytes() const;
   // Size of every piece but the last when `io` is split: the largest
@@ -128,7 +175,9 @@ class BlkMqQueue {
 
   BlkMqDriver& drv_;
   BlkMqCosts cost_;
-  bool deadline_, bypass_, isolate_;
+  bool deadline_, bypass_, isolate_, kblockd_, direct_;
+  Tick run_cost_, dispatch_cost_;
+  std::vector<std::deque<Run>> runs_;  // per core, oldest first
   unsigned read_queues_ = 0;
   uint32_t max_segments_;
   std::vector<HwQueue> hw_;
@@ -142,7 +191,7 @@ class BlkMqQueue {
   std::vector<Split*> free_splits_;
   std::unordered_map<const IoRequest*, Split*> split_of_;  // piece -> its split
   Counter &back_merges_, &front_merges_, &plug_merges_, &plug_flushes_, &dispatches_, &tag_waits_, &bypassed_,
-      &hazard_ordered_, &hazard_merged_, &splits_, &split_pieces_;
+      &hazard_ordered_, &hazard_merged_, &splits_, &split_pieces_, &kblockd_runs_, &sync_runs_;
 };
 
 }  // namespace vp::host

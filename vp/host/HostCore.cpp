@@ -290,6 +290,21 @@ void HostCore::finish(CpuTime c) {
   }
 }
 
+// A hardware-queue run of kblockd dispatch: kblockd's worker is switched
+// in and out; a run in the submitter's context (a plug flush) is not.
+void HostCore::run_hw_queue() {
+  BlkMqQueue::Run r = blk_.next_run(id_, now_ps());
+  CpuTime c;
+  c.kernel = r.cpu;
+  if (r.kblockd) c.ctxsw = 2 * cost_.ctx_switch;
+  busy(c);
+  blk_.end_run(r, now_ps());
+}
+
+void HostCore::blk_run_queued() {
+  if (in_idle_) wake_.notify();  // a busy core takes it at its next scheduling point
+}
+
 void HostCore::cache_work(PageCache::Work& w) {
   CpuTime c;
   c.kernel = w.cpu;
@@ -600,6 +615,10 @@ void HostCore::run() {
     }
     begun = true;
     if (dedicated_) run_dedicated();
+    if (blk_.run_pending(id_)) {  // blk-mq's runs (kblockd dispatch) ahead of the threads
+      run_hw_queue();
+      continue;
+    }
     Tick now = now_ps();
     if (pc_ && pc_->active() && id_ == 0 && pc_->flusher_due(now)) {  // write-back ahead of the threads
       PageCache::Work w;

@@ -102,6 +102,9 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   void set_page_cache(PageCache* pc) { pc_ = pc; }
   // Something for this core to look at (the page cache's flusher work).
   void kick() { wake_.notify(); }
+  // blk-mq queued a hardware-queue run here (kblockd dispatch): an idle
+  // core starts it now, a busy one when its running thread's step ends.
+  void blk_run_queued();
   // An I/O of a thread of this core completed (reaped here or on another
   // core): the thread sees it when it next runs.
   void hand(IoRequest& r);
@@ -150,6 +153,7 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   // submit) and hands finished buffered I/Os and fsyncs to their threads.
   void cache_work(PageCache::Work& w);
   void submit_flush(IoRequest& io);  // an fsync's Flush, on this core's queue
+  void run_hw_queue();  // the oldest blk-mq run queued here
 
   Services& svc_;
   ScopedConfig cfg_;

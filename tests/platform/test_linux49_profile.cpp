@@ -81,3 +81,19 @@ TEST_CASE("a host profile fills only the keys the configuration leaves unset and
   CHECK_THROWS_WITH(host::HostProfile::apply_text(bad, "mine", "ssd:\n  nvme:\n    mdts: 3\n"),
                     Catch::Contains("ssd.nvme.mdts") && Catch::Contains("not a host parameter"));
 }
+
+// kblockd's runs of a queue whose home is dedcore's polling core run there
+// between polls: with read/write isolation on 3 cores, read queue 0 serves
+// cores 1 and 2 and its home is core 0, the polling core.
+TEST_CASE("kblockd runs on dedcore's polling core when a queue's home is there", "[platform][host][linux49]") {
+  auto s = run_server("kblockd-dedcore", "quick",
+                      {{"host.cores", "3"}, {"host.nvme.completion", "dedcore"}, {"host.core.poll_core", "0"},
+                       {"host.blkmq.rw_isolation", "on"}, {"host.blkmq.dispatch", "kblockd"},
+                       {"host.blkmq.direct_issue", "false"}},
+                      "[r]\nrw=randrw\nbs=4k\niodepth=8\nnumber_ios=2000\ncpus_allowed=1-2\nnumjobs=2\n");
+  REQUIRE(s["jobs"].size() == 2);
+  CHECK(s["jobs"][0]["ios"].get<uint64_t>() == 2000);
+  CHECK(s["jobs"][1]["ios"].get<uint64_t>() == 2000);
+  CHECK(s["counters"]["host.blkmq.kblockd_runs"].get<uint64_t>() > 0);
+  CHECK(s["counters"]["host.blkmq.sync_runs"].get<uint64_t>() == 0);
+}

@@ -302,7 +302,7 @@ void HostCore::run_hw_queue() {
 }
 
 void HostCore::blk_run_queued() {
-  if (in_idle_) wake_.notify();  // a busy core takes it at its next scheduling point
+  if (in_idle_ || (dedicated_ && in_poll_)) wake_.notify();  // a busy core takes it at its next scheduling point
 }
 
 void HostCore::cache_work(PageCache::Work& w) {
@@ -571,6 +571,11 @@ void HostCore::run_dedicated() {
     ++wakeups_;
     if (!pending_.empty()) {  // core 0's admin vector
       service_interrupts();
+      origin = now_ps();
+      continue;
+    }
+    if (blk_.run_pending(id_)) {  // a queue whose home is this core (kblockd dispatch)
+      run_hw_queue();
       origin = now_ps();
       continue;
     }

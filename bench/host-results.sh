@@ -8,6 +8,8 @@
 #  c) The same server with an I/O-bound offline co-runner instead (4 x 32 KiB
 #     random reads at QD32), which PageRank's Table 3 compute is not.
 #  d) PageRank in bursts of 32 I/Os through mq-deadline with 32-entry queues.
+#  e) Apache with PageRank in bursts on 8 cores under host.profile=linux-4.9,
+#     Vanilla and KernelOpt (the bypass): the block-layer time of Fig 15b.
 #  b) Read/write queue isolation (IMCOM'17): 6 random readers + 2 random
 #     writers, 4 KiB, libaio QD32, without and with isolation (RQ:WQ 3:1).
 # Usage: bench/host-results.sh [OUTDIR]   (default /tmp/flashvp-results)
@@ -59,6 +61,13 @@ bursts=(--job "$out/apache-2s.fio" --job "$jobs/flashshare-pagerank-bursts.fio"
 run burst-vanilla "${bursts[@]}"
 run burst-flashshare "${bursts[@]}" "${flashshare[@]}"
 run burst-selectisr "${bursts[@]}" "${flashshare[@]}" --set host.nvme.completion=select_isr
+
+echo "e) Apache with PageRank in bursts under host.profile=linux-4.9 (zssd preset, 8 cores, 60 s)" >&2
+sed 's/^workers=4/workers=8/' "$jobs/flashshare-apache.fio" >"$out/apache-8.fio"
+sed 's/^numjobs=4/numjobs=8/; s/^runtime=2s/runtime=60s/' "$jobs/flashshare-pagerank-bursts.fio" >"$out/pagerank-bursts-8.fio"
+linux49=(--job "$out/apache-8.fio" --job "$out/pagerank-bursts-8.fio" --set host.cores=8 --set host.profile=linux-4.9)
+run l49-vanilla "${linux49[@]}"
+run l49-kernelopt "${linux49[@]}" --set host.blkmq.bypass=on
 
 echo "b) read/write queue isolation (zssd preset)" >&2
 run rw-baseline --job "$jobs/rw-isolation.fio" --trace requests
@@ -122,7 +131,7 @@ def corun_tables(title, configs, offline):
             if b:
                 row([label, prefix, str(n)] + [f"{b[st]:.2f}" for st in stages] + [f"{b['total']:.2f}"])
 
-    print("\nHost cores (mean over the 4 cores, % of the run)\n")
+    print("\nHost cores (mean over the cores, % of the run)\n")
     row(["configuration", "user", "kernel", "irq", "ctxsw", "poll", "idle"])
     row(["---"] * 7)
     for name, label in configs:
@@ -141,6 +150,12 @@ corun_tables("## c) Apache co-running with an I/O-bound reader (4 x 32 KiB rando
 print()
 corun_tables("## d) Apache co-running with PageRank in bursts of 32 (mq-deadline, 32-entry queues), 2 s, zssd preset",
              [("burst-vanilla", "Vanilla"), ("burst-flashshare", fs), ("burst-selectisr", "+ Select-ISR")], "pagerank")
+
+print()
+corun_tables("## e) Apache (8 workers) co-running with PageRank in bursts of 32 (8 tasks), host.profile=linux-4.9, "
+             "zssd preset, 8 cores, 60 s (block layer: host_submit + blk_mq + driver_queue; FlashShare Fig 15b: "
+             "39 us Vanilla, 21 us KernelOpt)",
+             [("l49-vanilla", "Vanilla"), ("l49-kernelopt", "KernelOpt (bypass)")], "pagerank")
 
 
 def read_latencies(name):

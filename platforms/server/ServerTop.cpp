@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "vp/accel/IoAccelerator.hpp"
 #include "vp/host/HostProfile.hpp"
 
 namespace vp::platform {
@@ -124,6 +125,9 @@ void ServerTop::declare_params(ParamRegistry& r) {
   host::PageCache::declare_params(ParamScope(r, host::PageCache::kScope));
   host::Workload::declare_params(r);
   pcie::PcieLink::declare_params(ParamScope(r, "pcie"));
+  // The I/O-stack accelerator and its own link (vp/accel).
+  accel::IoAccelerator::declare_params(ParamScope(r, accel::IoAccelerator::kScope), ParamScope(r, "accel.pci"));
+  pcie::PcieLink::declare_params(ParamScope(r, "accel.pcie"));
   ssd::Drive::declare_params(ParamScope(r, ssd::Drive::kScope));
   ssd::SsdImage::declare_params(r);
   r.rule(check_host_queues);

@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
@@ -258,23 +259,32 @@ class NvmeRig : public sc_core::sc_module {
 
 // Runs `body` in a SystemC thread on a fresh rig (quick preset plus `sets`);
 // `make_fw` may build other firmware to put behind the controller.
-inline void with_rig(const std::function<void(NvmeRig&)>& body, const Sets& sets = {},
-                     const std::function<ssd::IFirmware*(Services&)>& make_fw = {}) {
+// The rig is built by `make` once the services exist; runs stop after 20 simulated seconds.
+template <class Rig>
+void run_rig(const Sets& sets, const std::function<std::unique_ptr<Rig>(Services&)>& make,
+             const std::function<void(Rig&)>& body) {
   Config cfg = model_config("quick", {{"workload.fio", "[global]\n"}}, sets);
   StatRegistry stats;
   Waves waves;
   RequestTracker tracker;
   Services svc{cfg, stats, waves, tracker, 1};
-  ssd::IFirmware* other = make_fw ? make_fw(svc) : nullptr;
-  NvmeRig rig("rig", svc, other);
+  std::unique_ptr<Rig> rig = make(svc);
   bool ran = false;
   sc_core::sc_spawn([&] {
-    body(rig);
+    body(*rig);
     ran = true;
     sc_core::sc_stop();
   });
   sc_core::sc_start(sc_core::sc_time(20, sc_core::SC_SEC));
   REQUIRE(ran);
+}
+
+inline void with_rig(const std::function<void(NvmeRig&)>& body, const Sets& sets = {},
+                     const std::function<ssd::IFirmware*(Services&)>& make_fw = {}) {
+  run_rig<NvmeRig>(
+      sets,
+      [&](Services& svc) { return std::make_unique<NvmeRig>("rig", svc, make_fw ? make_fw(svc) : nullptr); },
+      body);
 }
 
 // Firmware for controller tests: keeps what the controller decoded from each

@@ -61,13 +61,14 @@ constexpr uint32_t kDevCap = 4, kDevCtl = 8, kLinkCap = 0x0C, kLinkCtl = 0x10, k
 constexpr uint16_t kDevCtlMps = 7 << 5, kDevCtlMrrs = 7 << 12, kDevCtlFlr = 1 << 15;
 }  // namespace
 
-void PciConfigSpace::declare_params(const ParamScope& r) {
+void PciConfigSpace::declare_params(const ParamScope& r, const PciIdentity& d) {
   // Strings, so the ids can be written in hex as everyone writes them.
-  r.string("vendor_id", "0x1b36", "PCI vendor id of the function (hex 0x.... or decimal)");
-  r.string("device_id", "0x0010", "PCI device id of the function (hex 0x.... or decimal)");
-  r.string("revision", "0x02", "PCI revision id of the function (hex 0x.. or decimal)");
-  r.string("subsystem_vendor_id", "0x1af4", "PCI subsystem vendor id (hex 0x.... or decimal)");
-  r.string("subsystem_id", "0x1100", "PCI subsystem id (hex 0x.... or decimal)");
+  auto hex = [](unsigned v, int digits) { return fmt::format("0x{:0{}x}", v, digits); };
+  r.string("vendor_id", hex(d.vendor_id, 4), "PCI vendor id of the function (hex 0x.... or decimal)");
+  r.string("device_id", hex(d.device_id, 4), "PCI device id of the function (hex 0x.... or decimal)");
+  r.string("revision", hex(d.revision, 2), "PCI revision id of the function (hex 0x.. or decimal)");
+  r.string("subsystem_vendor_id", hex(d.subsystem_vendor_id, 4), "PCI subsystem vendor id (hex 0x.... or decimal)");
+  r.string("subsystem_id", hex(d.subsystem_id, 4), "PCI subsystem id (hex 0x.... or decimal)");
   r.integer("msi_vectors", 32, "MSI vectors the function can send (MSI Multiple Message Capable)")
       .range(1, 32);
   r.boolean("msi", true,
@@ -84,8 +85,7 @@ void PciConfigSpace::declare_params(const ParamScope& r) {
   });
 }
 
-PciIdentity PciConfigSpace::identity_from(const ScopedConfig& c) {
-  PciIdentity id;
+PciIdentity PciConfigSpace::identity_from(const ScopedConfig& c, PciIdentity id) {
   id.vendor_id = static_cast<uint16_t>(id_value(c, kIdKeys[0]));
   id.device_id = static_cast<uint16_t>(id_value(c, kIdKeys[1]));
   id.revision = static_cast<uint8_t>(id_value(c, kIdKeys[2]));
@@ -152,9 +152,9 @@ void PciConfigSpace::power_on() {
   put16(kCommand, 0, kCmdMemory | kCmdMaster | 1 << 6 | 1 << 8 | kCmdIntxDisable);
   put16(kStatus, 1 << 4);  // Capabilities List; the RW1C error bits never get set here
   put8(kRevision, id_.revision);
-  put8(0x09, 0x02);  // programming interface: NVM Express
-  put8(0x0A, 0x08);  // subclass: non-volatile memory controller
-  put8(0x0B, 0x01);  // base class: mass storage
+  put8(0x09, id_.class_code & 0xFF);         // programming interface
+  put8(0x0A, (id_.class_code >> 8) & 0xFF);  // subclass
+  put8(0x0B, (id_.class_code >> 16) & 0xFF); // base class
   put8(kCacheLine, 0, 0xFF);  // latency timer (0x0D) is hard-wired 0 on PCIe; header type 0, no BIST
   // BAR0/BAR1: one 64-bit non-prefetchable memory BAR (type 10b in bits 2:1).
   // Address bits below the size are not writable, which is what sizing reads.

@@ -36,6 +36,7 @@ struct PciIdentity {
   uint16_t vendor_id = 0x1b36, device_id = 0x0010;  // QEMU's NVMe ids: guests bind the nvme driver by class anyway
   uint8_t revision = 2;
   uint16_t subsystem_vendor_id = 0x1af4, subsystem_id = 0x1100;
+  uint32_t class_code = 0x010802;  // base class, subclass, programming interface: NVM Express
 };
 
 // What the function implements, fixed by the hardware.
@@ -60,8 +61,10 @@ class PciConfigSpace {
 
   // Parameters in the function's scope (the SSD's: ssd.pci): identity, MSI
   // vectors, which interrupt capabilities exist.
-  static void declare_params(const ParamScope& r);
-  static PciIdentity identity_from(const ScopedConfig& c);
+  // `defaults`: the ids a device ships with (the NVMe controller's by default).
+  static void declare_params(const ParamScope& r, const PciIdentity& defaults = {});
+  // The configured ids over `base` (which gives the class code).
+  static PciIdentity identity_from(const ScopedConfig& c, PciIdentity base = {});
   // The configured part of the shape (msi_vectors, msi, msix) laid over `base`.
   static PciFunctionShape shape_from(const ScopedConfig& c, PciFunctionShape base = {});
 

@@ -83,34 +83,50 @@ void PciFunction::bar_access(tlm::tlm_generic_payload& gp, sc_core::sc_time& del
   uint8_t* p = gp.get_data_ptr();
   // A function with memory decoding off (or in D3hot) claims nothing: the
   // request ends as an Unsupported Request.
-  if (!pci_.memory_enabled() || pci_.power_state() != 0 || off + len > pci_.bar0_size() || !bar_width_ok(len)) {
+  bool mem = off + len <= pci_.bar0_size() && in_memory(off, len);
+  if (!pci_.memory_enabled() || pci_.power_state() != 0 || off + len > pci_.bar0_size() ||
+      (!mem && !bar_width_ok(len))) {
     gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
     return;
   }
   if (gp.is_write()) {
-    uint64_t v = 0;
-    std::memcpy(&v, p, len);
-    posted_.push_back({static_cast<uint32_t>(off), len, v});
+    PostedWrite w{static_cast<uint32_t>(off), len, 0, {}};
+    if (mem)
+      w.bytes.assign(p, p + len);
+    else
+      std::memcpy(&w.value, p, len);
+    posted_.push_back(std::move(w));
     eq_.after(delay.value(), [this] {
       if (posted_early_ > 0) {
         --posted_early_;
         return;
       }
-      PostedWrite w = posted_.front();
+      PostedWrite w = std::move(posted_.front());
       posted_.pop_front();
-      write_register(w.off, w.value, w.len);
+      apply(w);
     });
   } else {
     while (!posted_.empty()) {
-      PostedWrite w = posted_.front();
+      PostedWrite w = std::move(posted_.front());
       posted_.pop_front();
       ++posted_early_;
-      write_register(w.off, w.value, w.len);
+      apply(w);
     }
-    uint64_t v = read_register(static_cast<uint32_t>(off), len);
-    std::memcpy(p, &v, len);
+    if (mem) {
+      memory_read(off, p, len, delay);
+    } else {
+      uint64_t v = read_register(static_cast<uint32_t>(off), len);
+      std::memcpy(p, &v, len);
+    }
   }
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void PciFunction::apply(const PostedWrite& w) {
+  if (w.bytes.empty())
+    write_register(w.off, w.value, w.len);
+  else
+    memory_write(w.off, w.bytes.data(), w.len);
 }
 
 bool PciFunction::dma_access(tlm::tlm_command cmd, uint64_t addr, uint8_t* p, uint32_t len, Tick& delay) {

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <deque>
 #include <systemc>
+#include <vector>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
@@ -56,6 +57,13 @@ class PciFunction : public sc_core::sc_module {
   virtual uint64_t bar_read(uint32_t off, unsigned len) = 0;
   virtual void bar_write(uint32_t off, uint64_t value, unsigned len) = 0;
   virtual bool bar_width_ok(unsigned len) const { return len == 4 || len == 8; }
+  // Device memory in BAR0 (queues a device keeps for another's DMA, say):
+  // accesses of any length there go to memory_read()/memory_write() instead,
+  // in the same order as register accesses. A read may end later than it
+  // arrived: the device adds its own wait to `delay`.
+  virtual bool in_memory(uint64_t /*off*/, unsigned /*len*/) const { return false; }
+  virtual void memory_read(uint64_t /*off*/, uint8_t* /*p*/, unsigned /*len*/, sc_core::sc_time& /*delay*/) {}
+  virtual void memory_write(uint64_t /*off*/, const uint8_t* /*p*/, unsigned /*len*/) {}
   // The host changed something in configuration space the device acts on
   // (after the change took effect; FLR after the space was reset).
   virtual void config_changed(PciConfigSpace::Change) {}
@@ -85,7 +93,9 @@ class PciFunction : public sc_core::sc_module {
     uint32_t off;
     unsigned len;
     uint64_t value;
+    std::vector<uint8_t> bytes;  // a write to device memory (in_memory)
   };
+  void apply(const PostedWrite& w);
   std::deque<PostedWrite> posted_;
   uint32_t posted_early_ = 0;  // applied ahead of their arrival by a read that followed them
   tlm::tlm_generic_payload gp_;

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// The I/O-stack accelerator's BAR0 layout (FlashShare OSDI'18 sec. 4.3,
+// Figures 7 and 10): the registers its driver writes per bio, the
+// completion FIFO it reads, each queue's configuration, and the windows
+// holding each queue's SQ, CQ and PRP lists, which the SSD reaches peer to
+// peer (the paper's BAR1; one BAR here, above the registers).
+#include <cstdint>
+
+namespace vp::accel::regs {
+
+// Per bio, latched by a write to BIO_GO (bio->bi_opf, bi_iter.bi_sector,
+// bi_iter.bi_size, bi_io_vec, bi_vcnt, and the driver's tag for the bio).
+constexpr uint32_t BIO_OP = 0x000;     // 0 read, 1 write
+constexpr uint32_t BIO_SLBA = 0x008;   // first LBA
+constexpr uint32_t BIO_BYTES = 0x010;  // bytes, a whole number of LBAs
+constexpr uint32_t BIO_SEGS = 0x018;   // host address of the segment list: nseg x {u64 addr, u32 len, u32 0}
+constexpr uint32_t BIO_NSEG = 0x020;   // segments (bi_vcnt)
+constexpr uint32_t BIO_TAG = 0x028;    // handed back in DONE
+constexpr uint32_t BIO_QUEUE = 0x030;  // which queue (the submitting core's)
+constexpr uint32_t BIO_GO = 0x038;     // any write: the bio goes in
+// A read pops the oldest completed bio: tag in bits 31:0, NVMe status
+// (status code type and code, without the phase bit) in 46:32, bit 63 set;
+// 0 when none is waiting.
+constexpr uint32_t DONE = 0x040;
+constexpr uint64_t DONE_VALID = 1ull << 63;
+constexpr uint32_t IN_FLIGHT = 0x048;  // bios accepted and not yet completed (read only)
+
+// Queue configuration, for the queue QSEL selects.
+constexpr uint32_t QSEL = 0x100;
+constexpr uint32_t Q_SQ_DOORBELL = 0x108;  // bus address of the SSD's SQ tail doorbell for this queue
+constexpr uint32_t Q_CQ_DOORBELL = 0x110;  // bus address of the SSD's CQ head doorbell
+constexpr uint32_t Q_ENTRIES = 0x118;      // entries of the SQ and of the CQ (2..kMaxEntries)
+constexpr uint32_t Q_VECTOR = 0x120;       // MSI-X vector of this queue's bio completions
+constexpr uint32_t Q_ENABLE = 0x128;       // 1: on (tail, head and phase from zero), 0: off
+
+// Namespace geometry (from the SSD's Identify).
+constexpr uint32_t LBA_SHIFT = 0x180;     // log2 of the LBA size
+constexpr uint32_t MAX_TRANSFER = 0x188;  // the SSD's largest transfer in bytes (MDTS)
+constexpr uint32_t NSID = 0x190;
+
+// Queue q's window: its SQ at queue_window(q), its CQ at + CQ_OFFSET, the
+// PRP list of SQ slot s at + PRP_OFFSET + s * PRP_SLOT.
+constexpr uint32_t kMaxQueues = 15, kMaxEntries = 1024, kPage = 4096;
+constexpr uint64_t QUEUE_WINDOW = 0x100000, QUEUE_STRIDE = 0x100000;
+constexpr uint64_t CQ_OFFSET = 0x10000, PRP_OFFSET = 0x20000, PRP_SLOT = 512;  // 64 entries, never across a page
+constexpr uint32_t kMaxPrpEntries = PRP_SLOT / 8;
+constexpr uint64_t BAR0_SIZE = 16ull << 20;
+constexpr uint64_t queue_window(uint32_t q) { return QUEUE_WINDOW + uint64_t(q) * QUEUE_STRIDE; }
+
+}  // namespace vp::accel::regs

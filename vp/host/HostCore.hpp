@@ -183,6 +183,7 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   NvmeDriver::Completion mode_;
   bool dedicated_;              // this core is dedcore's polling core
   double hybrid_fraction_;
+  Tick dedcore_lines_, dedcore_lock_;  // dedcore's communication costs (0 in other modes)
   Tick polled_sum_ = 0;         // hybrid: completion times of this core's polled I/Os
   uint64_t polled_n_ = 0;
   Counter &busy_ps_, &user_ps_, &kernel_ps_, &irq_ps_, &ctxsw_ps_, &idle_ps_, &poll_ps_, &isrs_, &interrupts_,

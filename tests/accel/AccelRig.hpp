@@ -102,8 +102,9 @@ struct AccelRig : NvmeRig {
   uint64_t stat(const std::string& name) const { return svc.stats.value("accel." + name); }
 };
 
-inline void with_accel_rig(const std::function<void(AccelRig&)>& body, const Sets& sets = {}) {
-  run_rig<AccelRig>(sets, [](Services& svc) { return std::make_unique<AccelRig>("rig", svc); }, body);
+inline void with_accel_rig(const std::function<void(AccelRig&)>& body, const Sets& sets = {},
+                           const std::string& vcd = "") {
+  run_rig<AccelRig>(sets, [](Services& svc) { return std::make_unique<AccelRig>("rig", svc); }, body, vcd);
 }
 
 }  // namespace vp::test

@@ -3,6 +3,7 @@
 // preset: bios through the accelerator's registers become commands the SSD
 // fetches from the accelerator's window, and the data is the host's.
 #include <catch2/catch.hpp>
+#include <sstream>
 
 #include "tests/accel/AccelRig.hpp"
 
@@ -146,6 +147,7 @@ TEST_CASE("a bio adjacent to a command the SSD has fetched is not merged", "[acc
 // merge's start and the fetch's arrival (the doorbell's and the fetch's
 // trips, a few microseconds).
 TEST_CASE("the barrier makes the SSD's fetch wait for a merge in progress", "[accel]") {
+  std::string vcd = scratch("accel-barrier") + "/waves";
   with_accel_rig(
       [](AccelRig& r) {
         bring_up(r);
@@ -165,7 +167,24 @@ TEST_CASE("the barrier makes the SSD's fetch wait for a merge in progress", "[ac
         CHECK(waited > 90.0);
         check_pair(r, q, 30, a, b);
       },
-      {{"accel.merge_cycles", "25000"}});
+      {{"accel.merge_cycles", "25000"}}, vcd);
+  // The waveform shows the merge logic owning the SQ, and the CAM entry
+  // written then fetched.
+  std::string w = slurp(vcd + ".vcd");
+  auto id_of = [&](const std::string& name) {  // "$var wire <width> <id> <name> ..."
+    std::istringstream in(w);
+    for (std::string line; std::getline(in, line);) {
+      std::istringstream f(line);
+      std::string var, kind, width, id, n;
+      if (f >> var >> kind >> width >> id >> n && var == "$var" && n == name) return id;
+    }
+    FAIL("no signal " << name);
+    return std::string();
+  };
+  std::string barrier = id_of("accel_barrier_merge"), cam = id_of("accel_cam_valid");
+  CHECK(w.find("\n1" + barrier + "\n") != std::string::npos);
+  CHECK(w.find("\n0" + barrier + "\n") != std::string::npos);
+  CHECK(w.find("b1 " + cam + "\n") != std::string::npos);
 }
 
 TEST_CASE("a bio overlapping a command in flight waits for it, so the later write wins", "[accel]") {

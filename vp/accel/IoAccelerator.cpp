@@ -87,6 +87,15 @@ IoAccelerator::IoAccelerator(sc_core::sc_module_name name, Services& svc, const 
       full_waits_(StatGroup(svc.stats, scope).counter("full_waits", "bios", "bios held for room in a full SQ")),
       errors_(StatGroup(svc.stats, scope).counter("errors", "bios", "bios refused (bad queue, segments or size)")) {
   StatGroup(svc.stats, scope).section(kScope, "accel", [this] { return summary(); });
+  if (svc.waves.enabled()) {
+    svc.waves.trace(cam_valid_, Waves::signal_name(scope, "cam_valid"), Waves::group_name(scope));
+    svc.waves.trace(barrier_merge_, Waves::signal_name(scope, "barrier_merge"), Waves::group_name(scope));
+  }
+}
+
+void IoAccelerator::count_valid() {
+  cam_valid_ = 0;
+  for (const Queue& q : q_) cam_valid_ += q.on ? q.cam.valid() : 0;
 }
 
 nlohmann::json IoAccelerator::summary() const {
@@ -280,6 +289,11 @@ void IoAccelerator::place(Pending p) {
       // The SQ is the merge logic's until the command is rewritten.
       Tick hold = t_cam_ + t_merge_ + pages(p.segs) * t_prp_entry_;
       q.barrier_until = std::max(q.barrier_until, now_ps() + hold);
+      barrier_merge_ = true;
+      barrier_release_ = std::max(barrier_release_, now_ps() + hold);
+      eq_.after(hold, [this] {
+        if (now_ps() >= barrier_release_) barrier_merge_ = false;
+      });
       return eq_.after(hold, [this] { next(); });
     }
   }
@@ -294,6 +308,7 @@ void IoAccelerator::place(Pending p) {
   write_sqe(q, slot);
   q.tail = (q.tail + 1) % q.entries;
   ++commands_;
+  count_valid();
   Tick t = t_cam_ + t_compose_ + (pages(e.segs) - 1) * t_prp_entry_;
   uint32_t qid = b.queue;
   eq_.after(t, [this, qid] {
@@ -360,6 +375,7 @@ void IoAccelerator::memory_read(uint64_t off, uint8_t* p, unsigned len, sc_core:
     }
     copy(q.sq.data(), q.sq.size(), rel);
     if (q.entries) q.cam.fetched(static_cast<uint32_t>(rel / 64) % q.entries, len / 64);
+    count_valid();
   } else if (rel < PRP_OFFSET) {
     copy(q.cq.data(), q.cq.size(), rel - CQ_OFFSET);
   } else {

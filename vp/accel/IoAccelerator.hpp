@@ -93,6 +93,7 @@ class IoAccelerator : public pcie::PciFunction {
   void reap(uint32_t qid);
   void finish_bio(uint16_t vector, uint32_t tag, uint16_t status);
   void retry_held(Queue& q);
+  void count_valid();
   uint32_t pages(const std::vector<BioSeg>& segs) const;
 
   Tick t_register_, t_cam_, t_merge_, t_compose_, t_prp_entry_, t_poll_;
@@ -103,6 +104,11 @@ class IoAccelerator : public pcie::PciFunction {
   std::deque<Pending> in_;  // bios latched (segment lists being read), waiting for the merge logic
   bool working_ = false;
   std::deque<uint64_t> done_;
+  // Traced: CAM entries written and not fetched (all queues); the merge
+  // logic, not the SSD's fetch, owns an SQ (the barrier's MUX).
+  uint64_t cam_valid_ = 0;
+  bool barrier_merge_ = false;
+  Tick barrier_release_ = 0;
   uint64_t in_flight_ = 0;
   Counter &bios_, &commands_, &merges_, &cam_hits_, &barrier_waits_, &barrier_wait_ps_, &polls_, &irqs_,
       &hazard_waits_, &full_waits_, &errors_;

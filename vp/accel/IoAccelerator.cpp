@@ -64,29 +64,28 @@ IoAccelerator::IoAccelerator(sc_core::sc_module_name name, Services& svc, const 
                              const std::string& scope, const std::string& pci_scope)
     : PciFunction(name, accel_identity(ScopedConfig(svc.cfg, pci_scope)),
                   accel_shape(ScopedConfig(svc.cfg, pci_scope), link), StatGroup(svc.stats, scope)),
-      t_register_(cycles(ScopedConfig(svc.cfg, scope), "register_cycles")),
-      t_cam_(cycles(ScopedConfig(svc.cfg, scope), "cam_cycles")),
-      t_merge_(cycles(ScopedConfig(svc.cfg, scope), "merge_cycles")),
-      t_compose_(cycles(ScopedConfig(svc.cfg, scope), "compose_cycles")),
-      t_prp_entry_(cycles(ScopedConfig(svc.cfg, scope), "prp_entry_cycles")),
-      t_poll_(cycles(ScopedConfig(svc.cfg, scope), "poll_cycles")),
-      irq_per_bio_(ScopedConfig(svc.cfg, scope).is("irq_per", "bio")),
+      cfg_(svc.cfg, scope),
+      stats_(svc.stats, scope),
+      t_register_(cycles(cfg_, "register_cycles")),
+      t_cam_(cycles(cfg_, "cam_cycles")),
+      t_merge_(cycles(cfg_, "merge_cycles")),
+      t_compose_(cycles(cfg_, "compose_cycles")),
+      t_prp_entry_(cycles(cfg_, "prp_entry_cycles")),
+      t_poll_(cycles(cfg_, "poll_cycles")),
+      irq_per_bio_(cfg_.is("irq_per", "bio")),
       q_(kMaxQueues),
-      bios_(StatGroup(svc.stats, scope).counter("bios", "bios", "bios the driver handed to the accelerator")),
-      commands_(StatGroup(svc.stats, scope).counter("commands", "commands", "NVMe commands composed")),
-      merges_(StatGroup(svc.stats, scope).counter("merges", "bios", "bios merged into a command not yet fetched")),
-      cam_hits_(StatGroup(svc.stats, scope)
-                    .counter("cam_hits", "searches", "CAM searches that found an adjacent unfetched command")),
-      barrier_waits_(StatGroup(svc.stats, scope)
-                         .counter("barrier_waits", "fetches", "SSD fetches that waited for a merge (the barrier)")),
-      barrier_wait_ps_(StatGroup(svc.stats, scope).counter("barrier_wait_ps", "ps", "time fetches waited, summed")),
-      polls_(StatGroup(svc.stats, scope).counter("polls", "entries", "completion entries the CQ logic detected")),
-      irqs_(StatGroup(svc.stats, scope).counter("interrupts", "messages", "MSI-X messages raised to the host")),
-      hazard_waits_(StatGroup(svc.stats, scope)
-                        .counter("hazard_waits", "bios", "bios held behind an overlapping command not completed")),
-      full_waits_(StatGroup(svc.stats, scope).counter("full_waits", "bios", "bios held for room in a full SQ")),
-      errors_(StatGroup(svc.stats, scope).counter("errors", "bios", "bios refused (bad queue, segments or size)")) {
-  StatGroup(svc.stats, scope).section(kScope, "accel", [this] { return summary(); });
+      bios_(stats_.counter("bios", "bios", "bios the driver handed to the accelerator")),
+      commands_(stats_.counter("commands", "commands", "NVMe commands composed")),
+      merges_(stats_.counter("merges", "bios", "bios merged into a command not yet fetched")),
+      cam_hits_(stats_.counter("cam_hits", "searches", "CAM searches that found an adjacent unfetched command")),
+      barrier_waits_(stats_.counter("barrier_waits", "fetches", "SSD fetches that waited for a merge (the barrier)")),
+      barrier_wait_ps_(stats_.counter("barrier_wait_ps", "ps", "time fetches waited, summed")),
+      polls_(stats_.counter("polls", "entries", "completion entries the CQ logic detected")),
+      irqs_(stats_.counter("interrupts", "messages", "MSI-X messages raised to the host")),
+      hazard_waits_(stats_.counter("hazard_waits", "bios", "bios held behind an overlapping command not completed")),
+      full_waits_(stats_.counter("full_waits", "bios", "bios held for room in a full SQ")),
+      errors_(stats_.counter("errors", "bios", "bios refused (bad queue, segments or size)")) {
+  stats_.section(kScope, "accel", [this] { return summary(); });
   if (svc.waves.enabled()) {
     svc.waves.trace(cam_valid_, Waves::signal_name(scope, "cam_valid"), Waves::group_name(scope));
     svc.waves.trace(barrier_merge_, Waves::signal_name(scope, "barrier_merge"), Waves::group_name(scope));
@@ -312,7 +311,7 @@ void IoAccelerator::place(Pending p) {
   Tick t = t_cam_ + t_compose_ + (pages(e.segs) - 1) * t_prp_entry_;
   uint32_t qid = b.queue;
   eq_.after(t, [this, qid] {
-    ring(q_[qid].sq_doorbell, q_[qid].tail, 0);
+    ring(q_[qid].sq_doorbell, q_[qid].tail);
     next();
   });
 }
@@ -346,8 +345,8 @@ void IoAccelerator::write_sqe(Queue& q, uint32_t slot) {
   std::memcpy(&q.sq[size_t(slot) * 64], &c, 64);
 }
 
-void IoAccelerator::ring(uint64_t doorbell, uint32_t value, Tick delay) {
-  Tick d = delay;
+void IoAccelerator::ring(uint64_t doorbell, uint32_t value) {
+  Tick d = 0;
   dma_access(tlm::TLM_WRITE_COMMAND, doorbell, reinterpret_cast<uint8_t*>(&value), 4, d);  // peer to peer
 }
 
@@ -421,7 +420,7 @@ void IoAccelerator::reap(uint32_t qid) {
     }
   }
   if (!any) return;
-  ring(q.cq_doorbell, q.cq_head, 0);
+  ring(q.cq_doorbell, q.cq_head);
   retry_held(q);
 }
 

@@ -89,13 +89,15 @@ class IoAccelerator : public pcie::PciFunction {
   // PRP1 and PRP2 for `segs`, writing slot `slot`'s PRP list when needed; the list's entries.
   uint32_t build_prps(Queue& q, uint32_t slot, const std::vector<BioSeg>& segs, uint64_t& prp1, uint64_t& prp2);
   void write_sqe(Queue& q, uint32_t slot);
-  void ring(uint64_t doorbell, uint32_t value, Tick at);
+  void ring(uint64_t doorbell, uint32_t value);  // a peer-to-peer doorbell write, now
   void reap(uint32_t qid);
   void finish_bio(uint16_t vector, uint32_t tag, uint16_t status);
   void retry_held(Queue& q);
   void count_valid();
   uint32_t pages(const std::vector<BioSeg>& segs) const;
 
+  ScopedConfig cfg_;
+  StatGroup stats_;
   Tick t_register_, t_cam_, t_merge_, t_compose_, t_prp_entry_, t_poll_;
   bool irq_per_bio_;
   std::vector<Queue> q_;

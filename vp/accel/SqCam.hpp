@@ -45,7 +45,6 @@ class SqCam {
   // The SSD read `count` entries from slot `from` on: their bits clear.
   void fetched(uint32_t from, uint32_t count);
   uint32_t valid() const;
-  void clear() { e_.assign(e_.size(), Entry{}); }
 
  private:
   std::vector<Entry> e_;

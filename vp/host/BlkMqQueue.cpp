@@ -374,8 +374,7 @@ Tick BlkMqQueue::submit_cost(const IoRequest& io, unsigned core) const {
     return cost_.merge_search + (can_merge(*last, io, front) ? 0 : cost_.insert);
   }
   const HwQueue& q = hw_[hwq_for(core, io.write)];
-  if (kblockd_ && direct_ && !deadline_ && idle(q)) return dispatch_cost_;  // issued directly, in the submitter's context
-  if (!kblockd_ && !deadline_ && q.sched->empty() && q.dispatch.empty() && q.free_tags > 0) return 0;  // straight to the driver
+  if (goes_straight(q)) return kblockd_ ? dispatch_cost_ : 0;  // kblockd: dispatched in the submitter's context
   Merge m = find_merge(io, core);
   return Tick(m.examined) * cost_.merge_search + (m.rq ? 0 : cost_.insert);
 }
@@ -403,8 +402,7 @@ void BlkMqQueue::submit(IoRequest& io, unsigned core, Tick now) {
     return;
   }
   HwQueue& q = hw_[hwq_for(core, io.write)];
-  if (!deadline_ && (kblockd_ ? direct_ && idle(q) : q.sched->empty() && q.dispatch.empty() && q.free_tags > 0))
-    return issue(make(io, core), now);
+  if (goes_straight(q)) return issue(make(io, core), now);
   Merge m = find_merge(io, core);
   if (m.rq) {
     merge(m.rq, io, m.front);

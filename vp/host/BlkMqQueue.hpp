@@ -163,6 +163,14 @@ class BlkMqQueue {
   bool idle(const HwQueue& q) const {
     return !q.running && !q.queued && q.dispatch.empty() && q.sched->empty() && q.free_tags > 0;
   }
+  // A new request for `q` goes to the driver at once: nothing waits before
+  // it and a tag is free (with kblockd dispatch, no run has the queue and
+  // direct issue is on); mq-deadline always takes it in.
+  bool goes_straight(const HwQueue& q) const {
+    if (deadline_) return false;
+    if (kblockd_) return direct_ && idle(q);
+    return q.sched->empty() && q.dispatch.empty() && q.free_tags > 0;
+  }
   // Asks for a run of `hwq`: in `core`'s context (a plug flush) or by kblockd on its home core.
   void request_run(unsigned hwq, unsigned core, bool by_kblockd);
   void bypass(IoRequest& io, unsigned core, Tick now);

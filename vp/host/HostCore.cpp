@@ -120,6 +120,7 @@ HostCore::HostCore(sc_core::sc_module_name name, Services& svc, unsigned id, con
       irqs_avoided_(host_stats_.total("interrupts_avoided", "completions",
                                       "completions reaped by polling (no interrupt raised for them)")) {
   irq.bind(*this);
+  cost_.submit += dedcore_lock_;  // dedcore: each submission takes the queue's lock from the polling core
   if (svc.waves.enabled()) svc.waves.trace(busy_trace_, Waves::signal_name(stats_.scope(), "busy"), "host cores");
   SC_HAS_PROCESS(HostCore);
   SC_THREAD(run);
@@ -162,7 +163,7 @@ void HostCore::hand_flush(FioJobRunner& j, IoRequest& flush) {
 
 void HostCore::submit_flush(IoRequest& io) {
   CpuTime k;
-  k.kernel = cost_.submit + dedcore_lock_ + blk_.submit_cost(io, id_);
+  k.kernel = cost_.submit + blk_.submit_cost(io, id_);
   busy(k);
   io.clock.mark(Stage::HostSubmit, now_ps());
   blk_.submit(io, id_, now_ps());
@@ -332,7 +333,7 @@ void HostCore::cache_work(PageCache::Work& w) {
     bool first = true;
     for (IoRequest* io : run) {
       CpuTime k;
-      k.kernel = (first ? cost_.submit + dedcore_lock_ : 0) + blk_.submit_cost(*io, id_);
+      k.kernel = (first ? cost_.submit : 0) + blk_.submit_cost(*io, id_);
       first = false;
       busy(k);
       io->clock.mark(Stage::HostSubmit, now_ps());
@@ -494,7 +495,7 @@ void HostCore::issue(HostThread& t) {
     r.polled = polled_io(j, r);
     if (r.polled) ++t.polled;
     CpuTime c;
-    c.kernel = cost_.submit + dedcore_lock_ + blk_.submit_cost(r, id_);
+    c.kernel = cost_.submit + blk_.submit_cost(r, id_);
     busy(c);
     r.clock.mark(Stage::HostSubmit, now_ps());
     blk_.submit(r, id_, now_ps());

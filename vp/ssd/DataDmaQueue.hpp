@@ -27,7 +27,6 @@ class DataDmaQueue {
     (latency ? urgent_ : normal_).push_back({slot, now_ps()});
     next();
   }
-  size_t waiting() const { return urgent_.size() + normal_.size(); }
 
  private:
   struct Waiting {

@@ -75,12 +75,7 @@ void NvmeIoCommands::read_write(uint32_t s) {
   ++c_.io_cmds_;
   if (hc.op == IoOp::Write) {
     c_.bytes_written_ += bytes;
-    if (!c_.from_host_) {
-      fetch_write_data(s, delay);
-    } else {
-      bool latency = hc.attr != 0;
-      c_.eq_.after(delay, [this, s, latency] { c_.from_host_->submit(s, latency); });  // PRP list fetched first
-    }
+    transfer(c_.from_host_.get(), s, delay, &NvmeIoCommands::fetch_write_data);  // after the PRP list
   } else {
     c_.bytes_read_ += bytes;
     if (delay == 0) return c_.fw->submit(hc);
@@ -168,12 +163,17 @@ void NvmeIoCommands::finish(uint32_t s) {
     return c_.complete(s, same ? 0 : status(SCT_MEDIA, SC_COMPARE_FAILURE), delay);
   }
   if (hc.op != IoOp::Read) return c_.complete(s, 0);
-  if (!c_.to_host_) {
-    send_read_data(s, delay);
-  } else {
-    bool latency = hc.attr != 0;
-    c_.eq_.after(delay, [this, s, latency] { c_.to_host_->submit(s, latency); });  // staged first
+  transfer(c_.to_host_.get(), s, delay, &NvmeIoCommands::send_read_data);  // once staged
+}
+
+void NvmeIoCommands::transfer(DataDmaQueue* queue, uint32_t s, Tick delay,
+                              Tick (NvmeIoCommands::*move)(uint32_t, Tick)) {
+  if (!queue) {
+    (this->*move)(s, delay);
+    return;
   }
+  bool latency = c_.slots_[s].hc.attr != 0;
+  c_.eq_.after(delay, [queue, s, latency] { queue->submit(s, latency); });
 }
 
 Tick NvmeIoCommands::fetch_write_data(uint32_t s, Tick delay) {

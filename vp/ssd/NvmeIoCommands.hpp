@@ -34,6 +34,8 @@ class NvmeIoCommands {
   using Slot = NvmeController::Slot;
   using Step = NvmeController::Step;
   void read_write(uint32_t s);
+  // `move` now (`delay` from now), or through `queue`, the DMA engine's, when it orders transfers.
+  void transfer(DataDmaQueue* queue, uint32_t s, Tick delay, Tick (NvmeIoCommands::*move)(uint32_t, Tick));
   void dsm(uint32_t s);
   void write_zeroes(uint32_t s);
 

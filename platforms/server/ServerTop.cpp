@@ -11,6 +11,9 @@ namespace vp::platform {
 namespace {
 // The SSD's function: bus 0 device 0 function 0 of the ECAM window.
 constexpr uint64_t kSsdConfig = host::HostMemoryMap::config_address(0, 0, 0);
+// The I/O-stack accelerator: bus 0 device 1, its BAR 128 MiB into the MMIO window.
+constexpr uint64_t kAccelConfig = host::HostMemoryMap::config_address(0, 1, 0);
+constexpr uint64_t kAccelBar = host::HostBus::kPcieMmioBase + 0x8000000;
 
 using host::NvmeDriver;
 
@@ -32,6 +35,13 @@ void check_host_queues(const Config& c) {
     c.fail({"host.nvme.completion", "host.blkmq.rw_isolation"},
            "a core polls its own queue pair, but rw_isolation sends its I/O to other cores' queues: not modeled "
            "together");
+  // xler hands latency-critical bios to the accelerator, a queue per core.
+  if (m == NvmeDriver::Completion::Xler && !c.get_switch("accel.enabled"))
+    c.fail({"host.nvme.completion", "accel.enabled"},
+           "xler needs the I/O-stack accelerator on the PCIe fabric (accel.enabled = on)");
+  if (m == NvmeDriver::Completion::Xler && c.get_int("host.cores") > accel::regs::kMaxQueues)
+    c.fail({"host.nvme.completion", "host.cores"},
+           fmt::format("the accelerator has a queue for each of at most {} cores", accel::regs::kMaxQueues));
   // dedcore takes one of the cores for polling.
   if (m == NvmeDriver::Completion::DedCore && c.get_int("host.cores") < 2)
     c.fail({"host.nvme.completion", "host.cores"},
@@ -56,11 +66,13 @@ void check_driver_on_controller(const Config& c) {
            "two SQs per core need ssd.nvme.max_io_queues >= 2 * host.cores");
   if (int64_t sqs = NvmeDriver::sq_ids(nvme, static_cast<unsigned>(cores)) - 1;
       NvmeDriver::separate_poll_queues(nvme) && sqs > max_queues) {
-    std::vector<std::string> keys = {c.is("host.nvme.completion", "select_isr") ? "host.nvme.completion"
-                                                                                 : "host.nvme.poll_queues",
+    const bool xler = c.is("host.nvme.completion", "xler");
+    std::vector<std::string> keys = {xler || c.is("host.nvme.completion", "select_isr") ? "host.nvme.completion"
+                                                                                         : "host.nvme.poll_queues",
                                      "host.cores", "ssd.nvme.max_io_queues"};
     if (c.get_switch("host.nvme.dual_sq")) keys.push_back("host.nvme.dual_sq");
-    c.fail(keys, fmt::format("a poll queue pair per core besides the others needs ssd.nvme.max_io_queues >= {}", sqs));
+    c.fail(keys, fmt::format("a poll queue pair per core{} besides the others needs ssd.nvme.max_io_queues >= {}",
+                             xler ? " and the accelerator's pair per core" : "", sqs));
   }
 }
 
@@ -76,6 +88,8 @@ void check_host_memory(const Config& c, const host::JobNeeds& needs) {
                        format_size(frames), format_size(map.low_bytes()), format_size(map.high_bytes())));
   auto place = [&](HostMemoryAllocator& m) {
     NvmeDriver::reserve_memory(ScopedConfig(c, NvmeDriver::kScope), host_cores(c), m);
+    if (c.is("host.nvme.completion", "xler"))
+      host::AcceleratorDriver::reserve_memory(ScopedConfig(c, NvmeDriver::kScope), host_cores(c), m);
     if (needs.buffered) m.alloc("page cache frames", frames);
     for (const auto& b : needs.buffers) m.alloc_many(b.what, b.count, b.bytes);
   };
@@ -125,9 +139,13 @@ void ServerTop::declare_params(ParamRegistry& r) {
   host::PageCache::declare_params(ParamScope(r, host::PageCache::kScope));
   host::Workload::declare_params(r);
   pcie::PcieLink::declare_params(ParamScope(r, "pcie"));
-  // The I/O-stack accelerator and its own link (vp/accel).
+  // The I/O-stack accelerator and its own link (vp/accel), and its driver.
+  r.choice("accel.enabled", "off", {"off", "on"},
+           "FlashShare's I/O-stack accelerator as a PCIe function of its own (bus 0 device 1, BAR at 0xe8000000), "
+           "on a link of its own (accel.pcie.*); host.nvme.completion = xler uses it");
   accel::IoAccelerator::declare_params(ParamScope(r, accel::IoAccelerator::kScope), ParamScope(r, "accel.pci"));
   pcie::PcieLink::declare_params(ParamScope(r, "accel.pcie"));
+  host::AcceleratorDriver::declare_params(ParamScope(r, host::AcceleratorDriver::kScope));
   ssd::Drive::declare_params(ParamScope(r, ssd::Drive::kScope));
   ssd::SsdImage::declare_params(r);
   r.rule(check_host_queues);
@@ -166,6 +184,7 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
   link.cfg_out.bind(drive.config());
   drive.set_intx_address(host::InterruptController::intx_address());
   drive.dma().bind(link.up_in);
+  if (svc.cfg.get_switch("accel.enabled")) attach_accelerator(svc);
   unsigned polling = host::HostCore::polling_core(ScopedConfig(svc.cfg, host::HostCore::kScope));
   for (unsigned c = 0; c < n_cores; ++c) {
     host::CoreRole role{driver.completion(),
@@ -178,6 +197,7 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
   for (auto& c : cores_) {
     c->set_peers(&peers_);
     c->set_page_cache(&pagecache);
+    if (driver.completion() == NvmeDriver::Completion::Xler) c->set_accelerator(accel_driver_.get());
   }
   pagecache.kick = [this] { cores_[0]->kick(); };  // core 0 runs the flusher
   blkmq.on_run_queued = [this](unsigned c) { cores_[c]->blk_run_queued(); };
@@ -193,6 +213,25 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
   });
   svc.stats.section("cpu", [this] { return cpu_summary(); });
   svc.stats.section("device", [this] { return device_summary(); });
+}
+
+// On a link of its own, its BAR and configuration space mapped on the host
+// bus; its DMA (segment lists, doorbells peer to peer) and the SSD's
+// accesses to its queue windows go through the bus.
+void ServerTop::attach_accelerator(Services& svc) {
+  accel_link_ = std::make_unique<pcie::PcieLink>("accel_pcie", svc, "accel.pcie");
+  accel_ = std::make_unique<accel::IoAccelerator>("accel", svc, accel_link_->timing());
+  bus.map(accel_link_->down_in, kAccelBar, accel::regs::BAR0_SIZE, "accelerator bar0");
+  bus.map(accel_link_->cfg_in, kAccelConfig, pcie::PciConfigSpace::kSize, "accelerator config space");
+  accel_link_->down_out.bind(accel_->bar0);
+  accel_link_->cfg_out.bind(accel_->config);
+  accel_->dma.bind(accel_link_->up_in);
+  accel_link_->up_out.bind(bus.in);
+  accel_->set_intx_address(host::InterruptController::intx_address());
+  if (driver.completion() != NvmeDriver::Completion::Xler) return;  // on the fabric, unused
+  accel_driver_ = std::make_unique<host::AcceleratorDriver>("accel_driver", svc, irqs, memory, driver, kAccelConfig,
+                                                            kAccelBar);
+  accel_driver_->bus.bind(bus.in);
 }
 
 nlohmann::json ServerTop::cpu_summary() {

@@ -10,11 +10,16 @@
 //   NvmeDriver -> HostBus -> HostDram | InterruptController | PcieLink.down
 //   PcieLink.down -> Drive (config, bar0)      Drive.dma -> PcieLink.up -> HostBus
 //   inside the Drive: NvmeController -> Firmware -> CacheLayer -> PageMappingFtl -> FlashArray, SsdDram
+//   with accel.enabled: HostBus -> PcieLink(accel.pcie).down -> IoAccelerator (config, bar0: registers, queue
+//   windows)   IoAccelerator.dma -> PcieLink.up -> HostBus (segment lists, SSD doorbells peer to peer);
+//   xler: HostCore* -> AcceleratorDriver (above blk-mq) -> HostBus
 #include <memory>
 #include <systemc>
 #include <vector>
 
+#include "vp/accel/IoAccelerator.hpp"
 #include "vp/core/Services.hpp"
+#include "vp/host/AcceleratorDriver.hpp"
 #include "vp/host/BlkMqQueue.hpp"
 #include "vp/host/HostBus.hpp"
 #include "vp/host/HostCore.hpp"
@@ -64,6 +69,10 @@ class ServerTop : public sc_core::sc_module {
   ssd::Drive drive;
 
  private:
+  void attach_accelerator(Services& svc);
+  std::unique_ptr<pcie::PcieLink> accel_link_;
+  std::unique_ptr<accel::IoAccelerator> accel_;
+  std::unique_ptr<host::AcceleratorDriver> accel_driver_;
   std::vector<std::unique_ptr<host::HostCore>> cores_;
   std::vector<host::HostCore*> peers_;
   StatRegistry& stats_;

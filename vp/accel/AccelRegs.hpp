@@ -19,11 +19,19 @@ constexpr uint32_t BIO_NSEG = 0x020;   // segments (bi_vcnt)
 constexpr uint32_t BIO_TAG = 0x028;    // handed back in DONE
 constexpr uint32_t BIO_QUEUE = 0x030;  // which queue (the submitting core's)
 constexpr uint32_t BIO_GO = 0x038;     // any write: the bio goes in
-// A read pops the oldest completed bio: tag in bits 31:0, NVMe status
-// (status code type and code, without the phase bit) in 46:32, bit 63 set;
-// 0 when none is waiting.
+// A read pops the oldest completed bio of any queue: tag in bits 31:0, NVMe
+// status (status code type and code, without the phase bit) in 46:32, the
+// SQ slot of the command that carried it (its NVMe command id) in 61:47,
+// bit 62 set when more completed bios wait behind it, bit 63 set; 0 when
+// none is waiting. DONE_Q(q) does the same for queue q's bios alone (a
+// queue's interrupt handler reads its own).
 constexpr uint32_t DONE = 0x040;
-constexpr uint64_t DONE_VALID = 1ull << 63;
+constexpr uint64_t DONE_VALID = 1ull << 63, DONE_MORE = 1ull << 62;
+constexpr uint32_t DONE_Q_BASE = 0x200;
+constexpr uint32_t DONE_Q(uint32_t q) { return DONE_Q_BASE + 8 * q; }
+constexpr uint32_t done_tag(uint64_t v) { return static_cast<uint32_t>(v); }
+constexpr uint16_t done_status(uint64_t v) { return static_cast<uint16_t>((v >> 32) & 0x7FFF); }
+constexpr uint16_t done_slot(uint64_t v) { return static_cast<uint16_t>((v >> 47) & 0x7FFF); }
 constexpr uint32_t IN_FLIGHT = 0x048;  // bios accepted and not yet completed (read only)
 
 // Queue configuration, for the queue QSEL selects.

@@ -116,12 +116,7 @@ nlohmann::json IoAccelerator::summary() const {
 uint64_t IoAccelerator::bar_read(uint32_t off, unsigned) {
   const Queue& q = q_[qsel_];
   switch (off) {
-    case DONE: {
-      if (done_.empty()) return 0;
-      uint64_t v = done_.front();
-      done_.pop_front();
-      return v;
-    }
+    case DONE: return pop_done(oldest_done());
     case IN_FLIGHT: return in_flight_;
     case QSEL: return qsel_;
     case Q_SQ_DOORBELL: return q.sq_doorbell;
@@ -132,8 +127,26 @@ uint64_t IoAccelerator::bar_read(uint32_t off, unsigned) {
     case LBA_SHIFT: return lba_shift_;
     case MAX_TRANSFER: return max_transfer_;
     case NSID: return nsid_;
-    default: return 0;
+    default:
+      if (off >= DONE_Q_BASE && off < DONE_Q(kMaxQueues) && off % 8 == 0) return pop_done((off - DONE_Q_BASE) / 8);
+      return 0;
   }
+}
+
+uint32_t IoAccelerator::oldest_done() const {
+  uint32_t best = 0;
+  for (uint32_t i = 1; i < kMaxQueues; ++i)
+    if (!q_[i].done.empty() && (q_[best].done.empty() || q_[i].done.front().first < q_[best].done.front().first))
+      best = i;
+  return best;
+}
+
+uint64_t IoAccelerator::pop_done(uint32_t qid) {
+  auto& d = q_[qid].done;
+  if (d.empty()) return 0;
+  uint64_t v = d.front().second;
+  d.pop_front();
+  return v | (d.empty() ? 0 : DONE_MORE);
 }
 
 void IoAccelerator::bar_write(uint32_t off, uint64_t v, unsigned) {
@@ -195,7 +208,6 @@ void IoAccelerator::device_reset(pcie::PciConfigSpace::Reset) {
   q_.assign(kMaxQueues, Queue{});
   qsel_ = 0;
   in_.clear();
-  done_.clear();
   in_flight_ = 0;
 }
 
@@ -254,8 +266,8 @@ void IoAccelerator::place(Pending p) {
   const Bio& b = p.bio;
   if (p.bad || b.queue >= kMaxQueues || !q_[b.queue].on || !segments_ok(p.segs, b.bytes)) {
     ++errors_;
-    finish_bio(b.queue < kMaxQueues ? q_[b.queue].vector : 0, b.tag,
-               nvme::status(nvme::SCT_GENERIC, nvme::SC_INVALID_FIELD, true));
+    finish_bio(b.queue < kMaxQueues ? b.queue : 0, b.tag, nvme::status(nvme::SCT_GENERIC, nvme::SC_INVALID_FIELD, true),
+               0);
     return next();
   }
   Queue& q = q_[b.queue];
@@ -406,7 +418,7 @@ void IoAccelerator::reap(uint32_t qid) {
     ++polls_;
     if (e.cid < q.entries) {
       SqCam::Entry& en = q.cam.at(e.cid);
-      for (uint32_t tag : en.tags) finish_bio(q.vector, tag, e.status());
+      for (uint32_t tag : en.tags) finish_bio(qid, tag, e.status(), e.cid);
       if (!irq_per_bio_ && !en.tags.empty()) {
         signals_.signal(q.vector, 0);
         ++irqs_;
@@ -424,11 +436,12 @@ void IoAccelerator::reap(uint32_t qid) {
   retry_held(q);
 }
 
-void IoAccelerator::finish_bio(uint16_t vector, uint32_t tag, uint16_t status) {
-  done_.push_back(DONE_VALID | uint64_t(status & 0x7FFF) << 32 | tag);
+void IoAccelerator::finish_bio(uint32_t qid, uint32_t tag, uint16_t status, uint16_t slot) {
+  q_[qid].done.emplace_back(done_serial_++,
+                            DONE_VALID | uint64_t(slot & 0x7FFF) << 47 | uint64_t(status & 0x7FFF) << 32 | tag);
   --in_flight_;
   if (irq_per_bio_) {
-    signals_.signal(vector, 0);
+    signals_.signal(q_[qid].vector, 0);
     ++irqs_;
   }
 }

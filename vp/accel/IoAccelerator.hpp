@@ -72,6 +72,7 @@ class IoAccelerator : public pcie::PciFunction {
     std::deque<Pending> held;  // waiting for a hazard or for room
     Tick barrier_until = 0;    // the merge logic holds the SQ until then
     bool reaping = false;
+    std::deque<std::pair<uint64_t, uint64_t>> done;  // completed bios: (serial, DONE value)
   };
 
   uint64_t bar_read(uint32_t off, unsigned len) override;
@@ -91,7 +92,9 @@ class IoAccelerator : public pcie::PciFunction {
   void write_sqe(Queue& q, uint32_t slot);
   void ring(uint64_t doorbell, uint32_t value);  // a peer-to-peer doorbell write, now
   void reap(uint32_t qid);
-  void finish_bio(uint16_t vector, uint32_t tag, uint16_t status);
+  void finish_bio(uint32_t qid, uint32_t tag, uint16_t status, uint16_t slot);
+  uint32_t oldest_done() const;  // the queue whose completed bio is the oldest
+  uint64_t pop_done(uint32_t qid);
   void retry_held(Queue& q);
   void count_valid();
   uint32_t pages(const std::vector<BioSeg>& segs) const;
@@ -105,7 +108,7 @@ class IoAccelerator : public pcie::PciFunction {
   Bio latch_;
   std::deque<Pending> in_;  // bios latched (segment lists being read), waiting for the merge logic
   bool working_ = false;
-  std::deque<uint64_t> done_;
+  uint64_t done_serial_ = 0;
   // Traced: CAM entries written and not fetched (all queues); the merge
   // logic, not the SSD's fetch, owns an SQ (the barrier's MUX).
   uint64_t cam_valid_ = 0;

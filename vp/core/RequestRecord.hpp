@@ -23,6 +23,7 @@ enum class Stage : uint8_t {
   HostSubmit,    // application issue -> blk-mq has the request (syscall, blk-mq CPU work)
   BlkMq,         // waiting in a plug, software queue or I/O scheduler -> dispatched to the driver
   DriverQueue,   // waiting in the driver for a free SQ slot / tag
+  Accel,         // I/O-stack accelerator: go write -> controller starts fetching the command it composed
   SqWait,        // command in SQ (doorbell rung) -> controller starts fetching it
   Fetch,         // 64-byte command DMA
   Firmware,      // firmware tasks, including waiting for an embedded core
@@ -115,7 +116,7 @@ class RequestTracker {
 };
 
 inline const char* stage_name(Stage s) {
-  static const char* names[] = {"host_submit", "blk_mq", "driver_queue", "sq_wait",   "fetch",     "firmware",
+  static const char* names[] = {"host_submit", "blk_mq", "driver_queue", "accel", "sq_wait", "fetch", "firmware",
                                 "data_dma",    "flash",        "cq_post",   "interrupt", "wakeup"};
   return names[static_cast<size_t>(s)];
 }

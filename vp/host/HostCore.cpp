@@ -8,6 +8,7 @@
 
 #include "vp/core/RequestLog.hpp"
 #include "vp/core/SimControl.hpp"
+#include "vp/host/AcceleratorDriver.hpp"
 #include "vp/host/BlkMqQueue.hpp"
 #include "vp/host/FioJobRunner.hpp"
 #include "vp/host/NvmeDriver.hpp"
@@ -162,11 +163,19 @@ void HostCore::hand_flush(FioJobRunner& j, IoRequest& flush) {
 }
 
 void HostCore::submit_flush(IoRequest& io) {
+  io.offloaded = false;
+  submit_io(io, cost_.submit);
+}
+
+void HostCore::submit_io(IoRequest& io, Tick path) {
   CpuTime k;
-  k.kernel = cost_.submit + blk_.submit_cost(io, id_);
+  k.kernel = io.offloaded ? accel_->submit_cost() : path + blk_.submit_cost(io, id_);
   busy(k);
   io.clock.mark(Stage::HostSubmit, now_ps());
-  blk_.submit(io, id_, now_ps());
+  if (io.offloaded)
+    accel_->submit(io, id_);
+  else
+    blk_.submit(io, id_, now_ps());
 }
 
 Tick HostCore::insts_time(uint64_t insts) const {
@@ -262,7 +271,16 @@ void HostCore::service_interrupts() {
     ++isrs_;
     ++interrupts_;
     size_t before = done_.size();
+    Tick entered = now_ps();
     irqs_.dispatch(v, done_);
+    if (Tick stalled = now_ps() - entered) {  // the handler's uncached reads held the core
+      CpuTime s;
+      s.irq = stalled;
+      charge(s);
+      sched_.ran(stalled);
+      mark_ = now_ps();
+      t += stalled;
+    }
     t += cost_.isr;
     c.irq += cost_.isr;
     reaped(before, t, c.kernel);
@@ -277,7 +295,7 @@ void HostCore::reaped(size_t from, Tick& t, Tick& cat) {
     cat += cost_.complete;
     DeviceHalf* d = svc_.tracker.device(r.sqid, r.cid);
     if (d && d->valid) {  // every I/O a merged command carried shares its device half
-      r.clock.join(d->clock, Stage::SqWait);
+      r.clock.join(d->clock, r.offloaded ? Stage::Accel : Stage::SqWait);
       r.attr = d->attr;
       r.result = d->result;
     }
@@ -289,7 +307,7 @@ void HostCore::finish(CpuTime c) {
   Tick now = now_ps();
   for (IoRequest* r : done_) {
     if (DeviceHalf* d = svc_.tracker.device(r->sqid, r->cid)) d->valid = false;
-    if (!r->merged) blk_.completed(drv_.hw_queue_of(r->sqid), now);  // one tag per command
+    if (!r->merged && !r->offloaded) blk_.completed(drv_.hw_queue_of(r->sqid), now);  // one tag per command
   }
   busy(c);
   Tick end = now_ps();
@@ -332,12 +350,9 @@ void HostCore::cache_work(PageCache::Work& w) {
     blk_.start_plug(id_);
     bool first = true;
     for (IoRequest* io : run) {
-      CpuTime k;
-      k.kernel = (first ? cost_.submit : 0) + blk_.submit_cost(*io, id_);
+      io->offloaded = accel_ && accel_->takes(*io);
+      submit_io(*io, first ? cost_.submit : 0);
       first = false;
-      busy(k);
-      io->clock.mark(Stage::HostSubmit, now_ps());
-      blk_.submit(*io, id_, now_ps());
     }
     blk_.finish_plug(id_, now_ps());
   }
@@ -492,13 +507,10 @@ void HostCore::issue(HostThread& t) {
       cache_work(w);
       continue;
     }
+    r.offloaded = accel_ && accel_->takes(r);
     r.polled = polled_io(j, r);
     if (r.polled) ++t.polled;
-    CpuTime c;
-    c.kernel = cost_.submit + blk_.submit_cost(r, id_);
-    busy(c);
-    r.clock.mark(Stage::HostSubmit, now_ps());
-    blk_.submit(r, id_, now_ps());
+    submit_io(r, cost_.submit);
   } while (++n < batch && j.can_issue(now_ps()));
   if (plug) blk_.finish_plug(id_, now_ps());
   if (j.spins()) {  // the job's compute after its I/Os, once per I/O issued
@@ -517,6 +529,7 @@ bool HostCore::polled_io(const FioJobRunner& j, const IoRequest& r) const {
     case C::Poll:
     case C::Hybrid: return true;
     case C::SelectIsr: return r.attr != 0;
+    case C::Xler: return r.attr != 0 && !r.offloaded;  // what the accelerator leaves polls, as select_isr
     case C::Interrupt: return j.spec().hipri && drv_.has_poll_queues();
     case C::DedCore: return false;  // the dedicated core reaps; the job blocks
   }

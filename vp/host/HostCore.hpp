@@ -56,6 +56,7 @@
 
 namespace vp::host {
 
+class AcceleratorDriver;
 class BlkMqQueue;
 class Workload;
 class FioJobRunner;
@@ -100,6 +101,8 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   // another core completed its I/O).
   void set_peers(const std::vector<HostCore*>* peers) { peers_ = peers; }
   void set_page_cache(PageCache* pc) { pc_ = pc; }
+  // The I/O-stack accelerator's driver above blk-mq (host.nvme.completion = xler).
+  void set_accelerator(AcceleratorDriver* a) { accel_ = a; }
   // Something for this core to look at (the page cache's flusher work).
   void kick() { wake_.notify(); }
   // blk-mq queued a hardware-queue run here (kblockd dispatch): an idle
@@ -153,6 +156,10 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   // submit) and hands finished buffered I/Os and fsyncs to their threads.
   void cache_work(PageCache::Work& w);
   void submit_flush(IoRequest& io);  // an fsync's Flush, on this core's queue
+  // One I/O into the block layer from this core: to the accelerator's
+  // driver when it takes it (xler), else to blk-mq; `path` is the
+  // submission path's CPU time besides blk-mq's own.
+  void submit_io(IoRequest& io, Tick path);
   void run_hw_queue();  // the oldest blk-mq run queued here
 
   Services& svc_;
@@ -165,6 +172,7 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   Workload& wl_;
   const std::vector<HostCore*>* peers_ = nullptr;
   PageCache* pc_ = nullptr;
+  AcceleratorDriver* accel_ = nullptr;
   PageCache::Work cw_;
   uint64_t remote_ = 0;  // news for a thread here since the core last looked
   CoreCosts cost_;

@@ -31,6 +31,7 @@ struct IoRequest {
   std::vector<uint64_t> commands;
   uint8_t attr = 0;     // workload attribute put in CDW2 (and as the device decoded it)
   bool polled = false;  // goes to a poll queue (CQ without interrupts); the submitting core reaps it
+  bool offloaded = false;  // handed to the I/O-stack accelerator above blk-mq (xler)
   uint32_t result = 0;  // device-reported completion field (buffer status)
   // Hints the driver puts in the command: ORed into CDW2 above the attribute
   // (FastDrain's page-victimization bit 8), and CDW3 (its dirty pages).

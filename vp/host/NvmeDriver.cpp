@@ -34,12 +34,14 @@ void NvmeDriver::declare_params(const ParamScope& r) {
            "FlashShare's two SQs per I/O queue on one CQ: SQ q (QPRIO medium, throughput) and SQ N+q (QPRIO "
            "high) for requests with a non-zero workload attribute, with vendor-specific arbitration (CC.AMS = "
            "111b); a controller without it in CAP.AMS gets a warning and one SQ per queue");
-  r.choice("completion", "interrupt", {"interrupt", "poll", "hybrid", "select_isr", "dedcore"},
+  r.choice("completion", "interrupt", {"interrupt", "poll", "hybrid", "select_isr", "dedcore", "xler"},
            "how I/O completions reach the host (FlashShare OSDI'18 sec. 3.4): interrupt (MSI-X, ISR, context "
            "switch back), poll (CQs without interrupts; the submitting core spins until the entry lands), hybrid "
            "(sleep a fraction of the mean completion time, then poll), select_isr (requests with a non-zero "
            "workload attribute poll a per-core poll queue, the others take interrupts), dedcore (a dedicated "
-           "core, host.core.poll_core, polls every CQ and wakes the submitting jobs)");
+           "core, host.core.poll_core, polls every CQ and wakes the submitting jobs), xler (select_isr plus FlashShare's "
+           "I/O-stack accelerator, accel.enabled: requests with a non-zero workload attribute go to it, above "
+           "blk-mq, and complete by its interrupt; each core gets a third queue pair, in the accelerator's BAR)");
   r.choice("poll_queues", "off", {"off", "on"},
            "a poll queue pair per core (CQ created without interrupts) besides the interrupt-driven one, for "
            "fio jobs with hipri in interrupt mode (Linux's nvme.poll_queues); select_isr always has them");
@@ -64,7 +66,8 @@ void NvmeDriver::declare_params(const ParamScope& r) {
 
 unsigned NvmeDriver::sq_ids(const ScopedConfig& cfg, unsigned cores) {
   unsigned n = cores;
-  return 1 + (cfg.get_switch("dual_sq") ? 2 * n : n) + (separate_poll_queues(cfg) ? n : 0);
+  return 1 + (cfg.get_switch("dual_sq") ? 2 * n : n) + (separate_poll_queues(cfg) ? n : 0) +
+         (completion_from(cfg) == Completion::Xler ? n : 0);
 }
 
 NvmeDriver::Completion NvmeDriver::completion_from(const ScopedConfig& cfg) {
@@ -72,7 +75,8 @@ NvmeDriver::Completion NvmeDriver::completion_from(const ScopedConfig& cfg) {
                                                  {"poll", Completion::Poll},
                                                  {"hybrid", Completion::Hybrid},
                                                  {"select_isr", Completion::SelectIsr},
-                                                 {"dedcore", Completion::DedCore}});
+                                                 {"dedcore", Completion::DedCore},
+                                                 {"xler", Completion::Xler}});
 }
 
 std::vector<unsigned> NvmeDriver::irq_cpus_from(const ScopedConfig& cfg) {
@@ -88,7 +92,8 @@ unsigned NvmeDriver::irq_core(unsigned k) const {
 
 bool NvmeDriver::separate_poll_queues(const ScopedConfig& cfg) {
   Completion m = completion_from(cfg);
-  return m == Completion::SelectIsr || (m == Completion::Interrupt && cfg.get_switch("poll_queues"));
+  return m == Completion::SelectIsr || m == Completion::Xler ||
+         (m == Completion::Interrupt && cfg.get_switch("poll_queues"));
 }
 
 NvmeDriver::NvmeDriver(sc_core::sc_module_name name, Services& svc, InterruptRouting& irqs,
@@ -151,7 +156,8 @@ uint64_t NvmeDriver::alloc(const char* what, uint64_t bytes) {
 
 void NvmeDriver::reserve_memory(const ScopedConfig& cfg, unsigned cores, HostMemoryAllocator& memory) {
   const uint64_t io = cfg.get_int("queue_depth"), adm = cfg.get_int("admin_queue_depth");
-  const uint64_t sqs = sq_ids(cfg, cores) - 1;  // I/O SQs: one or two per core, and the poll queues'
+  // I/O SQs: one or two per core, and the poll queues' (a stacked driver's are its own)
+  const uint64_t sqs = sq_ids(cfg, cores) - 1 - (completion_from(cfg) == Completion::Xler ? cores : 0);
   const uint64_t cqs = uint64_t(cores) * (separate_poll_queues(cfg) ? 2 : 1);
   memory.alloc("admin SQ", adm * sizeof(Sqe));
   memory.alloc("admin CQ", adm * sizeof(Cqe));
@@ -302,12 +308,16 @@ void NvmeDriver::bring_up() {
   identify_controller(id_buf);
   // Poll queue pairs come after all the others: one more SQ and CQ per core.
   const uint32_t npoll = poll_queues_wanted_ ? cores_ : 0;
-  const uint32_t nsq = set_queue_count(npoll);
+  const uint32_t nstacked = mode_ == Completion::Xler ? cores_ : 0;
+  if (nstacked && !stacked_) fail("host.nvme.completion = xler, but no accelerator driver is stacked on this one");
+  const uint32_t nsq = set_queue_count(npoll, nstacked);
   set_irq_coalescing();
   if (info_.io_queues < cores_) fail(fmt::format("controller granted {} I/O queues for {} cores", info_.io_queues, cores_));
   identify_namespace(id_buf);
   create_io_queues();
   create_poll_queues(nsq, npoll);
+  // The stacked driver's pairs come last: SQ and CQ ids after all the others.
+  if (nstacked) stacked_->bring_up(*this, static_cast<uint16_t>(nsq + 1), static_cast<uint16_t>(cores_ + npoll + 1));
   if ((all_polled_ || npoll) && !written_)
     fail("polled completion queues need the host memory's write notification (watch_memory), which this "
          "platform does not give");
@@ -375,18 +385,20 @@ void NvmeDriver::identify_controller(uint64_t id_buf) {
 }
 
 // Number of queues: one pair per core, or 2N SQs and N CQs (0's based),
-// and `npoll` poll queue pairs; returns the SQs asked for.
-uint32_t NvmeDriver::set_queue_count(uint32_t npoll) {
+// `npoll` poll queue pairs and `nstacked` pairs for a stacked driver;
+// returns the SQs of this driver's own.
+uint32_t NvmeDriver::set_queue_count(uint32_t npoll, uint32_t nstacked) {
   const uint32_t nsq = (dual_ ? 2 * cores_ : cores_) + npoll, ncq = cores_ + npoll;
   Sqe c = Sqe::make(ADMIN_SET_FEATURES, 0);
   c.cdw10 = FEAT_NUM_QUEUES;
-  c.cdw11 = (nsq - 1) | ((ncq - 1) << 16);
+  c.cdw11 = (nsq + nstacked - 1) | ((ncq + nstacked - 1) << 16);
   Cqe r = admin(c);
   check_status(r, "Set Features (number of queues)");
   uint32_t got_sq = (r.dw0 & 0xFFFF) + 1, got_cq = (r.dw0 >> 16) + 1;
   // Pairs that fit besides the poll queues (too few are reported below).
-  uint32_t pairs_sq = got_sq >= npoll ? (got_sq - npoll) / (dual_ ? 2 : 1) : 0;
-  info_.io_queues = std::min(pairs_sq, got_cq >= npoll ? got_cq - npoll : 0);
+  const uint32_t extra = npoll + nstacked;
+  uint32_t pairs_sq = got_sq >= extra ? (got_sq - extra) / (dual_ ? 2 : 1) : 0;
+  info_.io_queues = std::min(pairs_sq, got_cq >= extra ? got_cq - extra : 0);
   return nsq;
 }
 

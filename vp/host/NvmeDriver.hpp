@@ -110,7 +110,7 @@ class NvmeDriver : public sc_core::sc_module, public HostBlockDriver, public Irq
   static unsigned sq_ids(const ScopedConfig& cfg, unsigned cores);
 
   // How I/O completions reach the host (host.nvme.completion).
-  enum class Completion { Interrupt, Poll, Hybrid, SelectIsr, DedCore };
+  enum class Completion { Interrupt, Poll, Hybrid, SelectIsr, DedCore, Xler };
   static Completion completion_from(const ScopedConfig& cfg);
   Completion completion() const { return mode_; }
   // Whether each core has a separate poll queue pair for `polled` requests.
@@ -127,6 +127,21 @@ class NvmeDriver : public sc_core::sc_module, public HostBlockDriver, public Irq
   bool poll_ready(unsigned core) const override;
   unsigned polled_in_flight(unsigned core) const;
   void poll(unsigned core, std::vector<IoRequest*>& done) override;
+
+  // A driver stacked on this one that owns I/O queue pairs of its own (the
+  // I/O-stack accelerator's, host.nvme.completion = xler): its pairs are
+  // counted in Set Features, and it brings them up from this driver's
+  // bring-up thread (admin() free to use) with SQ ids from `first_sq` and
+  // CQ ids from `first_cq`, one pair per core, before ready().
+  struct Stacked {
+    virtual ~Stacked() = default;
+    virtual void bring_up(NvmeDriver& nvme, uint16_t first_sq, uint16_t first_cq) = 0;
+  };
+  void stack(Stacked& s) { stacked_ = &s; }
+  unsigned cores() const { return cores_; }
+  // Bus addresses of queue `qid`'s doorbells, for a device ringing them peer to peer.
+  uint64_t sq_doorbell_address(uint16_t qid) const { return bar0_ + nvme::sq_tail_doorbell(qid, dstrd_); }
+  uint64_t cq_doorbell_address(uint16_t qid) const { return bar0_ + nvme::cq_head_doorbell(qid, dstrd_); }
 
   // Commands built by hand, for tests and tools (call from a SystemC
   // thread; they wait for the completion). The command id is filled in.
@@ -164,7 +179,7 @@ class NvmeDriver : public sc_core::sc_module, public HostBlockDriver, public Irq
   // bring_up's steps, in order.
   void enable_controller();
   void identify_controller(uint64_t id_buf);
-  uint32_t set_queue_count(uint32_t npoll);
+  uint32_t set_queue_count(uint32_t npoll, uint32_t nstacked);
   void set_irq_coalescing();
   void identify_namespace(uint64_t id_buf);
   void create_io_queues();
@@ -199,6 +214,7 @@ class NvmeDriver : public sc_core::sc_module, public HostBlockDriver, public Irq
   bool all_polled_, poll_queues_wanted_;
   std::vector<unsigned> irq_cpus_;  // host.nvme.irq_affinity's cores; empty: each queue's own core
   const sc_core::sc_event* written_ = nullptr;
+  Stacked* stacked_ = nullptr;
   uint8_t *dram_ = nullptr, *dram_high_ = nullptr;  // DMI to DRAM below the PCI hole and above 4 GiB
   bool ready_ = false;
   sc_core::sc_event ready_ev_, admin_ev_, raw_ev_;

@@ -37,7 +37,15 @@ int sc_main(int argc, char** argv) {
       ("print-config", "print the effective configuration and exit");
   po::variables_map vm;
   try {
-    po::store(po::parse_command_line(argc, argv, desc), vm);
+    po::parsed_options parsed = po::command_line_parser(argc, argv).options(desc).run();
+    // Boost keeps words outside any option and store() drops them: a bare job file would be ignored.
+    for (const auto& o : parsed.options)
+      if (o.position_key >= 0 && !o.original_tokens.empty()) {
+        fmt::print(stderr, "vp-server: unexpected argument '{}' (every argument belongs to an option; a fio job file goes "
+                           "with --job FILE)\n", o.original_tokens.front());
+        return 2;
+      }
+    po::store(parsed, vm);
     po::notify(vm);
   } catch (const po::error& e) {
     fmt::print(stderr, "vp-server: {}\n{}", e.what(), (std::ostringstream() << desc).str());

@@ -39,6 +39,8 @@ TEST_CASE("every kind of bad configuration stops before simulating with exit 2 a
   expect_config_error("--set host.nvme.queue_depth=8192 --set ssd.nvme.max_queue_entries=4096",
                       {"host.nvme.queue_depth", "ssd.nvme.max_queue_entries"});
   expect_config_error("--set pcie.encoding=8b9b", {"pcie.encoding", "8b9b", "128b130b"});
+  // A word outside any option (a job file without --job) is refused, not ignored.
+  expect_config_error("jobs.fio", {"unexpected argument 'jobs.fio'", "--job"});
   expect_config_error("--set ssd.precondition.pattern=maybe", {"ssd.precondition.pattern", "maybe", "random"});
   expect_config_error("--set ssd.ftl.overprovision=0.001", {"ssd.ftl.overprovision", "free block"});
   expect_config_error("--set ssd.ftl.shards=3 --set ssd.ftl.shard_hash=xor", {"ssd.ftl.shards", "power of two"});

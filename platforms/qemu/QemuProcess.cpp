@@ -13,7 +13,7 @@
 
 namespace vp::platform {
 
-QemuProcess::QemuProcess(const QemuOptions& o, int proxy_fd, const std::string& irq_socket) {
+QemuProcess::QemuProcess(const QemuOptions& o, const std::vector<ProxyDevice>& proxies, const std::string& irq_socket) {
   // Single-threaded TCG: QEMU 7.2's x-pci-proxy-dev drops the big lock
   // while it waits for our answer, and its per-device re-entrancy guard
   // then refuses (drops) a second vCPU's access to the same BAR: with
@@ -25,8 +25,9 @@ QemuProcess::QemuProcess(const QemuOptions& o, int proxy_fd, const std::string& 
                                    "-m", o.memory,
                                    "-object", "memory-backend-memfd,id=flashvp-ram,size=" + o.memory + ",share=on",
                                    "-smp", std::to_string(o.smp),
-                                   "-nographic", "-nodefaults", "-serial", "stdio", "-no-reboot",
-                                   "-device", fmt::format("x-pci-proxy-dev,id=flashvp-ssd,fd={}", proxy_fd)};
+                                   "-nographic", "-nodefaults", "-serial", "stdio", "-no-reboot"};
+  for (const ProxyDevice& p : proxies)
+    args.insert(args.end(), {"-device", fmt::format("x-pci-proxy-dev,id={},fd={}", p.id, p.fd)});
   if (!irq_socket.empty())
     args.insert(args.end(), {"-chardev", "socket,path=" + irq_socket + ",id=flashvp-irq",
                              "-device", "ivshmem-doorbell,chardev=flashvp-irq,vectors=1"});
@@ -40,8 +41,10 @@ QemuProcess::QemuProcess(const QemuOptions& o, int proxy_fd, const std::string& 
   if (pid_ == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(127);  // the parent is already gone
-    int flags = fcntl(proxy_fd, F_GETFD);
-    fcntl(proxy_fd, F_SETFD, flags & ~FD_CLOEXEC);
+    for (const ProxyDevice& p : proxies) {
+      int flags = fcntl(p.fd, F_GETFD);
+      fcntl(p.fd, F_SETFD, flags & ~FD_CLOEXEC);
+    }
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);

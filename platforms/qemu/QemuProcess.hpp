@@ -21,10 +21,16 @@ struct QemuOptions {
   std::vector<std::string> extra;  // more QEMU arguments, as given
 };
 
+// A proxied function: QEMU's `-device x-pci-proxy-dev,id=ID,fd=FD`.
+struct ProxyDevice {
+  std::string id;
+  int fd;
+};
+
 class QemuProcess {
  public:
   // `irq_socket` empty: no ivshmem device (the INTx route needs none).
-  QemuProcess(const QemuOptions& o, int proxy_fd, const std::string& irq_socket);
+  QemuProcess(const QemuOptions& o, const std::vector<ProxyDevice>& proxies, const std::string& irq_socket);
   ~QemuProcess();  // kills QEMU if it still runs
   pid_t pid() const { return pid_; }
   // The command line, for messages.

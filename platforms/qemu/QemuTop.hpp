@@ -6,10 +6,18 @@
 //   QEMU --(x-pci-proxy-dev socket)-- QemuProxy2Tlm.config_out/mmio_out -> PcieLink -> Drive (config, bar0)
 //   Drive.dma -> PcieLink.up -> QemuProxy2Tlm.dma_in -> guest RAM | interrupt route
 //   inside the Drive: NvmeController -> Firmware -> CacheLayer -> PageMappingFtl -> FlashArray, SsdDram
+// With accel.enabled, FlashShare's I/O-stack accelerator is a second proxied
+// function on a link of its own; each bridge sends the device's accesses to
+// the other function's BAR (as the guest placed it) to that function, so the
+// accelerator rings the SSD's doorbells and the SSD fetches from and posts
+// into the accelerator's queue windows peer to peer:
+//   QEMU --(second x-pci-proxy-dev)-- QemuProxy2Tlm -> PcieLink(accel.pcie) -> IoAccelerator
+#include <memory>
 #include <string>
 #include <systemc>
 #include <vector>
 
+#include "vp/accel/IoAccelerator.hpp"
 #include "vp/core/Services.hpp"
 #include "vp/pcie/PcieLink.hpp"
 #include "vp/pcie/QemuProxy2Tlm.hpp"
@@ -19,8 +27,15 @@ namespace vp::platform {
 
 class QemuTop : public sc_core::sc_module {
  public:
-  // `proxy_fd`: this process's end of the socket QEMU's proxy device uses.
-  QemuTop(sc_core::sc_module_name name, Services& svc, int proxy_fd);
+  // `proxy_fd`: this process's end of the socket QEMU's proxy device uses;
+  // `accel_fd`: the accelerator's proxy device's (-1: no accelerator).
+  QemuTop(sc_core::sc_module_name name, Services& svc, int proxy_fd, int accel_fd = -1);
+
+  // Serves every message either proxy sends within `timeout_ms` (as
+  // QemuProxy2Tlm::serve); false once QEMU has closed a connection.
+  bool serve(int timeout_ms);
+  uint64_t messages() const;
+  pcie::QemuProxy2Tlm* accel_bridge() { return accel_bridge_.get(); }
 
   // Before the model is built: the INTx route cannot deliver MSI or MSI-X,
   // so the function is built without them (ssd.pci.msi/msix = false) unless
@@ -31,6 +46,11 @@ class QemuTop : public sc_core::sc_module {
   pcie::QemuProxy2Tlm bridge;
   pcie::PcieLink link;
   ssd::Drive drive;
+
+ private:
+  std::unique_ptr<pcie::QemuProxy2Tlm> accel_bridge_;
+  std::unique_ptr<pcie::PcieLink> accel_link_;
+  std::unique_ptr<accel::IoAccelerator> accel_;
 };
 
 }  // namespace vp::platform

@@ -83,7 +83,7 @@ void simulate_with_guest(QemuTop& top, QemuProcess& qemu, const GuestRun& run) {
   auto wall0 = std::chrono::steady_clock::now();
   bool open = true;
   while (open) {
-    if (!top.bridge.serve(0)) break;
+    if (!top.serve(0)) break;
     if (sc_core::sc_pending_activity()) {
       sc_core::sc_time step = sc_core::sc_time_to_pending_activity();
       if (run.paced) {  // the guest should see simulated latencies, scaled: hold back until the wall clock catches up
@@ -92,7 +92,7 @@ void simulate_with_guest(QemuTop& top, QemuProcess& qemu, const GuestRun& run) {
           double now = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
           if (now >= due) break;
           int ms = static_cast<int>((due - now) * 1000);
-          if (!(open = top.bridge.serve(std::min(ms, 50)))) break;
+          if (!(open = top.serve(std::min(ms, 50)))) break;
           if (ms == 0) std::this_thread::yield();
         }
         if (!open) break;
@@ -104,10 +104,10 @@ void simulate_with_guest(QemuTop& top, QemuProcess& qemu, const GuestRun& run) {
       // its vCPU waits for the answer; polling for a short while answers
       // it without the cost of waking a sleeping process.
       auto spin_until = std::chrono::steady_clock::now() + std::chrono::microseconds(run.spin_us);
-      uint64_t before = top.bridge.messages();
-      while (open && top.bridge.messages() == before && std::chrono::steady_clock::now() < spin_until)
-        open = top.bridge.serve(0);
-      if (open && top.bridge.messages() == before) open = top.bridge.serve(100);
+      uint64_t before = top.messages();
+      while (open && top.messages() == before && std::chrono::steady_clock::now() < spin_until)
+        open = top.serve(0);
+      if (open && top.messages() == before) open = top.serve(100);
       if (qemu.exited(false)) break;
     }
   }
@@ -177,19 +177,28 @@ int serve_guest(const Config& cfg, const QemuOptions& qo, const GuestRun& run) {
   Waves waves;
   RequestTracker tracker;
   Services svc{cfg, stats, waves, tracker, static_cast<uint64_t>(cfg.get_int("sim.seed"))};
-  int sv[2];
+  int sv[2], av[2] = {-1, -1};
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) throw std::runtime_error("socketpair failed");
+  // FlashShare's I/O-stack accelerator: a second proxied function.
+  const bool accel = cfg.get_switch("accel.enabled");
+  if (accel && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, av) != 0)
+    throw std::runtime_error("socketpair failed");
   RunDir run_dir(fmt::format("/tmp/vp-qemu-{}", getpid()));
   fmt::print(stderr, "vp-qemu: run folder {} (removed at exit)\n", run_dir.path);
   std::unique_ptr<pcie::IvshmemServer> irq;
   if (!run.intx()) irq = std::make_unique<pcie::IvshmemServer>(run_dir.path + "/irq.sock");
-  QemuTop top("top", svc, sv[0]);
+  QemuTop top("top", svc, sv[0], av[0]);
   ssd::SsdImage image(cfg, top.drive.ftl, ssd::Drive::capacity_bytes(cfg));  // loaded at elaboration
   top.bridge.set_intx_route(run.intx());
   if (irq) top.bridge.raise_irq = [&irq](uint32_t v) { irq->raise(v); };
+  if (irq && top.accel_bridge())
+    top.accel_bridge()->raise_irq = [&irq](uint32_t v) { irq->raise(v, pcie::IvshmemServer::Function::Accelerator); };
   CsvFile csv = open_command_trace(top, run.trace);
-  QemuProcess qemu(qo, sv[1], irq ? irq->path() : "");
+  std::vector<ProxyDevice> proxies = {{"flashvp-ssd", sv[1]}};
+  if (accel) proxies.push_back({"flashvp-accel", av[1]});
+  QemuProcess qemu(qo, proxies, irq ? irq->path() : "");
   close(sv[1]);
+  if (accel) close(av[1]);
   fmt::print(stderr, "vp-qemu: started {}\n", qemu.command());
   fmt::print(stderr, "vp-qemu: interrupt route {}\n",
              run.intx() ? fmt::format("intx (QEMU's irqfd/resample pair; function built with MSI {}, MSI-X {})",
@@ -296,6 +305,10 @@ int sc_main(int argc, char** argv) {
     cfg = build_config(opt);
     for (const std::string& w : QemuTop::configure_interrupt_route(cfg, irq_route == "intx"))
       fmt::print(stderr, "vp-qemu: warning: {}\n", w);
+    if (cfg.get_switch("accel.enabled") && irq_route == "intx")
+      throw ConfigError(fmt::format("accel.enabled = on ({}) with --irq-route intx: the accelerator interrupts by "
+                                    "MSI-X, which only the ivshmem route delivers",
+                                    cfg.origin("accel.enabled")));
     cfg.validate();
     if (!opt.out_dir.empty()) claim_out_dir(opt.out_dir, vm.count("overwrite") != 0);
     return serve_guest(cfg, qo, GuestRun{irq_route, pacing == "paced", scale, trace, spin_us, opt.out_dir});

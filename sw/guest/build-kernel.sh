@@ -3,10 +3,11 @@
 # Builds the guest kernel: Linux 6.1 from Debian's linux-source-6.1, the
 # configuration fragment sw/guest/kernel.config on top of tinyconfig, the
 # project's patch series sw/kernel/patches/*.patch (applied in name order),
-# and the interrupt forwarder sw/guest/irqfwd built in.
+# and the guest drivers built in: the interrupt forwarder sw/guest/irqfwd
+# and the accelerator's driver sw/guest/xler.
 #
 # Output: $FLASHVP_CACHE/kernel/<key>/bzImage (default cache ~/.cache/flashvp)
-# where <key> hashes the fragment, the patches, the forwarder source, this
+# where <key> hashes the fragment, the patches, the drivers' sources, this
 # script and the linux-source package version. A cached key returns at once.
 # The unpacked source (kernel/src) and object tree (kernel/obj) are reused,
 # so a changed patch rebuilds only what it touches. Prints the bzImage path.
@@ -18,7 +19,9 @@ REPO=$(cd "$HERE/../.." && pwd)
 . "$HERE/lib.sh"
 
 FRAGMENT=$HERE/kernel.config
-IRQFWD=$HERE/irqfwd
+DRIVERS=(irqfwd xler)  # sw/guest/NAME -> drivers/misc/flashvp_NAME, CONFIG_FLASHVP_<NAME>
+DRIVER_FILES=()
+for d in "${DRIVERS[@]}"; do DRIVER_FILES+=("$HERE/$d"/Kconfig "$HERE/$d"/Makefile "$HERE/$d"/*.c); done
 PATCHES=()
 for p in "$REPO"/sw/kernel/patches/*.patch; do [ -e "$p" ] && PATCHES+=("$p"); done
 TARBALL=/usr/src/linux-source-6.1.tar.xz
@@ -27,7 +30,7 @@ TARBALL=/usr/src/linux-source-6.1.tar.xz
 KDIR=$FLASHVP_CACHE/kernel
 mkdir -p "$KDIR"
 srcver=$(pkg_version linux-source-6.1 || true)
-key=$( { hash_inputs "$FRAGMENT" "${PATCHES[@]}" "$IRQFWD"/Kconfig "$IRQFWD"/Makefile "$IRQFWD"/*.c "$HERE/build-kernel.sh";
+key=$( { hash_inputs "$FRAGMENT" "${PATCHES[@]}" "${DRIVER_FILES[@]}" "$HERE/build-kernel.sh";
          echo "linux-source-6.1 $srcver"; } | sha256sum | cut -c1-16)
 out=$KDIR/$key
 if [ -f "$out/bzImage" ]; then echo "$out/bzImage"; exit 0; fi
@@ -82,15 +85,18 @@ for p in "${PATCHES[@]:$keep}"; do
   cp "$p" "$applied/$(basename "$p")"
 done
 
-# The forwarder goes in as drivers/misc/flashvp_irqfwd.
-rm -rf "$src/drivers/misc/flashvp_irqfwd"
-mkdir -p "$src/drivers/misc/flashvp_irqfwd"
-cp "$IRQFWD"/Kconfig "$IRQFWD"/Makefile "$IRQFWD"/*.c "$src/drivers/misc/flashvp_irqfwd/"
-grep -q flashvp_irqfwd "$src/drivers/misc/Kconfig" ||
-  sed -i '$s|^endmenu$|source "drivers/misc/flashvp_irqfwd/Kconfig"\nendmenu|' "$src/drivers/misc/Kconfig"
-grep -q flashvp_irqfwd "$src/drivers/misc/Kconfig" || die "could not hook drivers/misc/Kconfig"
-grep -q flashvp_irqfwd "$src/drivers/misc/Makefile" ||
-  echo 'obj-$(CONFIG_FLASHVP_IRQFWD) += flashvp_irqfwd/' >> "$src/drivers/misc/Makefile"
+# Each driver goes in as drivers/misc/flashvp_NAME.
+for d in "${DRIVERS[@]}"; do
+  dst=$src/drivers/misc/flashvp_$d
+  rm -rf "$dst"
+  mkdir -p "$dst"
+  cp "$HERE/$d"/Kconfig "$HERE/$d"/Makefile "$HERE/$d"/*.c "$dst/"
+  grep -q "flashvp_$d/" "$src/drivers/misc/Kconfig" ||
+    sed -i '$s|^endmenu$|source "drivers/misc/flashvp_'"$d"'/Kconfig"\nendmenu|' "$src/drivers/misc/Kconfig"
+  grep -q "flashvp_$d/" "$src/drivers/misc/Kconfig" || die "could not hook drivers/misc/Kconfig"
+  grep -q "flashvp_$d/" "$src/drivers/misc/Makefile" ||
+    echo "obj-\$(CONFIG_FLASHVP_${d^^}) += flashvp_$d/" >> "$src/drivers/misc/Makefile"
+done
 
 mkdir -p "$obj"
 make -s -C "$src" O="$obj" tinyconfig >/dev/null

@@ -13,6 +13,8 @@
 //   offset 0:  u32 magic 0x49505646 ("FVPI"), u32 version 1
 //   offset 64: u64 pending[8]; bit i = the SSD's vector i (MSI-X table
 //              index; 0 for INTx)
+//   offset 128: u64 pending[8]; bit i = the I/O-stack accelerator's vector i
+//              (when vp-qemu serves it beside the SSD)
 #include <cstdint>
 #include <string>
 
@@ -21,6 +23,8 @@ namespace vp::pcie {
 class IvshmemServer {
  public:
   static constexpr uint32_t kMagic = 0x49505646, kVersion = 1, kPendingOffset = 64, kVectorsTracked = 512;
+  // Which function's pending words: the SSD's, the accelerator's.
+  enum class Function : uint32_t { Ssd = 0, Accelerator = 1 };
   static constexpr uint64_t kShmSize = 1 << 20;  // a power of two, as the device's BAR2 must be
 
   // Creates the shared memory and listens on `socket_path` (removed first if it exists).
@@ -33,8 +37,8 @@ class IvshmemServer {
   // False on timeout; throws std::runtime_error on a socket error.
   bool accept_client(int timeout_ms);
   bool connected() const { return client_ >= 0; }
-  // Marks the SSD's vector `v` pending and rings the doorbell.
-  void raise(uint32_t v);
+  // Marks vector `v` of function `f` pending and rings the doorbell.
+  void raise(uint32_t v, Function f = Function::Ssd);
   uint64_t raised() const { return raised_; }
   const std::string& path() const { return path_; }
 

@@ -272,6 +272,8 @@ void QemuProxy2Tlm::locate_msix() {
 
 uint64_t QemuProxy2Tlm::bar_access(bool write, uint64_t addr, uint64_t value, unsigned len) {
   uint64_t off = addr & (bar0_size_ - 1);
+  bar0_base_ = addr - off;  // BARs are aligned to their size
+  bar0_known_ = true;
   if (!msix_known_) locate_msix();
   // A CQ head doorbell (odd doorbell index, default stride) answers the oldest raised interrupt.
   if (write && irq_raised_at_ >= 0 && off >= 0x1000 && off < 0x1000 + 8 * 1024 && (off - 0x1000) % 8 == 4) {
@@ -312,6 +314,8 @@ void QemuProxy2Tlm::dma(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
     eq_.after(delay.value(), [this, a, data] { interrupt(a, data); });
     return;
   }
+  for (QemuProxy2Tlm* peer : peers_)
+    if (peer->claims(a, len)) return peer->peer_access(gp, delay);
   uint8_t* p = guest(a, len);
   if (!p) {
     ++n_.dma_errors;
@@ -326,6 +330,17 @@ void QemuProxy2Tlm::dma(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
   eq_.after(delay.value(), [this, a, bytes = std::move(bytes)] {
     if (uint8_t* q = guest(a, static_cast<uint32_t>(bytes.size()))) std::memcpy(q, bytes.data(), bytes.size());
   });
+}
+
+bool QemuProxy2Tlm::claims(uint64_t addr, uint32_t len) const {
+  return bar0_known_ && addr >= bar0_base_ && addr + len <= bar0_base_ + bar0_size_;
+}
+
+void QemuProxy2Tlm::peer_access(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+  uint64_t a = gp.get_address();
+  gp.set_address(a - bar0_base_);
+  mmio_out->b_transport(gp, delay);
+  gp.set_address(a);
 }
 
 void QemuProxy2Tlm::interrupt(uint64_t addr, uint32_t data) {

@@ -53,6 +53,11 @@ class QemuProxy2Tlm : public sc_core::sc_module {
   ~QemuProxy2Tlm() override;
 
   std::function<void(uint32_t vector)> raise_irq;
+  // Another function served beside this one (its own proxy device): device
+  // accesses to its BAR, as the guest placed it, go to it peer to peer
+  // instead of to guest RAM.
+  void add_peer(QemuProxy2Tlm& peer) { peers_.push_back(&peer); }
+  int socket_fd() const { return fd_; }
   std::function<void()> reset_device;  // QEMU reset the machine: conventional reset of the function
 
   // Before serving: INTx through QEMU's irqfd pair instead of raise_irq.
@@ -97,6 +102,10 @@ class QemuProxy2Tlm : public sc_core::sc_module {
   uint64_t bar_access(bool write, uint64_t addr, uint64_t value, unsigned len);
   void locate_msix();
   void dma(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  // Whether [addr, addr + len) is in this function's BAR0 (known once the
+  // guest has accessed it); a peer's access to it, through mmio_out.
+  bool claims(uint64_t addr, uint32_t len) const;
+  void peer_access(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   uint8_t* guest(uint64_t gpa, uint32_t len);
   void interrupt(uint64_t addr, uint32_t data);
   void unmap_all();
@@ -104,6 +113,9 @@ class QemuProxy2Tlm : public sc_core::sc_module {
   Services& svc_;
   int fd_;
   uint64_t bar0_size_;
+  uint64_t bar0_base_ = 0;
+  bool bar0_known_ = false;
+  std::vector<QemuProxy2Tlm*> peers_;
   EventQueue eq_;
   std::vector<Region> ram_;
   tlm::tlm_generic_payload gp_;

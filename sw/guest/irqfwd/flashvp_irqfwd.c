@@ -16,6 +16,9 @@
  *   offset 64: u64 pending[8]; bit i of the array (word i / 64, bit i % 64)
  *              set = NVMe interrupt vector i pending. i is the MSI-X (or
  *              MSI) table index; with INTx only bit 0 is meaningful.
+ *   offset 128: u64 pending[8], the same for FlashShare's I/O-stack
+ *              accelerator (PCI 10ee:9038) when FlashVP serves it; its
+ *              vectors are forwarded once its driver has enabled MSI-X.
  * FlashVP sets bits with an atomic OR, then kicks the eventfd of the ivshmem
  * device's MSI-X vector 0. This handler exchanges each word with 0 and, for
  * every bit i that was set, calls generic_handle_irq_safe() on the Linux irq
@@ -39,7 +42,10 @@
 #define FVPI_VERSION 1u
 #define FVPI_PENDING_OFFSET 64
 #define FVPI_PENDING_WORDS 8
-#define FVPI_MIN_SIZE (FVPI_PENDING_OFFSET + FVPI_PENDING_WORDS * 8)
+#define FVPI_ACCEL_OFFSET 128
+#define FVPI_MIN_SIZE (FVPI_ACCEL_OFFSET + FVPI_PENDING_WORDS * 8)
+#define ACCEL_VENDOR 0x10ee
+#define ACCEL_DEVICE 0x9038
 #define NVME_CLASS 0x010802
 
 #define IVSHMEM_VENDOR 0x1af4
@@ -52,6 +58,7 @@ MODULE_PARM_DESC(nvme, "NVMe device as DDDD:BB:DD.F (default: first of class 0x0
 
 struct irqfwd {
 	struct pci_dev *nvme;
+	struct pci_dev *accel;	/* NULL: not served */
 	void *shm;
 	size_t shm_size;
 	/* Vectors forwarded and vectors that had no Linux irq, for the log. */
@@ -90,16 +97,12 @@ static int irqfwd_nvme_irq(struct pci_dev *pdev, unsigned int i)
 	return i == 0 && pdev->irq ? pdev->irq : -EINVAL;
 }
 
-static irqreturn_t irqfwd_doorbell(int irq, void *data)
+/* Runs the handlers of the vectors of `pdev` marked in the words at `offset`. */
+static void irqfwd_forward(struct irqfwd *fwd, struct pci_dev *pdev, unsigned int offset)
 {
-	struct irqfwd *fwd = data;
-	u64 *pending = fwd->shm + FVPI_PENDING_OFFSET;
+	u64 *pending = fwd->shm + offset;
 	unsigned int w, b;
 
-	if (!irqfwd_magic_ok(fwd)) {
-		pr_warn_ratelimited("flashvp_irqfwd: doorbell without FVPI v1 header, ignored\n");
-		return IRQ_HANDLED;
-	}
 	for (w = 0; w < FVPI_PENDING_WORDS; w++) {
 		u64 bits = le64_to_cpu(xchg(&pending[w], 0));
 
@@ -108,16 +111,28 @@ static irqreturn_t irqfwd_doorbell(int irq, void *data)
 
 			b = __ffs64(bits);
 			bits &= bits - 1;
-			nirq = irqfwd_nvme_irq(fwd->nvme, w * 64 + b);
+			nirq = pdev ? irqfwd_nvme_irq(pdev, w * 64 + b) : -ENODEV;
 			if (nirq < 0 || generic_handle_irq_safe(nirq)) {
 				atomic64_inc(&fwd->dropped);
-				pr_warn_ratelimited("flashvp_irqfwd: nvme vector %u has no irq\n",
-						    w * 64 + b);
+				pr_warn_ratelimited("flashvp_irqfwd: %s vector %u has no irq\n",
+						    pdev ? pci_name(pdev) : "(none)", w * 64 + b);
 				continue;
 			}
 			atomic64_inc(&fwd->forwarded);
 		}
 	}
+}
+
+static irqreturn_t irqfwd_doorbell(int irq, void *data)
+{
+	struct irqfwd *fwd = data;
+
+	if (!irqfwd_magic_ok(fwd)) {
+		pr_warn_ratelimited("flashvp_irqfwd: doorbell without FVPI v1 header, ignored\n");
+		return IRQ_HANDLED;
+	}
+	irqfwd_forward(fwd, fwd->nvme, FVPI_PENDING_OFFSET);
+	irqfwd_forward(fwd, fwd->accel, FVPI_ACCEL_OFFSET);
 	return IRQ_HANDLED;
 }
 
@@ -152,6 +167,7 @@ static int irqfwd_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		dev_err(&pdev->dev, "no NVMe device (nvme=%s)\n", nvme);
 		return -ENODEV;
 	}
+	fwd->accel = pci_get_device(ACCEL_VENDOR, ACCEL_DEVICE, NULL);
 
 	/* MSI-X messages are memory writes by the device: needs bus master. */
 	pci_set_master(pdev);
@@ -165,8 +181,9 @@ static int irqfwd_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	pci_set_drvdata(pdev, fwd);
 
 	if (irqfwd_magic_ok(fwd))
-		dev_info(&pdev->dev, "forwarding to nvme %s (shm %llu bytes, FVPI v1)\n",
-			 pci_name(fwd->nvme), (unsigned long long)len);
+		dev_info(&pdev->dev, "forwarding to nvme %s%s%s (shm %llu bytes, FVPI v1)\n",
+			 pci_name(fwd->nvme), fwd->accel ? " and accelerator " : "",
+			 fwd->accel ? pci_name(fwd->accel) : "", (unsigned long long)len);
 	else
 		dev_warn(&pdev->dev, "no FVPI v1 header in shared memory: forwarding nothing until it appears (nvme %s)\n",
 			 pci_name(fwd->nvme));
@@ -175,6 +192,7 @@ static int irqfwd_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 free_vectors:
 	pci_free_irq_vectors(pdev);
 put_nvme:
+	pci_dev_put(fwd->accel);
 	pci_dev_put(fwd->nvme);
 	return ret;
 }
@@ -188,6 +206,7 @@ static void irqfwd_remove(struct pci_dev *pdev)
 	dev_info(&pdev->dev, "forwarded %lld vectors, %lld without irq\n",
 		 (long long)atomic64_read(&fwd->forwarded),
 		 (long long)atomic64_read(&fwd->dropped));
+	pci_dev_put(fwd->accel);
 	pci_dev_put(fwd->nvme);
 }
 

@@ -232,6 +232,9 @@ void ServerTop::attach_accelerator(Services& svc) {
   accel_driver_ = std::make_unique<host::AcceleratorDriver>("accel_driver", svc, irqs, memory, driver, kAccelConfig,
                                                             kAccelBar);
   accel_driver_->bus.bind(bus.in);
+  // A thread polling the accelerator's register waits for what its next read would see.
+  accel::IoAccelerator* a = accel_.get();
+  accel_driver_->watch_status(a->done_changed(), [a](unsigned q) { return a->done_waiting(q); });
 }
 
 nlohmann::json ServerTop::cpu_summary() {

@@ -5,6 +5,7 @@
 // interrupts, merges, and data through both paths.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <set>
 
 #include "tests/TestSupport.hpp"
@@ -156,4 +157,42 @@ TEST_CASE("adjacent bios merge in the accelerator, and data crosses both paths i
   uint64_t shared = 0;
   for (const auto& [cmd, n] : per_command) shared += n - 1;
   CHECK(shared == merges);
+}
+
+TEST_CASE("host.accel.completion=poll: the thread spins on the accelerator's register, no interrupt",
+          "[host][xler]") {
+  std::string dir = scratch("xler-poll");
+  const char* fio = "[lc]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=10\ncpus_allowed=1\nworkload_attr=1\nthinktime=200\n";
+  auto s = run_traced(dir, "quick", with(kXler, {{"host.accel.completion", "poll"}}), fio);
+  auto rows = csv_rows(dir + "/requests.csv");
+  REQUIRE(rows.size() == 10);
+  // The thread starts spinning when its submission ends; each check of the
+  // status register takes host.accel.poll_check_cost (700 ns), and the one
+  // under way when the CQ logic has the bio (2 cycles after the SSD's
+  // entry lands) runs to its end. Then one read of DONE_Q pops the bio (a
+  // round trip on the accelerator's link) and 0.5 us completes it.
+  const double rtt = wire_ns(24) + kOneWay + wire_ns(8 + 24) + kOneWay;
+  uint64_t checks = 0;
+  for (const auto& r : rows) {
+    const double spin0 = std::stod(r.at("host_submit_end_ps")) / 1e3;
+    const double seen = std::stod(r.at("cq_post_end_ps")) / 1e3 + 2 * kCycle;
+    const auto n = static_cast<uint64_t>(std::ceil((seen - spin0) / 700.0));
+    checks += n;
+    CHECK(std::stod(r.at("interrupt_end_ps")) / 1e3 == Approx(spin0 + n * 700.0 + rtt + 500).margin(0.01));
+    CHECK(r.at("wakeup_end_ps") == r.at("interrupt_end_ps"));  // the thread never slept
+  }
+  CHECK(counter(s, "host.polls") == checks);
+  CHECK(counter(s, "accel.msix_sent") == 0);
+  CHECK(counter(s, "accel.interrupts") == 0);
+  CHECK(counter(s, "host.accel.done_reads") == 10);
+  // Core 1's poll time: every check, plus the ten reads it stalled on.
+  CHECK(s["cpu"][1]["poll_ps"].get<double>() / 1e3 == Approx(checks * 700.0 + 10 * rtt).margin(0.01));
+}
+
+TEST_CASE("host.accel.poll_check_cost of 0 is refused naming the key", "[host][xler]") {
+  Shell a = shell(std::string(VP_SERVER_BIN) +
+                  " --preset quick --set host.nvme.completion=xler --set accel.enabled=on"
+                  " --set host.accel.completion=poll --set host.accel.poll_check_cost=0ns --print-config");
+  CHECK(a.status == 2);
+  CHECK_THAT(a.out, Catch::Contains("host.accel.poll_check_cost"));
 }

@@ -39,7 +39,8 @@ constexpr uint32_t QSEL = 0x100;
 constexpr uint32_t Q_SQ_DOORBELL = 0x108;  // bus address of the SSD's SQ tail doorbell for this queue
 constexpr uint32_t Q_CQ_DOORBELL = 0x110;  // bus address of the SSD's CQ head doorbell
 constexpr uint32_t Q_ENTRIES = 0x118;      // entries of the SQ and of the CQ (2..kMaxEntries)
-constexpr uint32_t Q_VECTOR = 0x120;       // MSI-X vector of this queue's bio completions
+constexpr uint32_t Q_VECTOR = 0x120;       // MSI-X vector of this queue's bio completions (Q_NO_VECTOR: none)
+constexpr uint64_t Q_NO_VECTOR = 0xFFFF;    // the driver polls DONE_Q instead
 constexpr uint32_t Q_ENABLE = 0x128;       // 1: on (tail, head and phase from zero), 0: off
 
 // Namespace geometry (from the SSD's Identify).

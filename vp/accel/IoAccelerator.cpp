@@ -183,7 +183,7 @@ void IoAccelerator::queue_register(uint32_t off, uint64_t v) {
     case Q_ENTRIES:
       if (!q.on) q.entries = static_cast<uint32_t>(std::clamp<uint64_t>(v, 2, kMaxEntries));
       break;
-    case Q_VECTOR: q.vector = static_cast<uint16_t>(std::min<uint64_t>(v, kMaxQueues)); break;
+    case Q_VECTOR: q.vector = static_cast<uint16_t>(v == Q_NO_VECTOR ? Q_NO_VECTOR : std::min<uint64_t>(v, kMaxQueues)); break;
     case Q_ENABLE:
       if (v & 1) {
         if (q.on || q.entries < 2) break;
@@ -419,7 +419,7 @@ void IoAccelerator::reap(uint32_t qid) {
     if (e.cid < q.entries) {
       SqCam::Entry& en = q.cam.at(e.cid);
       for (uint32_t tag : en.tags) finish_bio(qid, tag, e.status(), e.cid);
-      if (!irq_per_bio_ && !en.tags.empty()) {
+      if (!irq_per_bio_ && !en.tags.empty() && q.vector != Q_NO_VECTOR) {
         signals_.signal(q.vector, 0);
         ++irqs_;
       }
@@ -440,7 +440,8 @@ void IoAccelerator::finish_bio(uint32_t qid, uint32_t tag, uint16_t status, uint
   q_[qid].done.emplace_back(done_serial_++,
                             DONE_VALID | uint64_t(slot & 0x7FFF) << 47 | uint64_t(status & 0x7FFF) << 32 | tag);
   --in_flight_;
-  if (irq_per_bio_) {
+  done_changed_.notify();
+  if (irq_per_bio_ && q_[qid].vector != Q_NO_VECTOR) {
     signals_.signal(q_[qid].vector, 0);
     ++irqs_;
   }

@@ -47,6 +47,12 @@ class IoAccelerator : public pcie::PciFunction {
                 const std::string& scope = kScope, const std::string& pci_scope = "accel.pci");
 
   nlohmann::json summary() const;
+  // What a core spinning on DONE_Q(q) would see at its next read, so that
+  // a polling driver is simulated as waits rather than reads (as
+  // HostDram::written() for polled CQs): whether a completed bio of queue
+  // `q` waits, and the event of one more being completed.
+  bool done_waiting(uint32_t q) const { return q < q_.size() && !q_[q].done.empty(); }
+  const sc_core::sc_event& done_changed() const { return done_changed_; }
 
  private:
   struct Bio {
@@ -109,6 +115,7 @@ class IoAccelerator : public pcie::PciFunction {
   std::deque<Pending> in_;  // bios latched (segment lists being read), waiting for the merge logic
   bool working_ = false;
   uint64_t done_serial_ = 0;
+  sc_core::sc_event done_changed_;
   // Traced: CAM entries written and not fetched (all queues); the merge
   // logic, not the SSD's fetch, owns an SQ (the barrier's MUX).
   uint64_t cam_valid_ = 0;

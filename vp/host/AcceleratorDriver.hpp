@@ -11,7 +11,9 @@
 // or merges the NVMe command in an SQ of its own BAR; its MSI-X vector for
 // the core's queue brings the driver's handler, which reads the queue's
 // completion register (one non-posted read per bio; the value says whether
-// more wait) and completes the bios.
+// more wait) and completes the bios. With host.accel.completion = poll the
+// queues send no interrupt: the submitting thread spins on the register
+// (checks of host.accel.poll_check_cost each) and reaps what it finds.
 //
 // Bring-up runs inside the NVMe driver's (NvmeDriver::Stacked): the driver
 // finds the accelerator in configuration space (class 12h), sizes and
@@ -23,6 +25,7 @@
 // command (above the drive's largest transfer or its PRP list slot) takes
 // the normal path, as does a flush.
 #include <deque>
+#include <functional>
 #include <string>
 #include <systemc>
 #include <tlm>
@@ -64,6 +67,23 @@ class AcceleratorDriver : public sc_core::sc_module, public NvmeDriver::Stacked,
   void submit(IoRequest& r, unsigned core);
   // The handler of queue `vector`'s MSI-X message.
   void handle_irq(uint32_t vector, std::vector<IoRequest*>& done) override;
+
+  // Polled completion (host.accel.completion = poll): whether bios handed
+  // over are reaped by their thread spinning on its queue's register, the
+  // time of one check, whether the next check of core `core`'s queue would
+  // find a completed bio (a look, nothing read), reaping it (reads of the
+  // register: the core stalls for each), and the event of a bio completing.
+  bool polled() const { return polled_; }
+  Tick poll_check_cost() const { return poll_check_; }
+  bool poll_ready(unsigned core) const { return waiting_ && core < q_.size() && waiting_(core); }
+  void poll(unsigned core, std::vector<IoRequest*>& done) { reap(core, done); }
+  const sc_core::sc_event& status_changed() const { return *changed_; }
+  // The platform's view of the accelerator's completion registers, for
+  // polling (see IoAccelerator::done_waiting).
+  void watch_status(const sc_core::sc_event& changed, std::function<bool(unsigned)> waiting) {
+    changed_ = &changed;
+    waiting_ = std::move(waiting);
+  }
   void bring_up(NvmeDriver& nvme, uint16_t first_sq, uint16_t first_cq) override;
 
  private:
@@ -76,6 +96,7 @@ class AcceleratorDriver : public sc_core::sc_module, public NvmeDriver::Stacked,
   };
   void pci_enable();
   void send(IoRequest& r, unsigned core, uint32_t tag);
+  void reap(unsigned q, std::vector<IoRequest*>& done);  // reads queue q's DONE register until no more
   uint64_t read(uint64_t addr, unsigned len);   // non-posted: the CPU waits
   void write(uint64_t addr, uint64_t v, unsigned len, bool non_posted = false);  // posted unless told
   [[noreturn]] void fail(const std::string& what);
@@ -86,7 +107,10 @@ class AcceleratorDriver : public sc_core::sc_module, public NvmeDriver::Stacked,
   HostMemoryAllocator& memory_;
   NvmeDriver& nvme_;
   uint64_t config_, bar0_;
-  Tick submit_cost_;
+  Tick submit_cost_, poll_check_;
+  bool polled_;
+  const sc_core::sc_event* changed_ = nullptr;
+  std::function<bool(unsigned)> waiting_;
   uint32_t entries_, max_segs_ = 0, max_bytes_ = 0, lba_size_ = 0;
   uint32_t irq_base_ = 0;
   bool ready_ = false;

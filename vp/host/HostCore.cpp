@@ -122,9 +122,29 @@ HostCore::HostCore(sc_core::sc_module_name name, Services& svc, unsigned id, con
                                       "completions reaped by polling (no interrupt raised for them)")) {
   irq.bind(*this);
   cost_.submit += dedcore_lock_;  // dedcore: each submission takes the queue's lock from the polling core
+  poll_period_ = cost_.poll;
   if (svc.waves.enabled()) svc.waves.trace(busy_trace_, Waves::signal_name(stats_.scope(), "busy"), "host cores");
   SC_HAS_PROCESS(HostCore);
   SC_THREAD(run);
+}
+
+void HostCore::set_accelerator(AcceleratorDriver* a) {
+  accel_ = a;
+  // A thread spinning on the accelerator reads its register across PCIe.
+  if (accel_ && accel_->polled()) poll_period_ = accel_->poll_check_cost();
+}
+
+bool HostCore::polled_ready() const { return drv_.poll_ready(id_) || (accel_ && accel_->poll_ready(id_)); }
+
+Tick HostCore::stall_since(Tick entered, Tick CpuTime::*cat) {
+  Tick s = now_ps() - entered;
+  if (!s) return 0;
+  CpuTime c;
+  c.*cat = s;
+  charge(c);
+  sched_.ran(s);
+  mark_ = now_ps();
+  return s;
 }
 
 void HostCore::interrupt(uint32_t vector) {
@@ -273,14 +293,7 @@ void HostCore::service_interrupts() {
     size_t before = done_.size();
     Tick entered = now_ps();
     irqs_.dispatch(v, done_);
-    if (Tick stalled = now_ps() - entered) {  // the handler's uncached reads held the core
-      CpuTime s;
-      s.irq = stalled;
-      charge(s);
-      sched_.ran(stalled);
-      mark_ = now_ps();
-      t += stalled;
-    }
+    t += stall_since(entered, &CpuTime::irq);  // the handler's uncached reads held the core
     t += cost_.isr;
     c.irq += cost_.isr;
     reaped(before, t, c.kernel);
@@ -461,10 +474,10 @@ void HostCore::step(HostThread& t) {
   FioJobRunner& j = *t.job;
   // A polled completion that landed while the core did something else is
   // reaped by the thread's next check, before it issues more.
-  if (t.polled && drv_.poll_ready(id_)) {
+  if (t.polled && polled_ready()) {
     ++polls_;
     CpuTime c;
-    c.poll = cost_.poll;
+    c.poll = poll_period_;
     busy(c);
     reap_polled();
     return;
@@ -529,7 +542,7 @@ bool HostCore::polled_io(const FioJobRunner& j, const IoRequest& r) const {
     case C::Poll:
     case C::Hybrid: return true;
     case C::SelectIsr: return r.attr != 0;
-    case C::Xler: return r.attr != 0 && !r.offloaded;  // what the accelerator leaves polls, as select_isr
+    case C::Xler: return r.offloaded ? accel_->polled() : r.attr != 0;  // what the accelerator leaves polls, as select_isr
     case C::Interrupt: return j.spec().hipri && drv_.has_poll_queues();
     case C::DedCore: return false;  // the dedicated core reaps; the job blocks
   }
@@ -538,10 +551,10 @@ bool HostCore::polled_io(const FioJobRunner& j, const IoRequest& r) const {
 
 void HostCore::spun(Tick origin) {
   Tick el = now_ps() - origin;
-  uint64_t checks = std::max<uint64_t>(1, (el + cost_.poll - 1) / cost_.poll);
+  uint64_t checks = std::max<uint64_t>(1, (el + poll_period_ - 1) / poll_period_);
   polls_ += checks;
   CpuTime c;
-  c.poll = checks * cost_.poll - el;  // the check under way when the entry landed runs to its end
+  c.poll = checks * poll_period_ - el;  // the check under way when the entry landed runs to its end
   busy(c);
 }
 
@@ -565,25 +578,30 @@ void HostCore::poll(HostThread& t) {
   remote_ = 0;
   in_poll_ = true;
   busy_trace_ = true;  // spinning is busy in the waveform too
+  sc_core::sc_event_or_list landed = drv_.memory_written() | wake_ | wl_.group_started();
+  if (accel_ && accel_->polled()) landed |= accel_->status_changed();
   for (;;) {
-    if (drv_.poll_ready(id_) || !pending_.empty() || remote_) break;
+    if (polled_ready() || !pending_.empty() || remote_) break;
     now = now_ps();
     if (limit != kNever && limit <= now) break;
     if (limit == kNever)
-      sc_core::wait(drv_.memory_written() | wake_ | wl_.group_started());
+      sc_core::wait(landed);
     else
-      sc_core::wait(to_sc(limit - now), drv_.memory_written() | wake_ | wl_.group_started());
+      sc_core::wait(to_sc(limit - now), landed);
   }
   account_to(now_ps());
   in_poll_ = false;
   busy_trace_ = false;
   spun(origin);
-  if (drv_.poll_ready(id_)) reap_polled();
+  if (polled_ready()) reap_polled();
 }
 
 void HostCore::reap_polled() {
   done_.clear();
   drv_.poll(id_, done_);
+  Tick entered = now_ps();
+  if (accel_ && accel_->polled()) accel_->poll(id_, done_);  // reads of its register: the core stalls
+  stall_since(entered, &CpuTime::poll);
   Tick t = now_ps();
   CpuTime c;
   reaped(0, t, c.kernel);

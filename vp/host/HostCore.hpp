@@ -102,7 +102,7 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   void set_peers(const std::vector<HostCore*>* peers) { peers_ = peers; }
   void set_page_cache(PageCache* pc) { pc_ = pc; }
   // The I/O-stack accelerator's driver above blk-mq (host.nvme.completion = xler).
-  void set_accelerator(AcceleratorDriver* a) { accel_ = a; }
+  void set_accelerator(AcceleratorDriver* a);
   // Something for this core to look at (the page cache's flusher work).
   void kick() { wake_.notify(); }
   // blk-mq queued a hardware-queue run here (kblockd dispatch): an idle
@@ -147,6 +147,10 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   void reap_polled();
   [[noreturn]] void run_dedicated();
   void spun(Tick origin);  // rounds the spin since `origin` up to whole checks and counts them
+  bool polled_ready() const;  // a polled completion (CQ or the accelerator's register) waits for this core
+  // The core stood still since `entered` in a driver's uncached register
+  // reads: charged to category `cat` now, as busy() would; returns it.
+  Tick stall_since(Tick entered, Tick CpuTime::*cat);
   void busy(const CpuTime& t);  // idle unused
   Tick run_user(Tick d, Tick limit);  // compute for d, cut short at `limit` or a wake-up; returns the time run
   void idle_until(const sc_core::sc_event_or_list& ev);
@@ -192,6 +196,7 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   bool dedicated_;              // this core is dedcore's polling core
   double hybrid_fraction_;
   Tick dedcore_lines_, dedcore_lock_;  // dedcore's communication costs (0 in other modes)
+  Tick poll_period_;            // one check of what a spinning thread polls
   Tick polled_sum_ = 0;         // hybrid: completion times of this core's polled I/Os
   uint64_t polled_n_ = 0;
   Counter &busy_ps_, &user_ps_, &kernel_ps_, &irq_ps_, &ctxsw_ps_, &idle_ps_, &poll_ps_, &isrs_, &interrupts_,

@@ -59,6 +59,34 @@ bool add_sets(const std::vector<std::string>& sets, RunOptions& opt, const char*
   return true;
 }
 
+void set_job_options(std::vector<host::FioJob>& jobs, const std::vector<std::pair<std::string, std::string>>& sets) {
+  for (const auto& [key, value] : sets) {
+    // workload.<job>.<option>: a job's name may hold dots, an option's does not.
+    const std::string rest = key.substr(std::string("workload.").size());
+    const size_t dot = rest.rfind('.');
+    const std::string origin = "--set " + vp::printable(key);
+    if (dot == std::string::npos || dot == 0 || dot + 1 == rest.size())
+      throw ConfigError(fmt::format("{}: expected workload.<job>.<option> (a job's section name, or * for every "
+                                    "job, and a fio option)", origin));
+    const std::string job = rest.substr(0, dot), option = rest.substr(dot + 1);
+    bool found = false;
+    for (auto& j : jobs) {
+      if (job != "*" && j.name != job) continue;
+      found = true;
+      try {
+        host::set_option(j, option, value, origin);
+      } catch (const host::FioError& e) {
+        throw ConfigError(e.what());
+      }
+    }
+    if (!found) {
+      std::string names;
+      for (const auto& j : jobs) names += (names.empty() ? "" : ", ") + vp::quoted(j.name);
+      throw ConfigError(fmt::format("{}: the workload has no job {} (its jobs: {})", origin, vp::quoted(job), names));
+    }
+  }
+}
+
 Config build_config(const RunOptions& opt) {
   Config cfg(server_params());
   if (!opt.config_file.empty() && !opt.preset.empty())
@@ -69,7 +97,12 @@ Config build_config(const RunOptions& opt) {
     std::string name = opt.preset.empty() ? kDefaultPreset : opt.preset;
     cfg.load_yaml_text(preset_text(name), "preset " + name);
   }
-  for (const auto& [k, v] : opt.sets) cfg.set(k, v, "--set");
+  std::vector<std::pair<std::string, std::string>> job_sets;  // workload.<job>.<option>, applied to the jobs below
+  for (const auto& [k, v] : opt.sets)
+    if (k.rfind("workload.", 0) == 0 && k != "workload.fio")
+      job_sets.emplace_back(k, v);
+    else
+      cfg.set(k, v, "--set");
   std::vector<host::FioJob> file_jobs;  // as read, so checks name their files and lines
   if (!opt.job_files.empty()) {
     // Re-serialise every job so each file's [global] applies to its own jobs only.
@@ -90,6 +123,13 @@ Config build_config(const RunOptions& opt) {
       throw ConfigError(fmt::format("--job {}: no job defined (add a [name] section after [global])", files));
     }
     cfg.set("workload.fio", text, "--job");
+  }
+  if (!job_sets.empty()) {
+    if (file_jobs.empty()) file_jobs = host::Workload::jobs_from(cfg);
+    set_job_options(file_jobs, job_sets);
+    std::string text;
+    for (const auto& j : file_jobs) text += j.to_fio() + "\n";
+    cfg.set("workload.fio", text, cfg.origin("workload.fio") + " with --set workload.<job>.<option>");
   }
   if (!opt.seed.empty()) cfg.set("sim.seed", opt.seed, "--seed");
   flash::FlashArray::apply_cell(cfg);

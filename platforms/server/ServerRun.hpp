@@ -13,6 +13,7 @@
 #include "vp/core/Config.hpp"
 #include "vp/core/Param.hpp"
 #include "vp/core/StatRegistry.hpp"
+#include "vp/host/FioJob.hpp"
 
 namespace vp::platform {
 
@@ -38,7 +39,11 @@ constexpr const char* kDefaultPreset = "zssd";
 bool add_sets(const std::vector<std::string>& sets, RunOptions& opt, const char* program);
 
 // Loads, overrides and validates; throws ConfigError naming the problem.
+// `--set workload.<job>.<option>=<value>` sets one fio option of the job
+// named <job> (* for every job), as one more line at the end of its section.
 Config build_config(const RunOptions& opt);
+// Applies such sets (key workload.<job>.<option>) to `jobs`.
+void set_job_options(std::vector<host::FioJob>& jobs, const std::vector<std::pair<std::string, std::string>>& sets);
 
 // Where a run's outputs go, made sure not to overwrite an earlier run
 // silently. `out` empty: a new numbered folder under `parent` (vp-out/001,

@@ -529,3 +529,38 @@ TEST_CASE("vp-bench refuses a bad command line with exit 2 and answers --help", 
     CHECK(s.out.find(says) != std::string::npos);
   }
 }
+
+TEST_CASE("a job option set from the command line (workload.<job>.<option>) changes that job or every job, and errors name it",
+          "[platform][cli][fio]") {
+  std::string fio = scratch("job-sets") + "/two.fio";
+  {
+    std::ofstream f(fio);
+    f << "[global]\nbs=4k\nnumber_ios=64\n[a]\nrw=randread\niodepth=2\n[b.1]\nrw=randwrite\niodepth=4\n";
+  }
+  auto jobs = [&](const std::string& sets) {
+    Shell s = server("--job " + fio + " " + sets + " --print-config");
+    REQUIRE(s.status == 0);
+    return s.out;
+  };
+  // The job named, and only it: iodepth 2 -> 16 for a, b.1 keeps 4; a dotted job name.
+  std::string one = jobs("--set workload.a.iodepth=16 --set workload.b.1.bs=8k");
+  CHECK_THAT(one, Catch::Contains("[a]\n    rw=randread\n    rwmixread=50\n    bs=4096\n    iodepth=16"));
+  CHECK_THAT(one, Catch::Contains("[b.1]\n    rw=randwrite\n    rwmixread=50\n    bs=8192\n    iodepth=4"));
+  std::string all = jobs("--set 'workload.*.iodepth=7'");
+  CHECK_THAT(all, Catch::Contains("bs=4096\n    iodepth=7\n    size=100%\n    offset=0\n    offset_increment=0\n"
+                                  "    number_ios=64"));
+  CHECK(all.find("iodepth=2") == std::string::npos);
+  CHECK(all.find("iodepth=4") == std::string::npos);
+  // On a preset's own workload too; the run does what the option says.
+  std::string dir = scratch("job-sets-run");
+  Shell r = server("--preset quick --set workload.randread.number_ios=300 --out " + dir + " --overwrite");
+  REQUIRE(r.status == 0);
+  CHECK(nlohmann::json::parse(slurp(dir + "/summary.json"))["jobs"][0]["ios"] == 300);
+  // Errors name the --set, the job and the value.
+  expect_config_error("--job " + fio + " --set workload.c.iodepth=1", {"--set workload.c.iodepth", "'c'", "'a', 'b.1'"});
+  expect_config_error("--job " + fio + " --set workload.a.iodepth=x", {"--set workload.a.iodepth", "'x'", "whole number"});
+  expect_config_error("--job " + fio + " --set workload.a.depth=1", {"--set workload.a.depth", "unknown option"});
+  expect_config_error("--job " + fio + " --set workload.a=1", {"--set workload.a", "workload.<job>.<option>"});
+  // Checks made after parsing name it as where the value came from.
+  expect_config_error("--job " + fio + " --set workload.a.cpus_allowed=9", {"--set workload.a.cpus_allowed", "cpu 9"});
+}

@@ -60,12 +60,14 @@ struct Opt {
   std::string key;
   std::optional<std::string> val;  // nullopt for a bare `key`
 
+  // "jobs.fio:12", or the origin alone for an option not read from a file (line 0).
+  std::string where() const { return line ? fmt::format("{}:{}", origin, line) : origin; }
   [[noreturn]] void fail(const std::string& why) const {
     throw FioError(
-        fmt::format("{}:{}: option {}: value {} {}", origin, line, vp::quoted(key), vp::quoted(val.value_or("")), why));
+        fmt::format("{}: option {}: value {} {}", where(), vp::quoted(key), vp::quoted(val.value_or("")), why));
   }
   const std::string& value() const {
-    if (!val) throw FioError(fmt::format("{}:{}: option {} needs a value", origin, line, vp::quoted(key)));
+    if (!val) throw FioError(fmt::format("{}: option {} needs a value", where(), vp::quoted(key)));
     return *val;
   }
   uint64_t ranged(uint64_t lo, uint64_t hi) const {
@@ -131,7 +133,7 @@ struct Opt {
 
 void apply(FioJob& j, const Opt& o) {
   const std::string& k = o.key;
-  j.where[k] = {fmt::format("{}:{}", o.origin, o.line), o.val.value_or("")};
+  j.where[k] = {o.where(), o.val.value_or("")};
   if (k == "rw" || k == "readwrite") {
     for (const auto& [name, mode] : kRwNames)
       if (o.value() == name) return void(j.rw = mode);
@@ -272,7 +274,7 @@ void apply(FioJob& j, const Opt& o) {
   } else if (k == "group_reporting") {
     o.flag();  // accepted, the VP always reports per job
   } else {
-    throw FioError(fmt::format("{}:{}: unknown option {}", o.origin, o.line, vp::quoted(k)));
+    throw FioError(fmt::format("{}: unknown option {}", o.where(), vp::quoted(k)));
   }
 }
 
@@ -423,6 +425,10 @@ std::vector<FioJob> parse_fio(const std::string& text, const std::string& origin
     apply(section == Global ? global : jobs.back(), o);
   }
   return jobs;
+}
+
+void set_option(FioJob& j, const std::string& key, const std::string& value, const std::string& origin) {
+  apply(j, Opt{origin, 0, key, value});
 }
 
 std::vector<FioJob> parse_fio_file(const std::string& path) {

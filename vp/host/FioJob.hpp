@@ -118,5 +118,8 @@ struct FioError : std::runtime_error {
 // `origin` is used in error messages ("jobs.fio:12: unknown option 'foo'").
 std::vector<FioJob> parse_fio(const std::string& text, const std::string& origin);
 std::vector<FioJob> parse_fio_file(const std::string& path);  // error if unreadable, names the path
+// One more option line for a parsed job (`--set workload.<job>.<option>=<value>`),
+// as if it ended the job's section; errors name `origin`.
+void set_option(FioJob& j, const std::string& key, const std::string& value, const std::string& origin);
 
 }  // namespace vp::host

@@ -5,7 +5,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps configure build run test test-asan bench clean guest
+.PHONY: all deps configure build run test test-asan bench clean guest venv
 
 all: build
 
@@ -23,12 +23,24 @@ build: configure
 run: build
 	$(BUILD)/bin/vp-server $(ARGS)
 
+# The Python tooling (tools/: the flashvp command) in a venv of Debian's
+# Python, installed editable so it runs the checkout's code; reinstalled
+# when its pyproject.toml changes.
+VENV ?= .venv
+$(VENV)/.installed: tools/pyproject.toml | deps
+	/usr/bin/python3 -m venv $(VENV)
+	$(VENV)/bin/pip install -q --upgrade pip
+	$(VENV)/bin/pip install -q -e 'tools[test]'
+	touch $@
+
+venv: $(VENV)/.installed
+
 # The guest kernel and image (cached outside the repository, see sw/guest).
 guest: deps
 	bash sw/guest/build-kernel.sh
 	bash sw/guest/build-image.sh
 
-test: build guest
+test: build guest venv
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # The non-guest suite and every preset under AddressSanitizer and
@@ -45,4 +57,4 @@ bench: build
 	$(BUILD)/bin/vp-bench-precondition random
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(VENV)

@@ -1,0 +1,127 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The flashvp command: sweep, collect, plot, plot-run (docs/tools.md).
+
+Exit status: 0 done; 1 some points failed; 2 bad input (grid, table,
+column, option) or a sweep that could not start, with a message naming it.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="flashvp", description="Sweeps of vp-server runs, results tables and plots.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    s = sub.add_parser("sweep", help="run every point of a grid file (resumable)")
+    s.add_argument("grid", help="the grid file (YAML: base, axes, seeds)")
+    s.add_argument("--out", default=None, help="the sweep's folder (default: sweeps/<grid name>)")
+    where = s.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", metavar="ADDRESS", help="a running Dask scheduler (tcp://HOST:PORT)")
+    where.add_argument("--cluster", choices=["local", "slurm", "pbs"], default="local",
+                       help="where to run: local worker threads (default), or a cluster started by dask-jobqueue")
+    s.add_argument("--jobs", type=int, default=None,
+                   help="points at once (default: the CPU count; with --cluster, the batch jobs to start)")
+    s.add_argument("--connect-timeout", type=float, default=20, metavar="SECONDS",
+                   help="with --scheduler: how long to try to reach it (default 20)")
+    s.add_argument("--server", default=None, help="vp-server binary (default: $FLASHVP_SERVER, build/bin, PATH)")
+    s.add_argument("--no-collect", action="store_true", help="do not write the results table at the end")
+
+    c = sub.add_parser("collect", help="gather a sweep's summaries into one table (Parquet and CSV)")
+    c.add_argument("dir", help="the sweep's folder")
+    c.add_argument("--out", default=None, help="the table's path without suffix (default: DIR/results)")
+
+    pl = sub.add_parser("plot", help="plot a results table (PNG and SVG)")
+    pl.add_argument("table", help="results.parquet or .csv (or the sweep folder)")
+    pl.add_argument("--x", default=None, help="column on the x axis (not needed for --kind cdf)")
+    pl.add_argument("--y", required=True, help="column on the y axis (e.g. latency_us.read.p99)")
+    pl.add_argument("--hue", default=None, help="column whose values make separate series")
+    pl.add_argument("--kind", default="line", choices=["line", "bar", "cdf", "box"])
+    pl.add_argument("--job", default=None, help="only the rows of this job")
+    pl.add_argument("--title", default=None)
+    pl.add_argument("--logx", action="store_true", help="log x axis (base 2 for line plots: queue depths, sizes)")
+    pl.add_argument("--logy", action="store_true", help="log y axis")
+    pl.add_argument("--out", default=None, help="path without suffix (default: beside the table, named after y)")
+
+    r = sub.add_parser("plot-run", help="the ready plots of one vp-server output folder")
+    r.add_argument("dir", help="a vp-server output folder (summary.json, requests.csv, ...)")
+    r.add_argument("--out", default=None, help="folder for the plots (default: DIR/plots)")
+    return p
+
+
+def _fail(msg: str) -> int:
+    sys.stderr.write(f"flashvp: {msg}\n")
+    return 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "sweep":
+        return _sweep(args)
+    if args.command == "collect":
+        from flashvp.collect import SchemaError, collect, write_table
+
+        try:
+            df = collect(args.dir)
+        except (FileNotFoundError, SchemaError) as e:
+            return _fail(str(e))
+        for f in write_table(df, Path(args.out) if args.out else Path(args.dir) / "results"):
+            print(f)
+        return 0
+    if args.command == "plot":
+        from flashvp.collect import read_table
+        from flashvp.plot import PlotError, plot_table, save
+
+        try:
+            df = read_table(args.table)
+            fig = plot_table(df, args.x, args.y, hue=args.hue, kind=args.kind, job=args.job, title=args.title,
+                             logx=args.logx, logy=args.logy)
+        except (FileNotFoundError, PlotError) as e:
+            return _fail(str(e))
+        table = Path(args.table)
+        folder = table if table.is_dir() else table.parent
+        name = f"{args.kind}-{args.y}" + (f"-by-{args.x}" if args.x else "")
+        for f in save(fig, Path(args.out) if args.out else folder / "plots" / name.replace("/", "_")):
+            print(f)
+        return 0
+    from flashvp.collect import SchemaError
+    from flashvp.plot_run import plot_run
+
+    try:
+        files = plot_run(args.dir, args.out)
+    except (FileNotFoundError, SchemaError) as e:
+        return _fail(str(e))
+    for f in files:
+        print(f)
+    return 0
+
+
+def _sweep(args) -> int:
+    from flashvp.collect import SchemaError, collect, write_table
+    from flashvp.grid import GridError
+    from flashvp.server import ServerError, find_server
+    from flashvp.sweep import SweepError, print_failures, sweep
+
+    if args.jobs is not None and args.jobs < 1:
+        return _fail(f"--jobs {args.jobs}: must be 1 or more")
+    out = args.out or os.path.join("sweeps", Path(args.grid).stem)
+    cluster = None if args.cluster == "local" else args.cluster
+    try:
+        report = sweep(args.grid, out, find_server(args.server), jobs=args.jobs, scheduler=args.scheduler,
+                       cluster=cluster, connect_timeout=args.connect_timeout)
+    except (GridError, SweepError, ServerError) as e:
+        return _fail(str(e))
+    except KeyboardInterrupt:
+        sys.stderr.write("\nflashvp: interrupted; finished points are kept, run the sweep again to go on\n")
+        return 130
+    print_failures(report)
+    if not args.no_collect:
+        try:
+            for f in write_table(collect(out), Path(out) / "results"):
+                print(f)
+        except (FileNotFoundError, SchemaError) as e:
+            return _fail(str(e))
+    return 1 if report.failed else 0

@@ -1,0 +1,115 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""flashvp collect: one table of a sweep's results.
+
+One row per point and job: the point's key, status and seed, the swept
+parameters as columns (as the grid gives them), the job's name and its
+figures flattened (``latency_us.read.p99``, ``breakdown_us.read.flash``,
+``iops``), then the run's figures (``device.read_commands``,
+``cpu.1.busy_pct``, ``counters.host.polls``). A failed point has one row
+with its status and no figures.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from flashvp import SUMMARY_SCHEMA_VERSIONS
+
+# Not figures: the units of counters, and identification already in columns.
+_SKIP_TOP = {"jobs", "counter_units", "git_revision", "schema_version"}
+
+
+class SchemaError(ValueError):
+    """A summary.json this package cannot read."""
+
+
+def load_summary(path: Path) -> dict:
+    try:
+        s = json.loads(Path(path).read_text())
+    except OSError as e:
+        raise SchemaError(f"{path}: cannot read: {e.strerror}") from None
+    except ValueError as e:
+        raise SchemaError(f"{path}: not JSON ({e})") from None
+    v = s.get("schema_version") if isinstance(s, dict) else None
+    if v not in SUMMARY_SCHEMA_VERSIONS:
+        raise SchemaError(f"{path}: schema_version {v!r}; this flashvp reads "
+                          f"{', '.join(map(str, SUMMARY_SCHEMA_VERSIONS))} (docs/outputs.md)")
+    return s
+
+
+def flatten(value, prefix: str = "", out: dict | None = None) -> dict:
+    """Nested dicts (and lists of dicts, by index) as dotted keys; lists of
+    numbers (time series) are left out."""
+    out = {} if out is None else out
+    if isinstance(value, dict):
+        for k, v in value.items():
+            flatten(v, f"{prefix}.{k}" if prefix else str(k), out)
+    elif isinstance(value, list):
+        if value and all(isinstance(v, dict) for v in value):
+            for i, v in enumerate(value):
+                flatten(v, f"{prefix}.{i}", out)
+    elif prefix:
+        out[prefix] = value
+    return out
+
+
+def point_rows(folder: Path) -> list[dict]:
+    rec = json.loads((folder / "point.json").read_text())
+    try:
+        status = json.loads((folder / "status.json").read_text())
+    except (OSError, ValueError):
+        status = {"status": "incomplete"}
+    base = {"point": rec["key"], "status": status.get("status"), "seed": rec["seed"], **rec["params"]}
+    if base["status"] != "ok":
+        return [base]
+    s = load_summary(folder / "summary.json")
+    run = flatten({k: v for k, v in s.items() if k not in _SKIP_TOP})
+    rows = []
+    for job in s.get("jobs", []):
+        figures = flatten({k: v for k, v in job.items() if k != "name"})
+        row = dict(base)
+        row["job"] = job.get("name")
+        for k, v in list(figures.items()) + list(run.items()):
+            row[k if k not in row else f"summary.{k}"] = v
+        rows.append(row)
+    return rows or [base]
+
+
+def collect(sweep_dir: str) -> pd.DataFrame:
+    root = Path(sweep_dir)
+    folders = sorted(p.parent for p in (root / "points").glob("*/point.json"))
+    if not folders:
+        raise FileNotFoundError(f"{root}: no points (expected {root}/points/<key>/point.json from flashvp sweep)")
+    order = []  # the grid's order when the sweep left one
+    try:
+        order = json.loads((root / "grid.json").read_text())["points"]
+    except (OSError, ValueError, KeyError):
+        pass
+    rank = {k: i for i, k in enumerate(order)}
+    folders.sort(key=lambda f: (rank.get(f.name, len(rank)), f.name))
+    rows = [r for f in folders for r in point_rows(f)]
+    df = pd.DataFrame(rows)
+    for c in df.columns:  # a column of mixed kinds (3us and 4) is text, for Parquet
+        kinds = {type(v) for v in df[c].dropna()}
+        if len(kinds) > 1 and not kinds <= {int, float}:
+            df[c] = df[c].map(lambda v: v if pd.isna(v) else str(v))
+    return df
+
+
+def write_table(df: pd.DataFrame, base: Path) -> list[Path]:
+    base.parent.mkdir(parents=True, exist_ok=True)
+    pq, csv = base.with_suffix(".parquet"), base.with_suffix(".csv")
+    df.to_parquet(pq, index=False)
+    df.to_csv(csv, index=False)
+    return [pq, csv]
+
+
+def read_table(path: str) -> pd.DataFrame:
+    p = Path(path)
+    if p.is_dir():
+        p = p / "results.parquet"
+    if not p.is_file():
+        raise FileNotFoundError(f"{p}: no such table (flashvp collect writes results.parquet and results.csv)")
+    return pd.read_parquet(p) if p.suffix == ".parquet" else pd.read_csv(p)

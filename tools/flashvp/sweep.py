@@ -1,0 +1,144 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""flashvp sweep: every point of a grid as one vp-server process, on Dask.
+
+Local by default (a LocalCluster of --jobs single-threaded workers in this
+process: each worker only waits for its vp-server child); --scheduler
+tcp://HOST:PORT submits to a running Dask cluster, --cluster slurm|pbs
+starts one through dask-jobqueue. Each point runs in OUT/points/<key>/,
+<key> a hash of what the point's results depend on, so a second sweep
+skips finished points and runs only new or failed ones.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from flashvp.grid import Grid, Point
+from flashvp.progress import Progress
+from flashvp.server import RunResult, finished, kill_all, known_params, run_point, validate
+
+
+class SweepError(RuntimeError):
+    """The sweep cannot start (bad points, no cluster); says why."""
+
+
+@dataclass
+class SweepReport:
+    points: list[Point]
+    results: dict[str, RunResult] = field(default_factory=dict)
+
+    @property
+    def ran(self) -> list[RunResult]:
+        return [r for r in self.results.values() if not r.skipped]
+
+    @property
+    def failed(self) -> list[RunResult]:
+        return [r for r in self.results.values() if not r.ok]
+
+
+def plan(grid: Grid, out: Path) -> list[tuple[Point, Path]]:
+    pts = grid.points()
+    seen = {}
+    for p in pts:
+        if p.key in seen:
+            raise SweepError(f"{grid.path}: two points are the same run ({seen[p.key].label()} and {p.label()})")
+        seen[p.key] = p
+    return [(p, out / "points" / p.key) for p in pts]
+
+
+def check_points(server: str, todo: list[Point], jobs: int) -> None:
+    """vp-server --print-config on every point before anything runs."""
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as ex:
+        problems = [(p, m) for p, m in zip(todo, ex.map(lambda p: validate(server, p), todo)) if m]
+    if problems:
+        lines = [f"  {p.label()}: {m}" for p, m in problems[:20]]
+        more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
+        raise SweepError(f"{len(problems)} of {len(todo)} points are refused by vp-server; nothing ran:\n"
+                         + "\n".join(lines) + more)
+
+
+def _client(scheduler: str | None, cluster: str | None, jobs: int, connect_timeout: float = 20):
+    from dask.distributed import Client, LocalCluster
+
+    if scheduler:
+        try:
+            return Client(scheduler, timeout=f"{connect_timeout}s"), None
+        except (OSError, TimeoutError) as e:
+            raise SweepError(f"--scheduler {scheduler}: cannot reach the Dask scheduler ({e})") from None
+    if cluster in ("slurm", "pbs"):
+        try:
+            import dask_jobqueue
+        except ImportError:
+            raise SweepError("--cluster needs dask-jobqueue (pip install dask-jobqueue)") from None
+        cls = dask_jobqueue.SLURMCluster if cluster == "slurm" else dask_jobqueue.PBSCluster
+        try:
+            # Each job is one single-threaded worker; the queue and sizes come
+            # from dask-jobqueue's configuration (~/.config/dask/jobqueue.yaml).
+            c = cls(cores=1, processes=1, memory=os.environ.get("FLASHVP_WORKER_MEMORY", "4GiB"))
+            c.scale(jobs=jobs)
+        except Exception as e:  # noqa: BLE001 - jobqueue raises plain errors for a missing sbatch/qsub
+            raise SweepError(f"--cluster {cluster}: cannot start the cluster ({e})") from None
+        return Client(c), c
+    c = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=False, dashboard_address=None)
+    return Client(c), c
+
+
+def sweep(grid_path: str, out: str, server: str, jobs: int | None = None, scheduler: str | None = None,
+          cluster: str | None = None, stream=None, connect_timeout: float = 20) -> SweepReport:
+    jobs = jobs or os.cpu_count() or 1
+    grid = Grid(grid_path, known_params(server))
+    out_dir = Path(out).resolve()
+    planned = plan(grid, out_dir)
+    report = SweepReport([p for p, _ in planned])
+    todo = [(p, f) for p, f in planned if not finished(f)]
+    for p, f in planned:
+        if finished(f):
+            report.results[p.key] = RunResult(p.key, True, "ok", 0, 0.0, "", skipped=True)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "grid.json").write_text(json.dumps(
+        {"grid": grid.path, "axes": grid.axis_keys(), "points": [p.key for p in report.points]}, indent=1) + "\n")
+    progress = Progress(len(todo), jobs, skipped=len(planned) - len(todo), stream=stream)
+    if not todo:
+        progress.begin()
+        progress.end()
+        return report
+    check_points(server, [p for p, _ in todo], jobs)
+    from dask.distributed import as_completed
+
+    client, cl = _client(scheduler, cluster, jobs, connect_timeout)
+    try:
+        slots = sum(client.nthreads().values()) or jobs
+        progress.slots = slots
+        progress.begin()
+        futures = {client.submit(run_point, server, p, str(f), key=f"flashvp-{p.key}", pure=False): p for p, f in todo}
+        try:
+            for fut in as_completed(futures):
+                p = futures[fut]
+                try:
+                    r = fut.result()
+                except Exception as e:  # noqa: BLE001 - a worker lost, say, is one failed point
+                    r = RunResult(p.key, False, "failed", None, 0.0, f"flashvp: the worker failed: {e!r}")
+                report.results[p.key] = r
+                progress.finished(r.ok, p.label(), r.wall_s)
+        except KeyboardInterrupt:
+            client.cancel(list(futures))
+            kill_all()  # local workers' children; the folders they leave are rerun next time
+            raise
+        progress.end()
+    finally:
+        client.close()
+        if cl is not None:
+            cl.close()
+    return report
+
+
+def print_failures(report: SweepReport, stream=None) -> None:
+    stream = stream or sys.stderr
+    by_key = {p.key: p for p in report.points}
+    for r in report.failed:
+        tail = "\n    ".join(r.stderr_tail.strip().splitlines()[-5:])
+        stream.write(f"FAILED ({r.status}, exit {r.exit_code}) {by_key[r.key].label()} [points/{r.key}]\n    {tail}\n")

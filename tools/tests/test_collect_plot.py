@@ -1,0 +1,123 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""collect and plot: files written, and figures whose lines, bars and
+error bars are read back from the figure object."""
+import json
+import math
+import subprocess
+
+import pandas as pd
+import pytest
+
+from flashvp.cli import main
+from flashvp.collect import SchemaError, collect, flatten, load_summary
+from flashvp.plot import PlotError, interval, plot_table
+
+
+def known_table() -> pd.DataFrame:
+    # Two queue depths x two read times x three seeds; p99 = 10 x qd + t + seed.
+    rows = []
+    for qd in (1, 4):
+        for t in ("3us", "6us"):
+            for seed in (1, 2, 3):
+                rows.append({"point": f"{qd}{t}", "status": "ok", "seed": seed, "qd": qd, "ssd.flash.t_read": t,
+                             "job": "r", "latency_us.read.p99": 10 * qd + int(t[0]) + seed,
+                             "latency_us.read.count": 2000 + seed})
+    return pd.DataFrame(rows)
+
+
+def legend_lines(ax):
+    return [ln for ln in ax.get_lines() if not ln.get_label().startswith("_")]
+
+
+def series(ax):
+    """(label, data line) of each errorbar series."""
+    return [(c.get_label(), c.lines[0]) for c in ax.containers if type(c).__name__ == "ErrorbarContainer"]
+
+
+def test_line_plot_has_one_line_per_hue_with_means_and_t_intervals():
+    fig = plot_table(known_table(), "qd", "latency_us.read.p99", hue="ssd.flash.t_read")
+    ax = fig.axes[0]
+    assert [lbl for lbl, _ in series(ax)] == ["ssd.flash.t_read=3us", "ssd.flash.t_read=6us"]
+    lines = [ln for _, ln in series(ax)]
+    # Each mean has its error bar: 2 points per series.
+    assert [len(c.lines[2][0].get_segments()) for c in ax.containers] == [2, 2]
+    # Means over seeds 1-3 (+2): 10 qd + t + 2.
+    assert list(lines[0].get_xdata()) == [1, 4] and list(lines[0].get_ydata()) == [15, 45]
+    assert list(lines[1].get_ydata()) == [18, 48]
+    # Three values 1 apart: sd 1, half-width t(2 df) / sqrt(3) = 4.303 / 1.732.
+    m, h, n = interval(pd.Series([14, 15, 16]))
+    assert (m, n) == (15, 3) and h == pytest.approx(4.303 / math.sqrt(3))
+    note = fig.texts[0].get_text()
+    assert "mean of 3-3 runs, 95% interval" in note and "fewest samples per run 2,001" in note
+
+
+def test_bar_cdf_and_box_plots_have_the_expected_artists():
+    df = known_table()
+    bar = plot_table(df, "qd", "latency_us.read.p99", hue="ssd.flash.t_read", kind="bar").axes[0]
+    assert len(bar.containers) >= 2
+    bars = [c for c in bar.containers if type(c).__name__ == "BarContainer"]
+    assert [len(c) for c in bars] == [2, 2]
+    assert [p.get_height() for p in bars[1]] == [18, 48]
+    cdf = plot_table(df, None, "latency_us.read.p99", hue="qd", kind="cdf").axes[0]
+    steps = legend_lines(cdf)
+    assert [ln.get_label() for ln in steps] == ["qd=1 (n=6)", "qd=4 (n=6)"]
+    assert list(steps[0].get_ydata())[-1] == 1.0
+    box = plot_table(df, "qd", "latency_us.read.p99", kind="box").axes[0]
+    assert [t.get_text() for t in box.get_xticklabels()] == ["1", "4"]
+    with pytest.raises(PlotError, match="no column 'latency_us.read.p95'"):
+        plot_table(df, "qd", "latency_us.read.p95")
+    with pytest.raises(PlotError, match="--job 'w'"):
+        plot_table(df, "qd", "latency_us.read.p99", job="w")
+
+
+def test_values_with_units_plot_as_numbers_in_their_unit():
+    fig = plot_table(known_table(), "ssd.flash.t_read", "latency_us.read.p99", hue="qd")
+    ax = fig.axes[0]
+    assert ax.get_xlabel() == "ssd.flash.t_read (us)"
+    assert list(series(ax)[0][1].get_xdata()) == [3.0, 6.0]
+
+
+def test_collect_plot_and_plot_run_write_their_files(write, tmp_path, server, capsys):
+    grid = write("g.yaml", "base: {preset: quick, trace: [requests]}\n"
+                           "axes: {product: {workload.randread.iodepth: [1, 8]}}\nseeds: 2\n")
+    out = tmp_path / "s"
+    assert main(["sweep", str(grid), "--out", str(out), "--jobs", "2", "--server", server, "--no-collect"]) == 0
+    assert main(["collect", str(out)]) == 0
+    assert (out / "results.parquet").is_file() and (out / "results.csv").is_file()
+    df = pd.read_csv(out / "results.csv")
+    assert len(df) == 4 and sorted(df["seed"]) == [1, 1, 2, 2]
+    assert main(["plot", str(out / "results.parquet"), "--x", "workload.randread.iodepth",
+                 "--y", "latency_us.read.p99", "--out", str(tmp_path / "p" / "qd")]) == 0
+    assert (tmp_path / "p" / "qd.png").stat().st_size > 1000 and (tmp_path / "p" / "qd.svg").is_file()
+    run = next(out.glob("points/*"))
+    assert main(["plot-run", str(run)]) == 0
+    assert sorted(p.name for p in (run / "plots").iterdir()) == [
+        "breakdown.png", "breakdown.svg", "latency_cdf.png", "latency_cdf.svg"]
+    capsys.readouterr()
+    assert main(["plot", str(out), "--x", "nothing", "--y", "iops"]) == 2
+    assert "no column 'nothing'" in capsys.readouterr().err
+
+
+def test_plot_run_draws_the_write_buffer_and_cache_epochs_when_present(tmp_path, server):
+    run = tmp_path / "fd"
+    subprocess.run([server, "--preset", "quick", "--set", "ssd.cache.organisation=fastdrain",
+                    "--set", "ssd.cache.size=1MiB", "--set", "workload.randread.rw=randwrite",
+                    "--out", str(run)], check=True, capture_output=True)
+    assert main(["plot-run", str(run)]) == 0
+    assert (run / "plots" / "write_buffer.png").is_file()
+    ep = tmp_path / "ep"
+    subprocess.run([server, "--preset", "quick", "--set", "ssd.cache.organisation=split", "--set",
+                    "workload.randread.workload_attr=1", "--trace", "cache", "--out", str(ep)], check=True,
+                   capture_output=True)
+    assert main(["plot-run", str(ep)]) == 0
+    assert (ep / "plots" / "cache_epochs.png").is_file()
+
+
+def test_a_summary_of_another_layout_is_refused_naming_the_file(tmp_path, capsys):
+    p = tmp_path / "summary.json"
+    p.write_text(json.dumps({"schema_version": 99, "jobs": []}))
+    with pytest.raises(SchemaError, match=f"{p}: schema_version 99; this flashvp reads 1"):
+        load_summary(p)
+    assert flatten({"a": {"b": 1, "c": [1, 2]}, "d": [{"e": 2}]}) == {"a.b": 1, "d.0.e": 2}
+    with pytest.raises(FileNotFoundError, match="no points"):
+        collect(str(tmp_path))

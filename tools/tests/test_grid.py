@@ -1,0 +1,103 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Grid files: expansion against hand-written lists, and errors that name
+the file, the line and the key."""
+import pytest
+
+from flashvp.grid import Grid, GridError
+from flashvp.units import UnitError, expand_list, expand_range
+
+KNOWN = {"host.cores", "ssd.flash.t_read", "ssd.fw.cores", "ssd.fw.organisation", "ssd.cache.size",
+         "host.nvme.completion", "accel.enabled"}
+
+
+def test_ranges_with_units_and_ellipses():
+    assert expand_range("3us..9us step 1us") == ["3us", "4us", "5us", "6us", "7us", "8us", "9us"]
+    assert expand_range("0.5us..2us step 500ns") == ["0.5us", "1us", "1.5us", "2us"]
+    assert expand_range("1..4") == [1, 2, 3, 4]
+    assert expand_range("256MiB..1GiB step 256MiB") == ["256MiB", "512MiB", "768MiB", "1024MiB"]
+    assert expand_list([1, 2, 4, "...", 256]) == [1, 2, 4, 8, 16, 32, 64, 128, 256]
+    assert expand_list([10, 20, "...", 50]) == [10, 20, 30, 40, 50]
+    assert expand_list(["1us", "3us", "...", "9us"]) == ["1us", "3us", "5us", "7us", "9us"]
+    assert expand_list(["a", "b"]) == ["a", "b"]
+    for bad, why in [("3us..9us", "needs a step"), ("3us..9KiB step 1us", "one kind"),
+                     ("3us..10us step 2us", "do not reach"), ("9us..3us step 1us", "below the start"),
+                     ("1..3 step 0", "above 0"), ("3xs..9xs step 1xs", "unknown unit")]:
+        with pytest.raises(UnitError, match=why):
+            expand_range(bad)
+    for bad, why in [([1, 2, 4, "...", 100], "does not reach 100"), ([1, "...", 8], "at least two terms"),
+                     ([1, 2, 5, "...", 8], "neither one ratio"), ([1, 2, "...", 8, 9], "before the last")]:
+        with pytest.raises(UnitError, match=why):
+            expand_list(bad)
+
+
+def test_product_zip_points_and_seeds_expand_in_order(write):
+    g = write("g.yaml", """\
+        base:
+          preset: quick
+          set: {host.cores: 2}
+          seed: 7
+        axes:
+          product:
+            ssd.flash.t_read: 3us..4us step 1us
+            host.nvme.completion: [interrupt, poll]
+          zip:
+            ssd.fw.cores: [1, 4]
+            ssd.fw.organisation: [layered, deepflash]
+          points:
+            - {ssd.cache.size: 64MiB}
+            - {ssd.cache.size: 1GiB, accel.enabled: on}
+        seeds: 2
+        """)
+    pts = Grid(str(g), KNOWN).points()
+    # 2 x 2 (product) x 2 (zip) x 2 (points) x 2 seeds, seeds innermost.
+    assert len(pts) == 32
+    first = pts[0]
+    assert first.preset == "quick" and first.seed == 7 and pts[1].seed == 8
+    assert first.params == (("ssd.flash.t_read", "3us"), ("host.nvme.completion", "interrupt"), ("ssd.fw.cores", 1),
+                            ("ssd.fw.organisation", "layered"), ("ssd.cache.size", "64MiB"))
+    assert first.sets[0] == ("host.cores", "2")
+    # YAML's on is a boolean: vp-server reads true.
+    assert ("accel.enabled", "true") in pts[2].sets and pts[2].seed == 7
+    combos = [(dict(p.params)["ssd.flash.t_read"], dict(p.params)["host.nvme.completion"],
+               dict(p.params)["ssd.fw.cores"], dict(p.params)["ssd.fw.organisation"]) for p in pts[::4]]
+    assert combos == [("3us", "interrupt", 1, "layered"), ("3us", "interrupt", 4, "deepflash"),
+                      ("3us", "poll", 1, "layered"), ("3us", "poll", 4, "deepflash"),
+                      ("4us", "interrupt", 1, "layered"), ("4us", "interrupt", 4, "deepflash"),
+                      ("4us", "poll", 1, "layered"), ("4us", "poll", 4, "deepflash")]
+    assert first.args()[:6] == ["--preset", "quick", "--set", "host.cores=2", "--set", "ssd.flash.t_read=3us"]
+    assert first.args()[-2:] == ["--seed", "7"]
+    assert len({p.key for p in pts}) == 32
+
+
+def test_point_keys_are_stable_and_follow_content(write, tmp_path):
+    job = write("r.fio", "[r]\nrw=randread\n")
+    g = write("g.yaml", "base: {preset: quick, jobs: [r.fio]}\naxes: {product: {host.cores: [1, 2]}}\n")
+    a = [p.key for p in Grid(str(g)).points()]
+    assert a == [p.key for p in Grid(str(g)).points()]
+    job.write_text("[r]\nrw=randwrite\n")  # a changed job file is another run
+    b = [p.key for p in Grid(str(g)).points()]
+    assert set(a).isdisjoint(b)
+
+
+@pytest.mark.parametrize("text, line, words", [
+    ("base: {preset: quick}\naxis: {}\n", 2, ["axis", "unknown key", "axes"]),
+    ("base:\n  preset: quick\n  sets: {}\n", 3, ["base.sets", "unknown key"]),
+    ("axes:\n  zip:\n    host.cores: [1, 2]\n    ssd.fw.cores: [1]\n", 2, ["axes.zip", "one length", "host.cores: 2"]),
+    ("axes:\n  product:\n    host.cores: [1, 2]\n    ssd.flash.t_read: 3us..9us step 4us\n", 4,
+     ["ssd.flash.t_read", "do not reach"]),
+    ("axes:\n  product:\n    host.core: [1, 2]\n", 3, ["host.core", "unknown parameter", "host.cores"]),
+    ("axes:\n  product:\n    host.cores: [1, 2]\n  points:\n    - {host.cores: 4}\n", 5, ["host.cores", "swept twice"]),
+    ("axes:\n  product:\n    host.cores: [[1], 2]\n", 3, ["host.cores", "number or text"]),
+    ("seeds: 0\n", 1, ["seeds", ">= 1"]),
+    ("base: {config: nowhere.yaml}\n", 1, ["base.config", "no such file"]),
+    ("axes:\n  product:\n    sim.seed: [1, 2]\n", 3, ["sim.seed", "seeds: N"]),
+    ("axes: [\n", 2, ["not valid YAML"]),
+])
+def test_errors_name_file_line_and_key(write, text, line, words):
+    g = write("bad.yaml", text)
+    with pytest.raises(GridError) as e:
+        Grid(str(g), KNOWN)
+    msg = str(e.value)
+    assert msg.startswith(f"{g}:{line}: "), msg
+    for w in words:
+        assert w in msg, msg

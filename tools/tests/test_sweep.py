@@ -1,0 +1,156 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Sweeps of the quick preset: points, resumption, failures, and the same
+sweep through a Dask cluster given by address."""
+import json
+import stat
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from flashvp.cli import main
+from flashvp.collect import collect
+
+GRID = """\
+base:
+  preset: quick
+  set: {{workload.randread.number_ios: 400}}
+axes:
+  product:
+    workload.randread.iodepth: [1, {qd}]
+    ssd.flash.t_read: 3us..6us step 3us
+"""
+
+
+def run_sweep(grid: Path, out: Path, *extra: str) -> int:
+    return main(["sweep", str(grid), "--out", str(out), "--jobs", "2", *extra])
+
+
+def ran(err: str) -> list[str]:
+    """The points a sweep ran, from its plain progress lines."""
+    return sorted(line.split(" (")[0][len("done "):] for line in err.splitlines() if line.startswith("done "))
+
+
+def test_a_2x2_sweep_runs_4_points_and_resumes(write, tmp_path, server, capsys):
+    grid = write("g.yaml", GRID.format(qd=8))
+    out = tmp_path / "out"
+    assert run_sweep(grid, out, "--server", server) == 0
+    err = capsys.readouterr().err
+    assert ran(err) == sorted(f"workload.randread.iodepth={q} ssd.flash.t_read={t} seed=1"
+                              for q in (1, 8) for t in ("3us", "6us"))
+    df = pd.read_parquet(out / "results.parquet")
+    assert len(df) == 4 and set(df["job"]) == {"randread"}
+    assert sorted(zip(df["workload.randread.iodepth"], df["ssd.flash.t_read"])) == [
+        (1, "3us"), (1, "6us"), (8, "3us"), (8, "6us")]
+    assert (df["status"] == "ok").all()
+    # Each row holds its own point's figures, and the point ran what it says.
+    for _, row in df.iterrows():
+        s = json.loads((out / "points" / row["point"] / "summary.json").read_text())
+        job = s["jobs"][0]
+        assert row["iops"] == job["iops"]
+        assert row["latency_us.read.p99"] == job["latency_us"]["read"]["p99"]
+        assert row["counters.ssd.nvme.io_commands"] == s["counters"]["ssd.nvme.io_commands"]
+        assert job["iodepth"] == row["workload.randread.iodepth"] and job["ios"] == 400
+        cfg = (out / "points" / row["point"] / "config.yaml").read_text()
+        assert f't_read: "{row["ssd.flash.t_read"]}"' in cfg
+    # A longer read time raises the latency at either depth.
+    lat = df.set_index(["workload.randread.iodepth", "ssd.flash.t_read"])["latency_us.read.mean"]
+    assert lat[(1, "6us")] > lat[(1, "3us")] and lat[(8, "6us")] > lat[(8, "3us")]
+
+    # Again: nothing runs.
+    mtimes = {p: p.stat().st_mtime_ns for p in out.glob("points/*/summary.json")}
+    assert run_sweep(grid, out, "--server", server) == 0
+    err = capsys.readouterr().err
+    assert ran(err) == [] and "4 finished before, skipped" in err
+    assert mtimes == {p: p.stat().st_mtime_ns for p in out.glob("points/*/summary.json")}
+
+    # One axis value changed (8 -> 16): only its two points run.
+    grid.write_text(GRID.format(qd=16))
+    assert run_sweep(grid, out, "--server", server) == 0
+    err = capsys.readouterr().err
+    assert ran(err) == sorted(f"workload.randread.iodepth=16 ssd.flash.t_read={t} seed=1" for t in ("3us", "6us"))
+    assert "2 finished before, skipped" in err
+    assert len(collect(str(out))) == 6  # the folder holds both sweeps' points
+
+
+def test_a_failing_point_is_reported_and_the_others_finish(write, tmp_path, server, capsys):
+    # A vp-server that accepts every configuration but dies running the qd=3 points.
+    wrapper = write("vp-server-flaky", f"""\
+        #!/bin/sh
+        case "$*" in
+          *--print-config*) ;;
+          *iodepth=3*) echo "simulated crash at 1 ms" >&2; exit 3 ;;
+        esac
+        exec {server} "$@"
+        """)
+    wrapper.chmod(wrapper.stat().st_mode | stat.S_IEXEC)
+    grid = write("g.yaml", "base: {preset: quick}\naxes: {product: {workload.randread.iodepth: [1, 2, 3, 4]}}\n")
+    out = tmp_path / "out"
+    assert run_sweep(grid, out, "--server", str(wrapper)) == 1
+    err = capsys.readouterr().err
+    assert "FAILED workload.randread.iodepth=3 seed=1" in err
+    assert "FAILED (failed, exit 3) workload.randread.iodepth=3 seed=1" in err and "simulated crash at 1 ms" in err
+    assert "3 done, 1 failed" in err
+    df = collect(str(out))
+    assert sorted(df[df["status"] == "ok"]["workload.randread.iodepth"]) == [1, 2, 4]
+    assert list(df[df["status"] == "failed"]["workload.randread.iodepth"]) == [3]
+    # The next sweep runs only the failed point again.
+    assert run_sweep(grid, out, "--server", server) == 0
+    err = capsys.readouterr().err
+    assert ran(err) == ["workload.randread.iodepth=3 seed=1"]
+
+
+def test_a_timeout_stops_the_point_and_leaves_no_process(write, tmp_path, server, capsys):
+    grid = write("g.yaml", "base:\n  preset: quick\n  timeout: 0.2\n"
+                           "axes: {points: [{workload.randread.number_ios: 50}, "
+                           "{workload.randread.number_ios: 0, workload.randread.time_based: 1, "
+                           "workload.randread.runtime: 100s}]}\n")
+    out = tmp_path / "out"
+    assert run_sweep(grid, out, "--server", server) == 1
+    err = capsys.readouterr().err
+    assert "FAILED (timeout, exit None)" in err and "timeout after 0.2 s" in err
+    assert servers_writing_to(out) == []
+
+
+def servers_writing_to(out: Path) -> list[int]:
+    pids = []
+    for d in Path("/proc").iterdir():
+        try:
+            cmd = (d / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if d.name.isdigit() and any(b"vp-server" in c for c in cmd[:1]) and any(str(out).encode() in c for c in cmd):
+            pids.append(int(d.name))
+    return pids
+
+
+def test_bad_points_are_refused_before_anything_runs(write, tmp_path, server, capsys):
+    grid = write("g.yaml", "base: {preset: quick}\n"
+                           "axes: {product: {workload.randread.iodepth: [1, 2], workload.nojob.bs: [4k]}}\n")
+    out = tmp_path / "out"
+    assert run_sweep(grid, out, "--server", server) == 2
+    err = capsys.readouterr().err
+    assert "2 of 2 points are refused by vp-server; nothing ran" in err
+    assert "workload.nojob.bs" in err and "no job 'nojob'" in err
+    assert not list(out.glob("points/*"))
+    grid.write_text("base: {preset: quick}\naxes:\n  product:\n    host.core: [1]\n")
+    assert run_sweep(grid, out, "--server", server) == 2
+    assert f"{grid}:4: axes.product.host.core: unknown parameter" in capsys.readouterr().err
+
+
+def test_the_same_sweep_through_a_dask_cluster_given_by_address(write, tmp_path, server, capsys):
+    from dask.distributed import LocalCluster
+
+    grid = write("g.yaml", GRID.format(qd=8))
+    local, remote = tmp_path / "local", tmp_path / "remote"
+    assert run_sweep(grid, local, "--server", server) == 0
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        assert run_sweep(grid, remote, "--server", server, "--scheduler", cluster.scheduler_address) == 0
+    capsys.readouterr()
+    a, b = collect(str(local)), collect(str(remote))
+    # Same points, same figures, bit for bit (wall time aside).
+    cols = [c for c in a.columns if "wall" not in c]
+    pd.testing.assert_frame_equal(a[cols], b[cols])
+    assert main(["sweep", str(grid), "--out", str(tmp_path / "x"), "--server", server,
+                 "--scheduler", "tcp://127.0.0.1:1", "--connect-timeout", "1"]) == 2
+    assert "cannot reach the Dask scheduler" in capsys.readouterr().err

@@ -34,7 +34,7 @@ int sc_main(int argc, char** argv) {
       ("markdown", "with --list-params or --list-stats: print a markdown table (docs/reference/)")
       ("list-presets", "print the built-in presets")
       ("list-apps", "print the FlashShare Table 3 applications a job can name with app=")
-      ("print-config", "print the effective configuration and exit");
+      ("print-config", "print the effective configuration and exit (after elaborating it: exit 2 if a run would refuse it)");
   po::variables_map vm;
   try {
     po::parsed_options parsed = po::command_line_parser(argc, argv).options(desc).run();
@@ -108,6 +108,15 @@ int sc_main(int argc, char** argv) {
     return 0;
   }
   if (vm.count("print-config")) {
+    // Elaborated too (a few tens of ms), so a configuration it prints is
+    // one a run accepts: rules checked at elaboration (room in the SSD's
+    // DRAM, a full platform's checks) give exit 2 here as they would there.
+    try {
+      platform_stats(cfg);
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "vp-server: configuration error: {}\n", e.what());
+      return 2;
+    }
     std::cout << cfg.to_yaml();
     return 0;
   }

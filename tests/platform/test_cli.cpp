@@ -561,6 +561,10 @@ TEST_CASE("a job option set from the command line (workload.<job>.<option>) chan
   expect_config_error("--job " + fio + " --set workload.a.iodepth=x", {"--set workload.a.iodepth", "'x'", "whole number"});
   expect_config_error("--job " + fio + " --set workload.a.depth=1", {"--set workload.a.depth", "unknown option"});
   expect_config_error("--job " + fio + " --set workload.a=1", {"--set workload.a", "workload.<job>.<option>"});
+  // --print-config elaborates: what a run would refuse at elaboration it refuses too.
+  Shell full = server("--preset zssd --set ssd.cache.organisation=uni --set ssd.cache.size=16MiB --print-config");
+  CHECK(full.status == 2);
+  CHECK_THAT(full.out, Catch::Contains("ssd.cache.size") && Catch::Contains("no room in the SSD DRAM"));
   // Checks made after parsing name it as where the value came from.
   expect_config_error("--job " + fio + " --set workload.a.cpus_allowed=9", {"--set workload.a.cpus_allowed", "cpu 9"});
 }

@@ -41,6 +41,9 @@ def _parser() -> argparse.ArgumentParser:
     pl.add_argument("--hue", default=None, help="column whose values make separate series")
     pl.add_argument("--kind", default="line", choices=["line", "bar", "cdf", "box"])
     pl.add_argument("--job", default=None, help="only the rows of this job")
+    pl.add_argument("--by", default=None,
+                    help="line plots: one point per value of this column, at the means of x and y (x a figure, "
+                         "e.g. --x iops --y latency_us.read.p99 --by <the swept queue depth>)")
     pl.add_argument("--title", default=None)
     pl.add_argument("--logx", action="store_true", help="log x axis (base 2 for line plots: queue depths, sizes)")
     pl.add_argument("--logy", action="store_true", help="log y axis")
@@ -78,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             df = read_table(args.table)
             fig = plot_table(df, args.x, args.y, hue=args.hue, kind=args.kind, job=args.job, title=args.title,
-                             logx=args.logx, logy=args.logy)
+                             logx=args.logx, logy=args.logy, by=args.by)
         except (FileNotFoundError, PlotError) as e:
             return _fail(str(e))
         table = Path(args.table)

@@ -4,7 +4,8 @@
 One row per point and job: the point's key, status and seed, the swept
 parameters as columns (as the grid gives them), the job's name and its
 figures flattened (``latency_us.read.p99``, ``breakdown_us.read.flash``,
-``iops``), then the run's figures (``device.read_commands``,
+``iops``), the jobs' sums (``iops_all_jobs``, ``bandwidth_MBps_all_jobs``,
+the same on each of the point's rows), then the run's figures (``device.read_commands``,
 ``cpu.1.busy_pct``, ``counters.host.polls``). A failed point has one row
 with its status and no figures.
 """
@@ -67,10 +68,14 @@ def point_rows(folder: Path) -> list[dict]:
     s = load_summary(folder / "summary.json")
     run = flatten({k: v for k, v in s.items() if k not in _SKIP_TOP})
     rows = []
+    # fio's aggregate: the jobs' IOPS and bandwidth summed, on each of the point's rows.
+    total = {"iops_all_jobs": sum(j.get("iops", 0.0) for j in s.get("jobs", [])),
+             "bandwidth_MBps_all_jobs": sum(j.get("bandwidth_MBps", 0.0) for j in s.get("jobs", []))}
     for job in s.get("jobs", []):
         figures = flatten({k: v for k, v in job.items() if k != "name"})
         row = dict(base)
         row["job"] = job.get("name")
+        row.update(total)
         for k, v in list(figures.items()) + list(run.items()):
             row[k if k not in row else f"summary.{k}"] = v
         rows.append(row)

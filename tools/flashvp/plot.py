@@ -79,9 +79,13 @@ def _samples_note(df: pd.DataFrame, y: str) -> str:
 
 
 def plot_table(df: pd.DataFrame, x: str | None, y: str, hue: str | None = None, kind: str = "line",
-               job: str | None = None, title: str | None = None, logx: bool = False, logy: bool = False):
+               job: str | None = None, title: str | None = None, logx: bool = False, logy: bool = False,
+               by: str | None = None):
     """The figure of `y` against `x` (one series per `hue`); rows of other
-    jobs are dropped when `job` is given."""
+    jobs are dropped when `job` is given. With `by` (line and bar plots),
+    the rows of each value of `by` -- a swept parameter -- make one point
+    at the mean of `x` and the mean of `y`, each with its interval: a
+    latency-load curve is ``x=iops, y=latency_us.read.mean, by=<qd>``."""
     if kind not in KINDS:
         raise PlotError(f"--kind {kind!r}: expected one of {', '.join(KINDS)}")
     if job is not None:
@@ -91,7 +95,9 @@ def plot_table(df: pd.DataFrame, x: str | None, y: str, hue: str | None = None, 
             raise PlotError(f"--job {job!r}: no rows of that job")
     if "status" in df.columns:
         df = df[df["status"] == "ok"]
-    _need(df, y, hue, x if kind != "cdf" else None)
+    _need(df, y, hue, by, x if kind != "cdf" else None)
+    if by and kind != "line":
+        raise PlotError("--by goes with --kind line")
     if kind != "cdf" and not x:
         raise PlotError(f"--kind {kind} needs --x")
     df = df.dropna(subset=[y])
@@ -100,7 +106,21 @@ def plot_table(df: pd.DataFrame, x: str | None, y: str, hue: str | None = None, 
     fig, ax = plt.subplots(figsize=(7, 4.5))
     groups = [(None, df)] if not hue else list(df.groupby(hue, sort=True))
     note = ""
-    if kind in ("line", "bar"):
+    if by:
+        runs = []
+        for h, g in groups:
+            pts = []
+            for _, b in g.groupby(by, sort=True):
+                (mx, ex, _), (my, ey, n) = interval(b[x]), interval(b[y])
+                pts.append((mx, my, ex, ey))
+                runs.append(n)
+            pts.sort()
+            ax.errorbar([p[0] for p in pts], [p[1] for p in pts], xerr=[p[2] for p in pts],
+                        yerr=[p[3] for p in pts], marker="o", capsize=3, label=f"{hue}={h}" if hue else y)
+        ax.set_xlabel(f"{x} (mean per {by})")
+        ax.set_ylabel(y)
+        note = f"mean of {min(runs)}-{max(runs)} runs per {by}, 95% intervals" if max(runs) > 1 else "one run each"
+    elif kind in ("line", "bar"):
         xs, unit = numeric_axis(df[x])
         df = df.assign(_x=xs)
         groups = [(None, df)] if not hue else list(df.groupby(hue, sort=True))

@@ -27,19 +27,23 @@ STAGES = ["host_submit", "blk_mq", "driver_queue", "accel", "sq_wait", "fetch", 
           "cq_post", "interrupt", "wakeup"]
 
 
+def _finish(fig, ax, xlabel: str, ylabel: str, title: str):
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small")
+    ax.set_title(title, fontsize="medium")
+    fig.tight_layout()
+    return fig
+
+
 def latency_cdf(requests: pd.DataFrame):
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for (job, op), g in requests.groupby(["job", "op"], sort=False):
         v = (g["latency_ps"].astype(float) / 1e6).sort_values().to_numpy()
         ax.step(v, [(i + 1) / len(v) for i in range(len(v))], where="post", label=f"{job} {op} (n={len(v):,})")
     ax.set_xscale("log")
-    ax.set_xlabel("latency (us)")
-    ax.set_ylabel("fraction of I/Os")
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize="small")
-    ax.set_title("latency CDF per job (requests.csv)", fontsize="medium")
-    fig.tight_layout()
-    return fig
+    return _finish(fig, ax, "latency (us)", "fraction of I/Os", "latency CDF per job (requests.csv)")
 
 
 def breakdown(summary: dict, order: list[str] | None = None):
@@ -76,13 +80,7 @@ def write_buffer(level: pd.DataFrame):
     for col, style in (("high_watermark_pages", "--"), ("low_watermark_pages", ":")):
         if col in level and not level[col].empty:
             ax.axhline(level[col].iloc[0], linestyle=style, color="0.3", label=col.replace("_pages", ""))
-    ax.set_xlabel("time (ms)")
-    ax.set_ylabel("pages in the write buffer")
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize="small")
-    ax.set_title("FastDrain write buffer (write_buffer.csv)", fontsize="medium")
-    fig.tight_layout()
-    return fig
+    return _finish(fig, ax, "time (ms)", "pages in the write buffer", "FastDrain write buffer (write_buffer.csv)")
 
 
 def cache_epochs(ep: pd.DataFrame):

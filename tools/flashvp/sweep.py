@@ -83,7 +83,8 @@ def _client(scheduler: str | None, cluster: str | None, jobs: int, connect_timeo
         except Exception as e:  # noqa: BLE001 - jobqueue raises plain errors for a missing sbatch/qsub
             raise SweepError(f"--cluster {cluster}: cannot start the cluster ({e})") from None
         return Client(c), c
-    c = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=False, dashboard_address=None)
+    # A dashboard on a free port (no clash between sweeps running at once).
+    c = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=False, dashboard_address=":0")
     return Client(c), c
 
 

@@ -51,6 +51,15 @@ def test_line_plot_has_one_line_per_hue_with_means_and_t_intervals():
     assert "mean of 3-3 runs, 95% interval" in note and "fewest samples per run 2,001" in note
 
 
+def test_a_load_curve_puts_each_swept_value_at_its_mean_x_and_y():
+    df = known_table()
+    df["iops"] = 1000 * df["qd"] + df["seed"]  # means 1002 and 4002
+    fig = plot_table(df[df["ssd.flash.t_read"] == "3us"], "iops", "latency_us.read.p99", by="qd")
+    (label, line), = series(fig.axes[0])
+    assert list(line.get_xdata()) == [1002, 4002] and list(line.get_ydata()) == [15, 45]
+    assert "mean of 3-3 runs per qd" in fig.texts[0].get_text()
+
+
 def test_bar_cdf_and_box_plots_have_the_expected_artists():
     df = known_table()
     bar = plot_table(df, "qd", "latency_us.read.p99", hue="ssd.flash.t_read", kind="bar").axes[0]

@@ -47,7 +47,7 @@ def test_a_2x2_sweep_runs_4_points_and_resumes(write, tmp_path, server, capsys):
     for _, row in df.iterrows():
         s = json.loads((out / "points" / row["point"] / "summary.json").read_text())
         job = s["jobs"][0]
-        assert row["iops"] == job["iops"]
+        assert row["iops"] == job["iops"] == row["iops_all_jobs"]  # one job
         assert row["latency_us.read.p99"] == job["latency_us"]["read"]["p99"]
         assert row["counters.ssd.nvme.io_commands"] == s["counters"]["ssd.nvme.io_commands"]
         assert job["iodepth"] == row["workload.randread.iodepth"] and job["ios"] == 400
@@ -133,6 +133,13 @@ def test_bad_points_are_refused_before_anything_runs(write, tmp_path, server, ca
     assert "2 of 2 points are refused by vp-server; nothing ran" in err
     assert "workload.nojob.bs" in err and "no job 'nojob'" in err
     assert not list(out.glob("points/*"))
+    # Refused at elaboration (no room for the cache in the SSD's DRAM), still before anything runs.
+    grid.write_text("base: {preset: zssd, set: {ssd.cache.organisation: uni}}\n"
+                    "axes: {product: {ssd.cache.size: [16MiB]}}\n")
+    assert run_sweep(grid, out, "--server", server) == 2
+    err = capsys.readouterr().err
+    assert "1 of 1 points are refused" in err and "no room in the SSD DRAM" in err
+    assert not list(out.glob("points/*"))
     grid.write_text("base: {preset: quick}\naxes:\n  product:\n    host.core: [1]\n")
     assert run_sweep(grid, out, "--server", server) == 2
     assert f"{grid}:4: axes.product.host.core: unknown parameter" in capsys.readouterr().err
@@ -144,7 +151,7 @@ def test_the_same_sweep_through_a_dask_cluster_given_by_address(write, tmp_path,
     grid = write("g.yaml", GRID.format(qd=8))
     local, remote = tmp_path / "local", tmp_path / "remote"
     assert run_sweep(grid, local, "--server", server) == 0
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
         assert run_sweep(grid, remote, "--server", server, "--scheduler", cluster.scheduler_address) == 0
     capsys.readouterr()
     a, b = collect(str(local)), collect(str(remote))

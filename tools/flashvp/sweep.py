@@ -19,7 +19,9 @@ from pathlib import Path
 
 from flashvp.grid import Grid, Point
 from flashvp.progress import Progress
-from flashvp.server import RunResult, finished, kill_all, known_params, run_point, validate
+from flashvp import worker
+from flashvp.server import RunResult, known_params, result_of, validate
+from flashvp.worker import finished, kill_all, run_point
 
 
 class SweepError(RuntimeError):
@@ -88,6 +90,27 @@ def _client(scheduler: str | None, cluster: str | None, jobs: int, connect_timeo
     return Client(c), c
 
 
+_CALL = "__import__('cloudpickle').loads(blob)(*args)"
+
+
+def _task(remote: bool, *args) -> tuple:
+    """The function and arguments of one point's task. Local workers call
+    run_point; a cluster's workers get its code by value, so they need
+    Python with dask.distributed and vp-server, not this package:
+    distributed pickles an importable function by name, so the function
+    goes as a cloudpickle blob that builtins.eval unpacks and calls."""
+    if not remote:
+        return (run_point, *args)
+    import cloudpickle
+
+    cloudpickle.register_pickle_by_value(worker)
+    try:
+        blob = cloudpickle.dumps(run_point)
+    finally:
+        cloudpickle.unregister_pickle_by_value(worker)
+    return (eval, _CALL, {"blob": blob, "args": args})
+
+
 def sweep(grid_path: str, out: str, server: str, jobs: int | None = None, scheduler: str | None = None,
           cluster: str | None = None, stream=None, connect_timeout: float = 20) -> SweepReport:
     jobs = jobs or os.cpu_count() or 1
@@ -115,12 +138,14 @@ def sweep(grid_path: str, out: str, server: str, jobs: int | None = None, schedu
         slots = sum(client.nthreads().values()) or jobs
         progress.slots = slots
         progress.begin()
-        futures = {client.submit(run_point, server, p, str(f), key=f"flashvp-{p.key}", pure=False): p for p, f in todo}
+        remote = cl is None or cluster is not None
+        futures = {client.submit(*_task(remote, server, p.args(), str(f), p.timeout, p.record()),
+                                 key=f"flashvp-{p.key}", pure=False): p for p, f in todo}
         try:
             for fut in as_completed(futures):
                 p = futures[fut]
                 try:
-                    r = fut.result()
+                    r = result_of(p.key, fut.result())
                 except Exception as e:  # noqa: BLE001 - a worker lost, say, is one failed point
                     r = RunResult(p.key, False, "failed", None, 0.0, f"flashvp: the worker failed: {e!r}")
                 report.results[p.key] = r

@@ -151,7 +151,10 @@ def test_the_same_sweep_through_a_dask_cluster_given_by_address(write, tmp_path,
     grid = write("g.yaml", GRID.format(qd=8))
     local, remote = tmp_path / "local", tmp_path / "remote"
     assert run_sweep(grid, local, "--server", server) == 0
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
+    # Workers that cannot import flashvp: they get the point's code with the task.
+    blocker = write("no_flashvp.py", "import sys\nsys.modules['flashvp'] = None\n")
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+                      preload=[str(blocker)]) as cluster:
         assert run_sweep(grid, remote, "--server", server, "--scheduler", cluster.scheduler_address) == 0
     capsys.readouterr()
     a, b = collect(str(local)), collect(str(remote))

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The FTL's logical-to-physical table, one 32-bit physical page number per
-// logical page, held in chunks that exist only once touched. An untouched
+// logical page, held in chunks that exist only once touched (and hold only
+// the entries set until they are many). An untouched
 // chunk follows a rule: either unmapped, or the layout a sequential
 // preconditioning pass left (so a full multi-terabyte drive costs no table
 // memory until it is written). `dram_bytes()` is what a firmware's flat
@@ -25,7 +26,12 @@ struct MapRule {
 class MappingTable {
  public:
   static constexpr uint32_t kUnmapped = 0xFFFFFFFFu;
-  static constexpr uint32_t kChunk = 256;  // entries per chunk: small, as random writes touch one each
+  static constexpr uint32_t kChunk = 256;  // entries per chunk
+  // A touched chunk first holds only the entries set, over the rule, as
+  // sorted (offset, ppn) pairs: random writes on a large drive set one or
+  // two entries per chunk, and a whole chunk each would cost 512 times
+  // their size. Past this many pairs it holds every entry.
+  static constexpr uint32_t kSparseMax = 32;
 
   explicit MappingTable(uint64_t lpns) : lpns_(lpns), chunks_((lpns + kChunk - 1) / kChunk) {}
 
@@ -34,7 +40,7 @@ class MappingTable {
   void set_rule(const MapRule* rule) { rule_ = rule; }
   void clear() {
     for (auto& c : chunks_) c.reset();
-    materialised_ = 0;
+    bytes_ = 0;
     rule_ = nullptr;
   }
   uint64_t size() const { return lpns_; }
@@ -43,35 +49,90 @@ class MappingTable {
   MappingTable& operator=(const MappingTable&) = delete;
 
   uint32_t get(uint64_t lpn) const {
-    const auto& c = chunks_[lpn / kChunk];
-    if (c) return c[lpn % kChunk];
+    const uint32_t* c = chunks_[lpn / kChunk].get();
+    const auto off = static_cast<uint32_t>(lpn % kChunk);
+    if (c) {
+      if (c[0] == kDense) return c[kHeader + off];
+      const uint32_t* e = find(c, off);
+      if (e != end(c) && e[0] == off) return e[1];
+    }
     return rule_ ? rule_->at(lpn) : kUnmapped;
   }
-  void set(uint64_t lpn, uint32_t ppn) { chunk(lpn / kChunk)[lpn % kChunk] = ppn; }
+  void set(uint64_t lpn, uint32_t ppn) {
+    auto& c = chunks_[lpn / kChunk];
+    const auto off = static_cast<uint32_t>(lpn % kChunk);
+    if (c && c[0] == kDense) {
+      c[kHeader + off] = ppn;
+      return;
+    }
+    uint32_t* e = c ? find(c.get(), off) : nullptr;
+    if (c && e != end(c.get()) && e[0] == off) {
+      e[1] = ppn;
+      return;
+    }
+    const uint32_t n = c ? c[0] : 0, cap = c ? c[1] : 0;
+    if (n == kSparseMax) {
+      densify(lpn / kChunk);
+      c[kHeader + off] = ppn;
+      return;
+    }
+    if (n == cap) {  // grow: 1, 2, 4, ... pairs
+      const uint32_t ncap = cap ? 2 * cap : 1;
+      std::unique_ptr<uint32_t[]> g(new uint32_t[kHeader + 2 * ncap]);
+      g[0] = n;
+      g[1] = ncap;
+      const size_t at = c ? size_t(e - c.get()) : kHeader;
+      if (c) {
+        std::copy(c.get() + kHeader, c.get() + at, g.get() + kHeader);
+        std::copy(c.get() + at, end(c.get()), g.get() + at + 2);
+      }
+      bytes_ += 4 * (2 * uint64_t(ncap) - 2 * uint64_t(cap)) + (c ? 0 : 4 * kHeader);
+      c = std::move(g);
+      e = c.get() + at;
+    } else {
+      std::copy_backward(e, end(c.get()), end(c.get()) + 2);
+    }
+    e[0] = off;
+    e[1] = ppn;
+    ++c[0];
+  }
   // Whether the chunk holding `lpn` was ever set (false: it still follows the rule).
   bool touched(uint64_t lpn) const { return chunks_[lpn / kChunk] != nullptr; }
   uint64_t dram_bytes() const { return lpns_ * sizeof(uint32_t); }
-  uint64_t host_bytes() const { return materialised_ * kChunk * sizeof(uint32_t); }
+  uint64_t host_bytes() const { return bytes_ + chunks_.size() * sizeof(chunks_[0]); }
 
  private:
-  uint32_t* chunk(uint64_t i) {
+  // A chunk's words: [0] its pair count or kDense, [1] its pair capacity,
+  // then the pairs (offset, ppn) sorted by offset, or all kChunk entries.
+  static constexpr uint32_t kHeader = 2, kDense = 0xFFFFFFFFu;
+  static const uint32_t* end(const uint32_t* c) { return c + kHeader + 2 * c[0]; }
+  static uint32_t* end(uint32_t* c) { return c + kHeader + 2 * c[0]; }
+  // The first pair whose offset is not below `off`.
+  static uint32_t* find(uint32_t* c, uint32_t off) {
+    uint32_t* e = c + kHeader;
+    while (e != end(c) && e[0] < off) e += 2;
+    return e;
+  }
+  static const uint32_t* find(const uint32_t* c, uint32_t off) { return find(const_cast<uint32_t*>(c), off); }
+  void densify(uint64_t i) {
     auto& c = chunks_[i];
-    if (!c) {
-      c.reset(new uint32_t[kChunk]);
-      uint64_t base = i * kChunk;
-      uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(kChunk, lpns_ - base));
-      if (rule_)
-        rule_->fill(base, n, c.get());
-      else
-        std::fill(c.get(), c.get() + n, kUnmapped);
-      ++materialised_;
-    }
-    return c.get();
+    std::unique_ptr<uint32_t[]> d(new uint32_t[kHeader + kChunk]);
+    d[0] = kDense;
+    d[1] = 0;
+    uint64_t base = i * kChunk;
+    uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(kChunk, lpns_ - base));
+    if (rule_)
+      rule_->fill(base, n, d.get() + kHeader);
+    else
+      std::fill(d.get() + kHeader, d.get() + kHeader + n, kUnmapped);
+    for (const uint32_t* e = c.get() + kHeader; e != end(c.get()); e += 2) d[kHeader + e[0]] = e[1];
+    bytes_ += 4 * uint64_t(kHeader + kChunk) - 4 * (kHeader + 2 * uint64_t(c[1]));
+    c = std::move(d);
   }
 
   uint64_t lpns_;
   std::vector<std::unique_ptr<uint32_t[]>> chunks_;
-  uint64_t materialised_ = 0;
+  uint64_t bytes_ = 0;  // held by the chunks
   const MapRule* rule_ = nullptr;
 };
 

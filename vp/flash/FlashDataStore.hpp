@@ -2,9 +2,11 @@
 #pragma once
 // Page contents and spare areas, stored sparsely so memory follows what was
 // written, not the capacity. Data is kept only for pages holding something
-// other than zeros; a spare-area array is allocated for a block the first
-// time one of its pages is programmed, and a block preconditioned with an
-// arithmetic run of logical pages keeps only that rule.
+// other than zeros; a page made wholly of verify units (vp/core/VerifyPattern.hpp)
+// or zero units keeps their 16-byte names, not their bytes; a spare-area
+// array is allocated for a block the first time one of its pages is
+// programmed, and a block preconditioned with an arithmetic run of logical
+// pages keeps only that rule.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -12,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "vp/core/VerifyPattern.hpp"
 #include "vp/flash/FlashTypes.hpp"
 
 namespace vp::flash {
@@ -31,11 +34,16 @@ class FlashDataStore {
     Block& b = materialise(ppn / ppb_);
     b.oob[ppn % ppb_] = oob;
     if (data && std::any_of(data, data + page_size_, [](uint8_t c) { return c != 0; })) {
-      auto& p = pages_[ppn];
-      if (!p) p.reset(new uint8_t[page_size_]);
-      std::memcpy(p.get(), data, page_size_);
+      Page& p = pages_[ppn];
+      count(p, -1);
+      if (!encode(data, p)) {
+        p.units.reset();
+        if (!p.raw) p.raw.reset(new uint8_t[page_size_]);
+        std::memcpy(p.raw.get(), data, page_size_);
+      }
+      count(p, +1);
     } else {
-      pages_.erase(ppn);
+      drop(ppn);
     }
   }
   // A page never programmed reads as zeros with an empty spare area. Without
@@ -47,7 +55,7 @@ class FlashDataStore {
       if (it == pages_.end())
         std::memset(data, 0, page_size_);
       else
-        std::memcpy(data, it->second.get(), page_size_);
+        decode(it->second, data);
     }
     if (oob) *oob = programmed(ppn) ? oob_of(ppn) : FlashOob{};
   }
@@ -56,7 +64,10 @@ class FlashDataStore {
   void copy(uint64_t src, uint64_t dst, const FlashOob* spare = nullptr) {
     FlashOob o = spare ? *spare : oob_of(src);
     auto it = pages_.find(src);
-    program(dst, it == pages_.end() ? nullptr : it->second.get(), o);
+    if (it == pages_.end()) return program(dst, nullptr, o);
+    std::vector<uint8_t> page(page_size_);
+    decode(it->second, page.data());
+    program(dst, page.data(), o);
   }
   void set_rule(uint64_t block, uint32_t pages, uint32_t first_lpn, uint32_t stride, uint32_t seq) {
     clear(block);
@@ -73,14 +84,16 @@ class FlashDataStore {
   }
   uint32_t erase_count(uint64_t block) const { return erase_counts_[block]; }
   const std::vector<uint32_t>& erase_counts() const { return erase_counts_; }
-  uint64_t stored_bytes() const { return pages_.size() * uint64_t(page_size_) + oob_blocks_ * ppb_ * sizeof(FlashOob); }
+  // Bytes the store holds for page data and spare areas.
+  uint64_t stored_bytes() const { return data_bytes_ + oob_blocks_ * ppb_ * sizeof(FlashOob); }
+  uint64_t verify_pages() const { return verify_pages_; }  // pages held as verify units' names
 
  private:
   void clear(uint64_t block) {
     Block& b = blocks_[block];
     if (b.oob) --oob_blocks_;
     if (b.oob || b.rule_pages)
-      for (uint64_t p = block * ppb_; p < (block + 1) * ppb_; ++p) pages_.erase(p);
+      for (uint64_t p = block * ppb_; p < (block + 1) * ppb_; ++p) drop(p);
     b = Block{};
   }
   struct Block {
@@ -105,11 +118,60 @@ class FlashDataStore {
     return b;
   }
 
+  // A page's data: its bytes, or the names of its verify units (version 0: a
+  // unit of zeros).
+  struct Unit {
+    uint64_t unit;
+    uint32_t version;
+  };
+  struct Page {
+    std::unique_ptr<uint8_t[]> raw;
+    std::unique_ptr<Unit[]> units;
+  };
+  uint32_t units_per_page() const { return page_size_ / verify_pattern::kUnit; }
+  // Adds (+1) or removes (-1) what `p` holds from the totals.
+  void count(const Page& p, int sign) {
+    const uint64_t bytes = p.raw ? page_size_ : p.units ? units_per_page() * sizeof(Unit) : 0;
+    data_bytes_ += sign > 0 ? bytes : -bytes;
+    if (p.units) verify_pages_ += sign > 0 ? 1 : -1;
+  }
+  void drop(uint64_t ppn) {
+    auto it = pages_.find(ppn);
+    if (it == pages_.end()) return;
+    count(it->second, -1);
+    pages_.erase(it);
+  }
+  bool encode(const uint8_t* data, Page& p) {
+    const uint32_t n = units_per_page();
+    if (n == 0 || page_size_ % verify_pattern::kUnit) return false;
+    std::unique_ptr<Unit[]> u(new Unit[n]);
+    for (uint32_t k = 0; k < n; ++k) {
+      const uint8_t* d = data + uint64_t(k) * verify_pattern::kUnit;
+      if (!verify_pattern::recognise(d, u[k].unit, u[k].version)) {
+        if (std::any_of(d, d + verify_pattern::kUnit, [](uint8_t c) { return c != 0; })) return false;
+        u[k] = Unit{0, 0};
+      }
+    }
+    p.raw.reset();
+    p.units = std::move(u);
+    return true;
+  }
+  void decode(const Page& p, uint8_t* data) const {
+    if (p.raw) return void(std::memcpy(data, p.raw.get(), page_size_));
+    for (uint32_t k = 0; k < units_per_page(); ++k) {
+      uint8_t* d = data + uint64_t(k) * verify_pattern::kUnit;
+      if (p.units[k].version)
+        verify_pattern::fill(d, p.units[k].unit, p.units[k].version);
+      else
+        std::memset(d, 0, verify_pattern::kUnit);
+    }
+  }
+
   uint32_t page_size_, ppb_;
   std::vector<Block> blocks_;
   std::vector<uint32_t> erase_counts_;
-  uint64_t oob_blocks_ = 0;
-  std::unordered_map<uint64_t, std::unique_ptr<uint8_t[]>> pages_;
+  uint64_t oob_blocks_ = 0, data_bytes_ = 0, verify_pages_ = 0;
+  std::unordered_map<uint64_t, Page> pages_;
 };
 
 }  // namespace vp::flash

@@ -4,26 +4,20 @@
 #include <algorithm>
 #include <cstring>
 
+#include "vp/core/VerifyPattern.hpp"
+
 namespace vp::host {
 
-namespace {
-uint64_t mix(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-}  // namespace
-
+// fio-like verify blocks (vp/core/VerifyPattern.hpp): unit k of the LBA is
+// unit number lba x units + k, so the drive can keep writes as names.
 void VerifyTracker::fill(uint8_t* p, uint64_t lba, uint32_t version) const {
   if (version == 0) {
     std::memset(p, 0, lba_size_);
     return;
   }
-  uint64_t seed = mix(lba * 0x9e3779b97f4a7c15ULL + version);
-  for (uint32_t i = 0; i < lba_size_ / 8; ++i) {
-    uint64_t w = mix(seed + i);
-    std::memcpy(p + 8 * i, &w, 8);
-  }
+  const uint32_t units = lba_size_ / verify_pattern::kUnit;  // lba_size is a power of two >= 512
+  for (uint32_t k = 0; k < units; ++k)
+    verify_pattern::fill(p + uint64_t(k) * verify_pattern::kUnit, lba * units + k, version);
 }
 
 bool VerifyTracker::overlaps_write_in_flight(uint64_t lba, uint32_t nlb) const {

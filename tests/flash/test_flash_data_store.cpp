@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The flash array's page store: verify data kept as its units' names and
+// made again on a read, anything else kept whole, memory counted by hand.
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "vp/core/VerifyPattern.hpp"
+#include "vp/flash/FlashDataStore.hpp"
+
+using namespace vp;
+using vp::flash::FlashDataStore;
+using vp::flash::FlashOob;
+
+namespace {
+constexpr uint32_t kPage = 2048, kPpb = 4;
+// Units 4p .. 4p+3 of `version`, as a verifying writer fills a 2 KiB page.
+std::vector<uint8_t> verify_page(uint64_t first_unit, uint32_t version) {
+  std::vector<uint8_t> d(kPage);
+  for (uint32_t k = 0; k < kPage / verify_pattern::kUnit; ++k)
+    verify_pattern::fill(d.data() + k * verify_pattern::kUnit, first_unit + k, version);
+  return d;
+}
+std::vector<uint8_t> read(const FlashDataStore& s, uint64_t ppn) {
+  std::vector<uint8_t> d(kPage, 0xEE);
+  s.read(ppn, d.data(), nullptr);
+  return d;
+}
+}  // namespace
+
+TEST_CASE("a page of verify units is kept as their names and reads back byte for byte", "[flash][store]") {
+  FlashDataStore s(kPage, kPpb, 2);
+  const uint64_t oob = kPpb * sizeof(FlashOob);  // one block's spare areas, once it is programmed
+  auto a = verify_page(40, 7);
+  s.program(0, a.data(), FlashOob{1, 1});
+  // Four units of 16 bytes (8-byte number, 4-byte version, padded).
+  CHECK(s.stored_bytes() == oob + 4 * 16);
+  CHECK(s.verify_pages() == 1);
+  CHECK(read(s, 0) == a);
+
+  // One byte off: not a verify unit any more, kept whole.
+  auto b = verify_page(44, 7);
+  b[1000] ^= 1;
+  s.program(1, b.data(), FlashOob{2, 1});
+  CHECK(s.stored_bytes() == oob + 4 * 16 + kPage);
+  CHECK(s.verify_pages() == 1);
+  CHECK(read(s, 1) == b);
+
+  // Zero units among verify units (a partly written page) stay names.
+  auto c = verify_page(48, 9);
+  std::fill(c.begin() + 512, c.begin() + 1024, 0);
+  s.program(2, c.data(), FlashOob{3, 1});
+  CHECK(s.stored_bytes() == oob + 2 * 4 * 16 + kPage);
+  CHECK(read(s, 2) == c);
+
+  // A copy-back moves the data; erasing the block frees all of it.
+  s.copy(0, kPpb + 0);
+  CHECK(read(s, kPpb) == a);
+  CHECK(s.verify_pages() == 3);
+  s.erase(0);
+  CHECK(s.stored_bytes() == oob + 4 * 16);  // block 1: its spare areas and the copy
+  CHECK(s.verify_pages() == 1);
+  CHECK(read(s, 0) == std::vector<uint8_t>(kPage, 0));
+  // A header that names a unit but data that is not its stream is kept whole.
+  auto d = verify_page(60, 3);
+  d[2047] ^= 0x80;
+  s.program(kPpb + 1, d.data(), FlashOob{4, 1});
+  CHECK(read(s, kPpb + 1) == d);
+  CHECK(s.stored_bytes() == oob + 4 * 16 + kPage);
+}

@@ -65,17 +65,25 @@ void fill_lba(std::vector<uint8_t>& image, uint64_t lba, uint64_t from = 0, uint
 }
 
 // fio verify's block contents as the host's VerifyTracker defines them
-// (re-derived here: SplitMix64's finaliser over the LBA and write version).
+// (re-derived here from docs/flash.md: 512-byte units, each a header of the
+// magic "FVF1" and the write version, then the unit's number, LBA x 8 + k
+// for 4 KiB LBAs, then SplitMix64's finaliser over a seed drawn from both).
 uint64_t mix(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
 }
 void verify_block(uint8_t* p, uint64_t lba, uint32_t version) {
-  uint64_t seed = mix(lba * 0x9e3779b97f4a7c15ULL + version);
-  for (uint32_t i = 0; i < kLba / 8; ++i) {
-    uint64_t w = mix(seed + i);
-    std::memcpy(p + 8 * i, &w, 8);
+  for (uint64_t k = 0; k < kLba / 512; ++k) {
+    uint8_t* u = p + 512 * k;
+    const uint64_t unit = lba * (kLba / 512) + k, head = uint64_t(version) << 32 | 0x31465646u;
+    std::memcpy(u, &head, 8);
+    std::memcpy(u + 8, &unit, 8);
+    const uint64_t seed = mix(unit * 0x9e3779b97f4a7c15ULL + version);
+    for (uint32_t i = 2; i < 512 / 8; ++i) {
+      uint64_t w = mix(seed + i);
+      std::memcpy(u + 8 * i, &w, 8);
+    }
   }
 }
 

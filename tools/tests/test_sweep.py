@@ -6,7 +6,6 @@ import stat
 from pathlib import Path
 
 import pandas as pd
-import pytest
 
 from flashvp.cli import main
 from flashvp.collect import collect

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,7 +65,8 @@ def check_points(server: str, todo: list[Point], jobs: int) -> None:
                          + "\n".join(lines) + more)
 
 
-def _client(scheduler: str | None, cluster: str | None, jobs: int, connect_timeout: float = 20):
+def _client(scheduler: str | None, cluster: str | None, jobs: int, connect_timeout: float = 20,
+            scratch: str | None = None):
     from dask.distributed import Client, LocalCluster
 
     if scheduler:
@@ -85,8 +88,10 @@ def _client(scheduler: str | None, cluster: str | None, jobs: int, connect_timeo
         except Exception as e:  # noqa: BLE001 - jobqueue raises plain errors for a missing sbatch/qsub
             raise SweepError(f"--cluster {cluster}: cannot start the cluster ({e})") from None
         return Client(c), c
-    # A dashboard on a free port (no clash between sweeps running at once).
-    c = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=False, dashboard_address=":0")
+    # A dashboard on a free port (no clash between sweeps running at once);
+    # the workers' scratch space in the caller's folder (sweep() removes it).
+    c = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=False, dashboard_address=":0",
+                     local_directory=scratch)
     return Client(c), c
 
 
@@ -131,9 +136,21 @@ def sweep(grid_path: str, out: str, server: str, jobs: int | None = None, schedu
         progress.end()
         return report
     check_points(server, [p for p, _ in todo], jobs)
+    import dask
+
+    scratch = tempfile.mkdtemp(prefix="flashvp-dask-")
+    # Dask's lock files and spill space go there, not to /tmp/dask-scratch-space.
+    with dask.config.set({"temporary-directory": scratch}):
+        try:
+            return _run(report, todo, progress, server, jobs, scheduler, cluster, connect_timeout, scratch)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _run(report, todo, progress, server, jobs, scheduler, cluster, connect_timeout, scratch) -> SweepReport:
     from dask.distributed import as_completed
 
-    client, cl = _client(scheduler, cluster, jobs, connect_timeout)
+    client, cl = _client(scheduler, cluster, jobs, connect_timeout, scratch)
     try:
         slots = sum(client.nthreads().values()) or jobs
         progress.slots = slots

@@ -145,6 +145,7 @@ def test_bad_points_are_refused_before_anything_runs(write, tmp_path, server, ca
 
 
 def test_the_same_sweep_through_a_dask_cluster_given_by_address(write, tmp_path, server, capsys):
+    import dask
     from dask.distributed import LocalCluster
 
     grid = write("g.yaml", GRID.format(qd=8))
@@ -152,8 +153,10 @@ def test_the_same_sweep_through_a_dask_cluster_given_by_address(write, tmp_path,
     assert run_sweep(grid, local, "--server", server) == 0
     # Workers that cannot import flashvp: they get the point's code with the task.
     blocker = write("no_flashvp.py", "import sys\nsys.modules['flashvp'] = None\n")
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
-                      preload=[str(blocker)]) as cluster:
+    # Dask's scratch space (lock files) in the test's folder, not /tmp/dask-scratch-space.
+    with dask.config.set({"temporary-directory": str(tmp_path / "dask")}), \
+            LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+                         preload=[str(blocker)]) as cluster:
         assert run_sweep(grid, remote, "--server", server, "--scheduler", cluster.scheduler_address) == 0
     capsys.readouterr()
     a, b = collect(str(local)), collect(str(remote))

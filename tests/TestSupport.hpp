@@ -54,7 +54,7 @@ inline platform::RunOptions options(const std::string& preset, const Sets& sets,
 inline Config model_config(const std::string& preset, const Sets& base, const Sets& sets) {
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
   Config cfg(platform::server_params());
-  if (!preset.empty()) cfg.load_yaml_text(platform::preset_text(preset), "preset " + preset);
+  if (!preset.empty()) platform::load_preset(cfg, preset);
   for (const auto& [k, v] : base) cfg.set(k, v, "test");
   for (const auto& [k, v] : sets) cfg.set(k, v, "test");
   flash::FlashArray::apply_cell(cfg);

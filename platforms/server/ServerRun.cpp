@@ -6,14 +6,17 @@
 #include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <fstream>
 #include <memory>
+#include <sstream>
 #include <tuple>
 #include <unistd.h>
 
 #include "platforms/server/Presets.hpp"
 #include "platforms/server/ServerTop.hpp"
 #include "vp/core/BuildInfo.hpp"
+#include "vp/core/InputFile.hpp"
 #include "vp/core/AtomicFile.hpp"
 #include "vp/core/Quote.hpp"
 #include "vp/core/RequestLog.hpp"
@@ -47,6 +50,72 @@ std::string preset_text(const std::string& name) {
   throw ConfigError(fmt::format("--preset {}: no such preset (known:{})", vp::quoted(name), known));
 }
 
+std::string preset_description(const std::string& name) {
+  // The first line of the file's leading comment.
+  std::istringstream in(preset_text(name));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("#", 0) != 0) break;
+    line.erase(0, line.find_first_not_of("# "));
+    if (!line.empty()) return line;
+  }
+  return "";
+}
+
+namespace {
+bool is_job_option(const std::string& key) { return key.rfind("workload.", 0) == 0 && key != "workload.fio"; }
+
+// A layer that may start from another preset (`base: NAME`): the base's
+// values first, then the layer's own. `chain` holds the presets being
+// loaded, so a cycle is an error rather than a stack overflow.
+void load_layer(Config& cfg, const std::string& text, const std::string& origin, std::vector<std::string>& chain,
+                std::vector<JobSet>& job_sets) {
+  auto entries = Config::parse_yaml(text, origin);
+  for (const auto& e : entries)
+    if (e.key == "base") {
+      if (std::find(chain.begin(), chain.end(), e.value) != chain.end())
+        throw ConfigError(fmt::format("{}: base {} includes itself (through {})", e.where, vp::quoted(e.value),
+                                      fmt::join(chain, " -> ")));
+      std::string base_text;
+      try {
+        base_text = preset_text(e.value);
+      } catch (const ConfigError& err) {
+        throw ConfigError(fmt::format("{}: base: {}", e.where, err.what()));
+      }
+      chain.push_back(e.value);
+      load_layer(cfg, base_text, "preset " + e.value, chain, job_sets);
+      chain.pop_back();
+    }
+  for (const auto& e : entries)
+    if (e.key == "workload.fio") job_sets.clear();  // a new workload: the base's job options were for its jobs
+  for (const auto& e : entries)
+    if (is_job_option(e.key))
+      job_sets.push_back({e.key, e.value, e.where + ": " + e.key});
+    else if (e.key != "base")
+      cfg.set(e.key, e.value, e.where);
+}
+}  // namespace
+
+std::vector<JobSet> load_preset(Config& cfg, const std::string& name) {
+  std::vector<std::string> chain{name};
+  std::vector<JobSet> job_sets;
+  load_layer(cfg, preset_text(name), "preset " + name, chain, job_sets);
+  return job_sets;
+}
+
+std::vector<JobSet> load_config_file(Config& cfg, const std::string& path) {
+  std::string text;
+  try {
+    text = read_input_file(path, "configuration file");
+  } catch (const InputError& e) {
+    throw ConfigError(e.what());
+  }
+  std::vector<std::string> chain;
+  std::vector<JobSet> job_sets;
+  load_layer(cfg, text, vp::printable(path), chain, job_sets);
+  return job_sets;
+}
+
 bool add_sets(const std::vector<std::string>& sets, RunOptions& opt, const char* program) {
   for (const auto& s : sets) {
     auto eq = s.find('=');
@@ -59,12 +128,11 @@ bool add_sets(const std::vector<std::string>& sets, RunOptions& opt, const char*
   return true;
 }
 
-void set_job_options(std::vector<host::FioJob>& jobs, const std::vector<std::pair<std::string, std::string>>& sets) {
-  for (const auto& [key, value] : sets) {
+void set_job_options(std::vector<host::FioJob>& jobs, const std::vector<JobSet>& sets) {
+  for (const auto& [key, value, origin] : sets) {
     // workload.<job>.<option>: a job's name may hold dots, an option's does not.
     const std::string rest = key.substr(std::string("workload.").size());
     const size_t dot = rest.rfind('.');
-    const std::string origin = "--set " + vp::printable(key);
     if (dot == std::string::npos || dot == 0 || dot + 1 == rest.size())
       throw ConfigError(fmt::format("{}: expected workload.<job>.<option> (a job's section name, or * for every "
                                     "job, and a fio option)", origin));
@@ -91,16 +159,17 @@ Config build_config(const RunOptions& opt) {
   Config cfg(server_params());
   if (!opt.config_file.empty() && !opt.preset.empty())
     throw ConfigError("--preset and --config are exclusive: give one of them");
-  if (!opt.config_file.empty())
-    cfg.load_yaml_file(opt.config_file);
-  else {
-    std::string name = opt.preset.empty() ? kDefaultPreset : opt.preset;
-    cfg.load_yaml_text(preset_text(name), "preset " + name);
-  }
-  std::vector<std::pair<std::string, std::string>> job_sets;  // workload.<job>.<option>, applied to the jobs below
+  // The preset's (or file's) own job options apply to its workload; --job
+  // or --set workload.fio replace that workload and drop them.
+  std::vector<JobSet> job_sets = !opt.config_file.empty()
+                                     ? load_config_file(cfg, opt.config_file)
+                                     : load_preset(cfg, opt.preset.empty() ? kDefaultPreset : opt.preset);
   for (const auto& [k, v] : opt.sets)
-    if (k.rfind("workload.", 0) == 0 && k != "workload.fio")
-      job_sets.emplace_back(k, v);
+    if (k == "workload.fio") job_sets.clear();
+  if (!opt.job_files.empty()) job_sets.clear();
+  for (const auto& [k, v] : opt.sets)
+    if (is_job_option(k))
+      job_sets.push_back({k, v, "--set " + vp::printable(k)});
     else
       cfg.set(k, v, "--set");
   std::vector<host::FioJob> file_jobs;  // as read, so checks name their files and lines

@@ -32,6 +32,21 @@ struct RunOptions {
 const ParamRegistry& server_params();
 std::vector<std::string> preset_names();
 std::string preset_text(const std::string& name);  // throws ConfigError for an unknown name
+// One fio option of one job (key workload.<job>.<option>, <job> * for every
+// job) from --set or a preset, `origin` naming where, for its errors.
+struct JobSet {
+  std::string key, value, origin;
+};
+// The first line of the preset's leading comment ("" if none).
+std::string preset_description(const std::string& name);
+// Loads a preset, or a YAML file, into `cfg`. Either may name a preset it
+// starts from with a top-level `base: NAME` (itself free to have a base):
+// the base's values are set first, then the layer's own, each keeping its
+// file and line as origin. Keys workload.<job>.<option> are not parameters
+// but options of the workload's jobs: they are returned, in order, for
+// set_job_options (a layer that sets workload.fio drops its bases' ones).
+std::vector<JobSet> load_preset(Config& cfg, const std::string& name);
+std::vector<JobSet> load_config_file(Config& cfg, const std::string& path);
 constexpr const char* kDefaultPreset = "zssd";
 
 // Adds `--set key=value` arguments to `opt`; false (after a message naming
@@ -43,7 +58,7 @@ bool add_sets(const std::vector<std::string>& sets, RunOptions& opt, const char*
 // named <job> (* for every job), as one more line at the end of its section.
 Config build_config(const RunOptions& opt);
 // Applies such sets (key workload.<job>.<option>) to `jobs`.
-void set_job_options(std::vector<host::FioJob>& jobs, const std::vector<std::pair<std::string, std::string>>& sets);
+void set_job_options(std::vector<host::FioJob>& jobs, const std::vector<JobSet>& sets);
 
 // Where a run's outputs go, made sure not to overwrite an earlier run
 // silently. `out` empty: a new numbered folder under `parent` (vp-out/001,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // vp-server: the server platform binary. Runs the default preset with no
 // arguments; see docs/running.md for the options and docs/outputs.md for the outputs.
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cstdlib>
 #include <fmt/format.h>
@@ -66,7 +67,22 @@ int sc_main(int argc, char** argv) {
     return 0;
   }
   if (vm.count("list-presets")) {
-    for (const auto& n : preset_names()) fmt::print("{}{}\n", n, n == kDefaultPreset ? " (default)" : "");
+    // The top-level presets, then one group per study folder, headed by its
+    // base's description.
+    auto names = preset_names();
+    auto folder = [](const std::string& n) { return n.rfind('/') == std::string::npos ? "" : n.substr(0, n.rfind('/')); };
+    std::stable_sort(names.begin(), names.end(), [&](const auto& a, const auto& b) { return folder(a) < folder(b); });
+    std::string group;
+    for (const auto& n : names) {
+      const std::string g = folder(n);
+      if (g != group) {
+        const bool has_base = std::find(names.begin(), names.end(), g + "/base") != names.end();
+        fmt::print("\n{}/:{}\n", g, has_base ? " " + preset_description(g + "/base") : "");
+        group = g;
+      }
+      fmt::print("{}{:<26} {}\n", g.empty() ? "" : "  ", n + (n == kDefaultPreset ? " (default)" : ""),
+                 preset_description(n));
+    }
     return 0;
   }
   if (vm.count("list-apps")) {

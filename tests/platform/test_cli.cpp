@@ -568,3 +568,57 @@ TEST_CASE("a job option set from the command line (workload.<job>.<option>) chan
   // Checks made after parsing name it as where the value came from.
   expect_config_error("--job " + fio + " --set workload.a.cpus_allowed=9", {"--set workload.a.cpus_allowed", "cpu 9"});
 }
+
+TEST_CASE("a preset or configuration file builds on another with base:, its job options apply to its own jobs, "
+          "and the presets are listed by study",
+          "[platform][cli][config]") {
+  const std::string dir = scratch("preset-base");
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir + "/" + name) << text;
+    return dir + "/" + name;
+  };
+  // A file on top of a study preset: the chain's values, the file's last.
+  std::string top = write("top.yaml", "base: rwiso/rwiso-1to1\nhost:\n  blkmq:\n    read_queue_ratio: 0.625\n"
+                                      "workload:\n  writer:\n    iodepth: 8\n");
+  Shell s = server("--config " + top + " --print-config");
+  REQUIRE(s.status == 0);
+  CHECK_THAT(s.out, Catch::Contains("read_queue_ratio: 0.625"));   // the file over rwiso-1to1's 0.5
+  CHECK_THAT(s.out, Catch::Contains("rw_isolation: \"on\""));      // from rwiso-1to1
+  CHECK_THAT(s.out, Catch::Contains("in_order_fetch: true"));      // from rwiso/base
+  // rwiso-1to1's numjobs=4 for both jobs (the base has 6 and 2), the file's iodepth 8 for the writer only.
+  CHECK_THAT(s.out, Catch::Contains("[reader]\n    rw=randread") && Catch::Contains("numjobs=4"));
+  CHECK(s.out.find("numjobs=6") == std::string::npos);
+  CHECK_THAT(s.out, Catch::Contains("iodepth=8"));
+  CHECK_THAT(s.out, Catch::Contains("iodepth=32"));
+  // --job replaces the workload, and the preset's job options with it.
+  std::string fio = write("one.fio", "[solo]\nrw=randread\nnumber_ios=10\n");
+  Shell j = server("--preset rwiso/rwiso-1to1 --job " + fio + " --print-config");
+  REQUIRE(j.status == 0);
+  CHECK(j.out.find("numjobs=4") == std::string::npos);
+  // Errors: an unknown base, a cycle, a job option for a job the workload lacks, each naming file and line.
+  std::string bad = write("bad.yaml", "host:\n  cores: 2\nbase: nosuch\n");
+  Shell b = server("--config " + bad + " --print-config");
+  CHECK(b.status == 2);
+  CHECK_THAT(b.out, Catch::Contains("bad.yaml:3") && Catch::Contains("base: --preset 'nosuch': no such preset"));
+  std::string loop = write("loop.yaml", "base: quick\nworkload:\n  nojob:\n    iodepth: 2\n");
+  Shell l = server("--config " + loop + " --print-config");
+  CHECK(l.status == 2);
+  CHECK_THAT(l.out, Catch::Contains("loop.yaml:4: workload.nojob.iodepth") && Catch::Contains("no job 'nojob'"));
+  // The listing: the top-level presets, then each study headed by its base's first comment line.
+  Shell list = server("--list-presets");
+  REQUIRE(list.status == 0);
+  CHECK_THAT(list.out, Catch::Contains("zssd (default)"));
+  for (const std::string study : {"flashshare", "deepflash", "fastdrain", "rwiso"})
+    CHECK_THAT(list.out, Catch::Contains("\n" + study + "/: "));
+  for (const std::string p : {"flashshare/vanilla", "flashshare/cacheopt", "flashshare/kernelopt", "flashshare/selectisr",
+                              "flashshare/xler", "flashshare/dedcore", "deepflash/layered", "deepflash/manylayered",
+                              "deepflash/basedeepflash", "deepflash/deepflash", "deepflash/slc", "deepflash/tlc",
+                              "fastdrain/vanilla", "fastdrain/fd-buf", "fastdrain/fd-ftl", "fastdrain/fd",
+                              "rwiso/baseline", "rwiso/fqueue", "rwiso/rwiso-3to1", "rwiso/rwiso-1to1",
+                              "rwiso/rwiso-1to3", "rwiso/throttled", "rwiso/sync"})
+    CHECK_THAT(list.out, Catch::Contains("  " + p + " "));
+  // Every preset elaborates.
+  for (const auto& line : {"flashshare/xler", "flashshare/dedcore", "deepflash/manylayered", "fastdrain/fd",
+                           "rwiso/sync"})
+    CHECK(server(std::string("--preset ") + line + " --print-config").status == 0);
+}

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The flashvp command: sweep, collect, plot, plot-run (docs/tools.md).
+"""The flashvp command: sweep, collect, plot, plot-run, repro (docs/tools.md, docs/study-*.md).
 
 Exit status: 0 done; 1 some points failed; 2 bad input (grid, table,
 column, option) or a sweep that could not start, with a message naming it.
@@ -49,6 +49,17 @@ def _parser() -> argparse.ArgumentParser:
     pl.add_argument("--logy", action="store_true", help="log y axis")
     pl.add_argument("--out", default=None, help="path without suffix (default: beside the table, named after y)")
 
+    rp = sub.add_parser("repro", help="reproduce a paper's evaluation: runs, report.md and figures beside the paper's")
+    rp.add_argument("study", choices=["flashshare", "deepflash", "fastdrain", "rwiso"])
+    rp.add_argument("--quick", action="store_true", help="a small scale in a few minutes (directions only)")
+    rp.add_argument("--out", default="repro", help="folder; the study's outputs go to OUT/<study>/ (default: repro)")
+    rwhere = rp.add_mutually_exclusive_group()
+    rwhere.add_argument("--scheduler", metavar="ADDRESS", help="a running Dask scheduler (tcp://HOST:PORT)")
+    rwhere.add_argument("--cluster", choices=["local", "slurm", "pbs"], default="local",
+                        help="where to run (as for sweep)")
+    rp.add_argument("--jobs", type=int, default=None, help="runs at once (default: the CPU count)")
+    rp.add_argument("--server", default=None, help="vp-server binary (default: $FLASHVP_SERVER, build/bin, PATH)")
+
     r = sub.add_parser("plot-run", help="the ready plots of one vp-server output folder")
     r.add_argument("dir", help="a vp-server output folder (summary.json, requests.csv, ...)")
     r.add_argument("--out", default=None, help="folder for the plots (default: DIR/plots)")
@@ -64,6 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "sweep":
         return _sweep(args)
+    if args.command == "repro":
+        return _repro(args)
     if args.command == "collect":
         from flashvp.collect import SchemaError, collect, write_table
 
@@ -128,3 +141,27 @@ def _sweep(args) -> int:
         except (FileNotFoundError, SchemaError) as e:
             return _fail(str(e))
     return 1 if report.failed else 0
+
+
+def _repro(args) -> int:
+    from flashvp.grid import GridError
+    from flashvp.repro import ReproError, repro
+    from flashvp.server import ServerError, find_server
+    from flashvp.sweep import SweepError
+
+    if args.jobs is not None and args.jobs < 1:
+        return _fail(f"--jobs {args.jobs}: must be 1 or more")
+    cluster = None if args.cluster == "local" else args.cluster
+    try:
+        report = repro(args.study, args.out, find_server(args.server), quick=args.quick, jobs=args.jobs,
+                       scheduler=args.scheduler, cluster=cluster)
+    except ReproError as e:
+        sys.stderr.write(f"flashvp: {e}\n")
+        return 1
+    except (GridError, SweepError, ServerError) as e:
+        return _fail(str(e))
+    except KeyboardInterrupt:
+        sys.stderr.write("\nflashvp: interrupted; finished runs are kept, run repro again to go on\n")
+        return 130
+    print(report)
+    return 0

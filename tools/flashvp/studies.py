@@ -1,0 +1,415 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The four studies flashvp repro runs: their runs (presets of
+platforms/server/presets/<study>/ and sets), figures of merit, headline
+effects and study figures. Set-ups and what differs from the papers:
+docs/study-<name>.md."""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from flashvp.repro import Effect, Results, Run, Study, mean_interval, papers
+
+# ----------------------------------------------------------------------------
+# Figures of merit from one run's summary.json
+
+
+def _online(summary: dict) -> dict:
+    """The online server's response times (worker 0's job carries them)."""
+    for j in summary["jobs"]:
+        if "online" in j:
+            r = j["online"]["response_us"]
+            return {"response_mean": r["mean"], "response_p99": r["p99"], "responses": r["count"]}
+    return {}
+
+
+def _jobs(summary: dict, prefix: str) -> list[dict]:
+    return [j for j in summary["jobs"] if j["name"] == prefix or j["name"].startswith(prefix + ".")]
+
+
+# ----------------------------------------------------------------------------
+# FlashShare (OSDI'18)
+
+FS_CONFIGS = ["vanilla", "cacheopt", "kernelopt", "selectisr", "xler", "dedcore"]
+FS_ONLINE = ["ap", "au", "is"]
+FS_OFFLINE = ["bfs", "gpgnu", "gp", "gzip", "index", "kmn", "PR", "ungzip", "wcgnu", "wc"]
+FS_KNEE_RATES = [100, 200, 300, 400, 500, 600, 800, 1000]
+
+
+def _fs_figures(s: dict) -> dict:
+    f = _online(s)
+    off = _jobs(s, "offline")
+    # Offline work done in the fixed run time: its I/Os (each with its Table 3 compute).
+    f["offline_perf"] = sum(j["reads"] + j["writes"] for j in off) / s["sim_time_s"]
+    f["online_io_us"] = _online_io_share(s)
+    return f
+
+
+def _online_io_share(s: dict) -> float:
+    ws = [j for j in _jobs(s, "online") if j["latency_us"]["read"]["count"]]
+    n = sum(j["latency_us"]["read"]["count"] for j in ws)
+    return sum(j["latency_us"]["read"]["mean"] * j["latency_us"]["read"]["count"] for j in ws) / n if n else math.nan
+
+
+def _fs_grids(quick: bool) -> dict:
+    pairs = [("ap", "PR")] if quick else [(o, f) for o in FS_ONLINE for f in FS_OFFLINE]
+    runtime = "2s" if quick else "6s"
+    base = {"set": {"workload.online.runtime": runtime, "workload.offline.runtime": runtime}}
+    runs = [Run(c, f"flashshare/{c}", f"{o}+{f}", {"workload.online.app": o, "workload.offline.app": f})
+            for o, f in pairs for c in FS_CONFIGS]
+    grids = {"configs": (base, runs)}
+    if not quick:
+        knee = [Run("vanilla", "flashshare/vanilla", f"rate={r}", {"workload.online.request_rate": r})
+                for r in FS_KNEE_RATES]
+        alone = [Run("alone", "flashshare/vanilla", f"rate={r}",
+                     {"workload.online.request_rate": r, "workload.offline.number_ios": 1,
+                      "workload.offline.time_based": 0, "workload.offline.numjobs": 1})
+                 for r in FS_KNEE_RATES[:1]]
+        grids["knee"] = (base, knee + alone)
+    return grids
+
+
+def _fs_extra(res: Results, out: Path, ctx: dict) -> list[str]:
+    import matplotlib.pyplot as plt
+
+    from flashvp.plot import save
+
+    lines = []
+    # Figures 11 and 12: each pair's mean / p99 normalised to Vanilla, mean over seeds.
+    pairs = res.variants("vanilla")
+    pairs = [v for v in pairs if "+" in v]
+    ref = papers()["flashshare"]["effects"]
+    paper = {e["id"]: e["change"] for e in ref}
+    for metric, fig_no in (("response_mean", 11), ("response_p99", 12)):
+        fig, ax = plt.subplots(figsize=(max(6, 0.6 * len(pairs) * 1.5), 4))
+        width = 0.8 / len(FS_CONFIGS)
+        for i, c in enumerate(FS_CONFIGS):
+            vals, errs = [], []
+            for v in pairs:
+                mine, base = res.values(c, v, metric), res.values("vanilla", v, metric)
+                m, h = mean_interval([mine[s] / base[s] for s in mine if s in base])
+                vals.append(m)
+                errs.append(0 if math.isnan(h) else h)
+            ax.bar([k + i * width for k in range(len(pairs))], vals, width, yerr=errs, capsize=2, label=c)
+        for i, c in enumerate(FS_CONFIGS[1:5], start=1):  # the paper's averages as dashed lines
+            key = f"{c}_{'mean' if metric == 'response_mean' else 'p99'}"
+            ax.axhline(1 + paper[key], color=f"C{i}", linestyle="--", linewidth=0.8)
+        ax.set_xticks([k + 0.4 - width / 2 for k in range(len(pairs))], pairs, rotation=60, ha="right", fontsize=7)
+        ax.set_ylabel(f"{metric.replace('response_', '')} response time / Vanilla")
+        n = min((r["responses"] for r in res.rows if "responses" in r), default=0)
+        ax.set_title(f"Fig {fig_no}: online response time normalised to Vanilla (ours: bars, 3 seeds, 95% "
+                     f"interval; paper's averages: dashed; fewest responses per run {n})", fontsize=8)
+        ax.legend(fontsize=7, ncol=3)
+        fig.tight_layout()
+        save(fig, out / f"fig{fig_no}")
+    # Figure 14: offline performance normalised to Vanilla.
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    for i, c in enumerate(FS_CONFIGS):
+        m, h = mean_interval([x for v in pairs for x in _ratio(res, c, v, "offline_perf")])
+        ax.bar(i, m, yerr=0 if math.isnan(h) else h, capsize=3)
+    ax.axhspan(0.96, 1.04, color="#dddddd", label="paper: within 4% of Vanilla")
+    ax.set_xticks(range(len(FS_CONFIGS)), FS_CONFIGS)
+    ax.set_ylabel("offline I/Os per second / Vanilla")
+    ax.set_title("Fig 14: offline performance (mean over pairs and seeds)", fontsize=9)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    save(fig, out / "fig14")
+    # The knee of Vanilla's latency-load curve (full scale only).
+    knee = [(int(v.split("=")[1]), v) for v in res.variants("vanilla") if v.startswith("rate=")]
+    if knee:
+        knee.sort()
+        fig, ax = plt.subplots(figsize=(5, 3.5))
+        for metric in ("response_mean", "response_p99"):
+            ms = [mean_interval(list(res.values("vanilla", v, metric).values())) for _, v in knee]
+            ax.errorbar([r for r, _ in knee], [m / 1000 for m, _ in ms],
+                        yerr=[0 if math.isnan(h) else h / 1000 for _, h in ms], marker="o", capsize=3,
+                        label=metric.replace("response_", ""))
+        ax.axvline(400, color="grey", linestyle="--", linewidth=0.8, label="the preset's rate")
+        ax.set_xlabel("requests per second")
+        ax.set_ylabel("response time, ms")
+        ax.set_title("Vanilla's latency-load curve (Apache + PageRank)", fontsize=9)
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        save(fig, out / "knee")
+        lo = statistics_mean(res.values("vanilla", knee[0][1], "response_mean"))
+        rows = ["| requests/s | mean response us | p99 us | responses per run | mean / lowest rate's |",
+                "| --- | --- | --- | --- | --- |"]
+        for r, v in knee:
+            m = statistics_mean(res.values("vanilla", v, "response_mean"))
+            p = statistics_mean(res.values("vanilla", v, "response_p99"))
+            n = min(res.values("vanilla", v, "responses").values())
+            rows.append(f"| {r} | {m:.0f} | {p:.0f} | {n:.0f} | {m / lo:.2f} |")
+        lines += ["## The latency-load curve (Vanilla, ap + PR)", "", *rows, ""]
+        alone = res.values("alone", knee[0][1], "response_mean")
+        io = res.values("alone", knee[0][1], "online_io_us")
+        if alone:
+            share = statistics_mean({s: 8 * io[s] / alone[s] for s in alone})
+            lines += [f"Apache alone at {knee[0][0]} requests/s: mean response {statistics_mean(alone):.0f} us, "
+                      f"of which its 8 reads are {100 * share:.1f}% (the paper: more than 19%).", ""]
+    return lines
+
+
+def _ratio(res: Results, c: str, v: str, metric: str) -> list[float]:
+    mine, base = res.values(c, v, metric), res.values("vanilla", v, metric)
+    return [mine[s] / base[s] for s in mine if s in base and base[s]]
+
+
+def statistics_mean(d: dict) -> float:
+    v = list(d.values())
+    return sum(v) / len(v) if v else math.nan
+
+
+def _fs_effects() -> list[Effect]:
+    e = []
+    for c in ("cacheopt", "kernelopt", "selectisr", "xler"):
+        e += [Effect(f"{c}_mean", "response_mean", c, "vanilla"), Effect(f"{c}_p99", "response_p99", c, "vanilla")]
+    e += [Effect("xler_vs_dedcore_mean", "response_mean", "xler", "dedcore"),
+          Effect("xler_vs_dedcore_p99", "response_p99", "xler", "dedcore")]
+    e += [Effect(f"offline_{c}", "offline_perf", c, "vanilla", within=0.04)
+          for c in ("cacheopt", "kernelopt", "selectisr", "xler")]
+    return e
+
+
+# ----------------------------------------------------------------------------
+# DeepFlash (FAST'19)
+
+DF_CONFIGS = ["layered", "manylayered", "basedeepflash", "deepflash"]
+DF_PATTERNS = {"seqrd": "read", "rndrd": "randread", "seqwr": "write", "rndwr": "randwrite"}
+DF_CORES = [1, 2, 4, 8, 12, 16, 19]
+DF_SKEW = ["random", "zipf:1.2", "pareto:0.2", "normal:10", "zoned:60/10:40/90"]
+
+
+def _df_figures(s: dict) -> dict:
+    return {"iops": sum(j["iops"] for j in s["jobs"])}
+
+
+def _df_grids(quick: bool) -> dict:
+    ios = "2000" if quick else "10000"
+    base = {"set": {"workload.*.number_ios": ios}}
+    runs = [Run(c, f"deepflash/{c}", p, {"workload.*.rw": rw}) for p, rw in DF_PATTERNS.items() for c in DF_CONFIGS]
+    grids = {"patterns": (base, runs)}
+    if not quick:
+        cores = [Run("deepflash", "deepflash/deepflash", f"{p}-cores={n}", {"workload.*.rw": DF_PATTERNS[p],
+                                                                              "ssd.fw.cores": n})
+                 for p in ("rndrd", "rndwr") for n in DF_CORES]
+        skew = [Run(c, f"deepflash/{c}", f"rndrd-{d}", {"workload.*.random_distribution": d})
+                for d in DF_SKEW for c in ("manylayered", "deepflash")]
+        grids["cores"] = (base, cores)
+        grids["skew"] = (base, skew)
+    return grids
+
+
+def _df_effects() -> list[Effect]:
+    e = [Effect(f"deepflash_1miops_{p}", "iops", "deepflash", None, variants=(p,), threshold=1e6)
+         for p in DF_PATTERNS]
+    e += [Effect(f"{c}_below_{p}", "iops", c, "deepflash", variants=(p,))
+          for c in ("manylayered", "basedeepflash") for p in ("rndrd", "rndwr")]
+    return e
+
+
+def _df_extra(res: Results, out: Path, ctx: dict) -> list[str]:
+    import matplotlib.pyplot as plt
+
+    from flashvp.plot import save
+
+    fig, ax = plt.subplots(figsize=(7, 3.8))
+    width = 0.8 / len(DF_CONFIGS)
+    rows = ["| pattern | " + " | ".join(DF_CONFIGS) + " |", "| --- |" + " --- |" * len(DF_CONFIGS)]
+    for i, c in enumerate(DF_CONFIGS):
+        ms = [mean_interval(list(res.values(c, p, "iops").values())) for p in DF_PATTERNS]
+        ax.bar([k + i * width for k in range(len(DF_PATTERNS))], [m / 1e3 for m, _ in ms], width,
+               yerr=[0 if math.isnan(h) else h / 1e3 for _, h in ms], capsize=2, label=c)
+    for p in DF_PATTERNS:
+        rows.append(f"| {p} | " + " | ".join(f"{statistics_mean(res.values(c, p, 'iops')) / 1e3:,.0f}K"
+                                             for c in DF_CONFIGS) + " |")
+    ax.axhline(1000, color="black", linestyle="--", linewidth=0.8, label="paper: DeepFlash above 1 MIOPS")
+    ax.set_xticks([k + 0.4 - width / 2 for k in range(len(DF_PATTERNS))], list(DF_PATTERNS))
+    ax.set_ylabel("KIOPS")
+    ax.set_title("Fig 11: 4 KiB IOPS per pattern (ours: 3 seeds, 95% interval)", fontsize=9)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    save(fig, out / "fig11")
+    lines = ["## IOPS per pattern (Fig 11), mean over seeds", "", *rows, ""]
+    cores = sorted({int(v.split("=")[1]) for v in res.variants("deepflash") if "-cores=" in v})
+    if cores:
+        fig, ax = plt.subplots(figsize=(5, 3.5))
+        for p in ("rndrd", "rndwr"):
+            ax.plot(cores, [statistics_mean(res.values("deepflash", f"{p}-cores={n}", "iops")) / 1e3 for n in cores],
+                    marker="o", label=p)
+        ax.axvline(12, color="grey", linestyle="--", linewidth=0.8, label="paper: saturates from 12 cores")
+        ax.set_xlabel("firmware cores")
+        ax.set_ylabel("KIOPS")
+        ax.set_title("Fig 14a: DeepFlash against its core count", fontsize=9)
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        save(fig, out / "cores")
+    skew = [d for d in DF_SKEW if res.values("deepflash", f"rndrd-{d}", "iops")]
+    if skew:
+        rows = ["| random_distribution | ManyLayered KIOPS | DeepFlash KIOPS | ManyLayered / DeepFlash |",
+                "| --- | --- | --- | --- |"]
+        for d in skew:
+            m = statistics_mean(res.values("manylayered", f"rndrd-{d}", "iops"))
+            f = statistics_mean(res.values("deepflash", f"rndrd-{d}", "iops"))
+            rows.append(f"| {d} | {m / 1e3:,.0f} | {f / 1e3:,.0f} | {m / f:.2f} |")
+        lines += ["## Skew: random reads under fio's random_distribution", "",
+                  "The paper attributes ManyLayered's loss on random patterns to imbalance across its static "
+                  "per-channel partitions (sec. 6.1) and gives no number; ours:", "", *rows, ""]
+    return lines
+
+
+# ----------------------------------------------------------------------------
+# FastDrain (CAL'20)
+
+FD_CONFIGS = ["vanilla", "fd-buf", "fd-ftl", "fd"]
+# The six latency-critical apps of sec. 4.1 as online servers: Table 3's rows
+# where FlashShare has them (Apache = ap, Apache-U = au, ImgServer = is), the
+# upload / update variants as writes, DB select / update as 4 KiB random
+# reads / writes (the paper gives no figures for them: our choice).
+FD_APPS = {
+    "apache-f": {"workload.online.app": "ap"},
+    "apache-u": {"workload.online.app": "au"},
+    "db-s": {"workload.online.app": "ap", "workload.online.bs": "4k"},
+    "db-u": {"workload.online.app": "au", "workload.online.bs": "4k", "workload.online.rw": "randwrite"},
+    "imgserver-f": {"workload.online.app": "is"},
+    "imgserver-u": {"workload.online.app": "is", "workload.online.rw": "randwrite"},
+}
+
+
+def _fd_figures(s: dict) -> dict:
+    f = _online(s)
+    f["latency_p99"], f["latency_mean"] = f.get("response_p99"), f.get("response_mean")
+    return f
+
+
+def _fd_grids(quick: bool) -> dict:
+    apps = ["apache-u"] if quick else list(FD_APPS)
+    runtime = "3s" if quick else "10s"
+    base = {"set": {"workload.online.runtime": runtime, "workload.ungzip.runtime": runtime}}
+    return {"configs": (base, [Run(c, f"fastdrain/{c}", a, FD_APPS[a]) for a in apps for c in FD_CONFIGS])}
+
+
+def _fd_effects() -> list[Effect]:
+    return [Effect(f"{c.replace('-', '_')}_p99", "latency_p99", c, "vanilla") for c in FD_CONFIGS[1:]]
+
+
+def _fd_extra(res: Results, out: Path, ctx: dict) -> list[str]:
+    import json
+
+    import matplotlib.pyplot as plt
+
+    from flashvp.plot import save
+
+    apps = res.variants("vanilla")
+    paper = {e["id"]: e["change"] for e in papers()["fastdrain"]["effects"]}
+    fig, ax = plt.subplots(figsize=(7, 3.8))
+    width = 0.8 / len(FD_CONFIGS)
+    for i, c in enumerate(FD_CONFIGS):
+        ms = [mean_interval(_ratio(res, c, a, "latency_p99")) for a in apps]
+        ax.bar([k + i * width for k in range(len(apps))], [m for m, _ in ms], width,
+               yerr=[0 if math.isnan(h) else h for _, h in ms], capsize=2, label=c, color=f"C{i}")
+        if c != "vanilla":
+            ax.axhline(1 + paper[f"{c.replace('-', '_')}_p99"], color=f"C{i}", linestyle="--", linewidth=0.8)
+    ax.set_xticks([k + 0.4 - width / 2 for k in range(len(apps))], apps, fontsize=8)
+    ax.set_ylabel("p99 response time / Vanilla")
+    ax.set_title("Fig 5: p99 response time normalised to Vanilla (ours: bars; paper's averages: dashed)", fontsize=8)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    save(fig, out / "fig5")
+    # The buffer level over time, FD's first run of the first app.
+    folder = res.summaries.get(("fd", apps[0], 1))
+    lines = []
+    if folder:
+        wb = json.loads((folder / "summary.json").read_text()).get("write_buffer", {})
+        series = wb.get("series", [])
+        if series:
+            fig, ax = plt.subplots(figsize=(7, 3))
+            ax.plot([t / 1e6 for t, _, _ in series], [100 * m / wb["capacity_pages"] for _, m, _ in series],
+                    linewidth=0.6)
+            ax.axhline(80, color="red", linestyle="--", linewidth=0.8, label="high watermark")
+            ax.axhline(20, color="green", linestyle="--", linewidth=0.8, label="low watermark")
+            ax.set_xlabel("time, s")
+            ax.set_ylabel("buffer level, % (max per step)")
+            ax.set_title(f"FD's buffer level ({apps[0]} + Ungzip, seed 1)", fontsize=9)
+            ax.legend(fontsize=7)
+            fig.tight_layout()
+            save(fig, out / "buffer-level")
+    rows = ["| app | " + " | ".join(f"{c} p99 us" for c in FD_CONFIGS) + " | responses per run |",
+            "| --- |" + " --- |" * (len(FD_CONFIGS) + 1)]
+    for a in apps:
+        n = min(res.values("vanilla", a, "responses").values())
+        rows.append(f"| {a} | " + " | ".join(f"{statistics_mean(res.values(c, a, 'latency_p99')):,.0f}"
+                                             for c in FD_CONFIGS) + f" | {n:.0f} |")
+    return lines + ["## p99 response time per app, mean over seeds", "", *rows, ""]
+
+
+# ----------------------------------------------------------------------------
+# Read/write queue isolation (IMCOM'17)
+
+RW_MIX = {"3to1": (6, 2), "1to1": (4, 4), "1to3": (2, 6)}
+
+
+def _rw_figures(s: dict) -> dict:
+    t = s["sim_time_s"]
+    readers, writers = _jobs(s, "reader"), _jobs(s, "writer")
+    return {"read_iops": sum(j["reads"] for j in readers) / t, "write_iops": sum(j["writes"] for j in writers) / t}
+
+
+def _mix(r: int, w: int) -> dict:
+    return {"workload.reader.numjobs": r, "workload.writer.numjobs": w}
+
+
+def _rw_grids(quick: bool) -> dict:
+    runtime = "300ms" if quick else "2s"
+    base = {"set": {"workload.*.runtime": runtime}}
+    runs = [Run("baseline", "rwiso/baseline", "3to1"), Run("fqueue", "rwiso/fqueue", "3to1"),
+            Run("rwiso-3to1", "rwiso/rwiso-3to1", "3to1"),
+            Run("rwiso-1to1", "rwiso/rwiso-1to1", "1to1"), Run("baseline", "rwiso/baseline", "1to1", _mix(4, 4)),
+            Run("rwiso-1to3", "rwiso/rwiso-1to3", "1to3"), Run("baseline", "rwiso/baseline", "1to3", _mix(2, 6)),
+            Run("baseline", "rwiso/throttled", "throttled"), Run("fqueue", "rwiso/throttled-fqueue", "throttled")]
+    if not quick:
+        runs += [Run("baseline", "rwiso/sync", "sync"),
+                 Run("rwiso-3to1", "rwiso/sync", "sync", {"host.blkmq.rw_isolation": "on"})]
+    return {"configs": (base, runs)}
+
+
+def _rw_effects() -> list[Effect]:
+    return [Effect("rwiso_3to1_read_iops", "read_iops", "rwiso-3to1", "baseline", variants=("3to1",)),
+            Effect("rwiso_1to1_read_iops", "read_iops", "rwiso-1to1", "baseline", variants=("1to1",)),
+            Effect("rwiso_1to3_read_iops", "read_iops", "rwiso-1to3", "baseline", variants=("1to3",)),
+            Effect("fqueue_read_iops", "read_iops", "fqueue", "baseline", variants=("3to1",)),
+            Effect("throttled_fqueue_read_iops", "read_iops", "fqueue", "baseline", variants=("throttled",),
+                   within=0.05)]
+
+
+def _rw_extra(res: Results, out: Path, ctx: dict) -> list[str]:
+    import matplotlib.pyplot as plt
+
+    from flashvp.plot import save
+
+    cells = [(c, v) for v in ("3to1", "1to1", "1to3", "throttled", "sync") for c in
+             ("baseline", "fqueue", "rwiso-3to1", "rwiso-1to1", "rwiso-1to3") if res.values(c, v, "read_iops")]
+    fig, ax = plt.subplots(figsize=(8, 3.8))
+    ms = [mean_interval(list(res.values(c, v, "read_iops").values())) for c, v in cells]
+    ax.bar(range(len(cells)), [m / 1e3 for m, _ in ms], yerr=[0 if math.isnan(h) else h / 1e3 for _, h in ms],
+           capsize=3)
+    ax.set_xticks(range(len(cells)), [f"{c}\n{v}" for c, v in cells], fontsize=7)
+    ax.set_ylabel("read KIOPS (all readers)")
+    ax.set_title("Figs 3-5: readers' IOPS (ours, 3 seeds, 95% interval; the paper's gains are in report.md)",
+                 fontsize=8)
+    fig.tight_layout()
+    save(fig, out / "fig3-5")
+    rows = ["| configuration | mix | read IOPS | write IOPS |", "| --- | --- | --- | --- |"]
+    for c, v in cells:
+        rows.append(f"| {c} | {v} | {statistics_mean(res.values(c, v, 'read_iops')):,.0f} | "
+                    f"{statistics_mean(res.values(c, v, 'write_iops')):,.0f} |")
+    return ["## IOPS per configuration, mean over seeds", "", *rows, ""]
+
+
+STUDIES = {
+    "flashshare": Study("flashshare", "FlashShare (OSDI'18)", _fs_grids, _fs_figures, _fs_effects(),
+                        extra=_fs_extra),
+    "deepflash": Study("deepflash", "DeepFlash (FAST'19)", _df_grids, _df_figures, _df_effects(), extra=_df_extra),
+    "fastdrain": Study("fastdrain", "FastDrain (CAL'20)", _fd_grids, _fd_figures, _fd_effects(), extra=_fd_extra),
+    "rwiso": Study("rwiso", "Read/write queue isolation (IMCOM'17)", _rw_grids, _rw_figures, _rw_effects(),
+                   extra=_rw_extra),
+}

@@ -15,7 +15,8 @@ An effect is a relative change of a figure, configuration against
 reference, computed per seed (and per variant, such as an application
 pair, then averaged over the variants), then averaged over the seeds with
 a 95% Student t interval. It is in the paper's direction when its sign is
-the paper's, and close when it is within a third of the paper's size.
+the paper's and its interval excludes zero ("unclear" when it holds zero),
+and close when it is within a third of the paper's size.
 """
 from __future__ import annotations
 
@@ -178,8 +179,10 @@ def effect_samples(res: Results, e: Effect) -> list[float]:
     return [statistics.mean(x) for _, x in sorted(per_seed.items())]
 
 
-def judge(e: Effect, paper_change: float | None, ours: float) -> tuple[str, str]:
-    """(in the paper's direction?, within a third of its size?) as yes/no."""
+def judge(e: Effect, paper_change: float | None, ours: float, half: float = math.nan) -> tuple[str, str]:
+    """(in the paper's direction?, within a third of its size?): yes / no,
+    and "unclear" for a direction whose 95% interval (half-width `half`)
+    holds zero."""
     if math.isnan(ours):
         return "-", "-"
     yes = lambda b: "yes" if b else "no"  # noqa: E731
@@ -187,10 +190,14 @@ def judge(e: Effect, paper_change: float | None, ours: float) -> tuple[str, str]
         return yes(ours > e.threshold), "-"
     if e.within is not None:
         return yes(abs(ours) <= e.within), yes(abs(ours) <= e.within)
-    if paper_change is None:  # "below" without a number
-        return yes(ours < 0), "-"
-    same = (ours < 0) == (paper_change < 0) and ours != 0
-    return yes(same), yes(abs(ours - paper_change) <= abs(paper_change) / 3)
+    want_negative = paper_change is None or paper_change < 0  # None: "below", no number
+    if ours == 0 or (not math.isnan(half) and abs(ours) <= half):
+        direction = "unclear"
+    else:
+        direction = yes((ours < 0) == want_negative)
+    if paper_change is None:
+        return direction, "-"
+    return direction, yes(abs(ours - paper_change) <= abs(paper_change) / 3)
 
 
 def evaluate(study: Study, res: Results) -> list[dict]:
@@ -205,7 +212,7 @@ def evaluate(study: Study, res: Results) -> list[dict]:
         paper = p.get("change")
         if e.threshold is not None:
             paper = None
-        direction, close = judge(e, paper, m)
+        direction, close = judge(e, paper, m, h)
         out.append({"id": e.id, "metric": e.metric, "config": e.config, "reference": e.reference or "",
                     "paper": paper, "paper_text": _paper_text(p, e), "source": p.get("source", ""),
                     "ours": m, "interval": h, "seeds": len(samples),
@@ -243,7 +250,7 @@ def write_report(study: Study, res: Results, effects: list[dict], out: Path, qui
           f"Paper: {paper['paper']}.", "",
           f"Written by `flashvp repro {study.name}{' --quick' if quick else ''}`: {len(res.rows)} runs "
           f"({study.seeds} seeds each). Ours is the mean over the seeds of the per-seed change, with a 95% "
-          "Student t interval; \"direction\" says whether its sign is the paper's, \"within a third\" whether "
+          "Student t interval; \"direction\" says whether its sign is the paper's (\"unclear\": its interval holds zero), \"within a third\" whether "
           "it is within a third of the paper's size of it." + (" **Quick scale**: shorter runs, fewer variants; "
                                                               "directions only." if quick else ""), "",
           "| effect | paper | source | ours | seeds | ours / paper | direction | within a third |",

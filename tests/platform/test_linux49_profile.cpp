@@ -19,8 +19,8 @@
 using namespace vp::test;
 
 namespace {
-// bench/jobs/flashshare-apache.fio and flashshare-pagerank-bursts.fio on 8
-// cores: one Apache worker and one PageRank task per core.
+// An Apache-like online server and PageRank in bursts of 32 on 8 cores: one
+// Apache worker and one PageRank task per core.
 const char* kJobs =
     "[apache]\nioengine=libaio\ndirect=1\napp=ap\nonline=1\nrequest_rate=400\nrate_process=poisson\n"
     "ios_per_request=1\nworkers=8\nnet_delay=50us\nworkload_attr=1\nruntime=2s\n"

@@ -58,6 +58,9 @@ def _parser() -> argparse.ArgumentParser:
     rwhere.add_argument("--cluster", choices=["local", "slurm", "pbs"], default="local",
                         help="where to run (as for sweep)")
     rp.add_argument("--jobs", type=int, default=None, help="runs at once (default: the CPU count)")
+    rp.add_argument("--only", default=None, metavar="VARIANT[,VARIANT...]",
+                    help="run only these variants (application pairs such as ap+PR, patterns, mixes); "
+                         "the report covers what ran")
     rp.add_argument("--server", default=None, help="vp-server binary (default: $FLASHVP_SERVER, build/bin, PATH)")
 
     r = sub.add_parser("plot-run", help="the ready plots of one vp-server output folder")
@@ -154,7 +157,8 @@ def _repro(args) -> int:
     cluster = None if args.cluster == "local" else args.cluster
     try:
         report = repro(args.study, args.out, find_server(args.server), quick=args.quick, jobs=args.jobs,
-                       scheduler=args.scheduler, cluster=cluster)
+                       scheduler=args.scheduler, cluster=cluster,
+                       only=args.only.split(",") if args.only else None)
     except ReproError as e:
         sys.stderr.write(f"flashvp: {e}\n")
         return 1

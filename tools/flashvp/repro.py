@@ -110,12 +110,16 @@ class Results:
 
 
 def run_study(study: Study, out: Path, server: str, quick: bool, jobs: int | None, scheduler: str | None,
-              cluster: str | None, stream=None) -> Results:
+              cluster: str | None, stream=None, only: list[str] | None = None) -> Results:
     from flashvp.sweep import print_failures, sweep
 
     stream = stream or sys.stderr
     rows, where = [], {}
     for gname, (base, runs) in study.grids(quick).items():
+        if only:
+            runs = [r for r in runs if r.variant in only]
+            if not runs:
+                continue
         gdir = out / "sweeps" / gname
         gdir.mkdir(parents=True, exist_ok=True)
         gfile = gdir / "grid.yaml"
@@ -244,11 +248,13 @@ def _fmt(e: dict) -> str:
     return f"{100 * m:+.1f}% ± {100 * h:.1f}" if not math.isnan(h) else f"{100 * m:+.1f}%"
 
 
-def write_report(study: Study, res: Results, effects: list[dict], out: Path, quick: bool, lines: list[str]) -> Path:
+def write_report(study: Study, res: Results, effects: list[dict], out: Path, quick: bool, lines: list[str],
+                 only: list[str] | None = None) -> Path:
     paper = papers()[study.name]
+    only_text = f" --only {','.join(only)}" if only else ""
     md = [f"# {study.title}: reproduction", "",
           f"Paper: {paper['paper']}.", "",
-          f"Written by `flashvp repro {study.name}{' --quick' if quick else ''}`: {len(res.rows)} runs "
+          f"Written by `flashvp repro {study.name}{' --quick' if quick else ''}{only_text}`: {len(res.rows)} runs "
           f"({study.seeds} seeds each). Ours is the mean over the seeds of the per-seed change, with a 95% "
           "Student t interval; \"direction\" says whether its sign is the paper's (\"unclear\": its interval holds zero), \"within a third\" whether "
           "it is within a third of the paper's size of it." + (" **Quick scale**: shorter runs, fewer variants; "
@@ -290,7 +296,9 @@ def effects_figure(study: Study, effects: list[dict], out: Path) -> list[Path]:
 
 
 def repro(study_name: str, out: str, server: str, quick: bool = False, jobs: int | None = None,
-          scheduler: str | None = None, cluster: str | None = None, stream=None) -> Path:
+          scheduler: str | None = None, cluster: str | None = None, stream=None,
+          only: list[str] | None = None) -> Path:
+    """Runs the study (only the runs of the variants in `only`, when given) and writes its outputs."""
     from flashvp.studies import STUDIES
 
     if study_name not in STUDIES:
@@ -298,7 +306,13 @@ def repro(study_name: str, out: str, server: str, quick: bool = False, jobs: int
     study = STUDIES[study_name]
     folder = Path(out) / study.name
     folder.mkdir(parents=True, exist_ok=True)
-    res = run_study(study, folder, server, quick, jobs, scheduler, cluster, stream)
+    if only:
+        known = {r.variant for _, runs in study.grids(quick).values() for r in runs}
+        unknown = [v for v in only if v not in known]
+        if unknown:
+            raise ReproError(f"--only {','.join(unknown)}: no such variant of {study.name} "
+                             f"(known: {', '.join(sorted(known))})")
+    res = run_study(study, folder, server, quick, jobs, scheduler, cluster, stream, only)
     import pandas as pd
 
     pd.DataFrame(res.rows).to_csv(folder / "results.csv", index=False)
@@ -306,4 +320,4 @@ def repro(study_name: str, out: str, server: str, quick: bool = False, jobs: int
     pd.DataFrame(effects).to_csv(folder / "effects.csv", index=False)
     effects_figure(study, effects, folder)
     lines = study.extra(res, folder, {"quick": quick, "effects": effects}) if study.extra else []
-    return write_report(study, res, effects, folder, quick, lines)
+    return write_report(study, res, effects, folder, quick, lines, only)

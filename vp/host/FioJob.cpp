@@ -196,6 +196,12 @@ void apply(FioJob& j, const Opt& o) {
     j.thinktime_insts = o.ranged(0, UINT64_MAX);
   } else if (k == "percentage_random") {
     j.percentage_random = static_cast<unsigned>(o.ranged(0, 100));
+  } else if (k == "random_distribution") {
+    try {
+      j.random_distribution = RandomDistribution::parse(o.value());
+    } catch (const std::invalid_argument& e) {
+      o.fail(e.what());
+    }
   } else if (k == "app") {
     const AppProfile* a = AppProfile::find(o.value());
     if (!a) o.fail(fmt::format("is not an application of FlashShare Table 3 ({})", AppProfile::names()));
@@ -356,6 +362,7 @@ std::string FioJob::to_fio() const {
                    int(hipri));
   o += fmt::format("thinktime_spin={}\nthinktime_insts={}\npercentage_random={}\n", fmt_time(thinktime_spin_ps),
                    thinktime_insts, percentage_random);
+  o += fmt::format("random_distribution={}\n", random_distribution.text());
   o += fmt::format("fsync={}\nprioclass={}\nprio={}\n", fsync, prioclass, prio);
   o += fmt::format("online={}\nrequest_rate={}\nrate_process={}\nios_per_request={}\nnet_delay={}\nrequests={}\n",
                    int(online), request_rate, rate_poisson ? "poisson" : "linear", ios_per_request,
@@ -372,9 +379,9 @@ bool FioJob::operator==(const FioJob& o) const {
                     j.number_ios, j.runtime_ps, j.time_based, j.numjobs, j.cpus_allowed, j.thinktime_ps, j.rate_iops,
                     j.randseed, j.direct, j.ioengine, j.verify, j.stonewall, j.startdelay_ps, j.filename, j.read_iolog,
                     j.replay_no_stall, j.replay_time_scale, j.replay_format, j.replay_fit, j.iodepth_batch_submit,
-                    j.workload_attr, j.thinktime_spin_ps, j.thinktime_insts, j.percentage_random, j.app, j.fsync,
-                    j.hipri, j.online, j.request_rate, j.rate_poisson, j.ios_per_request, j.request_insts,
-                    j.net_delay_ps, j.requests, j.workers, j.prioclass, j.prio);
+                    j.workload_attr, j.thinktime_spin_ps, j.thinktime_insts, j.percentage_random,
+                    j.random_distribution, j.app, j.fsync, j.hipri, j.online, j.request_rate, j.rate_poisson,
+                    j.ios_per_request, j.request_insts, j.net_delay_ps, j.requests, j.workers, j.prioclass, j.prio);
   };
   return tie(*this) == tie(o);
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "vp/host/BlockTrace.hpp"
+#include "vp/host/RandomDistribution.hpp"
 
 namespace vp::host {
 
@@ -63,6 +64,9 @@ struct FioJob {
   // the core at host.core.clock x host.core.ipc (set by app=).
   uint64_t thinktime_insts = 0;
   unsigned percentage_random = 100;  // fio: random share of a random job's offsets; the rest continue sequentially
+  // fio: where a random job's random offsets fall (uniform by default; zipf,
+  // pareto, normal, zoned, zoned_abs).
+  RandomDistribution random_distribution;
   std::string app;  // FlashShare Table 3 application this job was filled from (app=), empty if none
   uint64_t rate_iops = 0;  // 0 = unthrottled
   uint64_t randseed = 0;   // 0 = derive from the run seed

@@ -53,6 +53,10 @@ void FioJobRunner::start(Tick now, HostBlockDriver& drv, HostMemoryAllocator& me
   size = std::min(size, dev_bytes - off);
   region_start_ = off / lba_size_;
   region_blocks_ = std::max<uint64_t>(1, size / spec_.bs);
+  // A skewed random_distribution is set up once for the region (zipf and
+  // pareto draw their rotation now); the default uniform draw needs nothing.
+  if (!replay_ && spec_.is_random() && !spec_.random_distribution.is_random())
+    sampler_.emplace(spec_.random_distribution, region_blocks_, spec_.bs, rng_);
   uint64_t buf_bytes = spec_.bs;
   if (replay_) {
     trace_ = source_.fit(size, lba_size_, spec_.replay_fit);  // Workload::check ran the same fit
@@ -202,7 +206,8 @@ void FioJobRunner::pick_next(IoRequest& r) {
     // fio's should_do_random: one draw per I/O unless fully random; the
     // sequential ones continue from the block after the last I/O.
     bool random = spec_.percentage_random >= 100 || rng_.below(100) < spec_.percentage_random;
-    blk = random ? rng_.below(region_blocks_) : seq_next_;
+    if (!random) blk = seq_next_;
+    else blk = sampler_ ? sampler_->next(rng_, !rd) : rng_.below(region_blocks_);
     seq_next_ = (blk + 1) % region_blocks_;
   } else {
     blk = seq_next_;

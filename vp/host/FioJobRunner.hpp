@@ -9,6 +9,7 @@
 #include <array>
 #include <nlohmann/json.hpp>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "vp/host/HostMemoryAllocator.hpp"
 #include "vp/host/IoRequest.hpp"
 #include "vp/host/OnlineClient.hpp"
+#include "vp/host/RandomDistribution.hpp"
 
 namespace vp::host {
 
@@ -103,6 +105,7 @@ class FioJobRunner {
   bool replay_ = false;
   unsigned core_;
   Rng rng_;
+  std::optional<OffsetSampler> sampler_;  // random_distribution other than uniform (random jobs)
   VerifyTracker* verify_ = nullptr;
   bool device_vwc_ = false;  // the device reported a volatile write cache: an fsync sends a Flush
   BlockTrace source_;

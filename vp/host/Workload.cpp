@@ -59,6 +59,21 @@ JobNeeds Workload::check(const std::vector<FioJob>& jobs, const JobTarget& targe
     if (j.size && j.read_iolog.empty() && j.size % j.bs)  // fio rounds the region down to whole blocks, and says so
       needs.notes.push_back(fmt::format("{}: not a multiple of bs = {}: the job uses {} bytes, as fio does", j.at("size"),
                                   j.bs, j.size / j.bs * j.bs));
+    if (!j.random_distribution.is_random()) {
+      if (!j.read_iolog.empty() || !j.is_random())  // fio uses it for random offsets only
+        needs.notes.push_back(fmt::format("{}: unused: {}", j.at("random_distribution"),
+                                          j.read_iolog.empty() ? also("rw", j.rw_name()) + " is sequential"
+                                                               : "the job replays a block trace"));
+      // fio stops a job whose zoned_abs zones reach past its region ("sizes
+      // exceed file size"); here that is found before the run.
+      else if (uint64_t abs = j.random_distribution.zoned_abs_bytes(); abs / j.bs > size / j.bs)
+        throw bad("random_distribution",
+                  fmt::format("the zones cover {} bytes ({} blocks of bs = {}), more than the job's region of {} "
+                              "bytes ({} blocks; {})",
+                              abs, abs / j.bs, j.bs, size, size / j.bs,
+                              j.size ? also("size", std::to_string(j.size))
+                                     : also("size", fmt::format("{}%", j.size_percent))));
+    }
     for (unsigned c : j.cpus_allowed)
       if (c >= target.cores)
         throw bad("cpus_allowed", fmt::format("cpu {} does not exist ({})", c, target.cores_setting));

@@ -125,6 +125,7 @@ def _fs_extra(res: Results, out: Path, ctx: dict) -> list[str]:
                         yerr=[0 if math.isnan(h) else h / 1000 for _, h in ms], marker="o", capsize=3,
                         label=metric.replace("response_", ""))
         ax.axvline(400, color="grey", linestyle="--", linewidth=0.8, label="the preset's rate")
+        ax.set_yscale("log")
         ax.set_xlabel("requests per second")
         ax.set_ylabel("response time, ms")
         ax.set_title("Vanilla's latency-load curve (Apache + PageRank)", fontsize=9)

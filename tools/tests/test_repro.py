@@ -133,7 +133,7 @@ def test_quick_repro_writes_its_report_tables_and_figures(quick, study):
     assert set(rows) == {e.id for e in STUDIES[study].effects}
     for f in ("report.md", "results.csv", "effects.csv"):
         assert (folder / f).stat().st_size > 0
-    figures = {"flashshare": ["fig11", "fig12", "fig14", "effects"], "deepflash": ["fig11"],
+    figures = {"flashshare": ["fig11", "fig12", "fig13", "fig14", "fig15b", "fig17", "effects"], "deepflash": ["fig11"],
                "fastdrain": ["fig5", "buffer-level", "effects"], "rwiso": ["fig3-5", "effects"]}[study]
     for f in figures:
         assert (folder / f"{f}.png").exists() and (folder / f"{f}.svg").exists(), f

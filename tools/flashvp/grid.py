@@ -34,7 +34,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from itertools import product as cartesian
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import yaml
 
@@ -63,12 +63,14 @@ class Point:
     seed: int
     trace: tuple[str, ...] = ()
     timeout: float | None = None  # seconds
+    preset_digest: str | None = None  # of the preset's effective configuration, so an edited preset reruns
 
     def identity(self) -> dict:
         """What the point's results depend on, files by content: equal
         identities give equal results (vp-server is deterministic)."""
         return {
             "preset": self.preset,
+            "preset_digest": self.preset_digest,
             "config": _file_digest(self.config) if self.config else None,
             "jobs": [_file_digest(j) for j in self.jobs],
             "sets": [list(s) for s in self.sets],
@@ -216,8 +218,14 @@ def _values(doc: _Doc, where: tuple, v) -> list:
 class Grid:
     """A parsed grid file; ``points()`` lists its runs in a stable order."""
 
-    def __init__(self, path: str, known_params: set[str] | None = None):
+    def __init__(self, path: str, known_params: set[str] | None = None,
+                 preset_digest: Callable[[str], str] | None = None):
+        """`preset_digest(name)`: a digest of what the preset configures
+        (vp-server's --print-config of it), part of each point's identity
+        so that a preset edited under the same name reruns its points."""
         self.path = os.path.abspath(path)
+        self._preset_digest = preset_digest
+        self._digests: dict[str, str] = {}
         doc = _load(path)
         self._doc = doc
         top = _mapping(doc, doc.data if doc.data is not None else {}, (), _TOP)
@@ -350,9 +358,15 @@ class Grid:
                     preset = str(v)
                 else:
                     sets.append((k, set_text(self._doc, ("axes",), v)))
+            digest = None
+            if preset is not None and self._preset_digest is not None:
+                if preset not in self._digests:
+                    self._digests[preset] = self._preset_digest(preset)
+                digest = self._digests[preset]
             for s in range(self.seeds):
                 out.append(Point(preset=preset, config=self.config, jobs=self.jobs, sets=tuple(sets),
-                                 params=tuple(assign), seed=self.seed + s, trace=self.trace, timeout=self.timeout))
+                                 params=tuple(assign), seed=self.seed + s, trace=self.trace, timeout=self.timeout,
+                                 preset_digest=digest))
         return out
 
     def axis_keys(self) -> list[str]:

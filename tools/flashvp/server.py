@@ -2,6 +2,7 @@
 """The vp-server binary: where it is, what it knows, and one run of it."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -38,6 +39,14 @@ def known_params(server: str) -> set[str]:
         return {p["key"] for p in json.loads(r.stdout)}
     except (ValueError, KeyError, TypeError) as e:
         raise ServerError(f"{server} --list-params --json: unexpected output ({e})") from None
+
+
+def preset_digest(server: str, name: str) -> str:
+    """A digest of the preset's effective configuration (base chain and
+    defaults included); an unknown preset gives a digest of vp-server's
+    message, and the point's own check reports it."""
+    r = subprocess.run([server, "--preset", name, "--print-config"], capture_output=True, text=True, timeout=120)
+    return hashlib.sha256((r.stdout if r.returncode == 0 else r.stderr).encode()).hexdigest()[:16]
 
 
 def validate(server: str, point: Point) -> str | None:

@@ -22,7 +22,7 @@ from pathlib import Path
 from flashvp.grid import Grid, Point
 from flashvp.progress import Progress
 from flashvp import worker
-from flashvp.server import RunResult, known_params, result_of, validate
+from flashvp.server import RunResult, known_params, preset_digest, result_of, validate
 from flashvp.worker import finished, kill_all, run_point
 
 
@@ -119,7 +119,7 @@ def _task(remote: bool, *args) -> tuple:
 def sweep(grid_path: str, out: str, server: str, jobs: int | None = None, scheduler: str | None = None,
           cluster: str | None = None, stream=None, connect_timeout: float = 20) -> SweepReport:
     jobs = jobs or os.cpu_count() or 1
-    grid = Grid(grid_path, known_params(server))
+    grid = Grid(grid_path, known_params(server), preset_digest=lambda name: preset_digest(server, name))
     out_dir = Path(out).resolve()
     planned = plan(grid, out_dir)
     report = SweepReport([p for p, _ in planned])

@@ -77,6 +77,24 @@ def test_point_keys_are_stable_and_follow_content(write, tmp_path):
     job.write_text("[r]\nrw=randwrite\n")  # a changed job file is another run
     b = [p.key for p in Grid(str(g)).points()]
     assert set(a).isdisjoint(b)
+    # So is a preset whose configuration changed under the same name: the
+    # digest of its --print-config is part of the key, asked once per preset.
+    asked = []
+    digest = {"quick": "d1"}
+    keys = lambda: [p.key for p in Grid(str(g), preset_digest=lambda n: asked.append(n) or digest[n]).points()]  # noqa: E731
+    c = keys()
+    assert asked == ["quick"] and c == keys() and set(c).isdisjoint(b)
+    digest["quick"] = "d2"
+    assert set(keys()).isdisjoint(c)
+
+
+def test_a_preset_edited_under_its_name_reruns_its_points(server):
+    from flashvp.server import preset_digest
+
+    # The real digest: stable, different between presets, and a bad name gives one too (its check reports it).
+    assert preset_digest(server, "quick") == preset_digest(server, "quick")
+    assert len({preset_digest(server, n) for n in ("quick", "zssd", "flashshare/xler", "flashshare/selectisr")}) == 4
+    assert preset_digest(server, "no-such") != preset_digest(server, "quick")
 
 
 @pytest.mark.parametrize("text, line, words", [

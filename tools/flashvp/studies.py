@@ -237,6 +237,7 @@ def _fs_effects() -> list[Effect]:
 DF_CONFIGS = ["layered", "manylayered", "basedeepflash", "deepflash"]
 DF_PATTERNS = {"seqrd": "read", "rndrd": "randread", "seqwr": "write", "rndwr": "randwrite"}
 DF_CORES = [1, 2, 4, 8, 12, 16, 19]
+DF_SIZES = ["4k", "8k", "16k", "32k"]
 DF_SKEW = ["random", "zipf:1.2", "pareto:0.2", "normal:10", "zoned:60/10:40/90"]
 
 
@@ -255,8 +256,12 @@ def _df_grids(quick: bool) -> dict:
                  for p in ("rndrd", "rndwr") for n in DF_CORES]
         skew = [Run(c, f"deepflash/{c}", f"rndrd-{d}", {"workload.*.random_distribution": d})
                 for d in DF_SKEW for c in ("manylayered", "deepflash")]
+        # The paper's microbenchmarks run 4-32 KB requests (sec. 6): random reads by size.
+        sizes = [Run(c, f"deepflash/{c}", f"rndrd-bs={b}", {"workload.*.rw": "randread", "workload.*.bs": b})
+                 for b in DF_SIZES for c in DF_CONFIGS[1:]]
         grids["cores"] = (base, cores)
         grids["skew"] = (base, skew)
+        grids["sizes"] = (base, sizes)
     return grids
 
 
@@ -304,6 +309,15 @@ def _df_extra(res: Results, out: Path, ctx: dict) -> list[str]:
         ax.legend(fontsize=7)
         fig.tight_layout()
         save(fig, out / "cores")
+    sized = [b for b in DF_SIZES if res.values("deepflash", f"rndrd-bs={b}", "iops")]
+    if sized:
+        rows = ["| request size | " + " | ".join(f"{c} KIOPS" for c in DF_CONFIGS[1:]) +
+                " | ManyLayered / DeepFlash | BaseDeepFlash / DeepFlash |", "| --- |" + " --- |" * (len(DF_CONFIGS) + 1)]
+        for b in sized:
+            v = {c: statistics_mean(res.values(c, f"rndrd-bs={b}", "iops")) for c in DF_CONFIGS[1:]}
+            rows.append(f"| {b} | " + " | ".join(f"{v[c] / 1e3:,.0f}" for c in DF_CONFIGS[1:]) +
+                        f" | {v['manylayered'] / v['deepflash']:.2f} | {v['basedeepflash'] / v['deepflash']:.2f} |")
+        lines += ["## Random reads by request size (the paper's 4-32 KB microbenchmarks)", "", *rows, ""]
     skew = [d for d in DF_SKEW if res.values("deepflash", f"rndrd-{d}", "iops")]
     if skew:
         rows = ["| random_distribution | ManyLayered KIOPS | DeepFlash KIOPS | ManyLayered / DeepFlash |",

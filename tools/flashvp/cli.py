@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 from pathlib import Path
 
 
@@ -74,8 +76,16 @@ def _fail(msg: str) -> int:
     return 2
 
 
+def _terminated(signum, frame):
+    # A batch system or kill(1) stops us like Ctrl-C does: the running
+    # points' vp-servers are killed and the Dask scratch folder removed.
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _terminated)
     if args.command == "sweep":
         return _sweep(args)
     if args.command == "repro":

@@ -166,3 +166,30 @@ def test_the_same_sweep_through_a_dask_cluster_given_by_address(write, tmp_path,
     assert main(["sweep", str(grid), "--out", str(tmp_path / "x"), "--server", server,
                  "--scheduler", "tcp://127.0.0.1:1", "--connect-timeout", "1"]) == 2
     assert "cannot reach the Dask scheduler" in capsys.readouterr().err
+
+
+def test_a_terminated_sweep_kills_its_points_and_leaves_no_scratch(write, tmp_path, server):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    grid = write("g.yaml", "base:\n  preset: quick\n"
+                           "axes: {points: [{workload.randread.number_ios: 0, workload.randread.time_based: 1, "
+                           "workload.randread.runtime: 100s}]}\n")
+    out, scratch = tmp_path / "out", tmp_path / "tmp"
+    scratch.mkdir()
+    env = dict(os.environ, TMPDIR=str(scratch))
+    p = subprocess.Popen([sys.executable, "-m", "flashvp", "sweep", str(grid), "--out", str(out), "--jobs", "1",
+                          "--server", server], env=env, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while not servers_writing_to(out) and time.time() < deadline:
+        time.sleep(0.1)
+    assert servers_writing_to(out), "the point never started"
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130, err
+    assert "interrupted" in err
+    assert servers_writing_to(out) == []
+    assert list(scratch.glob("flashvp-dask-*")) == []

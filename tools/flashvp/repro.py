@@ -29,9 +29,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Callable
 
+import pandas as pd
 import yaml
 
-from flashvp.plot import t95
+from flashvp.plot import interval
 
 
 class ReproError(RuntimeError):
@@ -83,11 +84,8 @@ def papers() -> dict:
 
 def grid_document(base: dict, runs: list[Run], seeds: int) -> dict:
     """A sweep grid with one point per run (preset and sets) and `seeds` seeds."""
-    points = []
-    for r in runs:
-        p = {"preset": r.preset, **{k: str(v) for k, v in r.sets.items()}}
-        points.append(p)
-    return {"description": "written by flashvp repro", "base": base, "axes": {"points": points}, "seeds": seeds}
+    return {"description": "written by flashvp repro", "base": base, "axes": {"points": grid_points(runs)},
+            "seeds": seeds}
 
 
 @dataclass
@@ -158,11 +156,9 @@ def _canon(d: dict) -> str:
 
 
 def mean_interval(v: list[float]) -> tuple[float, float]:
-    if not v:
-        return math.nan, math.nan
-    if len(v) == 1:
-        return v[0], math.nan
-    return statistics.mean(v), t95(len(v)) * statistics.stdev(v) / math.sqrt(len(v))
+    """Mean and the half-width of its 95% interval (nan for fewer than two values)."""
+    m, h, n = interval(pd.Series(v, dtype=float))
+    return m, h if n > 1 else math.nan
 
 
 def effect_samples(res: Results, e: Effect) -> list[float]:
@@ -256,9 +252,9 @@ def write_report(study: Study, res: Results, effects: list[dict], out: Path, qui
           f"Paper: {paper['paper']}.", "",
           f"Written by `flashvp repro {study.name}{' --quick' if quick else ''}{only_text}`: {len(res.rows)} runs "
           f"({study.seeds} seeds each). Ours is the mean over the seeds of the per-seed change, with a 95% "
-          "Student t interval; \"direction\" says whether its sign is the paper's (\"unclear\": its interval holds zero), \"within a third\" whether "
-          "it is within a third of the paper's size of it." + (" **Quick scale**: shorter runs, fewer variants; "
-                                                              "directions only." if quick else ""), "",
+          "Student t interval; \"direction\" says whether its sign is the paper's (\"unclear\": its interval "
+          "holds zero), \"within a third\" whether it is within a third of the paper's size of it."
+          + (" **Quick scale**: shorter runs, fewer variants; directions only." if quick else ""), "",
           "| effect | paper | source | ours | seeds | ours / paper | direction | within a third |",
           "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for e in effects:
@@ -313,8 +309,6 @@ def repro(study_name: str, out: str, server: str, quick: bool = False, jobs: int
             raise ReproError(f"--only {','.join(unknown)}: no such variant of {study.name} "
                              f"(known: {', '.join(sorted(known))})")
     res = run_study(study, folder, server, quick, jobs, scheduler, cluster, stream, only)
-    import pandas as pd
-
     pd.DataFrame(res.rows).to_csv(folder / "results.csv", index=False)
     effects = evaluate(study, res)
     pd.DataFrame(effects).to_csv(folder / "effects.csv", index=False)

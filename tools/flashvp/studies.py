@@ -27,6 +27,18 @@ def _jobs(summary: dict, prefix: str) -> list[dict]:
     return [j for j in summary["jobs"] if j["name"] == prefix or j["name"].startswith(prefix + ".")]
 
 
+
+def _finish(fig, ax, path: Path, title: str, fontsize: int, legend: bool = True, ncol: int = 1) -> None:
+    """Titles the figure, adds its legend and writes it as PNG and SVG."""
+    from flashvp.plot import save
+
+    ax.set_title(title, fontsize=fontsize)
+    if legend:
+        ax.legend(fontsize=7, ncol=ncol)
+    fig.tight_layout()
+    save(fig, path)
+
+
 # ----------------------------------------------------------------------------
 # FlashShare (OSDI'18)
 
@@ -103,7 +115,6 @@ def _fs_grids(quick: bool) -> dict:
 def _fs_extra(res: Results, out: Path, ctx: dict) -> list[str]:
     import matplotlib.pyplot as plt
 
-    from flashvp.plot import save
 
     lines = []
     # Figures 11 and 12: each pair's mean / p99 normalised to Vanilla, mean over seeds.
@@ -128,11 +139,9 @@ def _fs_extra(res: Results, out: Path, ctx: dict) -> list[str]:
         ax.set_xticks([k + 0.4 - width / 2 for k in range(len(pairs))], pairs, rotation=60, ha="right", fontsize=7)
         ax.set_ylabel(f"{metric.replace('response_', '')} response time / Vanilla")
         n = min((r["responses"] for r in res.rows if "responses" in r), default=0)
-        ax.set_title(f"Fig {fig_no}: online response time normalised to Vanilla (ours: bars, 3 seeds, 95% "
-                     f"interval; paper's averages: dashed; fewest responses per run {n})", fontsize=8)
-        ax.legend(fontsize=7, ncol=3)
-        fig.tight_layout()
-        save(fig, out / f"fig{fig_no}")
+        _finish(fig, ax, out / f"fig{fig_no}",
+                f"Fig {fig_no}: online response time normalised to Vanilla (ours: bars, 3 seeds, 95% "
+                f"interval; paper's averages: dashed; fewest responses per run {n})", 8, ncol=3)
     # Figure 13: XLER and DedCore normalised to Vanilla, mean over pairs and seeds.
     fig, ax = plt.subplots(figsize=(5, 3.5))
     for k, (metric, label) in enumerate((("response_mean", "mean"), ("response_p99", "p99"))):
@@ -142,10 +151,7 @@ def _fs_extra(res: Results, out: Path, ctx: dict) -> list[str]:
                    label=c if k == 0 else None)
     ax.set_xticks([0.5, 3.5], ["mean", "p99"])
     ax.set_ylabel("response time / Vanilla")
-    ax.set_title("Fig 13: XLER against DedCore (paper: XLER -12% mean, -15% p99 vs DedCore)", fontsize=8)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    save(fig, out / "fig13")
+    _finish(fig, ax, out / "fig13", "Fig 13: XLER against DedCore (paper: XLER -12% mean, -15% p99 vs DedCore)", 8)
     # Figure 15b: where a latency-critical read's time goes, per system (pooled over pairs and seeds).
     fig, ax = plt.subplots(figsize=(6, 3.5))
     bottom = [0.0] * len(FS_CONFIGS)
@@ -161,11 +167,9 @@ def _fs_extra(res: Results, out: Path, ctx: dict) -> list[str]:
     rows15 += [f"| {c} | " + " | ".join(cells[c]) + " |" for c in FS_CONFIGS]
     ax.set_xticks(range(len(FS_CONFIGS)), FS_CONFIGS, fontsize=8)
     ax.set_ylabel("us per latency-critical read")
-    ax.set_title("Fig 15b: a latency-critical read's time (paper: block layer 39 -> 21 us with KernelOpt; "
-                 "SSD 29 -> 18 us with CacheOpt)", fontsize=7)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    save(fig, out / "fig15b")
+    _finish(fig, ax, out / "fig15b",
+            "Fig 15b: a latency-critical read's time (paper: block layer 39 -> 21 us with KernelOpt; "
+            "SSD 29 -> 18 us with CacheOpt)", 7)
     lines += ["## A latency-critical read's time (Fig 15b), mean over the pairs and seeds", "", *rows15, ""]
     # Figure 17: NVMe commands per application I/O, normalised to Vanilla.
     fig, ax = plt.subplots(figsize=(5, 3.2))
@@ -174,9 +178,7 @@ def _fs_extra(res: Results, out: Path, ctx: dict) -> list[str]:
     ax.set_xticks(range(len(FS_CONFIGS)), FS_CONFIGS, fontsize=8)
     ax.set_ylabel("NVMe commands per I/O / Vanilla")
     ax.set_ylim(0.9, 1.1)
-    ax.set_title("Fig 17: NVMe commands (paper: KernelOpt +2%, XLER -0.4%)", fontsize=8)
-    fig.tight_layout()
-    save(fig, out / "fig17")
+    _finish(fig, ax, out / "fig17", "Fig 17: NVMe commands (paper: KernelOpt +2%, XLER -0.4%)", 8, legend=False)
     lines += ["NVMe commands per application I/O against Vanilla (Fig 17): " +
               ", ".join(f"{c} {100 * (m - 1):+.2f}%" for c, (m, _) in zip(FS_CONFIGS, ms)) + ".", ""]
     # Figure 14: offline performance normalised to Vanilla.
@@ -187,10 +189,7 @@ def _fs_extra(res: Results, out: Path, ctx: dict) -> list[str]:
     ax.axhspan(0.96, 1.04, color="#dddddd", label="paper: within 4% of Vanilla")
     ax.set_xticks(range(len(FS_CONFIGS)), FS_CONFIGS)
     ax.set_ylabel("offline I/Os per second / Vanilla")
-    ax.set_title("Fig 14: offline performance (mean over pairs and seeds)", fontsize=9)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    save(fig, out / "fig14")
+    _finish(fig, ax, out / "fig14", "Fig 14: offline performance (mean over pairs and seeds)", 9)
     # Figure 18: read hit rates of the cache organisations (full scale only).
     offs = [o for o in FS_OFFLINE if res.values("uni-no", f"ap+{o}:uni-no", "hit_all")]
     if offs:
@@ -204,15 +203,13 @@ def _fs_extra(res: Results, out: Path, ctx: dict) -> list[str]:
             vals = [statistics_mean(res.values(org, f"ap+{o}:{org}", metric)) for o in offs]
             ax.bar([k + i * width for k in range(len(offs))], [100 * v for v in vals], width, label=name)
         for o in offs:
-            table.append(f"| {o} | " + " | ".join(
-                f"{100 * statistics_mean(res.values(org, f'ap+{o}:{org}', metric)):.1f}%" for org, metric in cols) + " |")
+            cells18 = [statistics_mean(res.values(org, f"ap+{o}:{org}", metric)) for org, metric in cols]
+            table.append(f"| {o} | " + " | ".join(f"{100 * v:.1f}%" for v in cells18) + " |")
         ax.set_xticks([k + 0.4 - width / 2 for k in range(len(offs))], offs, fontsize=8)
         ax.set_ylabel("SSD cache read hit rate, %")
-        ax.set_title("Fig 18: cache organisations, Apache with each offline app (paper: uni-128 only 12% "
-                     "above uni-no; split-thr far higher)", fontsize=8)
-        ax.legend(fontsize=7, ncol=5)
-        fig.tight_layout()
-        save(fig, out / "fig18")
+        _finish(fig, ax, out / "fig18",
+                "Fig 18: cache organisations, Apache with each offline app (paper: uni-128 only 12% "
+                "above uni-no; split-thr far higher)", 8, ncol=5)
         no = [x for o in offs for x in res.values("uni-no", f"ap+{o}:uni-no", "hit_all").values()]
         p128 = [x for o in offs for x in res.values("uni-128", f"ap+{o}:uni-128", "hit_all").values()]
         lines += ["## SSD cache read hit rates by organisation (Fig 18), mean over 3 seeds", "", *table, "",
@@ -238,10 +235,7 @@ def _fs_extra(res: Results, out: Path, ctx: dict) -> list[str]:
         ax.set_yscale("log")
         ax.set_xlabel("requests per second")
         ax.set_ylabel("response time, ms")
-        ax.set_title("Vanilla's latency-load curve (Apache + PageRank)", fontsize=9)
-        ax.legend(fontsize=7)
-        fig.tight_layout()
-        save(fig, out / "knee")
+        _finish(fig, ax, out / "knee", "Vanilla's latency-load curve (Apache + PageRank)", 9)
         lo = statistics_mean(res.values("vanilla", knee[0][1], "response_mean"))
         rows = ["| requests/s | mean response us | p99 us | responses per run | mean / lowest rate's |",
                 "| --- | --- | --- | --- | --- |"]
@@ -326,7 +320,6 @@ def _df_effects() -> list[Effect]:
 def _df_extra(res: Results, out: Path, ctx: dict) -> list[str]:
     import matplotlib.pyplot as plt
 
-    from flashvp.plot import save
 
     fig, ax = plt.subplots(figsize=(7, 3.8))
     width = 0.8 / len(DF_CONFIGS)
@@ -341,10 +334,7 @@ def _df_extra(res: Results, out: Path, ctx: dict) -> list[str]:
     ax.axhline(1000, color="black", linestyle="--", linewidth=0.8, label="paper: DeepFlash above 1 MIOPS")
     ax.set_xticks([k + 0.4 - width / 2 for k in range(len(DF_PATTERNS))], list(DF_PATTERNS))
     ax.set_ylabel("KIOPS")
-    ax.set_title("Fig 11: 4 KiB IOPS per pattern (ours: 3 seeds, 95% interval)", fontsize=9)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    save(fig, out / "fig11")
+    _finish(fig, ax, out / "fig11", "Fig 11: 4 KiB IOPS per pattern (ours: 3 seeds, 95% interval)", 9)
     lines = ["## IOPS per pattern (Fig 11), mean over seeds", "", *rows, ""]
     cores = sorted({int(v.split("=")[1]) for v in res.variants("deepflash") if "-cores=" in v})
     if cores:
@@ -355,14 +345,12 @@ def _df_extra(res: Results, out: Path, ctx: dict) -> list[str]:
         ax.axvline(12, color="grey", linestyle="--", linewidth=0.8, label="paper: saturates from 12 cores")
         ax.set_xlabel("firmware cores")
         ax.set_ylabel("KIOPS")
-        ax.set_title("Fig 14a: DeepFlash against its core count", fontsize=9)
-        ax.legend(fontsize=7)
-        fig.tight_layout()
-        save(fig, out / "cores")
+        _finish(fig, ax, out / "cores", "Fig 14a: DeepFlash against its core count", 9)
     sized = [b for b in DF_SIZES if res.values("deepflash", f"rndrd-bs={b}", "iops")]
     if sized:
         rows = ["| request size | " + " | ".join(f"{c} KIOPS" for c in DF_CONFIGS[1:]) +
-                " | ManyLayered / DeepFlash | BaseDeepFlash / DeepFlash |", "| --- |" + " --- |" * (len(DF_CONFIGS) + 1)]
+                " | ManyLayered / DeepFlash | BaseDeepFlash / DeepFlash |",
+                "| --- |" + " --- |" * (len(DF_CONFIGS) + 1)]
         for b in sized:
             v = {c: statistics_mean(res.values(c, f"rndrd-bs={b}", "iops")) for c in DF_CONFIGS[1:]}
             rows.append(f"| {b} | " + " | ".join(f"{v[c] / 1e3:,.0f}" for c in DF_CONFIGS[1:]) +
@@ -424,7 +412,6 @@ def _fd_extra(res: Results, out: Path, ctx: dict) -> list[str]:
 
     import matplotlib.pyplot as plt
 
-    from flashvp.plot import save
 
     apps = res.variants("vanilla")
     paper = {e["id"]: e["change"] for e in papers()["fastdrain"]["effects"]}
@@ -438,10 +425,8 @@ def _fd_extra(res: Results, out: Path, ctx: dict) -> list[str]:
             ax.axhline(1 + paper[f"{c.replace('-', '_')}_p99"], color=f"C{i}", linestyle="--", linewidth=0.8)
     ax.set_xticks([k + 0.4 - width / 2 for k in range(len(apps))], apps, fontsize=8)
     ax.set_ylabel("p99 response time / Vanilla")
-    ax.set_title("Fig 5: p99 response time normalised to Vanilla (ours: bars; paper's averages: dashed)", fontsize=8)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    save(fig, out / "fig5")
+    _finish(fig, ax, out / "fig5",
+            "Fig 5: p99 response time normalised to Vanilla (ours: bars; paper's averages: dashed)", 8)
     # The buffer level over time, FD's first run of the first app.
     folder = res.summaries.get(("fd", apps[0], 1))
     lines = []
@@ -456,10 +441,7 @@ def _fd_extra(res: Results, out: Path, ctx: dict) -> list[str]:
             ax.axhline(20, color="green", linestyle="--", linewidth=0.8, label="low watermark")
             ax.set_xlabel("time, s")
             ax.set_ylabel("buffer level, % (max per step)")
-            ax.set_title(f"FD's buffer level ({apps[0]} + Ungzip, seed 1)", fontsize=9)
-            ax.legend(fontsize=7)
-            fig.tight_layout()
-            save(fig, out / "buffer-level")
+            _finish(fig, ax, out / "buffer-level", f"FD's buffer level ({apps[0]} + Ungzip, seed 1)", 9)
     rows = ["| app | " + " | ".join(f"{c} p99 us" for c in FD_CONFIGS) + " | responses per run |",
             "| --- |" + " --- |" * (len(FD_CONFIGS) + 1)]
     for a in apps:
@@ -511,7 +493,6 @@ def _rw_effects() -> list[Effect]:
 def _rw_extra(res: Results, out: Path, ctx: dict) -> list[str]:
     import matplotlib.pyplot as plt
 
-    from flashvp.plot import save
 
     cells = [(c, v) for v in ("3to1", "1to1", "1to3", "throttled", "sync") for c in
              ("baseline", "fqueue", "rwiso-3to1", "rwiso-1to1", "rwiso-1to3") if res.values(c, v, "read_iops")]
@@ -521,10 +502,9 @@ def _rw_extra(res: Results, out: Path, ctx: dict) -> list[str]:
            capsize=3)
     ax.set_xticks(range(len(cells)), [f"{c}\n{v}" for c, v in cells], fontsize=7)
     ax.set_ylabel("read KIOPS (all readers)")
-    ax.set_title("Figs 3-5: readers' IOPS (ours, 3 seeds, 95% interval; the paper's gains are in report.md)",
-                 fontsize=8)
-    fig.tight_layout()
-    save(fig, out / "fig3-5")
+    _finish(fig, ax, out / "fig3-5",
+            "Figs 3-5: readers' IOPS (ours, 3 seeds, 95% interval; the paper's gains are in report.md)", 8,
+            legend=False)
     rows = ["| configuration | mix | read IOPS | write IOPS |", "| --- | --- | --- | --- |"]
     for c, v in cells:
         rows.append(f"| {c} | {v} | {statistics_mean(res.values(c, v, 'read_iops')):,.0f} | "

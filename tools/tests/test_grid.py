@@ -81,7 +81,9 @@ def test_point_keys_are_stable_and_follow_content(write, tmp_path):
     # digest of its --print-config is part of the key, asked once per preset.
     asked = []
     digest = {"quick": "d1"}
-    keys = lambda: [p.key for p in Grid(str(g), preset_digest=lambda n: asked.append(n) or digest[n]).points()]  # noqa: E731
+    def keys():
+        return [p.key for p in Grid(str(g), preset_digest=lambda n: asked.append(n) or digest[n]).points()]
+
     c = keys()
     assert asked == ["quick"] and c == keys() and set(c).isdisjoint(b)
     digest["quick"] = "d2"

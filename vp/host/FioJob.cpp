@@ -20,6 +20,20 @@
 
 namespace vp::host {
 
+std::optional<uint64_t> fio_number(const std::string& s) {
+  uint64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+uint64_t fio_size_factor(const std::string& u) {
+  if (u.empty() || u == "b") return 1;
+  size_t p = std::string("kmgt").find(u[0]);
+  if (p == std::string::npos || !(u.size() == 1 || u.substr(1) == "b" || u.substr(1) == "ib")) return 0;
+  return uint64_t(1) << (10 * (p + 1));  // fio's default kb_base=1024: 4k == 4kb == 4KiB
+}
+
 namespace {
 
 constexpr uint64_t kPsPerUs = 1000000, kPsPerS = 1000000000000;
@@ -46,12 +60,7 @@ std::string lower(std::string s) {
   return s;
 }
 
-std::optional<uint64_t> to_u64(const std::string& s) {
-  uint64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  return v;
-}
+std::optional<uint64_t> to_u64(const std::string& s) { return fio_number(s); }
 
 // One option occurrence: everything an error message must name.
 struct Opt {
@@ -94,14 +103,7 @@ struct Opt {
     return *num * m;
   }
   uint64_t bytes() const {
-    return with_unit(
-        [](const std::string& u) -> uint64_t {
-          if (u.empty() || u == "b") return 1;
-          size_t p = std::string("kmgt").find(u[0]);
-          if (p == std::string::npos || !(u.size() == 1 || u.substr(1) == "b" || u.substr(1) == "ib")) return 0;
-          return uint64_t(1) << (10 * (p + 1));  // fio's default kb_base=1024: 4k == 4kb == 4KiB
-        },
-        "none, k/KiB/kb, m/MiB, g/GiB, t/TiB");
+    return with_unit(fio_size_factor, "none, k/KiB/kb, m/MiB, g/GiB, t/TiB");
   }
   uint64_t time(uint64_t default_unit_ps) const {
     return with_unit(

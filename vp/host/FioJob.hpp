@@ -120,6 +120,12 @@ struct FioError : std::runtime_error {
 };
 
 // `origin` is used in error messages ("jobs.fio:12: unknown option 'foo'").
+// A whole number as a job file writes it (digits only), and the factor of
+// a size unit in lower case ("", b, k, kb, kib, m, ...: fio's kb_base=1024;
+// 0 for an unknown unit).
+std::optional<uint64_t> fio_number(const std::string& s);
+uint64_t fio_size_factor(const std::string& unit);
+
 std::vector<FioJob> parse_fio(const std::string& text, const std::string& origin);
 std::vector<FioJob> parse_fio_file(const std::string& path);  // error if unreadable, names the path
 // One more option line for a parsed job (`--set workload.<job>.<option>=<value>`),

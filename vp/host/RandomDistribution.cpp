@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "vp/core/Quote.hpp"
+#include "vp/host/FioJob.hpp"
 
 namespace vp::host {
 
@@ -44,12 +45,7 @@ std::optional<double> to_double(std::string s) {
   return v;
 }
 
-std::optional<uint64_t> to_u64(const std::string& s) {
-  uint64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  return v;
-}
+std::optional<uint64_t> to_u64(const std::string& s) { return fio_number(s); }
 
 // Bytes with an optional unit, as the job file's sizes (fio's kb_base=1024).
 std::optional<uint64_t> to_bytes(const std::string& s) {
@@ -58,13 +54,8 @@ std::optional<uint64_t> to_bytes(const std::string& s) {
   if (!num) return std::nullopt;
   std::string u = n == std::string::npos ? std::string() : s.substr(n);
   for (char& c : u) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  uint64_t m = 1;
-  if (!u.empty() && u != "b") {
-    size_t p = std::string("kmgt").find(u[0]);
-    if (p == std::string::npos || !(u.size() == 1 || u.substr(1) == "b" || u.substr(1) == "ib")) return std::nullopt;
-    m = uint64_t(1) << (10 * (p + 1));
-  }
-  if (*num > UINT64_MAX / m) return std::nullopt;
+  uint64_t m = fio_size_factor(u);
+  if (!m || *num > UINT64_MAX / m) return std::nullopt;
   return *num * m;
 }
 

@@ -6,7 +6,6 @@
 #include <sstream>
 #include <yaml-cpp/yaml.h>
 
-#include "vp/core/InputFile.hpp"
 #include "vp/core/Quote.hpp"
 
 namespace vp {
@@ -46,16 +45,6 @@ std::vector<Config::Entry> Config::parse_yaml(const std::string& text, const std
 
 void Config::load_yaml_text(const std::string& text, const std::string& origin) {
   for (auto& e : parse_yaml(text, origin)) set(e.key, e.value, e.where);
-}
-
-void Config::load_yaml_file(const std::string& path) {
-  std::string text;
-  try {
-    text = read_input_file(path, "configuration file");
-  } catch (const InputError& e) {
-    throw ConfigError(e.what());
-  }
-  load_yaml_text(text, printable(path));
 }
 
 void Config::set(const std::string& key, const std::string& value, const std::string& origin) {

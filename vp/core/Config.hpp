@@ -24,7 +24,6 @@ class Config {
   };
   static std::vector<Entry> parse_yaml(const std::string& text, const std::string& origin);
   void load_yaml_text(const std::string& text, const std::string& origin);
-  void load_yaml_file(const std::string& path);
   void set(const std::string& key, const std::string& value, const std::string& origin = "--set");
   // Parses every value, checks ranges, then the registry's cross-parameter rules.
   void validate() const;

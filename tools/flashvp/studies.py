@@ -243,7 +243,8 @@ def _fs_extra(res: Results, out: Path, ctx: dict) -> list[str]:
             m = statistics_mean(res.values("vanilla", v, "response_mean"))
             p = statistics_mean(res.values("vanilla", v, "response_p99"))
             n = min(res.values("vanilla", v, "responses").values())
-            rows.append(f"| {r} | {m:.0f} | {p:.0f} | {n:.0f} | {m / lo:.2f} |")
+            p99 = f"{p:.0f}" if n >= 1000 else "(fewer than 1,000 responses)"
+            rows.append(f"| {r} | {m:.0f} | {p99} | {n:.0f} | {m / lo:.2f} |")
         lines += ["## The latency-load curve (Vanilla, ap + PR)", "", *rows, ""]
         alone = res.values("alone", knee[0][1], "response_mean")
         io = res.values("alone", knee[0][1], "online_io_us")

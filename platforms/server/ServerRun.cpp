@@ -524,12 +524,31 @@ nlohmann::json run_summary(ServerTop& top, const Config& cfg, const StatRegistry
   return s;
 }
 
-// config.yaml, summary.json, the cache's epochs, requests.csv and the waves.
+// responses.csv: one row per response an online server's client received
+// (the series behind the summary's response_us, for plots over time).
+void write_responses(const fs::path& path, const host::Workload& wl) {
+  AtomicFile::write(path.string(), [&](std::ostream& o) {
+    o << "job,request,sent_ps,received_ps,response_ps\n";
+    for (const auto& r : wl.runners())
+      if (const host::OnlineClient* c = r->client(); c && r->worker() == 0)
+        for (const host::OnlineClient::Response& x : c->responses())
+          o << r->result().name << ',' << x.request << ',' << x.sent << ',' << x.received << ',' << x.time()
+            << '\n';
+  });
+}
+
+// config.yaml, summary.json, the cache's epochs, requests.csv (and
+// responses.csv with online jobs) and the waves.
 void write_outputs(const fs::path& out, const Config& cfg, const nlohmann::json& s, ServerTop& top,
                    const RunOptions& opt, RequestLog* reqlog, Waves& waves) {
   write_run_files(out.string(), cfg, s);
   top.drive.cache.write_outputs(out.string(), opt.cache);
-  if (reqlog) reqlog->close();
+  if (reqlog) {
+    reqlog->close();
+    bool online = false;
+    for (const auto& r : top.workload.runners()) online = online || r->client();
+    if (online) write_responses(out / "responses.csv", top.workload);
+  }
   if (waves.enabled()) {
     Tick first = 0;
     for (const auto& r : top.workload.runners())

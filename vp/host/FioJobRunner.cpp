@@ -265,7 +265,7 @@ nlohmann::json latency_json(const Distribution& d) { return d.summary(1e6); }
 // An online job's end-to-end response times (client send to client receive).
 nlohmann::json response_json(const OnlineClient& c) {
   Distribution d;
-  for (Tick t : c.responses()) d.add(t);
+  for (const OnlineClient::Response& r : c.responses()) d.add(r.time());
   return latency_json(d);
 }
 

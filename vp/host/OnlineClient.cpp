@@ -34,8 +34,7 @@ uint64_t OnlineClient::take() {
   return taken_++;
 }
 
-// With several workers responses can leave out of request order; the list
-// is only ever used as a set of samples.
-void OnlineClient::respond(uint64_t k, Tick server_end) { resp_.push_back(server_end + net_ - sends_[k]); }
+// With several workers responses can leave out of request order.
+void OnlineClient::respond(uint64_t k, Tick server_end) { resp_.push_back({k, sends_[k], server_end + net_}); }
 
 }  // namespace vp::host

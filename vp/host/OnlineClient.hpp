@@ -35,8 +35,13 @@ class OnlineClient {
   // net_delay later.
   void respond(uint64_t k, Tick server_end);
 
-  const std::vector<Tick>& sends() const { return sends_; }      // per request generated, ps
-  const std::vector<Tick>& responses() const { return resp_; }  // in completion order, ps
+  struct Response {
+    uint64_t request;
+    Tick sent, received;  // by the client, ps
+    Tick time() const { return received - sent; }
+  };
+  const std::vector<Tick>& sends() const { return sends_; }           // per request generated, ps
+  const std::vector<Response>& responses() const { return resp_; }  // in the order they were received
   uint64_t taken() const { return taken_; }
 
  private:
@@ -48,7 +53,8 @@ class OnlineClient {
   Tick t0_ = 0;
   bool started_ = false;
   uint64_t taken_ = 0;
-  std::vector<Tick> sends_, resp_;
+  std::vector<Tick> sends_;
+  std::vector<Response> resp_;
 };
 
 }  // namespace vp::host

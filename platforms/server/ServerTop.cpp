@@ -163,7 +163,8 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
       blkmq(ScopedConfig(svc.cfg, host::BlkMqQueue::kScope), StatGroup(svc.stats, host::BlkMqQueue::kScope), driver,
             host_cores(svc.cfg), host_cores(svc.cfg)),
       pagecache(svc, memory),
-      workload(svc, host_cores(svc.cfg), static_cast<uint32_t>(svc.cfg.get_size("ssd.nvme.lba_size")), memory),
+      workload(svc, host_cores(svc.cfg), static_cast<unsigned>(svc.cfg.get_int("host.sched.llc_cores")),
+               static_cast<uint32_t>(svc.cfg.get_size("ssd.nvme.lba_size")), memory),
       link("pcie", svc, "pcie"),
       drive("ssd", svc, link.timing(), firmware),
       stats_(svc.stats) {

@@ -52,6 +52,11 @@ FS_CACHE_ORGS = {"uni-no": {"ssd.cache.organisation": "uni", "ssd.cache.prefetch
                  "split": {"ssd.cache.organisation": "split"}}
 
 
+# Figs 16 (Apache with Index) and 19 (Apache with PageRank): traced runs.
+FS_TRACED = "(traced)"
+FS_DYNAMICS = {"ap+index": FS_CONFIGS[:5], "ap+PR": ["vanilla", "cacheopt"]}
+FS_BIN_S = 0.1  # the time series' bins
+
 # Fig 15b's parts of a latency-critical read, from the stage record.
 FS_PARTS = {"block layer": ("host_submit", "blk_mq", "driver_queue"), "accelerator": ("accel",),
             "SSD": ("sq_wait", "fetch", "firmware", "flash", "data_dma", "cq_post"),
@@ -77,6 +82,7 @@ def _fs_figures(s: dict) -> dict:
     h = sum(c.get(f"ssd.cache.{cls}.read_hits", 0) for cls in ("lat", "thr"))
     m = sum(c.get(f"ssd.cache.{cls}.read_misses", 0) for cls in ("lat", "thr"))
     f["hit_all"] = h / (h + m) if h + m else math.nan
+    f["context_switches_per_s"] = c.get("host.context_switches", 0) / s["sim_time_s"]
     # Fig 17: NVMe commands per application I/O.
     ios = sum(j["reads"] + j["writes"] for j in s["jobs"])
     f["commands_per_io"] = (s["device"]["read_commands"] + s["device"]["write_commands"]) / ios if ios else math.nan
@@ -109,6 +115,13 @@ def _fs_grids(quick: bool) -> dict:
                      {"workload.offline.app": off, **FS_CACHE_ORGS[org]})
                  for off in FS_OFFLINE for org in FS_CACHE_ORGS]
         grids["cache"] = (base, cache)
+    # Figs 16 and 19: the same runs traced (requests.csv, responses.csv,
+    # cache_epochs.csv), as configurations of their own so that the effects
+    # do not count them twice.
+    traced = [Run(f"{c} {FS_TRACED}", f"flashshare/{c}", pair,
+                  {"workload.online.app": pair.split("+")[0], "workload.offline.app": pair.split("+")[1]})
+              for pair, configs in FS_DYNAMICS.items() for c in configs]
+    grids["dynamics"] = ({**base, "trace": ["requests", "cache"]}, traced)
     return grids
 
 
@@ -221,6 +234,7 @@ def _fs_extra(res: Results, out: Path, ctx: dict) -> list[str]:
         lines += [f"Offline apps' SSD-cache read hit rate, CacheOpt against Vanilla's cache (Fig 19's "
                   f"comparison): {100 * sum(split) / len(split):.1f}% against {100 * sum(dummy) / len(dummy):.1f}% "
                   f"({100 * (sum(split) / sum(dummy) - 1):+.0f}%; the paper: about +36% for PageRank).", ""]
+    lines += _fs_dynamics(res, out)
     # The knee of Vanilla's latency-load curve (full scale only).
     knee = [(int(v.split("=")[1]), v) for v in res.variants("vanilla") if v.startswith("rate=")]
     if knee:
@@ -255,6 +269,154 @@ def _fs_extra(res: Results, out: Path, ctx: dict) -> list[str]:
     return lines
 
 
+def _stage_times(df):
+    """Each stage's time per row of a requests.csv frame (ps; NaN where the
+    stage did not occur): a stage lasts from the previous mark to its own."""
+    import numpy as np
+    import pandas as pd
+
+    cols = [c for c in df.columns if c.endswith("_end_ps")]
+    ends = df[cols].to_numpy(dtype=float)
+    order = np.argsort(np.where(np.isnan(ends), np.inf, ends), axis=1, kind="stable")
+    ordered = np.take_along_axis(ends, order, axis=1)
+    prev = np.concatenate([df[["issue_ps"]].to_numpy(dtype=float), ordered[:, :-1]], axis=1)
+    times = np.empty_like(ends)
+    np.put_along_axis(times, order, ordered - prev, axis=1)
+    return pd.DataFrame(times, columns=[c[: -len("_end_ps")] for c in cols], index=df.index)
+
+
+def _binned(t_ps, values, how: str = "mean"):
+    """`values` grouped into FS_BIN_S bins of `t_ps`: (bin start s, their `how`: mean, max, sum, count)."""
+    import pandas as pd
+
+    b = (pd.Series(t_ps, dtype=float) / 1e12 // FS_BIN_S) * FS_BIN_S
+    g = pd.Series(list(values), dtype=float).groupby(b.to_numpy())
+    r = getattr(g, how)()
+    return r.index.to_numpy(), r.to_numpy()
+
+
+def _panel(ax, ylabel: str, title: str) -> None:
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=7)
+
+
+def _ctx(res: Results, config: str) -> float:
+    return statistics_mean(res.values(f"{config} {FS_TRACED}", "ap+index", "context_switches_per_s"))
+
+
+def _traced(res: Results, config: str, pair: str) -> Path | None:
+    return res.summaries.get((f"{config} {FS_TRACED}", pair, 1))
+
+
+def _read_requests(folder: Path):
+    import pandas as pd
+
+    df = pd.read_csv(folder / "requests.csv")
+    return df, _stage_times(df)
+
+
+def _fs_dynamics(res: Results, out: Path) -> list[str]:
+    """Figs 16 and 19 from the traced runs (seed 1), as the paper plots one run."""
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    lines = []
+    if _traced(res, "vanilla", "ap+index"):
+        fig, axs = plt.subplots(2, 2, figsize=(11, 6.5))
+        reqs = {c: _read_requests(_traced(res, c, "ap+index")) for c in FS_DYNAMICS["ap+index"]}
+        online = {c: df["job"].str.startswith("online") & (df["op"] == "read") for c, (df, _) in reqs.items()}
+        ax = axs[0][0]
+        for c, (df, _) in reqs.items():
+            m = online[c]
+            ax.plot(*_binned(df.loc[m, "issue_ps"], df.loc[m, "latency_ps"] / 1e6), label=c)
+        _panel(ax, "Apache read latency, us (mean per 100 ms)", "(a) Apache's I/O service delay")
+        ax = axs[0][1]
+        for c, name in (("vanilla", "dummy cache (Vanilla)"), ("cacheopt", "adaptive split cache (CacheOpt)")):
+            ep = pd.read_csv(_traced(res, c, "ap+index") / "cache_epochs.csv")
+            hits = ep["thr_read_hits"] + ep["lat_read_hits"]
+            miss = ep["thr_read_misses"] + ep["lat_read_misses"]
+            t = ep["start_us"] * 1e6
+            _, h = _binned(t, hits, "sum")
+            x, mi = _binned(t, miss, "sum")
+            ax.plot(x, 100 * mi / (h + mi), label=name)
+        _panel(ax, "SSD cache read miss rate, %", "(b) cache misses")
+        ax = axs[1][0]
+        queue = {}
+        for c, name in (("vanilla", "no bypass (Vanilla)"), ("kernelopt", "bypass (KernelOpt)")):
+            df, st = reqs[c]
+            m = online[c]
+            q = (st.loc[m, ["blk_mq", "driver_queue", "sq_wait"]].fillna(0).sum(axis=1)) / 1e6
+            queue[c] = q.mean()
+            line, = ax.plot(*_binned(df.loc[m, "issue_ps"], q), label=f"{name}: mean")
+            ax.plot(*_binned(df.loc[m, "issue_ps"], q, "max"), ":", color=line.get_color(), label=f"{name}: max")
+        _panel(ax, "software + hardware queue, us", "(c) Apache reads' time in the queues")
+        ax = axs[1][1]
+        switched = {}
+        for c, name in (("kernelopt", "interrupt (KernelOpt)"), ("selectisr", "polling for Apache (SelectISR)")):
+            df, st = reqs[c]
+            m = online[c]
+            w = st.loc[m, "wakeup"].fillna(0) > 0
+            switched[c] = int(w.sum())
+            ax.plot(*_binned(df.loc[m, "issue_ps"] + df.loc[m, "latency_ps"], w.astype(int), "sum"), label=name)
+        _panel(ax, "Apache reads whose completion switched\nthe worker in, per 100 ms",
+               "(d) context switches for Apache's completions")
+        for a in axs.flat:
+            a.set_xlabel("time, s")
+        n = {c: int(online[c].sum()) for c in reqs}
+        fig.suptitle(f"Fig 16: Apache with Index over time (seed 1; Apache reads per run: {min(n.values()):,} "
+                     f"or more)", fontsize=10)
+        fig.tight_layout()
+        from flashvp.plot import save
+
+        save(fig, out / "fig16")
+        lines += ["## Apache with Index over time (Fig 16, seed 1)", "",
+                  f"Apache reads' time in the software and hardware queues: {queue['vanilla']:.1f} us without "
+                  f"bypass (Vanilla), {queue['kernelopt']:.1f} us with it (KernelOpt). Apache reads whose "
+                  f"completion switched the worker in: {switched['kernelopt']:,} of {n['kernelopt']:,} with "
+                  f"interrupts (KernelOpt), {switched['selectisr']:,} of {n['selectisr']:,} when Apache polls "
+                  f"(SelectISR). Context switches of the whole host per second (all threads, Index's "
+                  f"included): " + ", ".join(f"{c} {_ctx(res, c):,.0f}" for c in reqs) + ".", ""]
+    if _traced(res, "cacheopt", "ap+PR"):
+        fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
+        folder = _traced(res, "cacheopt", "ap+PR")
+        ep = pd.read_csv(folder / "cache_epochs.csv")
+        share = ep["thr_ways"] / (ep["thr_ways"] + ep["lat_ways"])
+        x, sh = _binned(ep["start_us"] * 1e6, share)
+        top.plot(x, 100 * sh, color="C1", label="offline's share of the cache (CacheOpt)")
+        top.set_ylabel("cache space for PageRank, %")
+        top.set_ylim(0, 105)
+        rt = top.twinx()
+        for c, style in (("cacheopt", "-"), ("vanilla", ":")):
+            r = pd.read_csv(_traced(res, c, "ap+PR") / "responses.csv")
+            rt.plot(*_binned(r["received_ps"], r["response_ps"] / 1e9), style, color="C0",
+                    label=f"Apache response ({c})")
+        rt.axhline(3.1, color="grey", linestyle="--", linewidth=0.8, label="paper: 3.1 ms")
+        rt.set_ylabel("Apache response, ms (mean per 100 ms)")
+        h1, l1 = top.get_legend_handles_labels()
+        h2, l2 = rt.get_legend_handles_labels()
+        top.legend(h1 + h2, l1 + l2, fontsize=7, loc="lower right")
+        # The offline app is buffered: its device I/Os are the page cache's (read-ahead, write-back).
+        df = pd.read_csv(folder / "requests.csv", usecols=["job", "issue_ps"])
+        off = df[df["job"] == "pagecache"]
+        x, n = _binned(off["issue_ps"], [1] * len(off), "count")
+        bottom.bar(x, n, width=FS_BIN_S * 0.9, align="edge", color="C2")
+        bottom.set_ylabel("device I/Os the page cache\nsent for PageRank, per 100 ms")
+        bottom.set_xlabel("time, s")
+        fig.suptitle("Fig 19: Apache with PageRank over time (seed 1)\npaper: Apache keeps 23% of the cache "
+                     "during PageRank's burst (0-2.8 s), response 3.1 ms", fontsize=9)
+        fig.tight_layout()
+        from flashvp.plot import save
+
+        save(fig, out / "fig19")
+        burst = ep["end_us"] <= 2.8e6
+        lines += ["## Apache with PageRank over time (Fig 19, seed 1)", "",
+                  f"Apache's share of CacheOpt's cache over the first 2.8 s: {100 * (1 - share[burst].mean()):.0f}% "
+                  f"(the paper: 23% during PageRank's burst, 0-2.8 s); over the whole run "
+                  f"{100 * (1 - share.mean()):.0f}%.", ""]
+    return lines
+
+
 def _ratio(res: Results, c: str, v: str, metric: str) -> list[float]:
     mine, base = res.values(c, v, metric), res.values("vanilla", v, metric)
     return [mine[s] / base[s] for s in mine if s in base and base[s]]
@@ -273,6 +435,7 @@ def _fs_effects() -> list[Effect]:
           Effect("xler_vs_dedcore_p99", "response_p99", "xler", "dedcore")]
     e += [Effect(f"offline_{c}", "offline_perf", c, "vanilla", within=0.04)
           for c in ("cacheopt", "kernelopt", "selectisr", "xler")]
+    e += [Effect("flashshare_context_switches", "context_switches_per_s", "xler", "vanilla")]
     return e
 
 

@@ -47,6 +47,31 @@ def test_direction_and_a_third_of_the_size():
     assert judge(e, -0.3, math.nan) == ("-", "-")
 
 
+def test_stage_times_run_from_the_previous_mark_whatever_stages_are_missing():
+    import pandas as pd
+
+    from flashvp.studies import _stage_times
+
+    # Issue at 100; host_submit ends at 130, blk_mq never, driver_queue at
+    # 160, sq_wait at 200; a second row has every stage ending at 10 ps steps.
+    df = pd.DataFrame({"issue_ps": [100, 0], "host_submit_end_ps": [130, 10], "blk_mq_end_ps": [None, 20],
+                       "driver_queue_end_ps": [160, 30], "sq_wait_end_ps": [200, 40]})
+    t = _stage_times(df)
+    assert list(t.columns) == ["host_submit", "blk_mq", "driver_queue", "sq_wait"]
+    assert t.iloc[0].tolist()[0] == 30 and math.isnan(t.iloc[0]["blk_mq"])
+    assert t.iloc[0][["driver_queue", "sq_wait"]].tolist() == [30, 40]
+    assert t.iloc[1].tolist() == [10, 10, 10, 10]
+
+
+def test_binned_series_group_by_their_time_bin():
+    from flashvp.studies import _binned
+
+    # 0.05 s and 0.09 s share the first 100 ms bin; 0.25 s is in the third.
+    x, y = _binned([5e10, 9e10, 25e10], [1.0, 3.0, 10.0])
+    assert x.tolist() == pytest.approx([0.0, 0.2]) and y.tolist() == [2.0, 10.0]
+    assert _binned([5e10, 9e10, 25e10], [1.0, 3.0, 10.0], "sum")[1].tolist() == [4.0, 10.0]
+
+
 def test_every_effect_a_study_reports_is_in_the_papers_data_with_a_source():
     data = papers()
     for name, study in STUDIES.items():
@@ -92,7 +117,8 @@ MEETS = {
     "rwiso": ["throttled_fqueue_read_iops"],
 }
 UNCLEAR = {
-    "flashshare": ["cacheopt_mean", "cacheopt_p99", "kernelopt_p99", "xler_vs_dedcore_p99"],
+    "flashshare": ["cacheopt_mean", "cacheopt_p99", "kernelopt_p99", "xler_vs_dedcore_p99",
+                   "flashshare_context_switches"],
     "deepflash": ["basedeepflash_below_rndwr"],
     "fastdrain": ["fd_buf_p99", "fd_p99"],
 }
@@ -133,7 +159,23 @@ def test_quick_repro_writes_its_report_tables_and_figures(quick, study):
     assert set(rows) == {e.id for e in STUDIES[study].effects}
     for f in ("report.md", "results.csv", "effects.csv"):
         assert (folder / f).stat().st_size > 0
-    figures = {"flashshare": ["fig11", "fig12", "fig13", "fig14", "fig15b", "fig17", "effects"], "deepflash": ["fig11"],
+    figures = {"flashshare": ["fig11", "fig12", "fig13", "fig14", "fig15b", "fig16", "fig17", "fig19", "effects"],
+               "deepflash": ["fig11"],
                "fastdrain": ["fig5", "buffer-level", "effects"], "rwiso": ["fig3-5", "effects"]}[study]
     for f in figures:
         assert (folder / f"{f}.png").exists() and (folder / f"{f}.svg").exists(), f
+
+
+def test_quick_flashshare_dynamics_show_bypass_and_polling(quick):
+    """Fig 16 (c, d) at the quick scale: KernelOpt's bypass takes Apache's
+    reads out of the queues, and with SelectISR none of Apache's
+    completions switches its worker in, while with interrupts each does."""
+    import re
+
+    _, folder = quick("flashshare")
+    text = (folder / "report.md").read_text()
+    q = re.search(r"queues: ([\d.]+) us without bypass \(Vanilla\), ([\d.]+) us with it", text)
+    assert q and float(q[2]) < float(q[1]) / 10, text
+    sw = re.search(r"worker in: ([\d,]+) of ([\d,]+) with interrupts \(KernelOpt\), ([\d,]+) of ([\d,]+) when", text)
+    n = [int(g.replace(",", "")) for g in sw.groups()]
+    assert n[0] == n[1] > 1000 and n[2] == 0 and n[3] > 1000

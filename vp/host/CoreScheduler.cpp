@@ -22,13 +22,30 @@ void CoreScheduler::declare_params(const ParamScope& r) {
   r.time("cache_penalty", "2us",
          "extra core time of a context switch to a thread other than the last one that ran on the core (its "
          "cache and TLB state was displaced)");
+  // Linux moves a waking thread off a busy core (select_task_rq_fair); the
+  // default keeps each thread where it was placed, as earlier FlashVP did.
+  r.boolean("migration", false,
+            "a waking thread may move to another core: to the core that woke it when that one is less loaded, "
+            "else to an idle core sharing the last-level cache (Linux 4.9's wake_affine and select_idle_sibling); "
+            "threads pinned by cpus_allowed to one core stay");
+  r.integer("llc_cores", 0,
+            "cores per last-level cache, consecutive from core 0 (a socket: wake-ups look for an idle core "
+            "within it); 0: all cores share one")
+      .range(0, 256);
+  // OS noise: kworkers, timers, the benchmark's own monitoring threads.
+  r.real("background_rate", 0,
+         "kernel background work (kworkers, timers, monitoring threads) woken on each core, per second, as a "
+         "Poisson process; it preempts the running thread and makes the core busy for background_cost")
+      .range(0, 1e7);
+  r.time("background_cost", "5us", "core time of one piece of background work (kernel time)");
   r.rule([](const ScopedConfig& c) {
     if (c.get_time("min_granularity") == 0)
       c.fail("min_granularity", "must be above 0 (threads would switch without running)");
   });
 }
 
-CoreScheduler::CoreScheduler(const ScopedConfig& c, Tick ctx_switch_cost, const std::vector<FioJobRunner*>& jobs)
+CoreScheduler::CoreScheduler(const ScopedConfig& c, Tick ctx_switch_cost, unsigned core,
+                             const std::vector<FioJobRunner*>& jobs)
     : latency_(c.get_time("latency")),
       min_gran_(c.get_time("min_granularity")),
       wake_gran_(c.get_time("wakeup_granularity")),
@@ -36,17 +53,31 @@ CoreScheduler::CoreScheduler(const ScopedConfig& c, Tick ctx_switch_cost, const 
       penalty_(c.get_time("cache_penalty")) {
   threads_.reserve(jobs.size());
   for (FioJobRunner* j : jobs) {
-    HostThread t;
-    t.job = j;
-    t.index = static_cast<unsigned>(threads_.size());
-    threads_.push_back(t);
+    auto t = std::make_unique<HostThread>();
+    t->job = j;
+    t->index = core << 16 | static_cast<unsigned>(threads_.size());
+    threads_.push_back(std::move(t));
   }
 }
 
 HostThread* CoreScheduler::of(const FioJobRunner& j) {
-  for (HostThread& t : threads_)
-    if (t.job == &j) return &t;
+  for (auto& t : threads_)
+    if (t->job == &j) return t.get();
   return nullptr;
+}
+
+std::unique_ptr<HostThread> CoreScheduler::release(HostThread& t) {
+  auto it = std::find_if(threads_.begin(), threads_.end(), [&](const auto& p) { return p.get() == &t; });
+  std::unique_ptr<HostThread> p = std::move(*it);
+  threads_.erase(it);
+  if (cur_ == &t) cur_ = nullptr;
+  t.vruntime -= std::min(t.vruntime, min_vruntime_);
+  return p;
+}
+
+void CoreScheduler::adopt(std::unique_ptr<HostThread> t) {
+  t->vruntime += min_vruntime_;
+  threads_.push_back(std::move(t));
 }
 
 Tick CoreScheduler::slice(size_t n) const { return std::max(min_gran_, latency_ / std::max<size_t>(1, n)); }

@@ -9,8 +9,11 @@
 // credit. Switching threads costs the core a context switch; switching to a
 // thread other than the last one that ran adds the cache-pollution penalty.
 // The core (HostCore) says which threads are runnable; this decides which
-// one runs and what a switch costs. No migration between cores: a thread
-// stays on the core it was placed on (cpus_allowed).
+// one runs and what a switch costs. With host.sched.migration a waking
+// thread may move to another core (WakePlacement): this core releases it and
+// the other adopts it, its virtual run time carried relative to each
+// queue's minimum as CFS does.
+#include <memory>
 #include <vector>
 
 #include "vp/core/ParamScope.hpp"
@@ -23,11 +26,15 @@ class CoreScheduler {
  public:
   // In the scheduler's scope (host.sched on the server).
   static void declare_params(const ParamScope& p);
-  // `ctx_switch_cost`: the core's cost of switching to another thread.
-  CoreScheduler(const ScopedConfig& cfg, Tick ctx_switch_cost, const std::vector<FioJobRunner*>& jobs);
+  // `ctx_switch_cost`: the core's cost of switching to another thread;
+  // `core`: its number (threads keep a host-wide index for tie-breaks).
+  CoreScheduler(const ScopedConfig& cfg, Tick ctx_switch_cost, unsigned core, const std::vector<FioJobRunner*>& jobs);
 
-  std::vector<HostThread>& threads() { return threads_; }
+  const std::vector<std::unique_ptr<HostThread>>& threads() const { return threads_; }
   HostThread* of(const FioJobRunner& j);
+  // Migration: `t` (blocked, not running) leaves this core; another adopts it.
+  std::unique_ptr<HostThread> release(HostThread& t);
+  void adopt(std::unique_ptr<HostThread> t);
   HostThread* current() const { return cur_; }
 
   // The thread to run now among the runnable ones (nullptr: none; the core idles).
@@ -51,7 +58,7 @@ class CoreScheduler {
 
  private:
   Tick slice(size_t runnable) const;
-  std::vector<HostThread> threads_;
+  std::vector<std::unique_ptr<HostThread>> threads_;
   Tick latency_, min_gran_, wake_gran_, ctx_, penalty_;
   HostThread* cur_ = nullptr;
   HostThread* last_ = nullptr;  // the last thread that ran (its cache is warm)

@@ -190,6 +190,9 @@ void apply(FioJob& j, const Opt& o) {
     j.numjobs = static_cast<unsigned>(o.ranged(1, UINT32_MAX));
   } else if (k == "cpus_allowed") {
     j.cpus_allowed = o.cpu_list();
+  } else if (k == "cpus_allowed_policy") {
+    if (o.value() != "shared" && o.value() != "split") o.fail("must be shared or split");
+    j.cpus_split = o.value() == "split";
   } else if (k == "thinktime") {
     j.thinktime_ps = o.time(kPsPerUs);  // fio: plain thinktime is microseconds
   } else if (k == "thinktime_spin") {
@@ -353,6 +356,7 @@ std::string FioJob::to_fio() const {
   o += fmt::format("number_ios={}\nruntime={}\ntime_based={}\nnumjobs={}\n", number_ios, fmt_time(runtime_ps),
                    int(time_based), numjobs);
   if (!cpus_allowed.empty()) o += fmt::format("cpus_allowed={}\n", fmt_cpus(cpus_allowed));
+  if (cpus_split) o += "cpus_allowed_policy=split\n";
   o += fmt::format("thinktime={}\nrate_iops={}\nrandseed={}\ndirect={}\nioengine={}\nverify={}\n", fmt_time(thinktime_ps),
                    rate_iops, randseed, int(direct), ioengine, verify ? "meta" : "0");
   o += fmt::format("stonewall={}\nstartdelay={}\n", int(stonewall), fmt_time(startdelay_ps));
@@ -378,7 +382,7 @@ bool FioJob::operator==(const FioJob& o) const {
   auto tie = [](const FioJob& j) {
     return std::tie(j.name, j.rw, j.rwmixread, j.bs, j.iodepth, j.size, j.size_percent, j.offset, j.offset_percent,
                     j.offset_increment, j.offset_increment_percent,
-                    j.number_ios, j.runtime_ps, j.time_based, j.numjobs, j.cpus_allowed, j.thinktime_ps, j.rate_iops,
+                    j.number_ios, j.runtime_ps, j.time_based, j.numjobs, j.cpus_allowed, j.cpus_split, j.thinktime_ps, j.rate_iops,
                     j.randseed, j.direct, j.ioengine, j.verify, j.stonewall, j.startdelay_ps, j.filename, j.read_iolog,
                     j.replay_no_stall, j.replay_time_scale, j.replay_format, j.replay_fit, j.iodepth_batch_submit,
                     j.workload_attr, j.thinktime_spin_ps, j.thinktime_insts, j.percentage_random,

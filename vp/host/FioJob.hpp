@@ -56,6 +56,7 @@ struct FioJob {
   bool time_based = false;
   unsigned numjobs = 1;
   std::vector<unsigned> cpus_allowed;  // sorted, unique; empty = any
+  bool cpus_split = false;             // cpus_allowed_policy=split: clone k gets the k-th CPU of the set alone
   uint64_t thinktime_ps = 0;
   // fio: of each thinktime, burn this much CPU on the job's core first, then
   // sleep the rest (ignored without thinktime, as fio does).

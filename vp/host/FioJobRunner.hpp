@@ -93,6 +93,7 @@ class FioJobRunner {
   const JobResult& result() const { return res_; }
   const FioJob& spec() const { return spec_; }
   unsigned core() const { return core_; }
+  void move_to(unsigned core) { core_ = core; }  // its thread migrated
 
  private:
   bool out_of_work(Tick now) const;

@@ -85,7 +85,12 @@ HostCore::HostCore(sc_core::sc_module_name name, Services& svc, unsigned id, con
       blk_(blk),
       wl_(wl),
       cost_(costs_from(cfg_)),
-      sched_(cfg_.sub("sched"), cost_.ctx_switch, wl.runners_on(id)),
+      sched_(cfg_.sub("sched"), cost_.ctx_switch, id, wl.runners_on(id)),
+      placement_(static_cast<unsigned>(cfg_.get_int("cores")), static_cast<unsigned>(cfg_.get_int("sched.llc_cores"))),
+      migration_(cfg_.get_bool("sched.migration")),
+      bg_rate_(cfg_.get_real("sched.background_rate") / 1e12),
+      bg_cost_(cfg_.get_time("sched.background_cost")),
+      bg_rng_(Rng::derive(svc.seed, 0x6b776f726b657200ull + id)),
       insts_per_ps_(cfg_.get_freq("core.clock") * cfg_.get_real("core.ipc") / 1e12),
       mode_(role.completion),
       dedicated_(role.polling_core),
@@ -114,6 +119,10 @@ HostCore::HostCore(sc_core::sc_module_name name, Services& svc, unsigned id, con
                                           "core time of context switches' cache-pollution penalty, all cores")),
       preemptions_(host_stats_.total("sched.preemptions", "switches",
                                      "runnable threads taken off a core (slice over, or a waking thread preempts)")),
+      migrations_(host_stats_.total("sched.migrations", "threads",
+                                    "waking threads moved to another core (host.sched.migration)")),
+      background_runs_(host_stats_.total("sched.background_runs", "runs",
+                                         "pieces of background work run (host.sched.background_rate)")),
       polls_(host_stats_.total("polls", "checks", "checks of polled completion queues (poll_cost each)")),
       poll_time_(host_stats_.total("poll_ps", "ps", "core time spinning on polled completion queues, all cores")),
       hybrid_sleeps_(host_stats_.total("hybrid_sleeps", "sleeps", "hybrid polling sleeps before polling")),
@@ -156,28 +165,38 @@ HostCore& HostCore::core_of(const FioJobRunner& j) {
   return peers_ && j.core() != id_ ? *(*peers_)[j.core()] : *this;
 }
 
-void HostCore::hand(IoRequest& r) {
+void HostCore::hand(IoRequest& r, unsigned from) {
   HostThread& t = *sched_.of(*r.job);
   if (r.polled && t.polled) --t.polled;
   t.done.push_back(&r);
-  ++remote_;
-  wake_.notify();
+  news(t, from);
 }
 
-void HostCore::hand_cached(IoRequest& r) {
-  sched_.of(*r.job)->cache_done.push_back(&r);
-  ++remote_;
-  wake_.notify();
+void HostCore::hand_cached(IoRequest& r, unsigned from) {
+  HostThread& t = *sched_.of(*r.job);
+  t.cache_done.push_back(&r);
+  news(t, from);
 }
 
-void HostCore::hand_synced(FioJobRunner& j) {
-  sched_.of(j)->synced = true;
-  ++remote_;
-  wake_.notify();
+void HostCore::hand_synced(FioJobRunner& j, unsigned from) {
+  HostThread& t = *sched_.of(j);
+  t.synced = true;
+  news(t, from);
 }
 
-void HostCore::hand_flush(FioJobRunner& j, IoRequest& flush) {
-  sched_.of(j)->flushes.push_back(&flush);
+void HostCore::hand_flush(FioJobRunner& j, IoRequest& flush, unsigned from) {
+  HostThread& t = *sched_.of(j);
+  t.flushes.push_back(&flush);
+  news(t, from);
+}
+
+// News for a thread that was blocked wakes it: with migration it is placed
+// now, in the waker's context, as try_to_wake_up does.
+void HostCore::news(HostThread& t, unsigned from) {
+  if (migration_ && t.blocked && !t.placed) {
+    t.placed = true;
+    if (migrate(t, from)) return;
+  }
   ++remote_;
   wake_.notify();
 }
@@ -332,7 +351,7 @@ void HostCore::finish(CpuTime c) {
     if (r->cache)
       deliver(*r, end);
     else
-      core_of(*r->job).hand(*r);
+      core_of(*r->job).hand(*r, id_);
   }
   if (!cw_.runs.empty() || !cw_.done.empty() || !cw_.synced.empty() || !cw_.flushes.empty() || cw_.cpu) {
     PageCache::Work w = std::move(cw_);
@@ -369,9 +388,9 @@ void HostCore::cache_work(PageCache::Work& w) {
     }
     blk_.finish_plug(id_, now_ps());
   }
-  for (IoRequest* r : w.done) core_of(*r->job).hand_cached(*r);
-  for (FioJobRunner* j : w.synced) core_of(*j).hand_synced(*j);
-  for (auto [j, io] : w.flushes) core_of(*j).hand_flush(*j, *io);
+  for (IoRequest* r : w.done) core_of(*r->job).hand_cached(*r, id_);
+  for (FioJobRunner* j : w.synced) core_of(*j).hand_synced(*j, id_);
+  for (auto [j, io] : w.flushes) core_of(*j).hand_flush(*j, *io, id_);
 }
 
 // A completed I/O to its owner: the page cache (its device reads and
@@ -403,17 +422,92 @@ bool HostCore::runnable(HostThread& t, Tick now) {
 
 void HostCore::scan(Tick now) {
   runnable_.clear();
-  for (HostThread& t : sched_.threads()) {
+  std::vector<HostThread*> waking;
+  for (const auto& p : sched_.threads()) {
+    HostThread& t = *p;
     bool r = runnable(t, now);
+    if (r && t.blocked && migration_ && !t.placed) {
+      waking.push_back(&t);  // a timer woke it: placed below, once this core's load is known
+      continue;
+    }
     if (r && t.blocked) sched_.woken(t);
+    if (r) t.placed = false;
     t.blocked = !r;
     if (r) runnable_.push_back(&t);
+  }
+  idle_ = runnable_.empty();  // at a scheduling point: idle unless another thread wants the core
+  for (HostThread* t : waking) {
+    if (migrate(*t, id_)) continue;
+    sched_.woken(*t);
+    t->blocked = false;
+    runnable_.push_back(t);
+  }
+}
+
+CoreLoad HostCore::load() const {
+  return {idle_ && !background_ && !dedicated_, static_cast<unsigned>(runnable_.size())};
+}
+
+// Linux places a thread when it wakes (select_task_rq_fair). A thread
+// spinning for polled I/O never sleeps, and its I/O is on this core's
+// polled CQ: it stays.
+bool HostCore::migrate(HostThread& t, unsigned waker) {
+  if (t.polled || !peers_) return false;
+  std::vector<CoreLoad> loads;
+  loads.reserve(peers_->size());
+  for (const HostCore* c : *peers_) loads.push_back(c->load());
+  if ((*peers_)[waker]->dedicated_) waker = id_;  // dedcore's polling core runs no threads
+  unsigned to = placement_.place(id_, waker, loads, t.job->spec().cpus_allowed);
+  if (to == id_ || (*peers_)[to]->dedicated_) return false;
+  HostCore& dest = *(*peers_)[to];
+  t.placed = true;
+  t.job->move_to(to);
+  dest.sched_.adopt(sched_.release(t));
+  dest.idle_ = false;  // claimed: the next waking thread looks elsewhere
+  ++dest.remote_;
+  dest.wake_.notify();
+  ++migrations_;
+  return true;
+}
+
+// Exponential gaps of mean 1 / background_rate (1 - u is in (0, 1]).
+Tick HostCore::background_gap() {
+  return std::max<Tick>(1, static_cast<Tick>(std::llround(-std::log(1.0 - bg_rng_.unit()) / bg_rate_)));
+}
+
+// Background work preempts whatever runs (a kworker woken with a sleeper's
+// credit), as kernel time; meanwhile the core is not idle to wake-ups.
+void HostCore::background(Tick now) {
+  if (bg_next_ == kNever) return;
+  while (bg_next_ <= now) {
+    ++background_runs_;
+    bg_next_ += background_gap();
+    background_ = true;
+    // Interrupts preempt it; a thread they wake finds this core busy.
+    for (Tick left = bg_cost_; left;) {
+      Tick from = now_ps();
+      in_busy_ = {};
+      in_busy_.kernel = left;
+      busy_trace_ = true;
+      sc_core::wait(to_sc(left), wake_);
+      busy_trace_ = false;
+      CpuTime c;
+      c.kernel = now_ps() - from;
+      charge(c);
+      in_busy_ = {};
+      mark_ = now_ps();
+      left -= c.kernel;
+      if (!pending_.empty()) service_interrupts();
+    }
+    background_ = false;
+    now = now_ps();
   }
 }
 
 Tick HostCore::next_timer(Tick now) {
-  Tick next = kNever;
-  for (HostThread& t : sched_.threads()) {
+  Tick next = bg_next_ > now ? bg_next_ : kNever;
+  for (const auto& p : sched_.threads()) {
+    const HostThread& t = *p;
     if (t.sleep_until > now) next = std::min(next, t.sleep_until);
     Tick n = t.job->next_issue_time(now);
     if (n > now) next = std::min(next, n);
@@ -610,7 +704,7 @@ void HostCore::reap_polled() {
     polled_sum_ += t - r->issued;  // issue to reaped, as Linux's poll statistics time a request
     ++polled_n_;
   }
-  for (HostThread& th : sched_.threads()) th.slept = false;
+  for (const auto& th : sched_.threads()) th->slept = false;
   finish(c);
 }
 
@@ -675,6 +769,7 @@ void HostCore::run() {
       if (pc_) pc_->begin(drv_, wl_.buffered());
       wl_.begin(drv_);
     }
+    if (!begun && bg_rate_ > 0 && !dedicated_) bg_next_ = now_ps() + background_gap();
     begun = true;
     if (dedicated_) run_dedicated();
     if (blk_.run_pending(id_)) {  // blk-mq's runs (kblockd dispatch) ahead of the threads
@@ -682,6 +777,10 @@ void HostCore::run() {
       continue;
     }
     Tick now = now_ps();
+    if (bg_next_ <= now) {
+      background(now);
+      continue;
+    }
     if (pc_ && pc_->active() && id_ == 0 && pc_->flusher_due(now)) {  // write-back ahead of the threads
       PageCache::Work w;
       pc_->flusher_run(now, w);
@@ -693,6 +792,7 @@ void HostCore::run() {
     HostThread* t = sched_.choose(runnable_, now);
     preemptions_ += sched_.preemptions() - preempted;
     if (t) {
+      idle_ = false;
       CoreScheduler::SwitchCost sw = sched_.switch_to(*t, now);
       if (sw.direct + sw.penalty) {
         CpuTime c;
@@ -706,6 +806,7 @@ void HostCore::run() {
       continue;
     }
     sched_.idle();
+    idle_ = true;
     wl_.job_progress(drv_);
     // An interrupt or news for a thread that came while this core was busy
     // above found no wait to end: look again instead of sleeping on it.

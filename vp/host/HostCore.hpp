@@ -53,6 +53,8 @@
 #include "vp/host/IoRequest.hpp"
 #include "vp/host/PageCache.hpp"
 #include "vp/host/NvmeDriver.hpp"
+#include "vp/host/WakePlacement.hpp"
+#include "vp/core/Rng.hpp"
 
 namespace vp::host {
 
@@ -110,12 +112,13 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   void blk_run_queued();
   // An I/O of a thread of this core completed (reaped here or on another
   // core): the thread sees it when it next runs.
-  void hand(IoRequest& r);
+  // `from`: the core that reaped it (the waker).
+  void hand(IoRequest& r, unsigned from);
   // The page cache finished a buffered I/O of a thread here, or its fsync.
-  void hand_cached(IoRequest& r);
-  void hand_synced(FioJobRunner& j);
+  void hand_cached(IoRequest& r, unsigned from);
+  void hand_synced(FioJobRunner& j, unsigned from);
   // An fsync's write-back is done: its thread sends the Flush (volatile write cache).
-  void hand_flush(FioJobRunner& j, IoRequest& flush);
+  void hand_flush(FioJobRunner& j, IoRequest& flush, unsigned from);
   uint64_t wakeups() const { return wakeups_; }
   // Brings the counters up to `now` (the idle or busy stretch in progress)
   // and returns them; call when the simulation has stopped.
@@ -126,6 +129,13 @@ class HostCore : public sc_core::sc_module, public IrqSink {
  private:
   void run();
   void scan(Tick now);  // which threads are runnable (runnable_), noting wake-ups
+  void news(HostThread& t, unsigned from);  // something for `t` came from core `from`
+  // host.sched.migration: the core a waking thread of this core runs on,
+  // woken from core `waker`; moves it there when it is another.
+  bool migrate(HostThread& t, unsigned waker);
+  CoreLoad load() const;  // as WakePlacement sees this core
+  void background(Tick now);  // host.sched.background_rate's work, when due
+  Tick background_gap();
   bool runnable(HostThread& t, Tick now);
   Tick next_timer(Tick now);  // the next time a thread here (or core 0's flusher) may become runnable
   void step(HostThread& t);  // one piece of the thread's work
@@ -182,6 +192,13 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   CoreCosts cost_;
   CoreScheduler sched_;
   std::vector<HostThread*> runnable_;
+  WakePlacement placement_;
+  bool migration_;
+  bool idle_ = true;       // no thread of this core runs or wants to (Linux's idle_cpu)
+  bool background_ = false;  // running background work
+  double bg_rate_;         // per ps
+  Tick bg_cost_, bg_next_ = ~Tick(0);  // kNever: none
+  Rng bg_rng_;
   std::deque<uint32_t> pending_;
   sc_core::sc_event wake_;
   uint64_t wakeups_ = 0;
@@ -201,7 +218,7 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   uint64_t polled_n_ = 0;
   Counter &busy_ps_, &user_ps_, &kernel_ps_, &irq_ps_, &ctxsw_ps_, &idle_ps_, &poll_ps_, &isrs_, &interrupts_,
       &ctx_switches_;
-  Counter &cache_penalty_ps_, &preemptions_;
+  Counter &cache_penalty_ps_, &preemptions_, &migrations_, &background_runs_;
   Counter &polls_, &poll_time_, &hybrid_sleeps_, &hybrid_sleep_ps_, &irqs_avoided_;
 };
 

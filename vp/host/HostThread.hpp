@@ -29,6 +29,7 @@ struct HostThread {
   Tick sleep_until = 0;                // hybrid polling: asleep before it polls
   bool slept = false;                  // hybrid: slept since the last reap
   bool blocked = true;                 // was not runnable at the last look (its next wake-up is a wake-up)
+  bool placed = false;                 // host.sched.migration: its wake-up already chose its core
 
   bool has_news() const { return !done.empty() || !cache_done.empty() || synced || !flushes.empty(); }
 };

@@ -142,7 +142,7 @@ JobNeeds Workload::check(const std::vector<FioJob>& jobs, const JobTarget& targe
   return needs;
 }
 
-Workload::Workload(Services& svc, unsigned cores, uint32_t lba_size, HostMemoryAllocator& memory)
+Workload::Workload(Services& svc, unsigned cores, unsigned llc_cores, uint32_t lba_size, HostMemoryAllocator& memory)
     : per_core_(cores), memory_(memory) {
   svc.stats.section("verify", [this]() -> nlohmann::json {
     if (!verify_) return nullptr;
@@ -161,6 +161,8 @@ Workload::Workload(Services& svc, unsigned cores, uint32_t lba_size, HostMemoryA
   });
   std::vector<FioJob> jobs = jobs_from(svc.cfg);
   std::vector<unsigned> load(cores, 0);
+  unsigned llc = llc_cores == 0 || llc_cores > cores ? cores : llc_cores;
+  std::vector<unsigned> domain_load((cores + llc - 1) / llc, 0);
   uint64_t index = 0;
   for (const auto& j : jobs) {
     if (j.stonewall && !groups_.empty() && !groups_.back().empty()) groups_.emplace_back();
@@ -171,23 +173,30 @@ Workload::Workload(Services& svc, unsigned cores, uint32_t lba_size, HostMemoryA
       // An online clone is one server: its workers share worker 0's client.
       std::shared_ptr<OnlineClient> client;
       for (unsigned w = 0; w < j.worker_count(); ++w) {
-        // Least loaded allowed core, lowest index first: deterministic placement.
-        unsigned core = 0, best = ~0u;
+        FioJob jk = j;
+        jk.clone = k;
+        // split: each thread its own CPU of the set, wrapping when there are more threads.
+        if (j.cpus_split && !j.cpus_allowed.empty())
+          jk.cpus_allowed = {j.cpus_allowed[(k * j.worker_count() + w) % j.cpus_allowed.size()]};
+        // Fork balancing: the least loaded last-level cache domain, then its
+        // least loaded allowed core, lowest index first (deterministic).
+        unsigned core = 0;
+        uint64_t best = ~uint64_t(0);
         for (unsigned c = 0; c < cores; ++c) {
-          bool allowed = j.cpus_allowed.empty() ||
-                         std::find(j.cpus_allowed.begin(), j.cpus_allowed.end(), c) != j.cpus_allowed.end();
-          if (allowed && load[c] < best) {
-            best = load[c];
+          bool allowed = jk.cpus_allowed.empty() ||
+                         std::find(jk.cpus_allowed.begin(), jk.cpus_allowed.end(), c) != jk.cpus_allowed.end();
+          uint64_t key = uint64_t(domain_load[c / llc]) << 32 | load[c];
+          if (allowed && key < best) {
+            best = key;
             core = c;
           }
         }
         ++load[core];
+        ++domain_load[core / llc];
         // Worker 0 keeps the clone's seed (and name, with one worker), so
         // workers=1 runs exactly as before; the others pick their own I/Os.
         uint64_t wseed = w ? Rng::derive(seed, 0x776f726b00ull + w) : seed;
         std::string wname = j.workers > 1 ? fmt::format("{}.w{}", name, w) : name;
-        FioJob jk = j;
-        jk.clone = k;
         runners_.push_back(std::make_unique<FioJobRunner>(jk, wname, core, wseed, client, w));
         client = runners_.back()->shared_client();
         groups_.back().push_back(runners_.back().get());

@@ -2,7 +2,8 @@
 #pragma once
 // The run's workload: fio jobs (from the preset or --job files), expanded by
 // numjobs (and an online job's workers), placed on cores (cpus_allowed, else
-// the least loaded) and run in groups separated by stonewall. It tells cores
+// the least loaded cache domain's least loaded core) and run in groups
+// separated by stonewall. It tells cores
 // when a group starts and the platform when everything is done.
 #include <memory>
 #include <string>
@@ -52,9 +53,11 @@ class Workload {
   static JobNeeds check(const std::vector<FioJob>& jobs, const JobTarget& target);
   static std::vector<FioJob> jobs_from(const Config& cfg);
 
-  // `lba_size`: the device's block, the unit verify=1 tracks; `memory`:
-  // where the jobs' I/O buffers come from.
-  Workload(Services& svc, unsigned cores, uint32_t lba_size, HostMemoryAllocator& memory);
+  // `llc_cores`: cores per last-level cache domain (0: one domain), which
+  // placement fills evenly first, as Linux's fork balancing spreads new
+  // threads over sockets; `lba_size`: the device's block, the unit verify=1
+  // tracks; `memory`: where the jobs' I/O buffers come from.
+  Workload(Services& svc, unsigned cores, unsigned llc_cores, uint32_t lba_size, HostMemoryAllocator& memory);
 
   const std::vector<FioJobRunner*>& runners_on(unsigned core) const { return per_core_[core]; }
   // Starts the first group (called once the driver is ready).

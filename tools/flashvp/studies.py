@@ -632,7 +632,7 @@ def _mix(r: int, w: int) -> dict:
 
 
 def _rw_grids(quick: bool) -> dict:
-    runtime = "300ms" if quick else "2s"
+    runtime = "1s" if quick else "2s"
     base = {"set": {"workload.*.runtime": runtime}}
     runs = [Run("baseline", "rwiso/baseline", "3to1"), Run("fqueue", "rwiso/fqueue", "3to1"),
             Run("rwiso-3to1", "rwiso/rwiso-3to1", "3to1"),

@@ -114,20 +114,19 @@ MEETS = {
     "deepflash": ["deepflash_1miops_seqrd", "deepflash_1miops_rndrd", "deepflash_1miops_rndwr",
                   "basedeepflash_below_rndrd"],
     "fastdrain": ["fd_ftl_p99"],
-    "rwiso": ["throttled_fqueue_read_iops"],
+    "rwiso": ["rwiso_3to1_read_iops", "rwiso_1to1_read_iops", "fqueue_read_iops", "throttled_fqueue_read_iops"],
 }
 UNCLEAR = {
     "flashshare": ["cacheopt_mean", "cacheopt_p99", "kernelopt_p99", "xler_vs_dedcore_p99",
                    "flashshare_context_switches"],
     "deepflash": ["basedeepflash_below_rndwr"],
     "fastdrain": ["fd_buf_p99", "fd_p99"],
+    "rwiso": ["rwiso_1to3_read_iops"],
 }
 MISSES = {
     "deepflash": {"deepflash_1miops_seqwr": "977K: sequential writes stop at the flash's program bandwidth",
                   "manylayered_below_rndrd": "uniform random reads spread evenly over ManyLayered's channel shards",
                   "manylayered_below_rndwr": "uniform random writes spread evenly over ManyLayered's channel shards"},
-    "rwiso": {"rwiso_3to1_read_iops": "FlashVP does not migrate threads, so no queue mixes reads and writes",
-              "rwiso_1to1_read_iops": "as 3:1", "rwiso_1to3_read_iops": "as 3:1", "fqueue_read_iops": "as 3:1"},
 }
 CASES = [(s, e, "meets") for s, ids in MEETS.items() for e in ids] + \
         [(s, e, "unclear") for s, ids in UNCLEAR.items() for e in ids] + \

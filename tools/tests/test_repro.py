@@ -160,7 +160,7 @@ def test_quick_repro_writes_its_report_tables_and_figures(quick, study):
         assert (folder / f).stat().st_size > 0
     figures = {"flashshare": ["fig11", "fig12", "fig13", "fig14", "fig15b", "fig16", "fig17", "fig19", "effects"],
                "deepflash": ["fig11"],
-               "fastdrain": ["fig5", "buffer-level", "effects"], "rwiso": ["fig3-5", "effects"]}[study]
+               "fastdrain": ["fig5", "buffer-level", "effects"], "rwiso": ["fig3-5", "fig4b", "effects"]}[study]
     for f in figures:
         assert (folder / f"{f}.png").exists() and (folder / f"{f}.svg").exists(), f
 

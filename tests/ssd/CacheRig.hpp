@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tests/ModelRig.hpp"
+#include "vp/ssd/Drive.hpp"
 #include "vp/ssd/CacheLayer.hpp"
 
 namespace vp::test {
@@ -93,7 +94,7 @@ struct CacheOp {
 struct CacheRig : ModelServices, ssd::FtlClient {
   explicit CacheRig(const Sets& sets)
       : ModelServices(model_config("", {{"ssd.flash.page_size", "4KiB"}}, sets)), ftl("ftl"), dram("dram"), cache("cache", svc, static_cast<uint32_t>(svc.cfg.get_size("ssd.flash.page_size")),
-                                                                          svc.cfg.get_size("ssd.write_buffer.size")) {
+                                                                          vp::ssd::Drive::write_buffer_bytes(vp::ScopedConfig(svc.cfg, "ssd"))) {
     cache.ftl.bind(ftl);
     cache.dram.bind(dram.target);
     cache.set_base(dram.reserve(cache.dram_bytes(), "cache"));

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "tests/ssd/CacheRig.hpp"
+#include "vp/ssd/Drive.hpp"
 #include "vp/ssd/Firmware.hpp"
 #include "vp/ssd/PageMappingFtl.hpp"
 #include "vp/ssd/ShardHash.hpp"
@@ -61,7 +62,7 @@ struct FwRig : ModelServices, ssd::FirmwareClient {
       : ModelServices(model_config("", {}, costs(sets))),
         ftl("ftl"),
         dram("dram"),
-        cache("cache", svc, static_cast<uint32_t>(svc.cfg.get_size("ssd.flash.page_size")), svc.cfg.get_size("ssd.write_buffer.size")),
+        cache("cache", svc, static_cast<uint32_t>(svc.cfg.get_size("ssd.flash.page_size")), vp::ssd::Drive::write_buffer_bytes(vp::ScopedConfig(svc.cfg, "ssd"))),
         fw("fw", svc, ssd::PageMappingFtl::shard_map_from(ScopedConfig(svc.cfg, ssd::PageMappingFtl::kScope))) {
     fw.ftl.bind(cache.target);
     cache.ftl.bind(ftl);

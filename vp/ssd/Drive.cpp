@@ -77,14 +77,19 @@ void Drive::declare_params(const ParamScope& r) {
   PowerLossProtection::declare_params(r.sub("plp"));
   flash::FlashArray::declare_params(r.sub("flash"));
   // Not in the papers: the DRAM that holds written pages on their way to
-  // flash until their programs succeed. 1 MiB (512 pages of 2 KiB) drains
-  // in 6.6 ms on the quick preset's 8 dies (64 x 102.6 us), well inside
-  // the 20 ms hold-up of ssd.plp.
-  r.size("write_buffer.size", "1MiB",
+  // flash until their programs succeed. Two pages per plane keep every
+  // plane programming while the next page waits (fewer starve multi-plane
+  // programs on a large drive), and drain in two program times, inside
+  // ssd.plp's 20 ms hold-up for every cell in vp/flash/cells; 1 MiB at
+  // least (512 pages of 2 KiB drain in 6.6 ms on the quick preset's 8 dies).
+  r.size("write_buffer.size", "0",
          "the drive's write buffer, with a write-back cache (ssd.cache.organisation uni, uni-dyn, split): SSD DRAM "
          "holding replaced and written-back pages until their programs are on flash; a host write that would "
-         "overfill it waits")
-      .at_least(512);
+         "overfill it waits (0: two pages for every plane of every die, at least 1 MiB)");
+  r.rule([](const ScopedConfig& c) {
+    uint64_t b = c.get_size("write_buffer.size");
+    if (b != 0 && b < 512) c.fail("write_buffer.size", "must be 0 (from the geometry) or at least 512 B");
+  });
   // FlashShare's workload attribute inside the drive.
   r.boolean("priority.firmware", false,
             "the firmware threads' queues serve the work of commands with a latency-critical workload attribute "
@@ -98,6 +103,12 @@ void Drive::declare_params(const ParamScope& r) {
   r.rule(check_ftl_on_flash);
   r.rule(check_firmware_on_ftl);
   r.rule(check_lba_on_pages);
+}
+
+uint64_t Drive::write_buffer_bytes(const ScopedConfig& d) {
+  if (uint64_t b = d.get_size("write_buffer.size")) return b;
+  auto g = flash_geometry(d);
+  return std::max<uint64_t>(uint64_t(1) << 20, 2 * g.total_planes() * g.page_size);
 }
 
 uint64_t Drive::capacity_bytes(const Config& cfg, const std::string& scope) {
@@ -116,7 +127,7 @@ Drive::Drive(sc_core::sc_module_name name, Services& svc, const pcie::LinkTiming
          scoped_key(scope, "fw")),
       // a line per mapping unit of the FTL
       cache("cache", svc, flash_geometry(ScopedConfig(svc.cfg, scope)).page_size,
-            ScopedConfig(svc.cfg, scope).get_size("write_buffer.size"), scoped_key(scope, "cache")),
+            write_buffer_bytes(ScopedConfig(svc.cfg, scope)), scoped_key(scope, "cache")),
       ftl("ftl", svc, flash_geometry(ScopedConfig(svc.cfg, scope)), scoped_key(scope, "ftl"),
           scoped_key(scope, "precondition")),
       dram("dram_ssd", svc, scoped_key(scope, "dram")),

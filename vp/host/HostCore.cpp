@@ -247,21 +247,24 @@ void HostCore::busy(const CpuTime& t) {
   mark_ = now_ps();
 }
 
-Tick HostCore::run_user(Tick d, Tick limit) {
-  Tick now = now_ps();
-  Tick len = std::min(d, limit - now);
+Tick HostCore::busy_until(Tick len, Tick total, Tick CpuTime::*cat, const sc_core::sc_event_or_list& ev) {
+  Tick from = now_ps();
   in_busy_ = {};
-  in_busy_.user = d;
+  in_busy_.*cat = total;
   busy_trace_ = true;
-  sc_core::wait(to_sc(len), wake_ | wl_.group_started());
+  sc_core::wait(to_sc(len), ev);
   busy_trace_ = false;
-  Tick ran = now_ps() - now;
   CpuTime c;
-  c.user = ran;
+  c.*cat = now_ps() - from;
   charge(c);
-  sched_.ran(ran);
   in_busy_ = {};
   mark_ = now_ps();
+  return c.*cat;
+}
+
+Tick HostCore::run_user(Tick d, Tick limit) {
+  Tick ran = busy_until(std::min(d, limit - now_ps()), d, &CpuTime::user, wake_ | wl_.group_started());
+  sched_.ran(ran);
   return ran;
 }
 
@@ -453,11 +456,10 @@ CoreLoad HostCore::load() const {
 // polled CQ: it stays.
 bool HostCore::migrate(HostThread& t, unsigned waker) {
   if (t.polled || !peers_) return false;
-  std::vector<CoreLoad> loads;
-  loads.reserve(peers_->size());
-  for (const HostCore* c : *peers_) loads.push_back(c->load());
+  loads_.clear();
+  for (const HostCore* c : *peers_) loads_.push_back(c->load());
   if ((*peers_)[waker]->dedicated_) waker = id_;  // dedcore's polling core runs no threads
-  unsigned to = placement_.place(id_, waker, loads, t.job->spec().cpus_allowed);
+  unsigned to = placement_.place(id_, waker, loads_, t.job->spec().cpus_allowed);
   if (to == id_ || (*peers_)[to]->dedicated_) return false;
   HostCore& dest = *(*peers_)[to];
   t.placed = true;
@@ -485,18 +487,7 @@ void HostCore::background(Tick now) {
     background_ = true;
     // Interrupts preempt it; a thread they wake finds this core busy.
     for (Tick left = bg_cost_; left;) {
-      Tick from = now_ps();
-      in_busy_ = {};
-      in_busy_.kernel = left;
-      busy_trace_ = true;
-      sc_core::wait(to_sc(left), wake_);
-      busy_trace_ = false;
-      CpuTime c;
-      c.kernel = now_ps() - from;
-      charge(c);
-      in_busy_ = {};
-      mark_ = now_ps();
-      left -= c.kernel;
+      left -= busy_until(left, left, &CpuTime::kernel, sc_core::sc_event_or_list(wake_));
       if (!pending_.empty()) service_interrupts();
     }
     background_ = false;

@@ -163,6 +163,9 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   Tick stall_since(Tick entered, Tick CpuTime::*cat);
   void busy(const CpuTime& t);  // idle unused
   Tick run_user(Tick d, Tick limit);  // compute for d, cut short at `limit` or a wake-up; returns the time run
+  // Busy in category `cat` for `len` unless `ev` ends it first (`total`:
+  // what is left of the work, for the accounts); returns the time run.
+  Tick busy_until(Tick len, Tick total, Tick CpuTime::*cat, const sc_core::sc_event_or_list& ev);
   void idle_until(const sc_core::sc_event_or_list& ev);
   void idle_until(const sc_core::sc_time& t, const sc_core::sc_event_or_list& ev);
   void charge(const CpuTime& t);
@@ -193,6 +196,7 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   CoreScheduler sched_;
   std::vector<HostThread*> runnable_;
   WakePlacement placement_;
+  std::vector<CoreLoad> loads_;  // every core's, at a wake-up (reused)
   bool migration_;
   bool idle_ = true;       // no thread of this core runs or wants to (Linux's idle_cpu)
   bool background_ = false;  // running background work

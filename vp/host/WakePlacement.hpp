@@ -29,6 +29,8 @@ class WakePlacement {
   unsigned place(unsigned prev, unsigned waker, const std::vector<CoreLoad>& cores,
                  const std::vector<unsigned>& allowed) const;
   bool share_cache(unsigned a, unsigned b) const { return a / llc_ == b / llc_; }
+  unsigned domain(unsigned core) const { return core / llc_; }  // its last-level cache domain
+  unsigned domains() const { return (cores_ + llc_ - 1) / llc_; }
 
  private:
   unsigned cores_, llc_;

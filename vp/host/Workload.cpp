@@ -5,6 +5,7 @@
 
 #include "vp/core/Quote.hpp"
 #include "vp/core/Rng.hpp"
+#include "vp/host/WakePlacement.hpp"
 
 namespace vp::host {
 
@@ -161,8 +162,8 @@ Workload::Workload(Services& svc, unsigned cores, unsigned llc_cores, uint32_t l
   });
   std::vector<FioJob> jobs = jobs_from(svc.cfg);
   std::vector<unsigned> load(cores, 0);
-  unsigned llc = llc_cores == 0 || llc_cores > cores ? cores : llc_cores;
-  std::vector<unsigned> domain_load((cores + llc - 1) / llc, 0);
+  const WakePlacement caches(cores, llc_cores);
+  std::vector<unsigned> domain_load(caches.domains(), 0);
   uint64_t index = 0;
   for (const auto& j : jobs) {
     if (j.stonewall && !groups_.empty() && !groups_.back().empty()) groups_.emplace_back();
@@ -185,14 +186,14 @@ Workload::Workload(Services& svc, unsigned cores, unsigned llc_cores, uint32_t l
         for (unsigned c = 0; c < cores; ++c) {
           bool allowed = jk.cpus_allowed.empty() ||
                          std::find(jk.cpus_allowed.begin(), jk.cpus_allowed.end(), c) != jk.cpus_allowed.end();
-          uint64_t key = uint64_t(domain_load[c / llc]) << 32 | load[c];
+          uint64_t key = uint64_t(domain_load[caches.domain(c)]) << 32 | load[c];
           if (allowed && key < best) {
             best = key;
             core = c;
           }
         }
         ++load[core];
-        ++domain_load[core / llc];
+        ++domain_load[caches.domain(core)];
         // Worker 0 keeps the clone's seed (and name, with one worker), so
         // workers=1 runs exactly as before; the others pick their own I/Os.
         uint64_t wseed = w ? Rng::derive(seed, 0x776f726b00ull + w) : seed;

@@ -450,8 +450,36 @@ DF_SIZES = ["4k", "8k", "16k", "32k"]
 DF_SKEW = ["random", "zipf:1.2", "pareto:0.2", "normal:10", "zoned:60/10:40/90"]
 
 
+# Figs 15 and 16 (sec. 6.3): queue allocation against the host's queues,
+# the lock variants, the CACHE stage. The queue sweep runs on an ideal host
+# (no software costs), so the drive, not the host's cores, is what it measures.
+DF_QUEUES = [1, 2, 4, 8, 16]
+DF_FEW_QUEUES = (1, 2, 4)  # "only a few queues" (the paper gives no count: our choice)
+DF_IDEAL_HOST = {k: "0ns" for k in ("host.core.submit_cost", "host.core.isr_cost", "host.core.complete_cost",
+                                    "host.core.ctx_switch_cost", "host.sched.cache_penalty",
+                                    "host.blkmq.insert_cost", "host.blkmq.merge_search_cost")}
+DF_LOCKS = {"page-lock": {"ssd.fw.ilock.range": "4KiB", "ssd.fw.ilock.forwarding": "false"},
+            "ilock-base": {"ssd.fw.ilock.forwarding": "false"},
+            "ilock-forwd": {},
+            "ilock-1mb": {"ssd.fw.ilock.range": "1MiB", "ssd.fw.ilock.forwarding": "false"}}
+DF_CACHE = {"no-cache": {"ssd.fw.threads.cache": 0, "ssd.cache.organisation": "none"},
+            **{f"cache-{n}": {"ssd.fw.threads.cache": n, "ssd.fw.cache_bypass": "false"} for n in (1, 2, 4)},
+            "2-bypass": {}}
+
+
 def _df_figures(s: dict) -> dict:
-    return {"iops": sum(j["iops"] for j in s["jobs"])}
+    c, ps = s["counters"], s["sim_time_s"] * 1e12
+    nvmq = [k[len("ssd.fw.thread."):-len(".items")] for k in c
+            if k.startswith("ssd.fw.thread.nvmq") and k.endswith(".items")]
+    items = [c[f"ssd.fw.thread.{t}.items"] for t in nvmq]
+    working = [n for n in items if n]
+    iops = sum(j["iops"] for j in s["jobs"])
+    return {"iops": iops,
+            # Fig 16a: NVMQ threads busy on average (not waiting for a lock or for work)
+            "active_nvmq": sum(c[f"ssd.fw.thread.{t}.busy_ps"] for t in nvmq) / ps if nvmq else math.nan,
+            # Fig 15b: IOPS per NVMQ thread that took work, and their spread (max - min) / max
+            "nvmq_iops": iops / len(working) if working else math.nan,
+            "nvmq_spread": (max(working) - min(working)) / max(working) if working else math.nan}
 
 
 def _df_grids(quick: bool) -> dict:
@@ -471,6 +499,16 @@ def _df_grids(quick: bool) -> dict:
         grids["cores"] = (base, cores)
         grids["skew"] = (base, skew)
         grids["sizes"] = (base, sizes)
+    queues = DF_QUEUES if not quick else [1, 16]
+    grids["queues"] = (base, [Run(c, "deepflash/deepflash", f"rndrd-queues={q}",
+                                  {**DF_IDEAL_HOST, "host.cores": q, "ssd.fw.dispatch": d})
+                              for q in queues for c, d in (("deepflash", "dios"), ("deepflash-static-queues", "per_sq"))])
+    locks = DF_LOCKS if not quick else {k: DF_LOCKS[k] for k in ("page-lock", "ilock-1mb")}
+    cache = DF_CACHE if not quick else {k: DF_CACHE[k] for k in ("no-cache", "cache-1")}
+    grids["ilock"] = (base, [Run(c, "deepflash/deepflash", p, {"workload.*.rw": DF_PATTERNS[p], **sets})
+                             for p in ("rndrd", "rndwr") for c, sets in locks.items()])
+    grids["cache"] = (base, [Run(c, "deepflash/deepflash", p, {"workload.*.rw": DF_PATTERNS[p], **sets})
+                             for p in ("rndrd", "rndwr") for c, sets in cache.items()])
     return grids
 
 
@@ -479,6 +517,14 @@ def _df_effects() -> list[Effect]:
          for p in DF_PATTERNS]
     e += [Effect(f"{c}_below_{p}", "iops", c, "deepflash", variants=(p,))
           for c in ("manylayered", "basedeepflash") for p in ("rndrd", "rndwr")]
+    e += [Effect("dios_vs_static_few_queues", "iops", "deepflash", "deepflash-static-queues",
+                 variants=tuple(f"rndrd-queues={q}" for q in DF_FEW_QUEUES if q in DF_QUEUES)),
+          Effect("dios_per_thread_iops_16q", "nvmq_iops", "deepflash", "deepflash-static-queues",
+                 variants=("rndrd-queues=16",)),
+          Effect("pagelock_vs_ilock1mb_active_nvmq", "active_nvmq", "page-lock", "ilock-1mb",
+                 variants=("rndrd", "rndwr")),
+          Effect("one_cache_thread_write", "iops", "cache-1", "no-cache", variants=("rndwr",)),
+          Effect("one_cache_thread_read", "iops", "cache-1", "no-cache", variants=("rndrd",))]
     return e
 
 
@@ -532,6 +578,72 @@ def _df_extra(res: Results, out: Path, ctx: dict) -> list[str]:
         lines += ["## Skew: random reads under fio's random_distribution", "",
                   "The paper attributes ManyLayered's loss on random patterns to imbalance across its static "
                   "per-channel partitions (sec. 6.1) and gives no number; ours:", "", *rows, ""]
+    return lines + _df_queues(res, out) + _df_stage_variants(res, out)
+
+
+def _df_queues(res: Results, out: Path) -> list[str]:
+    """Fig 15: static queue allocation against DIOS, by the host's queue count."""
+    import matplotlib.pyplot as plt
+
+    queues = [q for q in DF_QUEUES if res.values("deepflash", f"rndrd-queues={q}", "iops")]
+    if not queues:
+        return []
+    systems = {"deepflash-static-queues": "Static (per_sq)", "deepflash": "Dynamic (DIOS)"}
+    m = {(c, q, f): statistics_mean(res.values(c, f"rndrd-queues={q}", f))
+         for c in systems for q in queues for f in ("iops", "nvmq_iops", "nvmq_spread")}
+    fig, ax = plt.subplots(figsize=(5, 3.5))
+    for c, label in systems.items():
+        ax.plot(queues, [m[c, q, "iops"] / 1e3 for q in queues], marker="o", label=label)
+    ax.axhline(1000, color="black", linestyle="--", linewidth=0.8,
+               label="paper: Dynamic at 1 MIOPS at any count, Static above 16 queues")
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(queues, [str(q) for q in queues])
+    ax.set_xlabel("host NVMe queues (one per host core)")
+    ax.set_ylabel("KIOPS, 4 KiB random reads")
+    _finish(fig, ax, out / "fig15", "Fig 15a: queue allocation against the host's queues (ideal host)", 9)
+    rows = ["| host queues | Static KIOPS | Dynamic KIOPS | Static per NVMQ thread | Dynamic per NVMQ thread "
+            "| Static spread | Dynamic spread |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    for q in queues:
+        s, d = "deepflash-static-queues", "deepflash"
+        rows.append(f"| {q} | {m[s, q, 'iops'] / 1e3:,.0f} | {m[d, q, 'iops'] / 1e3:,.0f} "
+                    f"| {m[s, q, 'nvmq_iops'] / 1e3:,.0f}K | {m[d, q, 'nvmq_iops'] / 1e3:,.0f}K "
+                    f"| {100 * m[s, q, 'nvmq_spread']:.0f}% | {100 * m[d, q, 'nvmq_spread']:.0f}% |")
+    return ["## Queue allocation (Fig 15): 4 KiB random reads, one NVMe queue per host core, an ideal host", "",
+            "Per NVMQ thread: IOPS over the NVMQ threads that took commands; spread: (max - min) / max of their "
+            "commands (the paper: 12% Dynamic, 48% Static at 16 queues).", "", *rows, ""]
+
+
+def _df_stage_variants(res: Results, out: Path) -> list[str]:
+    """Fig 16a (lock variants, active NVMQ threads) and Fig 16b (the CACHE stage, IOPS)."""
+    import matplotlib.pyplot as plt
+
+    lines = []
+    for fig_id, variants, metric, unit, title in (
+            ("fig16a", DF_LOCKS, "active_nvmq", "active NVMQ threads (of 8)", "Fig 16a: lock variants"),
+            ("fig16b", DF_CACHE, "iops", "KIOPS", "Fig 16b: CACHE threads, bypass")):
+        have = [c for c in variants if res.values(c, "rndrd", metric)]
+        if not have:
+            continue
+        scale = 1e3 if metric == "iops" else 1
+        fig, ax = plt.subplots(figsize=(5.5, 3.5))
+        width = 0.4
+        for i, p in enumerate(("rndrd", "rndwr")):
+            ms = [mean_interval(list(res.values(c, p, metric).values())) for c in have]
+            ax.bar([k + i * width for k in range(len(have))], [v / scale for v, _ in ms], width,
+                   yerr=[0 if math.isnan(h) else h / scale for _, h in ms], capsize=2, label=p)
+        if fig_id == "fig16b":
+            ax.axhline(650, color="grey", linestyle=":", linewidth=0.8, label="paper: no-cache writes ~650K")
+            ax.axhline(1000, color="black", linestyle="--", linewidth=0.8, label="1 MIOPS")
+        ax.set_xticks([k + width / 2 for k in range(len(have))], have, fontsize=8)
+        ax.set_ylabel(unit)
+        _finish(fig, ax, out / fig_id, f"{title} (ours: 3 seeds, 95% interval)", 9)
+        rows = ["| | " + " | ".join(have) + " |", "| --- |" + " --- |" * len(have)]
+        for p in ("rndrd", "rndwr"):
+            for f, name in (("iops", "KIOPS"), ("active_nvmq", "active NVMQ")):
+                v = [statistics_mean(res.values(c, p, f)) / (1e3 if f == "iops" else 1) for c in have]
+                rows.append(f"| {p} {name} | " + " | ".join(f"{x:,.0f}" if f == "iops" else f"{x:.2f}"
+                                                             for x in v) + " |")
+        lines += [f"## {title}", "", *rows, ""]
     return lines
 
 

@@ -72,6 +72,23 @@ def test_binned_series_group_by_their_time_bin():
     assert _binned([5e10, 9e10, 25e10], [1.0, 3.0, 10.0], "sum")[1].tolist() == [4.0, 10.0]
 
 
+def test_deepflash_nvmq_figures_from_the_thread_counters():
+    from flashvp.studies import _df_figures
+
+    ms = 1e9  # ps
+    s = {"sim_time_s": 0.002, "jobs": [{"iops": 600_000}, {"iops": 300_000}],
+         "counters": {"ssd.fw.thread.nvmq0.items": 300, "ssd.fw.thread.nvmq0.busy_ps": 2 * ms,
+                      "ssd.fw.thread.nvmq1.items": 100, "ssd.fw.thread.nvmq1.busy_ps": 1 * ms,
+                      "ssd.fw.thread.nvmq2.items": 0, "ssd.fw.thread.nvmq2.busy_ps": 0,
+                      "ssd.fw.thread.trans0.items": 999, "ssd.fw.thread.trans0.busy_ps": 2 * ms}}
+    f = _df_figures(s)
+    assert f["iops"] == 900_000
+    assert f["active_nvmq"] == pytest.approx(1.5)  # 3 ms of NVMQ work in 2 ms
+    assert f["nvmq_iops"] == pytest.approx(450_000)  # two threads took commands
+    assert f["nvmq_spread"] == pytest.approx(2 / 3)  # (300 - 100) / 300
+    assert math.isnan(_df_figures({"sim_time_s": 1.0, "jobs": [], "counters": {}})["active_nvmq"])
+
+
 def test_every_effect_a_study_reports_is_in_the_papers_data_with_a_source():
     data = papers()
     for name, study in STUDIES.items():
@@ -112,21 +129,24 @@ MEETS = {
                    "xler_vs_dedcore_mean", "offline_cacheopt", "offline_kernelopt", "offline_selectisr",
                    "offline_xler"],
     "deepflash": ["deepflash_1miops_seqrd", "deepflash_1miops_rndrd", "deepflash_1miops_rndwr",
-                  "basedeepflash_below_rndrd"],
+                  "basedeepflash_below_rndrd", "dios_vs_static_few_queues", "one_cache_thread_write",
+                  "one_cache_thread_read"],
     "fastdrain": ["fd_ftl_p99"],
     "rwiso": ["rwiso_3to1_read_iops", "rwiso_1to1_read_iops", "fqueue_read_iops", "throttled_fqueue_read_iops"],
 }
 UNCLEAR = {
     "flashshare": ["cacheopt_mean", "cacheopt_p99", "kernelopt_p99", "xler_vs_dedcore_p99",
                    "flashshare_context_switches"],
-    "deepflash": ["basedeepflash_below_rndwr"],
+    "deepflash": ["basedeepflash_below_rndwr", "pagelock_vs_ilock1mb_active_nvmq"],
     "fastdrain": ["fd_buf_p99", "fd_p99"],
     "rwiso": ["rwiso_1to3_read_iops"],
 }
 MISSES = {
     "deepflash": {"deepflash_1miops_seqwr": "977K: sequential writes stop at the flash's program bandwidth",
                   "manylayered_below_rndrd": "uniform random reads spread evenly over ManyLayered's channel shards",
-                  "manylayered_below_rndwr": "uniform random writes spread evenly over ManyLayered's channel shards"},
+                  "manylayered_below_rndwr": "uniform random writes spread evenly over ManyLayered's channel shards",
+                  "dios_per_thread_iops_16q": "16 equal queues over 8 NVMQ threads: static allocation is already "
+                                              "balanced, so DIOS has no imbalance to even out"},
 }
 CASES = [(s, e, "meets") for s, ids in MEETS.items() for e in ids] + \
         [(s, e, "unclear") for s, ids in UNCLEAR.items() for e in ids] + \
@@ -159,7 +179,7 @@ def test_quick_repro_writes_its_report_tables_and_figures(quick, study):
     for f in ("report.md", "results.csv", "effects.csv"):
         assert (folder / f).stat().st_size > 0
     figures = {"flashshare": ["fig11", "fig12", "fig13", "fig14", "fig15b", "fig16", "fig17", "fig19", "effects"],
-               "deepflash": ["fig11"],
+               "deepflash": ["fig11", "fig15", "fig16a", "fig16b", "effects"],
                "fastdrain": ["fig5", "buffer-level", "effects"], "rwiso": ["fig3-5", "fig4b", "effects"]}[study]
     for f in figures:
         assert (folder / f"{f}.png").exists() and (folder / f"{f}.svg").exists(), f

@@ -528,12 +528,13 @@ nlohmann::json run_summary(ServerTop& top, const Config& cfg, const StatRegistry
 // (the series behind the summary's response_us, for plots over time).
 void write_responses(const fs::path& path, const host::Workload& wl) {
   AtomicFile::write(path.string(), [&](std::ostream& o) {
-    o << "job,request,sent_ps,received_ps,response_ps\n";
+    o << "job,request,worker,sent_ps,taken_ps,received_ps,response_ps,network_ps,queue_ps,io_ps,compute_ps\n";
     for (const auto& r : wl.runners())
       if (const host::OnlineClient* c = r->client(); c && r->worker() == 0)
         for (const host::OnlineClient::Response& x : c->responses())
-          o << r->result().name << ',' << x.request << ',' << x.sent << ',' << x.received << ',' << x.time()
-            << '\n';
+          o << r->result().name << ',' << x.request << ',' << x.worker << ',' << x.sent << ',' << x.taken << ','
+            << x.received << ',' << x.time() << ',' << 2 * x.net << ',' << x.queued() << ',' << x.io << ','
+            << x.compute() << '\n';
   });
 }
 

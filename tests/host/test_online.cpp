@@ -71,6 +71,16 @@ TEST_CASE("online requests at a fixed rate respond after both network crossings 
     CHECK(u64(rows[k], "sent_ps") - u64(rows[0], "sent_ps") == k * 1000000000ull);
     CHECK(u64(rows[k], "received_ps") - u64(rows[k], "sent_ps") == u64(rows[k], "response_ps"));
     CHECK(f64(rows[k], "response_ps") / 1e6 == Approx(110 + (k ? 3.5 : 0) + v[k].latency_us).margin(1e-6));
+    // Its parts: 100 us of network; the idle worker takes it on arrival (no
+    // queueing); one I/O, of its latency; the rest of the service is the
+    // 10 us of compute and, from the second request on, the 3.5 us context
+    // switch that puts the woken worker on its core. They add up to it.
+    CHECK(u64(rows[k], "worker") == 0);
+    CHECK(u64(rows[k], "network_ps") == 100000000ull);
+    CHECK(u64(rows[k], "queue_ps") == 0);
+    CHECK(u64(rows[k], "taken_ps") - u64(rows[k], "sent_ps") == 50000000ull);
+    CHECK(f64(rows[k], "io_ps") / 1e6 == Approx(v[k].latency_us).margin(1e-6));
+    CHECK(u64(rows[k], "compute_ps") == (k ? 13500000ull : 10000000ull));
   }
   const auto& r = j["online"]["response_us"];
   CHECK(r["count"] == 10);
@@ -104,6 +114,26 @@ TEST_CASE("online requests queue at a busy worker and their response includes th
   }
   const auto& r = s["jobs"][0]["online"]["response_us"];
   CHECK(r["mean"].get<double>() == Approx(sum / 5).margin(1e-3));
+  // Where the time went: request k waited 2,000 k us + L_0 + ... + L_(k-1)
+  // for the worker, then 3 ms of compute and its own I/O, L_k; the slowest
+  // (at and above the p99, nearest rank: the last alone) waited 8,000 us
+  // + L_0 + ... + L_3.
+  double queue = 0, io = 0;
+  cum = 0;
+  for (size_t k = 0; k < 5; ++k) {
+    queue += 2000.0 * double(k) + cum;
+    io += v[k].latency_us;
+    cum += v[k].latency_us;
+  }
+  const auto& parts = s["jobs"][0]["online"]["response_parts_us"];
+  CHECK(parts["all"]["count"] == 5);
+  CHECK(parts["all"]["network"].get<double>() == Approx(100).margin(1e-6));
+  CHECK(parts["all"]["queue"].get<double>() == Approx(queue / 5).margin(1e-3));
+  CHECK(parts["all"]["io"].get<double>() == Approx(io / 5).margin(1e-3));
+  CHECK(parts["all"]["compute"].get<double>() == Approx(3000).margin(1e-3));
+  CHECK(parts["p99_and_above"]["count"] == 1);
+  CHECK(parts["p99_and_above"]["queue"].get<double>() == Approx(8000 + cum - v[4].latency_us).margin(1e-3));
+  CHECK(parts["p99_and_above"]["io"].get<double>() == Approx(v[4].latency_us).margin(1e-3));
   // The last: 100 + 15000 - 4000 + all five latencies = 11,100 us + sum L.
   CHECK(r["max"].get<double>() == Approx(11100 + cum).margin(1e-3));
   CHECK(max == Approx(11100 + cum));
@@ -148,12 +178,19 @@ TEST_CASE("linear arrivals do not drift with a rate that does not divide a secon
   d.start(0);
   CHECK(d.next_arrival() == 50);
   uint64_t k = d.take();
-  d.respond(k, 1050);  // 1050 + 50 - 0
+  // Taken on arrival (50), 300 of I/O, finished at 1050: 1050 + 50 - 0.
+  d.respond(k, 50, 300, 2, 1050);
   REQUIRE(d.responses().size() == 1);
-  CHECK(d.responses()[0].request == 0);
-  CHECK(d.responses()[0].sent == 0);
-  CHECK(d.responses()[0].received == 1100);
-  CHECK(d.responses()[0].time() == 1100);
+  const OnlineClient::Response& r = d.responses()[0];
+  CHECK(r.request == 0);
+  CHECK(r.sent == 0);
+  CHECK(r.received == 1100);
+  CHECK(r.time() == 1100);
+  CHECK(r.worker == 2);
+  // 1100 = 2 x 50 network + 0 queued + 300 I/O + 700 the rest of the service.
+  CHECK(r.queued() == 0);
+  CHECK(r.io == 300);
+  CHECK(r.compute() == 700);
 }
 
 TEST_CASE("response percentiles are nearest rank like the I/O percentiles", "[host][online]") {

@@ -106,6 +106,8 @@ bool FioJobRunner::can_issue(Tick now) {
       }
       if (client_->next_arrival() > now) return false;
       cur_request_ = client_->take();
+      cur_taken_ = now;
+      cur_io_ = 0;
       in_request_ = true;
       compute_due_ = request_insts_ > 0;
       ios_left_ = spec_.ios_per_request;
@@ -154,6 +156,7 @@ IoRequest& FioJobRunner::issue(Tick now) {
     writes_since_sync_ = 0;
     sync_due_ = true;
   }
+  if (client_ && inflight_ == 0) io_since_ = now;
   ++inflight_;
   if (client_) {
     --ios_left_;  // no think time or rate limit: the request schedule paces an online job
@@ -242,8 +245,9 @@ void FioJobRunner::complete(IoRequest& r, Tick now) {
   }
   res_.ended = now;
   if (client_) {
+    if (inflight_ == 0) cur_io_ += now - io_since_;
     if (in_request_ && ios_left_ == 0 && inflight_ == 0) {  // the response leaves the server
-      client_->respond(cur_request_, now);
+      client_->respond(cur_request_, cur_taken_, cur_io_, worker_, now);
       in_request_ = false;
       if (requests_exhausted()) stopped_ = true;
     }
@@ -267,6 +271,40 @@ nlohmann::json response_json(const OnlineClient& c) {
   Distribution d;
   for (const OnlineClient::Response& r : c.responses()) d.add(r.time());
   return latency_json(d);
+}
+
+// Mean parts of the responses (us), over all of them and over the slowest
+// ones (from the p99 up: where the tail's time went).
+nlohmann::json response_parts_json(const OnlineClient& c) {
+  const auto& rs = c.responses();
+  auto parts = [](const std::vector<const OnlineClient::Response*>& v) {
+    double n = double(v.size()), net = 0, queue = 0, io = 0, compute = 0;
+    for (const OnlineClient::Response* r : v) {
+      net += us(2 * r->net);
+      queue += us(r->queued());
+      io += us(r->io);
+      compute += us(r->compute());
+    }
+    return nlohmann::json{{"count", v.size()},
+                          {"network", n ? net / n : 0.0},
+                          {"queue", n ? queue / n : 0.0},
+                          {"io", n ? io / n : 0.0},
+                          {"compute", n ? compute / n : 0.0}};
+  };
+  std::vector<const OnlineClient::Response*> all;
+  std::vector<Tick> times;
+  for (const OnlineClient::Response& r : rs) {
+    all.push_back(&r);
+    times.push_back(r.time());
+  }
+  std::vector<const OnlineClient::Response*> tail;
+  if (!times.empty()) {
+    std::sort(times.begin(), times.end());
+    Tick p99 = Distribution::nearest_rank(times, 0.99);
+    for (const OnlineClient::Response* r : all)
+      if (r->time() >= p99) tail.push_back(r);
+  }
+  return {{"all", parts(all)}, {"p99_and_above", parts(tail)}};
 }
 
 nlohmann::json breakdown_json(const std::array<Tick, kStages>& sum, uint64_t n) {
@@ -312,7 +350,8 @@ nlohmann::json FioJobRunner::summary(const std::vector<const FioJobRunner*>& wor
                    {"worker_jobs", names},
                    {"requests_sent", c->taken()},
                    {"requests", c->responses().size()},
-                   {"response_us", response_json(*c)}};
+                   {"response_us", response_json(*c)},
+                   {"response_parts_us", response_parts_json(*c)}};
   } else if (c) {
     j["worker_of"] = workers.front()->result().name;
   }

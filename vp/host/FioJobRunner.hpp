@@ -125,6 +125,7 @@ class FioJobRunner {
   std::shared_ptr<OnlineClient> client_;
   unsigned worker_ = 0;
   uint64_t request_insts_ = 0, cur_request_ = 0;
+  Tick cur_taken_ = 0, cur_io_ = 0, io_since_ = 0;  // the current request: taken, I/O time so far
   bool in_request_ = false, compute_due_ = false;
   unsigned ios_left_ = 0;  // I/Os of the current request not yet issued
   std::vector<IoRequest> slots_;

@@ -35,6 +35,8 @@ uint64_t OnlineClient::take() {
 }
 
 // With several workers responses can leave out of request order.
-void OnlineClient::respond(uint64_t k, Tick server_end) { resp_.push_back({k, sends_[k], server_end + net_}); }
+void OnlineClient::respond(uint64_t k, Tick taken, Tick io, unsigned worker, Tick server_end) {
+  resp_.push_back({k, sends_[k], server_end + net_, taken, io, worker, net_});
+}
 
 }  // namespace vp::host

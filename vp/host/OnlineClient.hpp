@@ -31,14 +31,26 @@ class OnlineClient {
   Tick next_arrival() const { return next_send() + net_; }
   // The server takes the next request; returns its number (0, 1, ...).
   uint64_t take();
-  // The server finished request k at `server_end`; the client receives it
-  // net_delay later.
-  void respond(uint64_t k, Tick server_end);
+  // Worker `worker` took request k at `taken`, spent `io` of its service in
+  // I/O and finished it at `server_end`; the client receives it net_delay
+  // later.
+  void respond(uint64_t k, Tick taken, Tick io, unsigned worker, Tick server_end);
 
+  // Where a response's time went: both network crossings, waiting at the
+  // server until a worker was free to take it, the worker's time with an
+  // I/O of the request in flight, and the rest of its service (the
+  // request's compute and any wait for the core, context switches
+  // included).
   struct Response {
     uint64_t request;
     Tick sent, received;  // by the client, ps
+    Tick taken;           // a worker took it at the server
+    Tick io;              // of the service, time with one of its I/Os in flight
+    unsigned worker;
+    Tick net;             // one network crossing
     Tick time() const { return received - sent; }
+    Tick queued() const { return taken - sent - net; }
+    Tick compute() const { return received - net - taken - io; }
   };
   const std::vector<Tick>& sends() const { return sends_; }           // per request generated, ps
   const std::vector<Response>& responses() const { return resp_; }  // in the order they were received

@@ -213,6 +213,13 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
     }
   });
   svc.stats.section("cpu", [this] { return cpu_summary(); });
+  // The CFS tunables in effect (host.sched.*: 0 takes Linux's for the core count).
+  svc.stats.section("sched", [this] {
+    const host::CoreScheduler& s = core(0).scheduler();
+    return nlohmann::json{{"latency_us", double(s.latency()) / 1e6},
+                          {"min_granularity_us", double(s.min_granularity()) / 1e6},
+                          {"wakeup_granularity_us", double(s.wakeup_granularity()) / 1e6}};
+  });
   svc.stats.section("device", [this] { return device_summary(); });
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "tests/TestSupport.hpp"
+#include "vp/host/CoreScheduler.hpp"
 
 using namespace vp::test;
 
@@ -96,4 +97,37 @@ TEST_CASE("without wakeup preemption a reader waits for the computing thread's s
   // 8.999 ms + 9 ms x k after k slices, so slices 1 to 11 end before its
   // 100 ms are done and the 12th does not: 11 preemptions.
   CHECK(s["counters"]["host.sched.preemptions"] == 11);
+}
+
+TEST_CASE("CFS tunables left at 0 take Linux's boot-time values for the host's core count", "[host][sched]") {
+  // sched_init_granularity: 1-CPU value x (1 + ilog2(min(CPUs, 8))).
+  using vp::host::CoreScheduler;
+  const vp::Tick ms = 1000000000ull;
+  CHECK(CoreScheduler::linux_default(6 * ms, 1) == 6 * ms);
+  CHECK(CoreScheduler::linux_default(6 * ms, 2) == 12 * ms);
+  CHECK(CoreScheduler::linux_default(6 * ms, 3) == 12 * ms);
+  CHECK(CoreScheduler::linux_default(6 * ms, 4) == 18 * ms);
+  CHECK(CoreScheduler::linux_default(6 * ms, 7) == 18 * ms);
+  CHECK(CoreScheduler::linux_default(6 * ms, 8) == 24 * ms);
+  CHECK(CoreScheduler::linux_default(6 * ms, 64) == 24 * ms);
+  CHECK(CoreScheduler::linux_default(750000000ull, 4) == 2250000000ull);
+}
+
+TEST_CASE("on 8 cores two threads share a core in 12 ms slices (Linux's 24 ms period for 8 CPUs)", "[host][sched]") {
+  std::string dir = scratch("sched_8cpus");
+  auto s = run_traced(dir, "quick",
+                      with(kRoundHostCosts, {{"host.cores", "8"},
+                                             {"host.sched.cache_penalty", "2us"},
+                                             {"host.sched.wakeup_granularity", "1s"}}),
+                      kJobs);
+  CHECK(s["sched"]["latency_us"] == 24000.0);
+  CHECK(s["sched"]["min_granularity_us"] == 3000.0);
+  CHECK(s["sched"]["wakeup_granularity_us"] == 1000000.0);
+  auto v = ios(dir);
+  REQUIRE(v.size() == 21);
+  // As on 2 cores with 18 ms (above), but each slice of C is 24 / 2 = 12 ms:
+  // R's reads go 1 us + 12 ms + 5 us apart while C computes its 100 ms
+  // (C has run 11.999 ms + 12 ms x k after k slices: 8 slices).
+  for (size_t k = 1; k < 8; ++k) CHECK(v[k + 1].issued - v[k].issued == 12006000000ull);
+  CHECK(s["counters"]["host.sched.preemptions"] == 8);
 }

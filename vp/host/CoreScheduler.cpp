@@ -8,15 +8,18 @@
 namespace vp::host {
 
 void CoreScheduler::declare_params(const ParamScope& r) {
-  // Linux's CFS defaults scale with 1 + log2(CPUs); these are its values on
-  // 4 CPUs (the default host.cores), as /proc/sys/kernel/sched_* shows them.
-  r.time("latency", "18ms",
-         "CFS scheduling period: runnable threads on a core share it (sched_latency)");
-  r.time("min_granularity", "2.25ms",
-         "shortest slice a thread runs before another runnable one may take the core (sched_min_granularity)");
-  r.time("wakeup_granularity", "3ms",
+  // Linux sets these at boot from the CPUs it finds (sched_init_granularity,
+  // SCHED_TUNABLESCALING_LOG): 6 ms, 0.75 ms and 1 ms times 1 + log2(CPUs),
+  // CPUs counted up to 8. 0 takes that rule with host.cores.
+  r.time("latency", "0ns",
+         "CFS scheduling period: runnable threads on a core share it (sched_latency; 0: Linux's default for "
+         "host.cores, 6ms x (1 + log2(min(cores, 8))): 18ms on 4 cores, 24ms on 8)");
+  r.time("min_granularity", "0ns",
+         "shortest slice a thread runs before another runnable one may take the core (sched_min_granularity; "
+         "0: 0.75ms x (1 + log2(min(cores, 8))))");
+  r.time("wakeup_granularity", "0ns",
          "a waking thread preempts the running one when it is behind it in virtual run time by more than this "
-         "(sched_wakeup_granularity)");
+         "(sched_wakeup_granularity; 0: 1ms x (1 + log2(min(cores, 8))))");
   // Li et al. (ExpCS'07) measured indirect context-switch costs from a few
   // microseconds up, growing with the working set.
   r.time("cache_penalty", "2us",
@@ -38,17 +41,26 @@ void CoreScheduler::declare_params(const ParamScope& r) {
          "Poisson process; it preempts the running thread and makes the core busy for background_cost")
       .range(0, 1e7);
   r.time("background_cost", "5us", "core time of one piece of background work (kernel time)");
-  r.rule([](const ScopedConfig& c) {
-    if (c.get_time("min_granularity") == 0)
-      c.fail("min_granularity", "must be above 0 (threads would switch without running)");
-  });
 }
 
-CoreScheduler::CoreScheduler(const ScopedConfig& c, Tick ctx_switch_cost, unsigned core,
+Tick CoreScheduler::linux_default(Tick base, unsigned cpus) {
+  unsigned n = std::clamp(cpus, 1u, 8u), factor = 1;
+  while (n >>= 1) ++factor;  // 1 + ilog2
+  return base * factor;
+}
+
+namespace {
+Tick or_linux(const ScopedConfig& c, const char* key, Tick base, unsigned cpus) {
+  Tick v = c.get_time(key);
+  return v ? v : CoreScheduler::linux_default(base, cpus);
+}
+}  // namespace
+
+CoreScheduler::CoreScheduler(const ScopedConfig& c, unsigned cpus, Tick ctx_switch_cost, unsigned core,
                              const std::vector<FioJobRunner*>& jobs)
-    : latency_(c.get_time("latency")),
-      min_gran_(c.get_time("min_granularity")),
-      wake_gran_(c.get_time("wakeup_granularity")),
+    : latency_(or_linux(c, "latency", 6 * MS, cpus)),
+      min_gran_(or_linux(c, "min_granularity", 750 * US, cpus)),
+      wake_gran_(or_linux(c, "wakeup_granularity", 1 * MS, cpus)),
       ctx_(ctx_switch_cost),
       penalty_(c.get_time("cache_penalty")) {
   threads_.reserve(jobs.size());

@@ -26,9 +26,17 @@ class CoreScheduler {
  public:
   // In the scheduler's scope (host.sched on the server).
   static void declare_params(const ParamScope& p);
+  // `cpus`: the host's cores (Linux's defaults scale with them);
   // `ctx_switch_cost`: the core's cost of switching to another thread;
   // `core`: its number (threads keep a host-wide index for tie-breaks).
-  CoreScheduler(const ScopedConfig& cfg, Tick ctx_switch_cost, unsigned core, const std::vector<FioJobRunner*>& jobs);
+  CoreScheduler(const ScopedConfig& cfg, unsigned cpus, Tick ctx_switch_cost, unsigned core,
+                const std::vector<FioJobRunner*>& jobs);
+  // Linux 4.9's boot-time value of a CFS tunable whose 1-CPU value is
+  // `base` on `cpus` CPUs: base x (1 + log2(min(cpus, 8))).
+  static Tick linux_default(Tick base, unsigned cpus);
+  Tick latency() const { return latency_; }
+  Tick min_granularity() const { return min_gran_; }
+  Tick wakeup_granularity() const { return wake_gran_; }
 
   const std::vector<std::unique_ptr<HostThread>>& threads() const { return threads_; }
   HostThread* of(const FioJobRunner& j);

@@ -123,6 +123,7 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   // Brings the counters up to `now` (the idle or busy stretch in progress)
   // and returns them; call when the simulation has stopped.
   CpuTime account_to(Tick now);
+  const CoreScheduler& scheduler() const { return sched_; }
   // Core time of `insts` instructions at host.core.clock x host.core.ipc.
   Tick insts_time(uint64_t insts) const;
 

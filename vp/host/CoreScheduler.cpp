@@ -3,23 +3,36 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "vp/host/FioJobRunner.hpp"
 
 namespace vp::host {
 
+namespace {
+// Linux sets these at boot from the CPUs it finds (sched_init_granularity,
+// SCHED_TUNABLESCALING_LOG): the 1-CPU value times 1 + log2(CPUs), CPUs
+// counted up to 8. 0 takes that rule with host.cores.
+struct Tunable {
+  const char* key;
+  Tick one_cpu;
+  const char* linux_name;
+  const char* what;
+};
+constexpr Tunable kLatency{"latency", 6 * MS, "sched_latency",
+                           "CFS scheduling period: runnable threads on a core share it"};
+constexpr Tunable kMinGran{"min_granularity", 750 * US, "sched_min_granularity",
+                           "shortest slice a thread runs before another runnable one may take the core"};
+constexpr Tunable kWakeGran{"wakeup_granularity", 1 * MS, "sched_wakeup_granularity",
+                            "a waking thread preempts the running one when it is behind it in virtual run time by "
+                            "more than this"};
+}  // namespace
+
 void CoreScheduler::declare_params(const ParamScope& r) {
-  // Linux sets these at boot from the CPUs it finds (sched_init_granularity,
-  // SCHED_TUNABLESCALING_LOG): 6 ms, 0.75 ms and 1 ms times 1 + log2(CPUs),
-  // CPUs counted up to 8. 0 takes that rule with host.cores.
-  r.time("latency", "0ns",
-         "CFS scheduling period: runnable threads on a core share it (sched_latency; 0: Linux's default for "
-         "host.cores, 6ms x (1 + log2(min(cores, 8))): 18ms on 4 cores, 24ms on 8)");
-  r.time("min_granularity", "0ns",
-         "shortest slice a thread runs before another runnable one may take the core (sched_min_granularity; "
-         "0: 0.75ms x (1 + log2(min(cores, 8))))");
-  r.time("wakeup_granularity", "0ns",
-         "a waking thread preempts the running one when it is behind it in virtual run time by more than this "
-         "(sched_wakeup_granularity; 0: 1ms x (1 + log2(min(cores, 8))))");
+  for (const Tunable& t : {kLatency, kMinGran, kWakeGran})
+    r.time(t.key, "0ns",
+           fmt::format("{} ({}; 0: Linux's boot-time value for host.cores, {}us x (1 + log2(min(cores, 8))))", t.what,
+                       t.linux_name, t.one_cpu / US));
   // Li et al. (ExpCS'07) measured indirect context-switch costs from a few
   // microseconds up, growing with the working set.
   r.time("cache_penalty", "2us",
@@ -50,17 +63,17 @@ Tick CoreScheduler::linux_default(Tick base, unsigned cpus) {
 }
 
 namespace {
-Tick or_linux(const ScopedConfig& c, const char* key, Tick base, unsigned cpus) {
-  Tick v = c.get_time(key);
-  return v ? v : CoreScheduler::linux_default(base, cpus);
+Tick or_linux(const ScopedConfig& c, const Tunable& t, unsigned cpus) {
+  Tick v = c.get_time(t.key);
+  return v ? v : CoreScheduler::linux_default(t.one_cpu, cpus);
 }
 }  // namespace
 
 CoreScheduler::CoreScheduler(const ScopedConfig& c, unsigned cpus, Tick ctx_switch_cost, unsigned core,
                              const std::vector<FioJobRunner*>& jobs)
-    : latency_(or_linux(c, "latency", 6 * MS, cpus)),
-      min_gran_(or_linux(c, "min_granularity", 750 * US, cpus)),
-      wake_gran_(or_linux(c, "wakeup_granularity", 1 * MS, cpus)),
+    : latency_(or_linux(c, kLatency, cpus)),
+      min_gran_(or_linux(c, kMinGran, cpus)),
+      wake_gran_(or_linux(c, kWakeGran, cpus)),
       ctx_(ctx_switch_cost),
       penalty_(c.get_time("cache_penalty")) {
   threads_.reserve(jobs.size());

@@ -15,12 +15,22 @@ from flashvp.repro import Effect, Results, Run, Study, effect_samples, judge, me
 # Figures of merit from one run's summary.json
 
 
+RESPONSE_PARTS = ("network", "queue", "io", "compute")
+
+
 def _online(summary: dict) -> dict:
-    """The online server's response times (worker 0's job carries them)."""
+    """The online server's response times (worker 0's job carries them) and
+    where they went, over all responses and over the p99 tail."""
     for j in summary["jobs"]:
         if "online" in j:
             r = j["online"]["response_us"]
-            return {"response_mean": r["mean"], "response_p99": r["p99"], "responses": r["count"]}
+            f = {"response_mean": r["mean"], "response_p99": r["p99"], "responses": r["count"]}
+            parts = j["online"].get("response_parts_us", {})
+            for scope, key in (("all", "resp"), ("p99_and_above", "tail")):
+                for part in RESPONSE_PARTS:
+                    f[f"{key}_{part}"] = parts.get(scope, {}).get(part, math.nan)
+            f["tail_responses"] = parts.get("p99_and_above", {}).get("count", 0)
+            return f
     return {}
 
 
@@ -88,6 +98,28 @@ def _fs_figures(s: dict) -> dict:
     ios = sum(j["reads"] + j["writes"] for j in s["jobs"])
     f["commands_per_io"] = (s["device"]["read_commands"] + s["device"]["write_commands"]) / ios if ios else math.nan
     return f
+
+
+def _fs_response_parts(res: Results, pairs: list[str]) -> list[str]:
+    """Where the online responses' time went, over all and over the p99 tail, per system."""
+    rows = [r for r in res.rows if r["variant"] in pairs and r.get("tail_responses")]
+    if not rows:
+        return []
+    head = " | ".join(f"{p} us" for p in RESPONSE_PARTS)
+    md = [f"| system | responses (tail) | all: {head} | tail: {head} |",
+          "| --- | --- |" + " --- |" * (2 * len(RESPONSE_PARTS))]
+    for c in FS_CONFIGS:
+        mine = [r for r in rows if r["config"] == c]
+        if not mine:
+            continue
+        cell = lambda k: f"{statistics.mean(r[k] for r in mine):,.0f}"  # noqa: E731
+        md.append(f"| {c} | {sum(r['responses'] for r in mine):,} ({sum(r['tail_responses'] for r in mine):,}) | " +
+                  " | ".join(cell(f"resp_{p}") for p in RESPONSE_PARTS) + " | " +
+                  " | ".join(cell(f"tail_{p}") for p in RESPONSE_PARTS) + " |")
+    return ["## Where the responses' time went, mean over the pairs and seeds", "",
+            "network: both crossings; queue: at the server until a worker was free; io: the worker's time "
+            "with one of the request's I/Os in flight; compute: the rest (compute, waiting for the core). "
+            "Tail: the responses at or above each run's p99.", "", *md, ""]
 
 
 def _online_io_share(s: dict) -> float:
@@ -185,6 +217,7 @@ def _fs_extra(res: Results, out: Path, ctx: dict) -> list[str]:
             "Fig 15b: a latency-critical read's time (paper: block layer 39 -> 21 us with KernelOpt; "
             "SSD 29 -> 18 us with CacheOpt)", 7)
     lines += ["## A latency-critical read's time (Fig 15b), mean over the pairs and seeds", "", *rows15, ""]
+    lines += _fs_response_parts(res, pairs)
     # Figure 17: NVMe commands per application I/O, normalised to Vanilla.
     fig, ax = plt.subplots(figsize=(5, 3.2))
     ms = [mean_interval([x for v in pairs for x in _ratio(res, c, v, "commands_per_io")]) for c in FS_CONFIGS]

@@ -72,6 +72,24 @@ def test_binned_series_group_by_their_time_bin():
     assert _binned([5e10, 9e10, 25e10], [1.0, 3.0, 10.0], "sum")[1].tolist() == [4.0, 10.0]
 
 
+def test_online_figures_carry_where_the_responses_went():
+    from flashvp.studies import _online
+
+    parts = {"all": {"count": 200, "network": 100.0, "queue": 10.0, "io": 600.0, "compute": 2300.0},
+             "p99_and_above": {"count": 2, "network": 100.0, "queue": 900.0, "io": 8000.0, "compute": 2400.0}}
+    s = {"jobs": [{"name": "offline.0"},
+                  {"name": "online.w0", "online": {"response_us": {"mean": 3010.0, "p99": 11000.0, "count": 200},
+                                                   "response_parts_us": parts}}]}
+    f = _online(s)
+    assert (f["response_mean"], f["response_p99"], f["responses"]) == (3010.0, 11000.0, 200)
+    assert (f["resp_queue"], f["resp_io"], f["tail_io"], f["tail_compute"]) == (10.0, 600.0, 8000.0, 2400.0)
+    assert f["tail_responses"] == 2
+    # A summary from before the parts existed: the figures are there, the parts are not (nan).
+    del s["jobs"][1]["online"]["response_parts_us"]
+    f = _online(s)
+    assert f["response_mean"] == 3010.0 and math.isnan(f["tail_io"]) and f["tail_responses"] == 0
+
+
 def test_deepflash_nvmq_figures_from_the_thread_counters():
     from flashvp.studies import _df_figures
 
@@ -184,6 +202,8 @@ def test_quick_repro_writes_its_report_tables_and_figures(quick, study):
                "fastdrain": ["fig5", "buffer-level", "effects"], "rwiso": ["fig3-5", "fig4b", "effects"]}[study]
     for f in figures:
         assert (folder / f"{f}.png").exists() and (folder / f"{f}.svg").exists(), f
+    if study == "flashshare":
+        assert "## Where the responses' time went" in (folder / "report.md").read_text()
 
 
 def test_quick_flashshare_dynamics_show_bypass_and_polling(quick):

@@ -54,6 +54,7 @@ test-asan: deps
 bench: build
 	$(BUILD)/bin/vp-bench $(ARGS)
 	$(BUILD)/bin/vp-bench $(ARGS) --set workload.bench.rw=randwrite
+	$(BUILD)/bin/vp-bench $(ARGS) --drive
 	$(BUILD)/bin/vp-bench-precondition sequential
 	$(BUILD)/bin/vp-bench-precondition random
 

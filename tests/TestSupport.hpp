@@ -68,13 +68,20 @@ inline Config model_config(const std::string& preset, const Sets& base, const Se
 inline nlohmann::json run_options(const platform::RunOptions& o) {
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
   Config cfg = platform::build_config(o);
-  auto r = platform::run_server(cfg, o);
+  auto r = platform::run_platform(cfg, o);
   if (!r.aborted.empty()) throw std::runtime_error("run aborted: " + r.aborted);
   return r.summary;
 }
 
 inline nlohmann::json run(const std::string& preset, const Sets& sets, const std::string& fio) {
   return run_options(options(preset, sets, fio));
+}
+
+// The same on the drive platform (vp-drive: no host above the NVMe queues).
+inline nlohmann::json run_drive(const std::string& preset, const Sets& sets, const std::string& fio) {
+  auto o = options(preset, sets, fio);
+  o.platform = platform::Platform::Drive;
+  return run_options(o);
 }
 
 // A run that also writes dir/requests.csv: one row per I/O with its stage

@@ -11,9 +11,11 @@
 #include <memory>
 #include <sstream>
 #include <tuple>
+#include <type_traits>
 #include <unistd.h>
 
 #include "platforms/server/Presets.hpp"
+#include "platforms/drive/DriveTop.hpp"
 #include "platforms/server/ServerTop.hpp"
 #include "vp/core/BuildInfo.hpp"
 #include "vp/core/InputFile.hpp"
@@ -204,7 +206,9 @@ Config build_config(const RunOptions& opt) {
   flash::FlashArray::apply_cell(cfg);
   host::HostProfile::apply(cfg);
   cfg.validate();
-  for (const auto& note : ServerTop::check_workload(file_jobs.empty() ? host::Workload::jobs_from(cfg) : file_jobs, cfg))
+  const std::vector<host::FioJob> jobs = file_jobs.empty() ? host::Workload::jobs_from(cfg) : file_jobs;
+  for (const auto& note : opt.platform == Platform::Drive ? DriveTop::check_workload(jobs, cfg)
+                                                          : ServerTop::check_workload(jobs, cfg))
     fmt::print(stderr, "note: {}\n", note);
   ssd::SsdImage::check(cfg, ssd::Drive::capacity_bytes(cfg));
   return cfg;
@@ -291,10 +295,11 @@ void print_power_loss(const nlohmann::json& p) {
 }
 
 void print_summary(const nlohmann::json& s) {
-  fmt::print("FlashVP server: {:.6f} s simulated in {:.2f} s wall, {} kernel events\n", s["sim_time_s"].get<double>(),
+  fmt::print("FlashVP {}: {:.6f} s simulated in {:.2f} s wall, {} kernel events\n", s["platform"].get<std::string>(),
+             s["sim_time_s"].get<double>(),
              s["wall_time_s"].get<double>(), s["kernel_events"].get<uint64_t>());
   for (const auto& j : s["jobs"]) print_job(j);
-  for (const auto& c : s["cpu"])
+  for (const auto& c : s.value("cpu", nlohmann::json::array()))
     fmt::print("core {}: user {:5.1f}% kernel {:5.1f}% irq {:5.1f}% ctxsw {:5.1f}% poll {:5.1f}% idle {:5.1f}%\n",
                c["core"].get<unsigned>(), c["user_pct"].get<double>(), c["kernel_pct"].get<double>(),
                c["irq_pct"].get<double>(), c["ctxsw_pct"].get<double>(), c["poll_pct"].get<double>(),
@@ -317,7 +322,8 @@ void print_summary(const nlohmann::json& s) {
 // are gone; then the drive's power is cut, its FTL boots again from flash
 // alone, and every block the verify=1 jobs acknowledged is read back and
 // judged against what NVMe promised the host (VerifyTracker).
-nlohmann::json lose_power(ServerTop& top, const Config& cfg) {
+template <class Top>
+nlohmann::json lose_power(Top& top, const Config& cfg) {
   Tick at = now_ps();
   host::VerifyTracker* v = top.workload.verify();
   nlohmann::json j;
@@ -390,12 +396,15 @@ std::string claim_out_dir(const std::string& out, bool overwrite, const std::str
   }
 }
 
-std::unique_ptr<StatRegistry> platform_stats(const Config& cfg) {
+std::unique_ptr<StatRegistry> platform_stats(const Config& cfg, Platform platform) {
   auto stats = std::make_unique<StatRegistry>();
   Waves waves;
   RequestTracker tracker;
   Services svc{cfg, *stats, waves, tracker, static_cast<uint64_t>(cfg.get_int("sim.seed"))};
-  ServerTop top("top", svc);
+  if (platform == Platform::Drive)
+    DriveTop top("top", svc);
+  else
+    ServerTop top("top", svc);
   return stats;
 }
 
@@ -414,7 +423,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // What the drive puts on flash raises what a power loss must keep.
-void watch_persisted(ServerTop& top, const Config& cfg) {
+template <class Top>
+void watch_persisted(Top& top, const Config& cfg) {
   auto* v = top.workload.verify();
   if (!v) return;
   v->set_part_bytes(top.drive.ftl.page_size());
@@ -425,7 +435,8 @@ void watch_persisted(ServerTop& top, const Config& cfg) {
   });
 }
 
-uint64_t ios_done(ServerTop& top) {
+template <class Top>
+uint64_t ios_done(Top& top) {
   uint64_t n = 0;
   for (const auto& r : top.workload.runners()) n += r->result().reads + r->result().writes;
   return n;
@@ -434,7 +445,8 @@ uint64_t ios_done(ServerTop& top) {
 // Runs the simulation in chunks until the jobs end, the power fails, the
 // time limit is reached or nothing is left to happen; says in res.aborted
 // why it stopped early, and returns the power-loss report (null: none).
-nlohmann::json simulate(ServerTop& top, const Config& cfg, const RunOptions& opt, Clock::time_point wall0,
+template <class Top>
+nlohmann::json simulate(Top& top, const Config& cfg, const RunOptions& opt, Clock::time_point wall0,
                         RunResult& res) {
   Tick max_time = cfg.get_time("sim.max_time");
   Tick power_loss_at = cfg.get_time("ssd.power_loss_at");
@@ -485,8 +497,8 @@ nlohmann::json simulate(ServerTop& top, const Config& cfg, const RunOptions& opt
       double since_start = std::chrono::duration<double>(t - wall0).count();
       if (since_start > 3.0 && std::chrono::duration<double>(t - last_print).count() > 2.0) {
         uint64_t n = ios_done(top);
-        fmt::print(stderr, "[vp-server] simulated {:.3f} ms, {} I/Os done, {:.0f} I/Os per wall second\n",
-                   double(now_ps()) / 1e9, n, double(n) / since_start);
+        fmt::print(stderr, "[vp-{}] simulated {:.3f} ms, {} I/Os done, {:.0f} I/Os per wall second\n",
+                   opt.platform == Platform::Drive ? "drive" : "server", double(now_ps()) / 1e9, n, double(n) / since_start);
         last_print = t;
       }
     }
@@ -498,12 +510,13 @@ nlohmann::json simulate(ServerTop& top, const Config& cfg, const RunOptions& opt
 // summary.json: the run's own fields, then what each component reports of
 // itself (jobs, cpu, device, pagecache, verify, write_buffer, ftl, flash,
 // pcie, dram, firmware) and every counter.
-nlohmann::json run_summary(ServerTop& top, const Config& cfg, const StatRegistry& stats, const RunResult& res,
+template <class Top>
+nlohmann::json run_summary(Top& top, const Config& cfg, const StatRegistry& stats, const RunResult& res,
                            double wall, const nlohmann::json& power_loss, const ssd::SsdImage& image) {
   nlohmann::json s;
   s["schema_version"] = kSummarySchemaVersion;
   s["git_revision"] = build_revision();
-  s["platform"] = "server";
+  s["platform"] = std::is_same_v<Top, DriveTop> ? "drive" : "server";
   s["seed"] = cfg.get_int("sim.seed");
   s["sim_time_s"] = double(now_ps()) / 1e12;
   s["wall_time_s"] = wall;
@@ -540,7 +553,8 @@ void write_responses(const fs::path& path, const host::Workload& wl) {
 
 // config.yaml, summary.json, the cache's epochs, requests.csv (and
 // responses.csv with online jobs) and the waves.
-void write_outputs(const fs::path& out, const Config& cfg, const nlohmann::json& s, ServerTop& top,
+template <class Top>
+void write_outputs(const fs::path& out, const Config& cfg, const nlohmann::json& s, Top& top,
                    const RunOptions& opt, RequestLog* reqlog, Waves& waves) {
   write_run_files(out.string(), cfg, s);
   top.drive.cache.write_outputs(out.string(), opt.cache);
@@ -559,9 +573,9 @@ void write_outputs(const fs::path& out, const Config& cfg, const nlohmann::json&
     waves.write_gtkw((out / "waves.gtkw").string(), fs::absolute(out / "waves.vcd").string());
   }
 }
-}  // namespace
 
-RunResult run_server(const Config& cfg, const RunOptions& opt) {
+template <class Top>
+RunResult run_top(const Config& cfg, const RunOptions& opt) {
   auto wall0 = Clock::now();
   sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   StatRegistry stats;
@@ -574,7 +588,7 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
     if (opt.requests) reqlog = std::make_unique<RequestLog>((fs::path(opt.out_dir) / "requests.csv").string());
   }
   Services svc{cfg, stats, waves, tracker, static_cast<uint64_t>(cfg.get_int("sim.seed")), reqlog.get()};
-  ServerTop top("top", svc);
+  Top top("top", svc);
   ssd::SsdImage image(cfg, top.drive.ftl, ssd::Drive::capacity_bytes(cfg));
   watch_persisted(top, cfg);
   RunResult res;
@@ -585,6 +599,14 @@ RunResult run_server(const Config& cfg, const RunOptions& opt) {
   if (!opt.out_dir.empty()) write_outputs(fs::path(opt.out_dir), cfg, res.summary, top, opt, reqlog.get(), waves);
   if (opt.print_summary) print_summary(res.summary);
   return res;
+}
+
+}  // namespace
+
+RunResult run_server(const Config& cfg, const RunOptions& opt) { return run_top<ServerTop>(cfg, opt); }
+
+RunResult run_platform(const Config& cfg, const RunOptions& opt) {
+  return opt.platform == Platform::Drive ? run_top<DriveTop>(cfg, opt) : run_top<ServerTop>(cfg, opt);
 }
 
 int systemc_main(int argc, char** argv) {

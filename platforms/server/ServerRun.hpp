@@ -17,7 +17,12 @@
 
 namespace vp::platform {
 
+// Which platform runs: vp-server's (the modeled host over the drive) or
+// vp-drive's (the drive driven from its NVMe queues alone).
+enum class Platform { Server, Drive };
+
 struct RunOptions {
+  Platform platform = Platform::Server;
   std::string preset;  // empty: the default preset unless a config file is given
   std::string config_file;
   std::vector<std::pair<std::string, std::string>> sets;
@@ -69,13 +74,14 @@ std::string claim_out_dir(const std::string& out, bool overwrite, const std::str
 
 // The statistics the platform registers for `cfg`, elaborated and not run
 // (--list-stats).
-std::unique_ptr<StatRegistry> platform_stats(const Config& cfg);
+std::unique_ptr<StatRegistry> platform_stats(const Config& cfg, Platform platform = Platform::Server);
 
 struct RunResult {
   nlohmann::json summary;
   std::string aborted;  // why the run stopped early, if it did
 };
-RunResult run_server(const Config& cfg, const RunOptions& opt);
+RunResult run_server(const Config& cfg, const RunOptions& opt);  // the server platform, whatever opt.platform says
+RunResult run_platform(const Config& cfg, const RunOptions& opt);  // opt.platform's
 
 // `dir`/config.yaml (the effective configuration) and `dir`/summary.json,
 // each written in full or not at all (AtomicFile); throws OutputError.

@@ -9,8 +9,6 @@
 namespace vp::platform {
 
 namespace {
-// The SSD's function: bus 0 device 0 function 0 of the ECAM window.
-constexpr uint64_t kSsdConfig = host::HostMemoryMap::config_address(0, 0, 0);
 // The I/O-stack accelerator: bus 0 device 1, its BAR 128 MiB into the MMIO window.
 constexpr uint64_t kAccelConfig = host::HostMemoryMap::config_address(0, 1, 0);
 constexpr uint64_t kAccelBar = host::HostBus::kPcieMmioBase + 0x8000000;
@@ -153,13 +151,7 @@ void ServerTop::declare_params(ParamRegistry& r) {
 }
 
 ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware* firmware)
-    : sc_module(name),
-      dram("dram", svc),
-      intc("intc", svc),
-      irqs(svc.stats),
-      memory(host::HostMemoryMap(dram.size())),
-      bus("bus"),
-      driver("driver", svc, irqs, memory, host_cores(svc.cfg), kSsdConfig, host::HostBus::kPcieMmioBase),
+    : NvmeHost(name, svc, host_cores(svc.cfg)),
       blkmq(ScopedConfig(svc.cfg, host::BlkMqQueue::kScope), StatGroup(svc.stats, host::BlkMqQueue::kScope), driver,
             host_cores(svc.cfg), host_cores(svc.cfg)),
       pagecache(svc, memory),
@@ -167,24 +159,9 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
                static_cast<uint32_t>(svc.cfg.get_size("ssd.nvme.lba_size")), memory),
       link("pcie", svc, "pcie"),
       drive("ssd", svc, link.timing(), firmware),
-      stats_(svc.stats) {
-  // A request record per command id of every SQ the driver may create.
+      report_(svc.stats, drive, driver) {
   const unsigned n_cores = host_cores(svc.cfg);
-  ScopedConfig driver_cfg(svc.cfg, NvmeDriver::kScope);
-  svc.tracker.resize(NvmeDriver::sq_ids(driver_cfg, n_cores), static_cast<unsigned>(driver_cfg.get_int("queue_depth")));
-  // Host side: the CPU complex and PCIe upstream are the bus's initiators.
-  driver.bus.bind(bus.in);
-  driver.watch_memory(dram.written());  // polled CQs wait on device writes landing
-  link.up_out.bind(bus.in);
-  bus.map_dram(dram.socket, host::HostMemoryMap(dram.size()));
-  bus.map(intc.socket, host::InterruptController::kBase, host::InterruptController::kSize, "msi");
-  bus.map(link.down_in, host::HostBus::kPcieMmioBase, nvme::BAR0_SIZE, "nvme bar0");
-  bus.map(link.cfg_in, kSsdConfig, pcie::PciConfigSpace::kSize, "nvme config space");
-  // PCIe to the SSD and back.
-  link.down_out.bind(drive.bar0());
-  link.cfg_out.bind(drive.config());
-  drive.set_intx_address(host::InterruptController::intx_address());
-  drive.dma().bind(link.up_in);
+  attach(link, drive);
   if (svc.cfg.get_switch("accel.enabled")) attach_accelerator(svc);
   unsigned polling = host::HostCore::polling_core(ScopedConfig(svc.cfg, host::HostCore::kScope));
   for (unsigned c = 0; c < n_cores; ++c) {
@@ -202,16 +179,6 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
   }
   pagecache.kick = [this] { cores_[0]->kick(); };  // core 0 runs the flusher
   blkmq.on_run_queued = [this](unsigned c) { cores_[c]->blk_run_queued(); };
-  drive.nvme.on_command.subscribe([this](const ssd::NvmeController::CommandRecord& c) {
-    if (c.opcode == nvme::IO_READ) ++commands_.reads;
-    if (c.opcode != nvme::IO_WRITE) return;
-    ++commands_.writes;
-    commands_.written_blocks += c.nlb;
-    if (c.victim) {
-      ++commands_.victim_writes;
-      commands_.victim_pages_max = std::max<uint64_t>(commands_.victim_pages_max, c.victim_pages);
-    }
-  });
   svc.stats.section("cpu", [this] { return cpu_summary(); });
   // The CFS tunables in effect (host.sched.*: 0 takes Linux's for the core count).
   svc.stats.section("sched", [this] {
@@ -220,7 +187,7 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
                           {"min_granularity_us", double(s.min_granularity()) / 1e6},
                           {"wakeup_granularity_us", double(s.wakeup_granularity()) / 1e6}};
   });
-  svc.stats.section("device", [this] { return device_summary(); });
+  svc.stats.section("device", [this] { return report_.summary(); });
 }
 
 // On a link of its own, its BAR and configuration space mapped on the host
@@ -258,22 +225,6 @@ nlohmann::json ServerTop::cpu_summary() {
                     {"ctxsw_pct", pct(t.ctxsw)}, {"poll_pct", pct(t.poll)}, {"idle_pct", pct(t.idle)}});
   }
   return rows;
-}
-
-nlohmann::json ServerTop::device_summary() const {
-  return {{"flash_reads", stats_.value("ssd.flash.reads")},
-          {"flash_programs", stats_.value("ssd.flash.programs")},
-          {"flash_erases", stats_.value("ssd.flash.erases")},
-          {"pcie_bytes_down", stats_.value("pcie.bytes_down")},
-          {"pcie_bytes_up", stats_.value("pcie.bytes_up")},
-          {"nvme_error_completions", stats_.value("ssd.nvme.error_completions")},
-          {"volatile_write_cache", driver.info().volatile_write_cache},  // Identify VWC as the host read it
-          {"flash_stored_bytes", drive.flash.stored_bytes()},
-          {"read_commands", commands_.reads},
-          {"write_commands", commands_.writes},
-          {"written_blocks", commands_.written_blocks},
-          {"victim_writes", commands_.victim_writes},
-          {"victim_pages_max", commands_.victim_pages_max}};
 }
 
 uint64_t ServerTop::kernel_events() const {

@@ -17,6 +17,8 @@
 #include <systemc>
 #include <vector>
 
+#include "platforms/server/DriveReport.hpp"
+#include "platforms/server/NvmeHost.hpp"
 #include "vp/accel/IoAccelerator.hpp"
 #include "vp/core/Services.hpp"
 #include "vp/host/AcceleratorDriver.hpp"
@@ -34,7 +36,7 @@
 
 namespace vp::platform {
 
-class ServerTop : public sc_core::sc_module {
+class ServerTop : public NvmeHost {
  public:
   // Every parameter of every component on this platform, plus the run's own.
   static void declare_params(ParamRegistry& reg);
@@ -52,16 +54,7 @@ class ServerTop : public sc_core::sc_module {
   uint64_t kernel_events() const;
   // Per-core time by category; each row adds up to elapsed_ps (summary.json's "cpu").
   nlohmann::json cpu_summary();
-  // What reached the drive (summary.json's "device"): flash and PCIe totals,
-  // the I/O commands the controller decoded, the cache as the host saw it.
-  nlohmann::json device_summary() const;
 
-  host::HostDram dram;
-  host::InterruptController intc;
-  host::InterruptRouting irqs;  // vector -> driver
-  host::HostMemoryAllocator memory;  // DMA-able host memory for drivers, jobs and the page cache
-  host::HostBus bus;
-  host::NvmeDriver driver;
   host::BlkMqQueue blkmq;
   host::PageCache pagecache;
   host::Workload workload;
@@ -75,11 +68,7 @@ class ServerTop : public sc_core::sc_module {
   std::unique_ptr<host::AcceleratorDriver> accel_driver_;
   std::vector<std::unique_ptr<host::HostCore>> cores_;
   std::vector<host::HostCore*> peers_;
-  StatRegistry& stats_;
-  // I/O commands as the controller decoded them (FastDrain's tag included).
-  struct DeviceCommands {
-    uint64_t reads = 0, writes = 0, written_blocks = 0, victim_writes = 0, victim_pages_max = 0;
-  } commands_;
+  DriveReport report_;  // summary.json's "device"
 };
 
 }  // namespace vp::platform

@@ -329,12 +329,8 @@ void HostCore::reaped(size_t from, Tick& t, Tick& cat) {
     IoRequest& r = *done_[i];
     t += cost_.complete;
     cat += cost_.complete;
-    DeviceHalf* d = svc_.tracker.device(r.sqid, r.cid);
-    if (d && d->valid) {  // every I/O a merged command carried shares its device half
-      r.clock.join(d->clock, r.offloaded ? Stage::Accel : Stage::SqWait);
-      r.attr = d->attr;
-      r.result = d->result;
-    }
+    // every I/O a merged command carried shares its device half
+    join_device_half(r, svc_.tracker, r.offloaded ? Stage::Accel : Stage::SqWait);
     r.clock.mark(Stage::Interrupt, t);
   }
 }
@@ -401,12 +397,7 @@ void HostCore::cache_work(PageCache::Work& w) {
 // write-back) or the job that issued it.
 void HostCore::deliver(IoRequest& r, Tick end) {
   r.clock.mark(Stage::Wakeup, end);
-  if (svc_.requests) {
-    RequestLog::Commands cmds = r.commands.empty() ? RequestLog::Commands{&r.command, 1}
-                                                   : RequestLog::Commands{r.commands.data(), r.commands.size()};
-    svc_.requests->write({r.job ? r.job->result().name : std::string("pagecache"), r.write, r.lba, r.bytes, r.sqid,
-                          r.cid, r.status, r.attr, r.result, r.issued, end, r.clock, cmds, r.flush});
-  }
+  if (svc_.requests) log_request(*svc_.requests, r, end);
   r.commands.clear();  // the I/O may be reused unsplit
   if (r.cache)
     pc_->completed(r, end, cw_);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "vp/core/RequestLog.hpp"
 #include "vp/core/RequestRecord.hpp"
 #include "vp/ssd/NvmeSpec.hpp"
 
@@ -48,5 +49,13 @@ struct IoRequest {
   nvme::Cqe raw_cqe{};
   bool raw_done = false;
 };
+
+// Reaped from its CQ: the device's half of the record (from the fetch to
+// the completion posted), kept by the tracker for the command's (SQ id,
+// command id), joins the host's, the time in between counted as `gap`; the
+// attribute and result the device reported come with it.
+void join_device_half(IoRequest& r, RequestTracker& tracker, Stage gap);
+// Its row of requests.csv, completed at `end`.
+void log_request(RequestLog& log, const IoRequest& r, Tick end);
 
 }  // namespace vp::host

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "platforms/drive/DriveTop.hpp"
+
+#include <fmt/format.h>
+
+#include "platforms/server/ServerTop.hpp"
+
+namespace vp::platform {
+
+namespace {
+unsigned queue_pairs(const Config& c) { return static_cast<unsigned>(c.get_int("host.cores")); }
+
+[[noreturn]] void refuse(const host::FioJob& j, const std::string& option, const std::string& why) {
+  throw ConfigError(fmt::format("{}: {} (vp-drive has no host above the NVMe queues; vp-server runs it)",
+                                j.at(option), why));
+}
+}  // namespace
+
+std::vector<std::string> DriveTop::check_workload(const std::vector<host::FioJob>& jobs, const Config& c) {
+  using host::NvmeDriver;
+  NvmeDriver::Completion m = NvmeDriver::completion_from(ScopedConfig(c, NvmeDriver::kScope));
+  if (m != NvmeDriver::Completion::Interrupt && m != NvmeDriver::Completion::Poll)
+    c.fail({"host.nvme.completion"}, "vp-drive takes completions by interrupt or by polling (interrupt, poll); the "
+                                     "others are host-side mechanisms of vp-server");
+  if (c.get_switch("host.blkmq.rw_isolation"))
+    c.fail({"host.blkmq.rw_isolation"}, "vp-drive has no blk-mq: each job uses its own core's queue pair");
+  if (c.get_switch("accel.enabled")) c.fail({"accel.enabled"}, "vp-drive has no I/O-stack accelerator");
+  const int64_t mdts = c.get_int("ssd.nvme.mdts");
+  const uint64_t max_transfer = mdts > 0 ? uint64_t(4096) << mdts : 0;
+  for (const host::FioJob& j : jobs) {
+    if (!j.direct) refuse(j, "direct", "buffered I/O (direct=0) goes through a page cache");
+    if (j.online) refuse(j, "online", "an online server needs host cores for its workers");
+    if (j.thinktime_spin_ps) refuse(j, "thinktime_spin", "spinning burns CPU on a host core");
+    if (j.thinktime_insts) refuse(j, j.app.empty() ? "thinktime_insts" : "app", "compute between I/Os runs on a host core");
+    if (max_transfer && j.read_iolog.empty() && j.bs > max_transfer)
+      refuse(j, "bs", fmt::format("a {}-byte I/O is over the drive's largest transfer ({} bytes, ssd.nvme.mdts = {}), "
+                                  "and there is no blk-mq to split it", j.bs, max_transfer, mdts));
+  }
+  return ServerTop::check_workload(jobs, c);
+}
+
+DriveTop::DriveTop(sc_core::sc_module_name name, Services& svc)
+    : NvmeHost(name, svc, queue_pairs(svc.cfg)),
+      workload(svc, queue_pairs(svc.cfg), static_cast<unsigned>(svc.cfg.get_int("host.sched.llc_cores")),
+               static_cast<uint32_t>(svc.cfg.get_size("ssd.nvme.lba_size")), memory),
+      link("pcie", svc, "pcie"),
+      drive("ssd", svc, link.timing()),
+      queues("queues", svc, driver, irqs, workload, queue_pairs(svc.cfg)),
+      report_(svc.stats, drive, driver) {
+  attach(link, drive);
+  for (unsigned q = 0; q < queue_pairs(svc.cfg); ++q) intc.cpu.bind(queues.irq(q));
+  svc.stats.section("device", [this] { return report_.summary(); });
+}
+
+uint64_t DriveTop::kernel_events() const { return dram.events() + intc.events() + drive.events() + queues.events(); }
+
+}  // namespace vp::platform

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// The drive platform (vp-drive): the same drive as vp-server's (NVMe
+// controller, firmware, cache, FTL, flash, SSD DRAM) behind the same PCIe
+// link, brought up and driven by the same NVMe driver through real SQs and
+// CQs in host DRAM, but with nothing of the host above the driver's queues:
+// fio jobs issue straight into them (QueueHost). For SSD-internal studies,
+// where the host's CPU time and the Linux stack would only get in the way.
+//
+//   QueueHost -> NvmeDriver -> HostBus -> HostDram | InterruptController | PcieLink.down
+//   InterruptController --(irq)-- QueueHost
+//   PcieLink.down -> Drive (config, bar0)      Drive.dma -> PcieLink.up -> HostBus
+//   inside the Drive: NvmeController -> Firmware -> CacheLayer -> PageMappingFtl -> FlashArray, SsdDram
+//
+// It takes vp-server's parameters (its presets run unchanged); host.cores is
+// the number of I/O queue pairs, and the parameters of the host's CPU,
+// scheduler, blk-mq and page cache are not used.
+#include <string>
+#include <systemc>
+#include <vector>
+
+#include "platforms/drive/QueueHost.hpp"
+#include "platforms/server/DriveReport.hpp"
+#include "platforms/server/NvmeHost.hpp"
+#include "vp/core/Services.hpp"
+#include "vp/host/Workload.hpp"
+#include "vp/pcie/PcieLink.hpp"
+#include "vp/ssd/Drive.hpp"
+
+namespace vp::platform {
+
+class DriveTop : public NvmeHost {
+ public:
+  // The jobs against the drive platform: what needs a host it does not have
+  // (buffered I/O, fsync, CPU think time, online servers; host-side
+  // completion mechanisms) is refused naming the job option or key, then
+  // vp-server's checks (capacity, LBA size, host memory) apply.
+  static std::vector<std::string> check_workload(const std::vector<host::FioJob>& jobs, const Config& cfg);
+
+  DriveTop(sc_core::sc_module_name name, Services& svc);
+  uint64_t kernel_events() const;
+
+  host::Workload workload;
+  pcie::PcieLink link;
+  ssd::Drive drive;
+  QueueHost queues;
+
+ private:
+  DriveReport report_;
+};
+
+}  // namespace vp::platform

@@ -40,8 +40,7 @@ void QueueHost::begin() {
   issue_all();
 }
 
-void QueueHost::interrupted(uint32_t vector) {
-  ++runs_;
+void QueueHost::interrupted(uint32_t vector) {  // inside the interrupt controller's event
   done_.clear();
   irqs_.dispatch(vector, done_);  // admin completions during bring-up too
   complete();

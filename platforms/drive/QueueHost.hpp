@@ -31,7 +31,8 @@ class QueueHost : public sc_core::sc_module {
             host::Workload& workload, unsigned queues);
   // Where the interrupt controller delivers core `q`'s interrupts.
   host::IrqSink& irq(unsigned q) { return *sinks_.at(q); }
-  // Times it ran: interrupts, polled CQ writes, issue timers, group starts.
+  // Times it ran of its own (polled CQ writes, issue timers, group starts);
+  // the interrupts are the interrupt controller's events.
   uint64_t events() const { return runs_ + timers_.fired(); }
 
  private:

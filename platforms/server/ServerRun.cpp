@@ -427,6 +427,10 @@ template <class Top>
 void watch_persisted(Top& top, const Config& cfg) {
   auto* v = top.workload.verify();
   if (!v) return;
+  // Only a power-loss check needs each block's write history.
+  const bool power_loss = cfg.get_time("ssd.power_loss_at") != 0;
+  v->keep_history(power_loss);
+  if (!power_loss) return;
   v->set_part_bytes(top.drive.ftl.page_size());
   uint64_t lba_size = cfg.get_size("ssd.nvme.lba_size");
   top.drive.cache.on_persisted.subscribe([v, lba_size, page = top.drive.ftl.page_size()](uint64_t lpn, const uint8_t* data) {

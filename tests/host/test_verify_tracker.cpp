@@ -11,7 +11,11 @@
 using namespace vp::host;
 
 TEST_CASE("verify tracker accepts intact data and flags one corrupted byte", "[host][verify]") {
+  // With and without the write history a power-loss check needs: reads are
+  // judged the same either way.
+  const bool history = GENERATE(true, false);
   VerifyTracker v(512);
+  v.keep_history(history);
   std::vector<uint8_t> wbuf(1024), rbuf(1024);
   IoRequest w;
   w.write = true;
@@ -35,6 +39,8 @@ TEST_CASE("verify tracker accepts intact data and flags one corrupted byte", "[h
   v.read_completed(r);
   CHECK(v.mismatches() == 1);
   CHECK(v.first_bad_lba() == 11);
+  if (!history)  // nothing to judge a power loss by: refused, not a report of nothing
+    CHECK_THROWS_WITH(v.check_power_loss([](uint64_t, uint8_t*) {}), Catch::Contains("keep_history"));
 }
 
 TEST_CASE("verify tracker expects zeros from never-written blocks", "[host][verify]") {

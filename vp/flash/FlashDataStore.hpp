@@ -3,7 +3,8 @@
 // Page contents and spare areas, stored sparsely so memory follows what was
 // written, not the capacity. Data is kept only for pages holding something
 // other than zeros; a page made wholly of verify units (vp/core/VerifyPattern.hpp)
-// or zero units keeps their 16-byte names, not their bytes; a spare-area
+// or zero units keeps their 16-byte names, not their bytes (a run of
+// consecutive units of one write: the first and its version); a spare-area
 // array is allocated for a block the first time one of its pages is
 // programmed, and a block preconditioned with an arithmetic run of logical
 // pages keeps only that rule.
@@ -37,9 +38,9 @@ class FlashDataStore {
       Page& p = pages_[ppn];
       count(p, -1);
       if (!encode(data, p)) {
-        p.units.reset();
-        if (!p.raw) p.raw.reset(new uint8_t[page_size_]);
-        std::memcpy(p.raw.get(), data, page_size_);
+        if (p.kind != Kind::Raw || !p.heap) p.heap.reset(new uint8_t[page_size_]);
+        p.kind = Kind::Raw;
+        std::memcpy(p.heap.get(), data, page_size_);
       }
       count(p, +1);
     } else {
@@ -119,21 +120,28 @@ class FlashDataStore {
   }
 
   // A page's data: its bytes, or the names of its verify units (version 0: a
-  // unit of zeros).
+  // unit of zeros), or, as a random 4 KiB write leaves nearly every page,
+  // a run of consecutive units of one write: the first unit and the version
+  // alone, with no allocation besides the map's node.
   struct Unit {
     uint64_t unit;
     uint32_t version;
   };
+  enum class Kind : uint32_t { Run, Units, Raw };
   struct Page {
-    std::unique_ptr<uint8_t[]> raw;
-    std::unique_ptr<Unit[]> units;
+    uint64_t run_unit = 0;
+    uint32_t run_version = 0;
+    Kind kind = Kind::Raw;
+    std::unique_ptr<uint8_t[]> heap;  // Raw: the page's bytes; Units: its Unit names
   };
   uint32_t units_per_page() const { return page_size_ / verify_pattern::kUnit; }
   // Adds (+1) or removes (-1) what `p` holds from the totals.
   void count(const Page& p, int sign) {
-    const uint64_t bytes = p.raw ? page_size_ : p.units ? units_per_page() * sizeof(Unit) : 0;
+    const uint64_t bytes = p.kind == Kind::Raw   ? (p.heap ? page_size_ : 0)
+                           : p.kind == Kind::Run ? sizeof(uint64_t) + sizeof(uint32_t)
+                                                 : units_per_page() * sizeof(Unit);
     data_bytes_ += sign > 0 ? bytes : -bytes;
-    if (p.units) verify_pages_ += sign > 0 ? 1 : -1;
+    if (p.kind != Kind::Raw) verify_pages_ += sign > 0 ? 1 : -1;
   }
   void drop(uint64_t ppn) {
     auto it = pages_.find(ppn);
@@ -144,24 +152,36 @@ class FlashDataStore {
   bool encode(const uint8_t* data, Page& p) {
     const uint32_t n = units_per_page();
     if (n == 0 || page_size_ % verify_pattern::kUnit) return false;
-    std::unique_ptr<Unit[]> u(new Unit[n]);
+    std::vector<Unit> u(n);
+    bool run = true;
     for (uint32_t k = 0; k < n; ++k) {
       const uint8_t* d = data + uint64_t(k) * verify_pattern::kUnit;
       if (!verify_pattern::recognise(d, u[k].unit, u[k].version)) {
         if (std::any_of(d, d + verify_pattern::kUnit, [](uint8_t c) { return c != 0; })) return false;
         u[k] = Unit{0, 0};
       }
+      run = run && u[k].version != 0 && u[k].version == u[0].version && u[k].unit == u[0].unit + k;
     }
-    p.raw.reset();
-    p.units = std::move(u);
+    if (run) {
+      p.kind = Kind::Run;
+      p.run_unit = u[0].unit;
+      p.run_version = u[0].version;
+      p.heap.reset();
+      return true;
+    }
+    p.kind = Kind::Units;
+    p.heap.reset(new uint8_t[n * sizeof(Unit)]);
+    std::memcpy(p.heap.get(), u.data(), n * sizeof(Unit));
     return true;
   }
   void decode(const Page& p, uint8_t* data) const {
-    if (p.raw) return void(std::memcpy(data, p.raw.get(), page_size_));
+    if (p.kind == Kind::Raw) return void(std::memcpy(data, p.heap.get(), page_size_));
     for (uint32_t k = 0; k < units_per_page(); ++k) {
       uint8_t* d = data + uint64_t(k) * verify_pattern::kUnit;
-      if (p.units[k].version)
-        verify_pattern::fill(d, p.units[k].unit, p.units[k].version);
+      Unit u{p.run_unit + k, p.run_version};
+      if (p.kind == Kind::Units) std::memcpy(&u, p.heap.get() + uint64_t(k) * sizeof(Unit), sizeof u);
+      if (u.version)
+        verify_pattern::fill(d, u.unit, u.version);
       else
         std::memset(d, 0, verify_pattern::kUnit);
     }

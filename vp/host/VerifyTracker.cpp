@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
 
 #include "vp/core/VerifyPattern.hpp"
 
@@ -36,6 +37,7 @@ void VerifyTracker::write_issued(IoRequest& r) {
     Block& b = blocks_[r.lba + i];
     if (b.writers++ > 0) b.contended = true;
     fill(r.buf + uint64_t(i) * lba_size_, r.lba + i, v);
+    if (!history_on_) continue;
     History& h = history_[r.lba + i];
     h.writes.push_back({v});
     prune(h);
@@ -55,6 +57,7 @@ void VerifyTracker::write_completed(const IoRequest& r, Durability d) {
     --b.writers;
     b.version = b.contended ? kUnknown : (r.status == 0 ? v : kUnknown);
     if (b.writers == 0) b.contended = false;
+    if (!history_on_) continue;
     auto& ws = history_[r.lba + i].writes;
     for (auto w = ws.rbegin(); w != ws.rend(); ++w)
       if (w->version == v) {
@@ -133,7 +136,7 @@ void VerifyTracker::prune(History& h) const {
 }
 
 void VerifyTracker::persisted(uint64_t lba, uint32_t offset, const uint8_t* data, uint32_t len) {
-  if (frozen_) return;
+  if (frozen_ || !history_on_) return;
   auto it = history_.find(lba);
   if (it == history_.end() || offset + len > lba_size_) return;
   History& h = it->second;
@@ -151,6 +154,7 @@ void VerifyTracker::persisted(uint64_t lba, uint32_t offset, const uint8_t* data
 VerifyTracker::PowerLossReport VerifyTracker::check_power_loss(
     const std::function<void(uint64_t lba, uint8_t* buf)>& read,
     const std::function<bool(uint64_t lba)>& undrained) const {
+  if (!history_on_) throw std::logic_error("VerifyTracker: a power-loss check needs the write history (keep_history)");
   PowerLossReport rep;
   std::vector<uint64_t> lbas;  // in LBA order, so a report names the lowest bad block
   for (const auto& [lba, h] : history_)

@@ -42,6 +42,11 @@ class VerifyTracker {
   };
 
   explicit VerifyTracker(uint32_t lba_size) : lba_size_(lba_size), part_(lba_size) {}
+  // A run with no power loss to come (the platform knows at elaboration)
+  // keeps no per-block write history: reads are judged against each
+  // block's last write alone, in a fraction of the memory. Call before the
+  // first write; check_power_loss() then refuses to run.
+  void keep_history(bool on) { history_on_ = on; }
   // The unit the device persists a block in (its flash page, at most the
   // block): after a power loss a block's parts may hold different writes.
   void set_part_bytes(uint32_t bytes) { part_ = bytes && bytes < lba_size_ && lba_size_ % bytes == 0 ? bytes : lba_size_; }
@@ -71,10 +76,11 @@ class VerifyTracker {
 
  private:
   static constexpr uint32_t kUnknown = 0xFFFFFFFF;
-  struct Block {
-    uint32_t version = 0;   // 0: never written (reads as zeros)
-    uint32_t writers = 0;   // writes in flight
-    bool contended = false; // two writes overlapped: the final content is not known
+  struct Block {  // 8 bytes: one per block ever written
+    uint32_t version = 0;        // 0: never written (reads as zeros)
+    uint32_t writers : 31;       // writes in flight
+    uint32_t contended : 1;      // two writes overlapped: the final content is not known
+    Block() : writers(0), contended(0) {}
   };
   struct Write {
     uint32_t version;
@@ -106,6 +112,7 @@ class VerifyTracker {
   uint64_t cseq_ = 0, flushed_upto_ = 0;
   std::unordered_map<const void*, uint64_t> sync_start_, synced_upto_;
   bool frozen_ = false;
+  bool history_on_ = true;
 };
 
 }  // namespace vp::host

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "platforms/drive/QueueHost.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
 
 #include "vp/core/Quote.hpp"

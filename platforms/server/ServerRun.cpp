@@ -14,8 +14,8 @@
 #include <type_traits>
 #include <unistd.h>
 
-#include "platforms/server/Presets.hpp"
 #include "platforms/drive/DriveTop.hpp"
+#include "platforms/server/Presets.hpp"
 #include "platforms/server/ServerTop.hpp"
 #include "vp/core/BuildInfo.hpp"
 #include "vp/core/InputFile.hpp"
@@ -606,8 +606,6 @@ RunResult run_top(const Config& cfg, const RunOptions& opt) {
 }
 
 }  // namespace
-
-RunResult run_server(const Config& cfg, const RunOptions& opt) { return run_top<ServerTop>(cfg, opt); }
 
 RunResult run_platform(const Config& cfg, const RunOptions& opt) {
   return opt.platform == Platform::Drive ? run_top<DriveTop>(cfg, opt) : run_top<ServerTop>(cfg, opt);

@@ -80,8 +80,7 @@ struct RunResult {
   nlohmann::json summary;
   std::string aborted;  // why the run stopped early, if it did
 };
-RunResult run_server(const Config& cfg, const RunOptions& opt);  // the server platform, whatever opt.platform says
-RunResult run_platform(const Config& cfg, const RunOptions& opt);  // opt.platform's
+RunResult run_platform(const Config& cfg, const RunOptions& opt);  // on opt.platform
 
 // `dir`/config.yaml (the effective configuration) and `dir`/summary.json,
 // each written in full or not at all (AtomicFile); throws OutputError.

@@ -221,7 +221,7 @@ TEST_CASE("round robin arbitration shares a busy controller evenly between queue
             {"ssd.flash.blocks_per_plane", "256"},
             {"workload.fio", "[q]\nrw=randread\nbs=4k\niodepth=16\nnumber_ios=3000\nnumjobs=2\n"}};
   Config cfg = platform::build_config(o);
-  auto s = platform::run_server(cfg, o).summary;
+  auto s = platform::run_platform(cfg, o).summary;
   REQUIRE(s["jobs"].size() == 2);
   CHECK(s["jobs"][0]["core"] != s["jobs"][1]["core"]);
   double a = s["jobs"][0]["iops"].get<double>(), b = s["jobs"][1]["iops"].get<double>();

@@ -127,6 +127,30 @@ TEST_CASE("fio time units", "[fio]") {
   CHECK(one("startdelay=100us").startdelay_ps == 100000000ull);
 }
 
+TEST_CASE("phases: DURATION:INTENSITY lists, none, and what is wrong with a bad one", "[fio]") {
+  const uint64_t s = 1000000000000ull;
+  FioJob j = one("thinktime_insts=1000\nphases=2800ms:1.5, 3:0.25");
+  REQUIRE(j.phases.size() == 2);
+  CHECK(j.phases[0].duration_ps == 2800000000000ull);
+  CHECK(j.phases[0].intensity == 1.5);
+  CHECK(j.phases[1].duration_ps == 3 * s);  // plain: seconds, as runtime
+  CHECK(j.insts_between_ios(0) == 667);           // 1000 / 1.5 = 666.7
+  CHECK(j.insts_between_ios(2800000000000ull) == 4000);
+  CHECK(j.insts_between_ios(5800000000000ull - 1) == 4000);
+  CHECK(j.insts_between_ios(5800000000000ull) == 667);  // 5.8 s: the list again
+  CHECK(j.phases_text() == "2800ms:1.5,3s:0.25");
+  CHECK(parse_fio(j.to_fio(), "again")[0] == j);
+  CHECK(one("app=PR\nphases=none").phases.empty());
+  CHECK(one("app=PR\nphases=none").insts_between_ios(123) == 2724796);
+  CHECK(parse_fio(one("app=PR\nphases=none").to_fio(), "again")[0].phases.empty());  // none survives app= there
+  CHECK_THROWS_WITH(one("phases=1s"), Catch::Contains("'phases'") && Catch::Contains("without a ':'"));
+  CHECK_THROWS_WITH(one("phases=1s:0"), Catch::Contains("above 0 and at most 1000"));
+  CHECK_THROWS_WITH(one("phases=0s:1"), Catch::Contains("zero duration"));
+  CHECK_THROWS_WITH(one("phases=1.5s:1"), Catch::Contains("whole numbers with a unit"));
+  CHECK_THROWS_WITH(one("phases=1s:x"), Catch::Contains("intensity 'x'"));
+  CHECK_THROWS_WITH(one("phases=1q:2"), Catch::Contains("unknown unit"));
+}
+
 TEST_CASE("fio other options", "[fio]") {
   FioJob j = one(
       "number_ios=1000\nnumjobs=4\nrate_iops=500\nrandseed=18446744073709551615\ndirect=0\n"

@@ -129,6 +129,16 @@ TEST_CASE("app=PR fills the job from FlashShare Table 3", "[host][cpu][fio]") {
   CHECK(j.bs == 32768);                // 30 KB rounded up to whole 4 KiB: 32 KiB
   CHECK(j.percentage_random == 29);    // (1 - 0.71) x 100
   CHECK(j.thinktime_insts == 2724796);  // 1e6 / 0.367 = 2724795.64 -> nearest
+  // Fig 19's phases: 2.8 s at 1.6667x the intensity, 3.2 s at 0.41667x,
+  // time-weighted mean (2.8 x 1.6667 + 3.2 x 0.41667) / 6 = 1.0000.
+  REQUIRE(j.phases.size() == 2);
+  CHECK(j.phases[0].duration_ps == 2800000000000ull);
+  CHECK(j.phases[1].intensity == 0.41667);
+  CHECK((2.8 * j.phases[0].intensity + 3.2 * j.phases[1].intensity) / 6 == Approx(1.0).epsilon(1e-4));
+  // 2724796 / 1.6667 = 1634844.90 -> 1634845 in the burst; / 0.41667 = 6539458.08 -> 6539458.
+  CHECK(j.insts_between_ios(0) == 1634845);
+  CHECK(j.insts_between_ios(2800000000000ull) == 6539458);
+  CHECK(j.insts_between_ios(6000000000000ull) == 1634845);  // the list repeats
   // The alias, any case; later options override.
   auto k = vp::host::parse_fio("[q]\napp=PageRank\nbs=8k\n", "t.fio");
   CHECK(k[0].app == "PR");
@@ -160,23 +170,56 @@ TEST_CASE("all thirteen applications of Table 3 are known", "[host][cpu]") {
 TEST_CASE("the PR preset spins 1.3624 ms per I/O at 2 GHz and IPC 1", "[host][cpu]") {
   // 2724796 instructions / (2e9 Hz x 1) = 1.362398 ms = 1362398000 ps per I/O;
   // two I/Os: 2724796000 ps of user time.
-  auto s = run("quick", with(kCosts, {{"host.cores", "2"}}), "[pr]\napp=PR\nnumber_ios=2\ncpus_allowed=1\n");
+  auto s = run("quick", with(kCosts, {{"host.cores", "2"}}), "[pr]\napp=PR\nphases=none\nnumber_ios=2\ncpus_allowed=1\n");
   CHECK(s["jobs"][0]["ios"] == 2);
   CHECK(s["jobs"][0]["app"] == "PR");
   CHECK(s["cpu"][1]["user_ps"] == 2724796000ull);
 }
 
+TEST_CASE("phases= divides the compute between I/Os by the phase's intensity, repeating", "[host][cpu][fio]") {
+  // thinktime_insts=200000 at 2 GHz, IPC 1: 100 us. phases=1ms:2,1ms:0.5:
+  // 50 us per I/O for the first ms of every 2, 200 us for the second. At
+  // iodepth 1 each I/O completes within the compute (the device takes about
+  // 10 us), so issues are the compute plus the same host overhead apart:
+  // the gaps in the two phases differ by exactly 150 us.
+  std::string dir = scratch("phases");
+  auto s = run_traced(dir, "quick", with(kCosts, {{"host.cores", "2"}}),
+                      "[p]\nrw=randread\nbs=4k\niodepth=1\nthinktime_insts=200000\nphases=1ms:2,1ms:0.5\n"
+                      "runtime=4ms\ntime_based=1\ncpus_allowed=1\n");
+  auto rows = requests(dir);
+  REQUIRE(rows.size() > 10);
+  const uint64_t t0 = rows[0].issued, ms = 1000000000;
+  uint64_t fast = 0, slow = 0;  // I/Os issued in each kind of phase
+  std::vector<uint64_t> gap_fast, gap_slow;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    bool in_fast = (rows[i].issued - t0) / ms % 2 == 0;
+    (in_fast ? fast : slow)++;
+    if (i + 1 < rows.size()) (in_fast ? gap_fast : gap_slow).push_back(rows[i + 1].issued - rows[i].issued);
+  }
+  REQUIRE(gap_fast.size() > 4);
+  REQUIRE(gap_slow.size() > 2);
+  uint64_t overhead = gap_fast[0] - 50000000;  // submit, ISR and reaping: a few us
+  CHECK(overhead < 10000000);
+  for (uint64_t g : gap_fast) CHECK(g == gap_fast[0]);
+  for (uint64_t g : gap_slow) CHECK(g == gap_fast[0] + 150000000);
+  // The user time is the sum of the two computes; about (1 ms / 50 us) x 2 +
+  // (1 ms / 200 us) x 2 = 50 I/Os over 4 ms, against 40 without phases.
+  CHECK(s["cpu"][1]["user_ps"] == fast * 50000000 + slow * 200000000);
+  CHECK(rows.size() >= 46);
+  CHECK(rows.size() <= 52);
+}
+
 TEST_CASE("host core clock and IPC scale the compute of an app", "[host][cpu]") {
   // At 4 GHz and IPC 1: 2724796 / 4e9 = 681199 ns per I/O.
   auto s = run("quick", with(kCosts, {{"host.cores", "2"}, {"host.core.clock", "4GHz"}}),
-               "[pr]\napp=PR\nnumber_ios=2\ncpus_allowed=1\n");
+               "[pr]\napp=PR\nphases=none\nnumber_ios=2\ncpus_allowed=1\n");
   CHECK(s["cpu"][1]["user_ps"] == 2 * 681199000ull);
 }
 
 TEST_CASE("half the clock at twice the IPC gives the same compute time", "[host][cpu]") {
   // 2724796 / (1e9 x 2) s = 1.362398 ms per I/O, as at 2 GHz and IPC 1.
   auto t = run("quick", with(kCosts, {{"host.cores", "2"}, {"host.core.clock", "1GHz"}, {"host.core.ipc", "2"}}),
-               "[pr]\napp=PR\nnumber_ios=2\ncpus_allowed=1\n");
+               "[pr]\napp=PR\nphases=none\nnumber_ios=2\ncpus_allowed=1\n");
   CHECK(t["cpu"][1]["user_ps"] == 2724796000ull);
 }
 

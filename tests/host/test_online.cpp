@@ -215,6 +215,18 @@ TEST_CASE("an online job needs requests or runtime to end", "[host][online]") {
   CHECK_THROWS_WITH(vp::platform::build_config(o), Catch::Contains("needs requests or runtime to end"));
 }
 
+TEST_CASE("phases need a job with compute between I/Os, and no online job takes them", "[host][online]") {
+  auto o = options("quick", {}, "[pr]\napp=PR\nonline=1\nrequests=5\n");
+  CHECK_THROWS_WITH(vp::platform::build_config(o),
+                    Catch::Contains("option 'app' = 'PR'") && Catch::Contains("add phases=none"));
+  o = options("quick", {}, "[pr]\napp=PR\nphases=none\nonline=1\nrequests=5\n");
+  CHECK_NOTHROW(vp::platform::build_config(o));
+  o = options("quick", {}, "[w]\napp=ap\nphases=1s:2\nonline=1\nrequests=5\n");
+  CHECK_THROWS_WITH(vp::platform::build_config(o), Catch::Contains("'phases'") && Catch::Contains("online job"));
+  o = options("quick", {}, "[r]\nrw=randread\nphases=1s:2\nnumber_ios=5\n");
+  CHECK_THROWS_WITH(vp::platform::build_config(o), Catch::Contains("the job has none (set app= or thinktime_insts)"));
+}
+
 TEST_CASE("online options parse and write back through to_fio", "[host][online]") {
   auto jobs = vp::host::parse_fio("[w]\napp=ap\nonline=1\nrequest_rate=250\nrate_process=poisson\nios_per_request=3\n"
                                   "net_delay=20\nrequests=7\n",

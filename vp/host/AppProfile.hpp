@@ -21,6 +21,8 @@ struct AppProfile {
   double ios_per_minst;   // I/Os per million instructions
   unsigned seq_percent;   // sequential ratio x 100
   bool online;            // latency-critical server application in the paper
+  // Its I/O phases over time, as phases= spells them ("none": steady).
+  const char* phases = "none";
 
   // Nearest whole percent; a half goes to the writes so 0.995 keeps 1%
   // writes (99) rather than none.

@@ -37,6 +37,7 @@ uint64_t fio_size_factor(const std::string& u) {
 namespace {
 
 constexpr uint64_t kPsPerUs = 1000000, kPsPerS = 1000000000000;
+constexpr uint64_t kPhaseCycleMax = 1000 * 86400 * kPsPerS;
 constexpr unsigned kMaxCpu = 1023;  // fio's CPU mask size; also bounds list expansion
 
 const std::pair<const char*, RwMode> kRwNames[] = {
@@ -125,6 +126,38 @@ struct Opt {
     if (num.empty() || !std::isdigit(static_cast<unsigned char>(num[0])) || *end) fail("is not a valid percentage");
     if (!(p >= lo && p <= hi)) fail(fmt::format("out of range ({}%..{}%)", lo, hi));
     return p;
+  }
+  // "DURATION:INTENSITY,..." (durations as fio times, default unit s) or "none".
+  std::vector<FioJob::Phase> phases() const {
+    std::vector<FioJob::Phase> out;
+    if (value() == "none") return out;
+    uint64_t cycle = 0;
+    std::string rest = value();
+    while (true) {
+      size_t comma = rest.find(','), colon = rest.find(':');
+      std::string item = trim(rest.substr(0, comma));
+      if (colon >= comma || colon == std::string::npos)
+        fail(fmt::format("has {} without a ':' (phases are DURATION:INTENSITY, comma-separated, or none)", vp::quoted(item)));
+      colon = item.find(':');
+      if (item.substr(0, colon).find('.') != std::string::npos)
+        fail(fmt::format("has duration {}: durations are whole numbers with a unit (2800ms, not 2.8s)",
+                         vp::quoted(trim(item.substr(0, colon)))));
+      uint64_t d = Opt{origin, line, key, trim(item.substr(0, colon))}.time(kPsPerS);
+      if (!d) fail(fmt::format("has a phase of zero duration in {}", vp::quoted(item)));
+      std::string num = trim(item.substr(colon + 1));
+      char* end = nullptr;
+      double x = std::strtod(num.c_str(), &end);
+      if (num.empty() || !std::isdigit(static_cast<unsigned char>(num[0])) || *end || !(x > 0 && x <= 1000))
+        fail(fmt::format("has intensity {} in {}: it must be a number above 0 and at most 1000", vp::quoted(num),
+                         vp::quoted(item)));
+      if (out.size() == 64) fail("has more than 64 phases");
+      if (d > kPhaseCycleMax - cycle) fail("has phases longer than 1000 days in all");
+      cycle += d;
+      out.push_back({d, x});
+      if (comma == std::string::npos) break;
+      rest = rest.substr(comma + 1);
+    }
+    return out;
   }
   std::vector<unsigned> cpu_list() const {
     auto cpus = parse_cpu_list(value(), kMaxCpu);
@@ -217,6 +250,9 @@ void apply(FioJob& j, const Opt& o) {
     j.bs = a->bs();
     j.percentage_random = a->percentage_random();
     j.thinktime_insts = a->insts_per_io();
+    j.phases = Opt{o.origin, o.line, "phases", std::string(a->phases)}.phases();
+  } else if (k == "phases") {
+    j.phases = o.phases();
   } else if (k == "rate_iops") {
     j.rate_iops = o.ranged(0, UINT64_MAX);
   } else if (k == "randseed") {
@@ -331,6 +367,25 @@ bool FioJob::has_writes() const {
   return rw == RwMode::Write || rw == RwMode::RandWrite || (mixed && rwmixread < 100);
 }
 
+uint64_t FioJob::insts_between_ios(uint64_t since_start_ps) const {
+  if (phases.empty()) return thinktime_insts;
+  uint64_t cycle = 0;
+  for (const Phase& p : phases) cycle += p.duration_ps;
+  uint64_t t = since_start_ps % cycle;
+  for (const Phase& p : phases) {
+    if (t < p.duration_ps) return static_cast<uint64_t>(std::llround(double(thinktime_insts) / p.intensity));
+    t -= p.duration_ps;
+  }
+  return thinktime_insts;  // unreachable: t < cycle
+}
+
+std::string FioJob::phases_text() const {
+  if (phases.empty()) return "none";
+  std::string s;
+  for (const Phase& p : phases) s += fmt::format("{}{}:{}", s.empty() ? "" : ",", fmt_time(p.duration_ps), p.intensity);
+  return s;
+}
+
 std::string FioJob::rw_name() const {
   for (const auto& [n, mode] : kRwNames)
     if (mode == rw) return n;
@@ -366,8 +421,8 @@ std::string FioJob::to_fio() const {
                    replay_time_scale, trace_format_name(replay_format), replay_fit_name(replay_fit));
   o += fmt::format("iodepth_batch_submit={}\nworkload_attr={}\nhipri={}\n", iodepth_batch_submit, workload_attr,
                    int(hipri));
-  o += fmt::format("thinktime_spin={}\nthinktime_insts={}\npercentage_random={}\n", fmt_time(thinktime_spin_ps),
-                   thinktime_insts, percentage_random);
+  o += fmt::format("thinktime_spin={}\nthinktime_insts={}\nphases={}\npercentage_random={}\n",
+                   fmt_time(thinktime_spin_ps), thinktime_insts, phases_text(), percentage_random);
   o += fmt::format("random_distribution={}\n", random_distribution.text());
   o += fmt::format("fsync={}\nprioclass={}\nprio={}\n", fsync, prioclass, prio);
   o += fmt::format("online={}\nrequest_rate={}\nrate_process={}\nios_per_request={}\nnet_delay={}\nrequests={}\n",
@@ -385,7 +440,7 @@ bool FioJob::operator==(const FioJob& o) const {
                     j.number_ios, j.runtime_ps, j.time_based, j.numjobs, j.cpus_allowed, j.cpus_split, j.thinktime_ps, j.rate_iops,
                     j.randseed, j.direct, j.ioengine, j.verify, j.stonewall, j.startdelay_ps, j.filename, j.read_iolog,
                     j.replay_no_stall, j.replay_time_scale, j.replay_format, j.replay_fit, j.iodepth_batch_submit,
-                    j.workload_attr, j.thinktime_spin_ps, j.thinktime_insts, j.percentage_random,
+                    j.workload_attr, j.thinktime_spin_ps, j.thinktime_insts, j.phases, j.percentage_random,
                     j.random_distribution, j.app, j.fsync, j.hipri, j.online, j.request_rate, j.rate_poisson,
                     j.ios_per_request, j.request_insts, j.net_delay_ps, j.requests, j.workers, j.prioclass, j.prio);
   };

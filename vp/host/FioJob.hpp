@@ -64,6 +64,19 @@ struct FioJob {
   // VP extension: compute of this many instructions after each I/O, spun on
   // the core at host.core.clock x host.core.ipc (set by app=).
   uint64_t thinktime_insts = 0;
+  // VP extension `phases=` (FlashShare OSDI'18 Fig 19's bursts): over time
+  // from the job's start, a repeating list of phases, each with an I/O
+  // intensity that divides thinktime_insts (2 = twice the I/Os per
+  // instruction). Empty: steady.
+  struct Phase {
+    uint64_t duration_ps;
+    double intensity;
+    bool operator==(const Phase& o) const { return duration_ps == o.duration_ps && intensity == o.intensity; }
+  };
+  std::vector<Phase> phases;
+  // The compute after an I/O issued `since_start` after the job started.
+  uint64_t insts_between_ios(uint64_t since_start_ps) const;
+  std::string phases_text() const;  // as phases= spells it; "none" when steady
   unsigned percentage_random = 100;  // fio: random share of a random job's offsets; the rest continue sequentially
   // fio: where a random job's random offsets fall (uniform by default; zipf,
   // pareto, normal, zoned, zoned_abs).

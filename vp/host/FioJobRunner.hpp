@@ -59,7 +59,7 @@ class FioJobRunner {
   // and the rest of thinktime is slept from there.
   bool spins() const { return !client_ && (spin_ps_ || spec_.thinktime_insts); }
   Tick spin_ps() const { return spin_ps_; }
-  uint64_t spin_insts() const { return spec_.thinktime_insts; }
+  uint64_t spin_insts(Tick now) const { return spec_.insts_between_ios(now > start_time_ ? now - start_time_ : 0); }
   void spun(Tick end);
   // Online jobs: the worker's compute for the request it has just taken
   // (instructions; 0 when none is due), run on the core before the request's

@@ -604,7 +604,7 @@ void HostCore::issue(HostThread& t) {
   } while (++n < batch && j.can_issue(now_ps()));
   if (plug) blk_.finish_plug(id_, now_ps());
   if (j.spins()) {  // the job's compute after its I/Os, once per I/O issued
-    t.compute_left = n * (j.spin_ps() + insts_time(j.spin_insts()));
+    t.compute_left = n * (j.spin_ps() + insts_time(j.spin_insts(now_ps())));
     t.after = HostThread::After::Spin;
     j.compute_started();
     if (!t.compute_left) after_compute(t);

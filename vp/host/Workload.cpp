@@ -90,6 +90,15 @@ JobNeeds Workload::check(const std::vector<FioJob>& jobs, const JobTarget& targe
       if (!j.read_iolog.empty()) throw bad("read_iolog", "an online job generates its I/Os");
       if (!j.direct) throw bad("direct", "an online job's I/Os are direct (direct=1)");
     }
+    if (!j.phases.empty()) {
+      if (j.online && j.where.count("phases")) throw bad("phases", "not used by an online job (request_rate paces it)");
+      if (j.online)
+        throw bad("app", fmt::format("brings phases {} (an offline app's bursts), which an online job cannot use "
+                                     "(request_rate paces it): add phases=none",
+                                     j.phases_text()));
+      if (!j.thinktime_insts)
+        throw bad("phases", "scales the compute between I/Os, and the job has none (set app= or thinktime_insts)");
+    }
     if (j.hipri && j.ioengine != "io_uring" && j.ioengine != "pvsync2")
       throw bad("hipri", fmt::format("is an option of the io_uring and pvsync2 engines, not of {}", also("ioengine", j.ioengine)));
     if (j.fsync && j.direct)

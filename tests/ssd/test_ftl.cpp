@@ -173,6 +173,65 @@ TEST_CASE("aged preconditioning leaves GC in steady state without simulating tim
 }
 
 namespace {
+// Four planes of 256 blocks of 64 pages (two channels of a die with two
+// planes), filled to 90% and aged twice over, replayed or sampled.
+Sets four_planes_aged(const char* model, const char* pattern, Sets extra = {}) {
+  Sets s = one_plane({{"ssd.flash.channels", "2"},              {"ssd.flash.planes_per_die", "2"},
+                      {"ssd.precondition.fill", "0.9"},         {"ssd.precondition.pattern", pattern},
+                      {"ssd.precondition.age", "2"},            {"ssd.precondition.age_model", model}});
+  s.insert(s.end(), extra.begin(), extra.end());
+  return s;
+}
+
+void check_sampled_layout(const char* pattern) {
+  FtlRig rig(four_planes_aged("sampled", pattern));
+  uint64_t lpns = rig.ftl.logical_pages(), mapped = 0, wrong_oob = 0, below_n = 0;
+  REQUIRE(lpns == 4 * 12288);
+  uint64_t n = static_cast<uint64_t>(std::llround(0.9 * double(lpns)));
+  std::vector<uint8_t> page(rig.ftl.page_size());
+  std::vector<bool> seen(4 * 256 * 64);
+  uint64_t twice = 0;
+  auto s = rig.ftl.summary();
+  Rng rng(5);
+  simulate(rig, [&] {
+    CHECK(sc_core::sc_time_stamp() == sc_core::SC_ZERO_TIME);
+    for (uint64_t l = 0; l < lpns; ++l) {
+      if (!rig.ftl.debug_read(l, page.data())) continue;
+      ++mapped;
+      below_n += l < n;
+      uint64_t ppn = flash::ppn_of(rig.flash.geometry(), rig.ftl.where(l));
+      twice += seen[ppn];
+      seen[ppn] = true;
+      flash::FlashOob o;
+      rig.flash.peek(ppn, nullptr, &o);
+      wrong_oob += o.lpn != l;
+    }
+    s = rig.ftl.summary();
+    // Then random overwrites through GC: every page reads back its last write.
+    rig.run(20000, 8, [&] { return rig.write(rng.below(n)); });
+  });
+  CHECK(mapped == n);
+  CHECK(twice == 0);
+  CHECK(wrong_oob == 0);
+  if (std::string(pattern) == "sequential") CHECK(below_n == n);  // the pages the fill wrote, [0, n)
+  CHECK(s["precondition"]["writes"] == 3 * n);  // the fill and twice as many overwrites
+  CHECK(s["precondition"]["gc_pages_moved"].get<uint64_t>() > n / 2);
+  CHECK(counter(rig, "ssd.ftl.gc.pages_moved") > 0);
+  CHECK(rig.check_all() == 0);
+}
+}  // namespace
+
+TEST_CASE("sampled ageing of a random fill maps every filled page once, where its spare area names it",
+          "[ssd][ftl][precondition]") {
+  check_sampled_layout("random");
+}
+
+TEST_CASE("sampled ageing of a sequential fill keeps its pages and places them anew", "[ssd][ftl][precondition]") {
+  check_sampled_layout("sequential");
+}
+
+
+namespace {
 // Random writes and reads at queue depth 16, power cut at 150 ms with
 // writes in flight, a boot, then more I/O: every write acknowledged before
 // the cut reads back, before and after the second phase.

@@ -43,6 +43,7 @@ class RandomPermutation {
     while (x >= n_);
     return x;
   }
+  uint64_t size() const { return n_; }
   uint64_t inverse(uint64_t x) const {  // the i with (*this)(i) == x
     uint64_t i = x;
     do i = round_back(i);

@@ -61,6 +61,7 @@ class GarbageCollector {
   bool collect_now(uint64_t plane, uint64_t& moved);
   // Whether writes to `plane` would start foreground GC.
   bool short_of_blocks(uint64_t plane) const { return s_.blocks.free_count(plane) < fg_threshold_; }
+  uint32_t fg_threshold() const { return fg_threshold_; }
   void power_loss();
 
   uint64_t pages_moved() const { return moved_.value; }

@@ -38,6 +38,14 @@ class PageAllocator {
   // Allocation units in stripe order -> physical plane.
   const std::vector<uint64_t>& stripe() const { return unit_plane_; }
 
+  // One shard writing pages in order: what a sampled ageing models.
+  bool plain() const { return shard_map_.shards == 1 && alloc_ == Alloc::Sequential; }
+  // A block a sampled ageing left open becomes the plane's host (or GC) block.
+  void adopt_open(uint64_t plane, uint64_t block, bool for_gc) {
+    (for_gc ? gc_open_[plane] : host_open_[plane]) = static_cast<int64_t>(block);
+  }
+  static constexpr uint32_t kGcReserve = 1;  // free blocks per plane host writes leave to GC
+
   // The free-block count changed (a block erased, the FTL rebuilt).
   void free_changed() { free_blocks_signal_ = s_.blocks.free_total(); }
   // The run starts with the blocks preconditioning left.
@@ -67,7 +75,6 @@ class PageAllocator {
   std::vector<int64_t> gc_open_;                   // per plane
   std::vector<std::vector<uint64_t>> lsb_blocks_;  // per plane: blocks opened for LSB-only writes
   uint64_t lsb_only_pages_ = 0, blocked_plane_ = 0, free_blocks_signal_ = 0;
-  static constexpr uint32_t kGcReserve = 1;  // free blocks per plane host writes leave to GC
   Counter &wasted_, &lsb_urgent_, &min_free_;
 };
 

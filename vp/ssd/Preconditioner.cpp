@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "vp/ssd/Preconditioner.hpp"
 
+#include "vp/ssd/SteadyStateAger.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
@@ -16,6 +18,10 @@ void Preconditioner::declare_params(const ParamScope& p) {
   p.real("age", 0.0,
          "random overwrites after the fill, as a multiple of the filled space (about 2-3 reach GC steady state)")
       .range(0.0, 1000.0);
+  p.choice("age_model", "replay", {"replay", "sampled"},
+           "ageing: every overwrite run through the FTL, or a few planes aged by a block-count model whose state "
+           "every plane then takes (seconds for a large drive; uniform random overwrites)");
+  p.integer("age_samples", 4, "planes the sampled ageing models; plane k takes sample k mod this").range(1, 1024);
 }
 
 Preconditioner::Preconditioner(FtlState& s, PageAllocator& alloc, GarbageCollector& gc, FtlMapping& mapping,
@@ -27,6 +33,8 @@ Preconditioner::Preconditioner(FtlState& s, PageAllocator& alloc, GarbageCollect
       fill_(p.get_real("fill")),
       age_(p.get_real("age")),
       sequential_(p.is("pattern", "sequential")),
+      sampled_(p.is("age_model", "sampled")),
+      samples_(static_cast<uint32_t>(p.get_int("age_samples"))),
       seed_(seed),
       scope_(p.scope()),
       overprovision_key_(std::move(overprovision_key)) {}
@@ -37,6 +45,7 @@ void Preconditioner::run() {
   auto& blocks = s_.blocks;
   uint64_t logical = s_.logical_pages, planes = s_.planes;
   uint64_t n = static_cast<uint64_t>(std::llround(fill_ * double(logical)));
+  if (sampled_ && age_ > 0 && n > 0) return age_sampled(n);
   uint64_t ppb = s_.geo.pages_per_block, bpp = s_.geo.blocks_per_plane;
   const auto& stripe = alloc_.stripe();
   s_.seq = 1;
@@ -86,6 +95,87 @@ void Preconditioner::run() {
   }
 }
 
+// Ages `samples_` planes (twice as many when the fill leaves some planes one
+// page more) with SteadyStateAger and lays every plane out as its sample
+// left its blocks: full blocks by rule, the open blocks adopted by the
+// allocator, the free pool in the sample's order, each valid page's spare
+// area naming the logical page AgedLayout puts there.
+void Preconditioner::age_sampled(uint64_t n) {
+  std::string ftl = overprovision_key_.substr(0, overprovision_key_.rfind('.') + 1);
+  if (s_.map_pages)
+    throw ConfigError(fmt::format("{}.age_model: 'sampled' lays out host pages only; the FTL's cached map keeps "
+                                  "translation pages on flash too (use age_model=replay, or a flat map)",
+                                  scope_));
+  if (!alloc_.plain())
+    throw ConfigError(fmt::format("{}.age_model: 'sampled' models one host block per plane written in page order; "
+                                  "set {}shards=1 and {}page_alloc=sequential, or use age_model=replay",
+                                  scope_, ftl, ftl));
+  const auto& stripe = alloc_.stripe();
+  const uint64_t units = stripe.size(), ppb = s_.geo.pages_per_block, bpp = s_.geo.blocks_per_plane;
+  const uint64_t overwrites = static_cast<uint64_t>(std::llround(age_ * double(n)));
+  const uint32_t k = static_cast<uint32_t>(std::min<uint64_t>(samples_, units));
+  const uint64_t base = n / units, extra = n % units;  // units below `extra` hold one page more
+  std::vector<SteadyStateAger> samples;
+  std::vector<std::vector<uint32_t>> valid;
+  for (uint32_t g = 0; g < (extra ? 2u : 1u); ++g)
+    for (uint32_t j = 0; j < k; ++j) {
+      SteadyStateAger::Params p;
+      p.blocks = bpp;
+      p.pages_per_block = ppb;
+      p.fill_pages = base + (g == 1 ? 1 : 0);
+      p.overwrites = (overwrites + units - 1) / units;
+      p.fg_threshold = gc_.fg_threshold();
+      p.reserve = PageAllocator::kGcReserve;
+      p.wear_aware = s_.blocks.wear_aware();
+      p.seed = Rng::derive(seed_, 0x5A3E0 + samples.size());
+      auto& a = samples.emplace_back(p);
+      try {
+        a.run();
+      } catch (const SteadyStateAger::Full&) {
+        throw ConfigError(fmt::format("{}: a plane filled with valid data and nothing to reclaim; raise {}", scope_,
+                                      overprovision_key_));
+      }
+      auto& v = valid.emplace_back();
+      for (const auto& b : a.blocks()) v.push_back(b.valid);
+    }
+  std::vector<uint32_t> profile(units);
+  for (uint64_t u = 0; u < units; ++u) profile[u] = static_cast<uint32_t>((extra && u < extra ? k : 0) + u % k);
+  // The fill's set of logical pages, placed anew: a random fill's permutation
+  // of the logical space, or the first n pages in a random order.
+  aged_order_ = std::make_unique<RandomPermutation>(sequential_ ? n : s_.logical_pages,
+                                                    Rng::derive(seed_, sequential_ ? 0xA6F : 0xF71));
+  aged_ = std::make_unique<AgedLayout>(stripe, profile, valid, bpp, ppb, n, *aged_order_);
+  auto& blocks = s_.blocks;
+  s_.seq = 1;
+  for (uint64_t u = 0; u < units; ++u) {
+    const SteadyStateAger& a = samples[profile[u]];
+    uint64_t plane = stripe[u], rank = 0;
+    for (uint64_t j = 0; j < bpp; ++j) {
+      const auto& sb = a.blocks()[j];
+      uint64_t b = plane * bpp + j;
+      blocks[b].erase_count = sb.erases;
+      using K = SteadyStateAger::Kind;
+      if (sb.kind == K::Full) {
+        blocks.fill_by_rule(b, sb.valid);
+      } else if (sb.kind != K::Free) {
+        blocks.open(b, 0);
+        for (uint32_t pg = 0; pg < sb.written; ++pg) blocks.use(b, pg, 0);
+        for (uint32_t pg = sb.valid; pg < sb.written; ++pg) blocks.invalidate(b, pg);
+        alloc_.adopt_open(plane, b, sb.kind == K::Gc);
+      }
+      for (uint32_t pg = 0; pg < sb.valid; ++pg)
+        s_.flash->preload_page(b * ppb + pg, FlashOob{static_cast<uint32_t>(aged_->lpn_at(u, rank++)), 1});
+    }
+    for (uint32_t j : a.free_order()) blocks.add_free(plane * bpp + j);
+  }
+  for (uint64_t u = 0; u < units; ++u) moved_ += samples[profile[u]].moved();
+  sampled_planes_ = samples.size();
+  s_.map.set_rule(aged_.get());
+  s_.layout = aged_.get();
+  s_.follows_layout = true;
+  writes_ = n + overwrites;
+}
+
 void Preconditioner::collect(uint64_t plane) {
   if (!gc_.collect_now(plane, moved_))
     throw ConfigError(fmt::format("{}{}: plane {} filled with valid data and nothing to reclaim; raise {}", scope_,
@@ -116,6 +206,8 @@ void Preconditioner::load(uint64_t lpn, const uint8_t* data) {
 
 void Preconditioner::report(nlohmann::json& j) const {
   j["precondition"] = {{"writes", writes_}, {"gc_pages_moved", moved_}};
+  // Sampled: the ageing's writes and moves as the modelled planes did them, for all planes.
+  if (aged_) j["precondition"]["sampled_planes"] = sampled_planes_;
   j["loaded_pages"] = loaded_;
 }
 

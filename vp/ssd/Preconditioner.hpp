@@ -2,9 +2,10 @@
 #pragma once
 // Preconditioning sets up a used drive without simulating time: a
 // sequential fill is kept as a rule (no memory per page, SequentialLayout),
-// a random fill or ageing runs the allocator and GC functionally. Contents
-// given before the run (an image file) are written the way ageing writes,
-// after it.
+// a random fill or ageing runs the allocator and GC functionally (replay),
+// or ageing is modelled on a few planes whose block counts then stand for
+// every plane's (sampled: SteadyStateAger, AgedLayout). Contents given
+// before the run (an image file) are written the way ageing writes, after it.
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -15,6 +16,7 @@
 #include "vp/ssd/FtlState.hpp"
 #include "vp/ssd/GarbageCollector.hpp"
 #include "vp/ssd/PageAllocator.hpp"
+#include "vp/ssd/AgedLayout.hpp"
 #include "vp/ssd/SequentialLayout.hpp"
 
 namespace vp::ssd {
@@ -40,6 +42,7 @@ class Preconditioner {
 
  private:
   void write(uint32_t lpn, const uint8_t* data);
+  void age_sampled(uint64_t n);
   void collect(uint64_t plane);
 
   FtlState& s_;
@@ -47,12 +50,15 @@ class Preconditioner {
   GarbageCollector& gc_;
   FtlMapping& mapping_;
   double fill_, age_;
-  bool sequential_;
+  bool sequential_, sampled_;
+  uint32_t samples_;
   uint64_t seed_;
   std::string scope_, overprovision_key_;
   std::unique_ptr<RandomPermutation> order_;  // of a random fill
   std::unique_ptr<SequentialLayout> layout_;  // where the fill put the pages
-  uint64_t writes_ = 0, moved_ = 0, loaded_ = 0;
+  std::unique_ptr<RandomPermutation> aged_order_;
+  std::unique_ptr<AgedLayout> aged_;  // where a sampled ageing put them
+  uint64_t writes_ = 0, moved_ = 0, loaded_ = 0, sampled_planes_ = 0;
 };
 
 }  // namespace vp::ssd

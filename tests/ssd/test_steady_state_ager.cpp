@@ -91,6 +91,9 @@ TEST_CASE("a full plane with nothing to reclaim is reported, not looped on", "[s
   // is still all there is, and the other full block has no invalid page.
   SteadyStateAger a(plane(3, 4, 8, 1));
   CHECK_THROWS_AS(a.run(), SteadyStateAger::Full);
+  // A fill larger than the plane is reported the same way.
+  SteadyStateAger b(plane(2, 4, 9, 0));
+  CHECK_THROWS_AS(b.run(), SteadyStateAger::Full);
 }
 
 TEST_CASE("same seed, same aged plane", "[ssd][ageing]") {

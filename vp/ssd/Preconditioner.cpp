@@ -112,6 +112,10 @@ void Preconditioner::age_sampled(uint64_t n) {
                                   scope_, ftl, ftl));
   const auto& stripe = alloc_.stripe();
   const uint64_t units = stripe.size(), ppb = s_.geo.pages_per_block, bpp = s_.geo.blocks_per_plane;
+  // The journal's blocks (the last of each plane) hold no data: the model's
+  // plane is the blocks before them.
+  uint64_t usable = 0;
+  while (usable < bpp && s_.blocks[stripe[0] * bpp + usable].state != BlockState::Meta) ++usable;
   const uint64_t overwrites = static_cast<uint64_t>(std::llround(age_ * double(n)));
   const uint32_t k = static_cast<uint32_t>(std::min<uint64_t>(samples_, units));
   const uint64_t base = n / units, extra = n % units;  // units below `extra` hold one page more
@@ -120,7 +124,7 @@ void Preconditioner::age_sampled(uint64_t n) {
   for (uint32_t g = 0; g < (extra ? 2u : 1u); ++g)
     for (uint32_t j = 0; j < k; ++j) {
       SteadyStateAger::Params p;
-      p.blocks = bpp;
+      p.blocks = usable;
       p.pages_per_block = ppb;
       p.fill_pages = base + (g == 1 ? 1 : 0);
       p.overwrites = (overwrites + units - 1) / units;
@@ -150,7 +154,7 @@ void Preconditioner::age_sampled(uint64_t n) {
   for (uint64_t u = 0; u < units; ++u) {
     const SteadyStateAger& a = samples[profile[u]];
     uint64_t plane = stripe[u], rank = 0;
-    for (uint64_t j = 0; j < bpp; ++j) {
+    for (uint64_t j = 0; j < usable; ++j) {
       const auto& sb = a.blocks()[j];
       uint64_t b = plane * bpp + j;
       blocks[b].erase_count = sb.erases;

@@ -7,9 +7,7 @@
 namespace vp::ssd {
 
 SteadyStateAger::SteadyStateAger(const Params& p)
-    : p_(p), rng_(p.seed), blocks_(p.blocks), tree_(p.blocks + 1, 0) {
-  if (p.fill_pages > p.blocks * p.pages_per_block) throw std::invalid_argument("SteadyStateAger: fill exceeds the plane");
-}
+    : p_(p), rng_(p.seed), blocks_(p.blocks), tree_(p.blocks + 1, 0) {}
 
 void SteadyStateAger::add_valid(uint32_t b, int64_t d) {
   blocks_[b].valid = static_cast<uint32_t>(int64_t(blocks_[b].valid) + d);
@@ -94,6 +92,7 @@ void SteadyStateAger::run() {
   // The fill (SequentialLayout): the plane's first blocks, the last one
   // partly written and counted full.
   const uint64_t ppb = p_.pages_per_block;
+  if (p_.fill_pages > p_.blocks * ppb) throw Full{};
   uint32_t b = 0;
   for (uint64_t left = p_.fill_pages; left > 0; ++b) {
     uint32_t pages = static_cast<uint32_t>(std::min(left, ppb));

@@ -38,7 +38,8 @@ class SteadyStateAger {
   struct Full {};  // the plane filled with valid data: nothing to reclaim
 
   explicit SteadyStateAger(const Params& p);
-  // Fills and ages the plane; throws Full when GC finds no victim.
+  // Fills and ages the plane; throws Full when the fill does not fit or GC
+  // finds no victim.
   void run();
   const std::vector<Block>& blocks() const { return blocks_; }
   // Free blocks in the order the pool hands them out.

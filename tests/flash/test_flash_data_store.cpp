@@ -81,3 +81,35 @@ TEST_CASE("a page of verify units is kept as their names and reads back byte for
   CHECK(read(s, kPpb + 1) == d);
   CHECK(s.stored_bytes() == oob + run + kPage);
 }
+
+TEST_CASE("a block preconditioned by a permuted rule costs nothing per page until one is programmed",
+          "[flash][store]") {
+  // Block 1's pages 0-2 hold the pages written 5th, 9th and 13th (first 5,
+  // stride 4) of a random fill: order(5), order(9), order(13).
+  RandomPermutation order(100, 3);
+  FlashDataStore s(kPage, kPpb, 2);
+  s.set_rule(1, 3, 5, 4, 1, &order);
+  CHECK(s.stored_bytes() == 0);
+  FlashOob o;
+  for (uint32_t p = 0; p < 3; ++p) {
+    CHECK(s.programmed(kPpb + p));
+    s.read(kPpb + p, nullptr, &o);
+    CHECK(o.lpn == order(5 + 4 * p));
+    CHECK(o.seq == 1);
+  }
+  CHECK_FALSE(s.programmed(kPpb + 3));
+  // Programming page 3 keeps the rule's spare areas in the block's array.
+  s.program(kPpb + 3, nullptr, FlashOob{77, 9});
+  CHECK(s.stored_bytes() == kPpb * sizeof(FlashOob));
+  s.read(kPpb + 1, nullptr, &o);
+  CHECK(o.lpn == order(9));
+  s.read(kPpb + 3, nullptr, &o);
+  CHECK(o.lpn == 77);
+  // An affine rule without the permutation is the index itself.
+  s.set_rule(0, 2, 10, 3, 2);
+  s.read(1, nullptr, &o);
+  CHECK(o.lpn == 13);
+  // One permutation per store.
+  RandomPermutation other(100, 4);
+  CHECK_THROWS_AS(s.set_rule(0, 1, 0, 1, 1, &other), std::logic_error);
+}

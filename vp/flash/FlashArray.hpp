@@ -56,9 +56,9 @@ class FlashArray : public sc_core::sc_module, public IFlash {
     store_.program(ppn, data, oob);
   }
   void preload_copy(uint64_t src, uint64_t dst, const FlashOob& oob) override { store_.copy(src, dst, &oob); }
-  void preload_block(uint64_t block, uint32_t pages, uint32_t first_lpn, uint32_t lpn_stride,
-                     uint32_t seq) override {
-    store_.set_rule(block, pages, first_lpn, lpn_stride, seq);
+  void preload_block(uint64_t block, uint32_t pages, uint32_t first_lpn, uint32_t lpn_stride, uint32_t seq,
+                     const RandomPermutation* order) override {
+    store_.set_rule(block, pages, first_lpn, lpn_stride, seq, order);
   }
   void preload_erase(uint64_t block) override { store_.erase(block); }
   uint32_t erase_count(uint64_t block) const override { return store_.erase_count(block); }

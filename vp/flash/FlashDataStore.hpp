@@ -7,11 +7,13 @@
 // consecutive units of one write: the first and its version); a spare-area
 // array is allocated for a block the first time one of its pages is
 // programmed, and a block preconditioned with an arithmetic run of logical
-// pages keeps only that rule.
+// pages, or of a fill's write indices through its permutation, keeps only
+// that rule.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <stdexcept>
 #include <unordered_map>
 #include <vector>
 
@@ -70,8 +72,17 @@ class FlashDataStore {
     decode(it->second, page.data());
     program(dst, page.data(), o);
   }
-  void set_rule(uint64_t block, uint32_t pages, uint32_t first_lpn, uint32_t stride, uint32_t seq) {
+  // Pages [0, pages) hold lpn first_lpn + p x stride, or with `order` that
+  // value through it (one permutation for the whole store).
+  void set_rule(uint64_t block, uint32_t pages, uint32_t first_lpn, uint32_t stride, uint32_t seq,
+                const RandomPermutation* order = nullptr) {
     clear(block);
+    if (order) {
+      if (order_ && order_ != order) throw std::logic_error("flash store: two permutations of preconditioned pages");
+      if (stride & kPermuted) throw std::logic_error("flash store: a permuted rule's stride must be below 2^31");
+      order_ = order;
+      stride |= kPermuted;
+    }
     Block& b = blocks_[block];
     b.rule_pages = pages;
     b.first_lpn = first_lpn;
@@ -101,15 +112,21 @@ class FlashDataStore {
       for (uint64_t p = block * ppb_; p < (block + 1) * ppb_; ++p) drop(p);
     b = Block{};
   }
+  // The stride's top bit: the rule's values go through order_.
+  static constexpr uint32_t kPermuted = 0x80000000u;
   struct Block {
     std::unique_ptr<FlashOob[]> oob;  // per page, once programmed page by page
     uint32_t rule_pages = 0, first_lpn = 0, stride = 0, seq = 0;  // preconditioned by rule
   };
+  FlashOob by_rule(const Block& b, uint32_t p) const {
+    uint64_t v = b.first_lpn + uint64_t(p) * (b.stride & ~kPermuted);
+    return FlashOob{static_cast<uint32_t>(b.stride & kPermuted ? (*order_)(v) : v), b.seq};
+  }
   FlashOob oob_of(uint64_t ppn) const {
     const Block& b = blocks_[ppn / ppb_];
     uint32_t p = static_cast<uint32_t>(ppn % ppb_);
     if (b.oob) return b.oob[p];
-    if (p < b.rule_pages) return FlashOob{b.first_lpn + p * b.stride, b.seq};
+    if (p < b.rule_pages) return by_rule(b, p);
     return FlashOob{};
   }
   Block& materialise(uint64_t block) {
@@ -117,7 +134,7 @@ class FlashDataStore {
     if (!b.oob) {
       b.oob.reset(new FlashOob[ppb_]);
       ++oob_blocks_;
-      for (uint32_t p = 0; p < b.rule_pages; ++p) b.oob[p] = FlashOob{b.first_lpn + p * b.stride, b.seq};
+      for (uint32_t p = 0; p < b.rule_pages; ++p) b.oob[p] = by_rule(b, p);
       b.rule_pages = 0;
     }
     return b;
@@ -192,6 +209,7 @@ class FlashDataStore {
   }
 
   uint32_t page_size_, ppb_;
+  const RandomPermutation* order_ = nullptr;
   std::vector<Block> blocks_;
   std::vector<uint32_t> erase_counts_;
   uint64_t oob_blocks_ = 0, data_bytes_ = 0, verify_pages_ = 0;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <systemc>
 
+#include "vp/core/Rng.hpp"
 #include "vp/core/Units.hpp"
 
 namespace vp {
@@ -132,9 +133,11 @@ struct IFlash : virtual sc_core::sc_interface {
   // `dst` programmed with the data of `src` and spare area `oob` (a functional copy-back).
   virtual void preload_copy(uint64_t src, uint64_t dst, const FlashOob& oob) = 0;
   // Pages [0, pages) of block `block` programmed with lpn = first_lpn + i * lpn_stride, seq `seq`,
-  // data all zeros; costs no memory per page.
-  virtual void preload_block(uint64_t block, uint32_t pages, uint32_t first_lpn, uint32_t lpn_stride,
-                             uint32_t seq) = 0;
+  // data all zeros; costs no memory per page. With `order`, page i holds
+  // order(first_lpn + i * lpn_stride) instead (a random fill's or ageing's
+  // write index through its permutation); `order` outlives the flash's use of it.
+  virtual void preload_block(uint64_t block, uint32_t pages, uint32_t first_lpn, uint32_t lpn_stride, uint32_t seq,
+                             const RandomPermutation* order = nullptr) = 0;
   virtual void preload_erase(uint64_t block) = 0;  // erased; its P/E count grows by one
   virtual uint32_t erase_count(uint64_t block) const = 0;
   // Power is cut: operations in flight are lost (a page being programmed

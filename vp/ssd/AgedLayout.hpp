@@ -36,9 +36,6 @@ class AgedLayout : public MapRule {
     }
   }
 
-  // The logical page the unit's `rank`-th valid page holds.
-  uint64_t lpn_at(uint64_t unit, uint64_t rank) const { return order_(rank * units_ + unit); }
-
   uint32_t at(uint64_t lpn) const override {
     if (lpn >= order_.size()) return MappingTable::kUnmapped;
     uint64_t i = order_.inverse(lpn);

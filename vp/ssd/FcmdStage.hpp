@@ -33,9 +33,9 @@ class FcmdStage : public flash::IFlash {
   void preload_copy(uint64_t src, uint64_t dst, const flash::FlashOob& oob) override {
     flash_->preload_copy(src, dst, oob);
   }
-  void preload_block(uint64_t block, uint32_t pages, uint32_t first_lpn, uint32_t lpn_stride,
-                     uint32_t seq) override {
-    flash_->preload_block(block, pages, first_lpn, lpn_stride, seq);
+  void preload_block(uint64_t block, uint32_t pages, uint32_t first_lpn, uint32_t lpn_stride, uint32_t seq,
+                     const RandomPermutation* order) override {
+    flash_->preload_block(block, pages, first_lpn, lpn_stride, seq, order);
   }
   void preload_erase(uint64_t block) override { flash_->preload_erase(block); }
   uint32_t erase_count(uint64_t block) const override { return flash_->erase_count(block); }

@@ -63,13 +63,10 @@ void Preconditioner::run() {
           uint32_t pages = static_cast<uint32_t>(std::min(ppb, count - k * ppb));
           uint64_t first = u + planes * k * ppb;  // write index of the block's first page
           blocks.fill_by_rule(b, pages);
-          if (tps || !order_) {
-            s_.flash->preload_block(b, pages, static_cast<uint32_t>(first_lpn + first), static_cast<uint32_t>(planes),
-                                    1);
-          } else {
-            for (uint32_t p = 0; p < pages; ++p)
-              s_.flash->preload_page(b * ppb + p, FlashOob{static_cast<uint32_t>(lay.lpn_written(first + planes * p)), 1});
-          }
+          // Page p holds the page written (first + p x planes)-th: through the
+          // random fill's permutation, or that index itself.
+          s_.flash->preload_block(b, pages, static_cast<uint32_t>(first_lpn + first), static_cast<uint32_t>(planes), 1,
+                                  tps ? nullptr : order_.get());
         }
       }
     };
@@ -167,8 +164,11 @@ void Preconditioner::age_sampled(uint64_t n) {
         for (uint32_t pg = sb.valid; pg < sb.written; ++pg) blocks.invalidate(b, pg);
         alloc_.adopt_open(plane, b, sb.kind == K::Gc);
       }
-      for (uint32_t pg = 0; pg < sb.valid; ++pg)
-        s_.flash->preload_page(b * ppb + pg, FlashOob{static_cast<uint32_t>(aged_->lpn_at(u, rank++)), 1});
+      for (uint32_t e = 0; e < sb.erases; ++e) s_.flash->preload_erase(b);
+      if (sb.valid)
+        s_.flash->preload_block(b, sb.valid, static_cast<uint32_t>(rank * units + u), static_cast<uint32_t>(units), 1,
+                                aged_order_.get());
+      rank += sb.valid;
     }
     for (uint32_t j : a.free_order()) blocks.add_free(plane * bpp + j);
   }

@@ -7,6 +7,9 @@ namespace vp::ssd {
 
 using flash::PageType;
 
+// A million blocks on an 800 GB drive: each byte here is a megabyte.
+static_assert(sizeof(BlockInfo) <= 48, "BlockInfo grew");
+
 BlockManager::BlockManager(const flash::FlashGeometry& g, bool wear_aware)
     : geo_(g), wear_aware_(wear_aware), info_(g.total_blocks()), free_(g.total_planes()) {}
 
@@ -15,6 +18,7 @@ void BlockManager::add_free(uint64_t b) {
   if (i.valid_bits) --bitmap_blocks_;
   i.valid_bits.reset();
   i.valid = i.rule_pages = 0;
+  i.nholes = 0;
   i.used[0] = i.used[1] = i.used[2] = 0;
   i.state = BlockState::Free;
   i.lsb_opened = false;
@@ -39,6 +43,7 @@ void BlockManager::open(uint64_t b, Tick now) {
   i.last_write = now;
   i.valid_bits.reset(new uint64_t[bitmap_words()]());
   i.rule_pages = 0;
+  i.nholes = 0;
   ++bitmap_blocks_;
 }
 
@@ -86,7 +91,10 @@ uint32_t BlockManager::used(uint64_t b) const {
 bool BlockManager::valid(uint64_t b, uint32_t page) const {
   const BlockInfo& i = info_[b];
   if (i.valid_bits) return (i.valid_bits[page / 64] >> (page % 64)) & 1;
-  return page < i.rule_pages;
+  if (page >= i.rule_pages) return false;
+  for (uint8_t k = 0; k < i.nholes; ++k)
+    if (i.holes[k] == page) return false;
+  return true;
 }
 
 void BlockManager::materialise(uint64_t b) {
@@ -95,12 +103,20 @@ void BlockManager::materialise(uint64_t b) {
   // Only the bitmap: a preconditioned block's logical pages still follow its rule.
   i.valid_bits.reset(new uint64_t[bitmap_words()]());
   for (uint32_t p = 0; p < i.rule_pages; ++p) i.valid_bits[p / 64] |= uint64_t(1) << (p % 64);
+  for (uint8_t k = 0; k < i.nholes; ++k) i.valid_bits[i.holes[k] / 64] &= ~(uint64_t(1) << (i.holes[k] % 64));
+  i.nholes = 0;
   ++bitmap_blocks_;
 }
 
 void BlockManager::invalidate(uint64_t b, uint32_t page) {
-  materialise(b);
   BlockInfo& i = info_[b];
+  if (!i.valid_bits && i.nholes < BlockInfo::kHoles) {
+    if (!valid(b, page)) throw std::logic_error("FTL: invalidating a page that is not valid");
+    i.holes[i.nholes++] = static_cast<uint16_t>(page);
+    --i.valid;
+    return;
+  }
+  materialise(b);
   uint64_t bit = uint64_t(1) << (page % 64);
   if (!(i.valid_bits[page / 64] & bit)) throw std::logic_error("FTL: invalidating a page that is not valid");
   i.valid_bits[page / 64] &= ~bit;
@@ -112,6 +128,7 @@ void BlockManager::fill_by_rule(uint64_t b, uint32_t pages) {
   i.state = BlockState::Full;
   i.rule_pages = pages;
   i.valid = pages;
+  i.nholes = 0;
   // The pages past the rule are never written: the block counts as full.
   for (uint32_t t = 0; t < 3; ++t) i.used[t] = t < geo_.bits_per_cell ? static_cast<uint16_t>(pages_of_type()) : 0;
 }

@@ -3,8 +3,8 @@
 // The FTL's view of every flash block: state, erase count, valid pages (a
 // bitmap), programs still in flight, and per plane the free-block pool.
 // Which logical page a physical page holds is in the page's spare area
-// (GC reads it with the page). Blocks left full by a sequential
-// preconditioning pass keep no bitmap until one of their pages changes.
+// (GC reads it with the page). Blocks left full by preconditioning keep no
+// bitmap until more than a few of their pages are invalidated.
 #include <cstdint>
 #include <memory>
 #include <queue>
@@ -18,13 +18,18 @@ namespace vp::ssd {
 enum class BlockState : uint8_t { Free, Open, Full, Victim, Meta };
 
 struct BlockInfo {
-  std::unique_ptr<uint64_t[]> valid_bits;  // null: pages [0, rule_pages) valid
+  static constexpr uint32_t kHoles = 4;
+  std::unique_ptr<uint64_t[]> valid_bits;  // null: pages [0, rule_pages) valid but the holes
   Tick last_write = 0;
   uint32_t valid = 0;
   uint32_t erase_count = 0;
   uint32_t rule_pages = 0;
-  uint32_t programming = 0;  // programs issued and not finished: not a GC victim yet
+  uint16_t programming = 0;  // programs issued and not finished (at most a block's pages): not a GC victim yet
   uint16_t used[3] = {0, 0, 0};  // pages programmed or skipped, by page type
+  // A block full by rule keeps its first few invalidated pages here, not in
+  // a bitmap: random writes over a large drive leave most blocks with one or two.
+  uint16_t holes[kHoles] = {0, 0, 0, 0};
+  uint8_t nholes = 0;
   BlockState state = BlockState::Free;
   bool lsb_opened = false;  // opened for urgent LSB-only writes (FastDrain)
 };

@@ -219,3 +219,49 @@ TEST_CASE("a bio breaking the PRP rule completes with Invalid Field and nothing 
     CHECK(r.stat("commands") == 0);
   });
 }
+
+// A four-entry SQ: the SSD has fetched slot 0's write (a 100 us Z-NAND
+// program) and completed the reads in slots 1-3 (pages on dies other than the
+// write's; LBA 300's die is the write's), so
+// its head has passed slot 0 and the SQ has room, yet slot 0's command id is
+// still the SSD's. The next bio waits for slot 0's completion rather than
+// reuse its id.
+TEST_CASE("a bio waits for the SQ slot at the tail while the command the SSD fetched from it is not completed",
+          "[accel]") {
+  with_accel_rig([](AccelRig& r) {
+    bring_up(r);
+    auto q = r.create_pair(2, 16, 1);
+    uint64_t data = r.alloc(5 * 4096);
+    fill(r, data, 5 * 4096, 5);
+    Cqe e;
+    for (uint32_t i = 0; i < 4; ++i) {
+      r.push(q, NvmeRig::io(IO_WRITE, 300 + 10 * i, 1, data + (1 + i) * 4096, 0));
+      REQUIRE(r.reap(q, e));
+    }
+    r.set_areg(accel::regs::QSEL, 1);
+    r.accel_queue(3, 1, 4);
+    uint64_t rd = r.alloc(4 * 4096);
+    r.bio(true, 200, {{data, 4096}}, 1, 1);
+    r.sleep(3 * US);
+    for (uint32_t i = 0; i < 3; ++i) {  // slots 1-3, far apart: no merge
+      r.bio(false, 310 + 10 * i, {{rd + i * 4096, 4096}}, 2 + i, 1);
+      uint64_t d = r.done();
+      INFO("read " << i << " at " << sc_core::sc_time_stamp());
+      REQUIRE(d & accel::regs::DONE_VALID);
+      CHECK((d & 0xFFFFFFFF) == 2 + i);
+    }
+    REQUIRE(r.areg(accel::regs::IN_FLIGHT) == 1);  // the write is still programming
+    r.bio(false, 300, {{rd + 3 * 4096, 4096}}, 9, 1);  // the tail is slot 0
+    uint64_t d1 = r.done(), d2 = r.done();
+    CHECK((d1 & 0xFFFFFFFF) == 1);
+    CHECK((d2 & 0xFFFFFFFF) == 9);
+    CHECK(((d2 >> 32) & 0x7FFF) == 0);
+    CHECK(r.stat("full_waits") == 1);
+    CHECK(r.stat("commands") == 5);
+    CHECK(same(r, data + 2 * 4096, rd, 3 * 4096));
+    CHECK(same(r, data + 4096, rd + 3 * 4096, 4096));
+    uint64_t back = r.alloc(4096);
+    read_normal(r, q, 200, 1, back);
+    CHECK(same(r, data, back, 4096));
+  });
+}

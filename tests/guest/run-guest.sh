@@ -39,6 +39,8 @@ done
 printf 'guest run %s: %.1f s wall\n' "$name" "$(echo "$end - $start" | bc)"
 tail -n 1 "$out/vp-qemu"
 if [ $fail -ne 0 ]; then
+  # The script's own output first (CI shows only part of a long log), then the console's end.
+  echo "---- console from the script's start"; sed -n '/^FLASHVP-SCRIPT-START/,$p' "$out/console" | head -n 120
   echo "---- console (last 60 lines)"; tail -n 60 "$out/console"
   echo "---- vp-qemu"; cat "$out/vp-qemu"
 fi

@@ -83,7 +83,7 @@ IoAccelerator::IoAccelerator(sc_core::sc_module_name name, Services& svc, const 
       polls_(stats_.counter("polls", "entries", "completion entries the CQ logic detected")),
       irqs_(stats_.counter("interrupts", "messages", "MSI-X messages raised to the host")),
       hazard_waits_(stats_.counter("hazard_waits", "bios", "bios held behind an overlapping command not completed")),
-      full_waits_(stats_.counter("full_waits", "bios", "bios held for room in a full SQ")),
+      full_waits_(stats_.counter("full_waits", "bios", "bios held for room in a full SQ or for the tail slot's command to complete")),
       errors_(stats_.counter("errors", "bios", "bios refused (bad queue, segments or size)")) {
   stats_.section(kScope, "accel", [this] { return summary(); });
   if (svc.waves.enabled()) {
@@ -308,7 +308,8 @@ void IoAccelerator::place(Pending p) {
       return eq_.after(hold, [this] { next(); });
     }
   }
-  if ((q.tail + 1) % q.entries == q.head) {
+  // Full, or the tail slot's command fetched and not completed: its id is still the SSD's.
+  if ((q.tail + 1) % q.entries == q.head || q.cam.at(q.tail).busy) {
     ++full_waits_;
     q.held.push_back(std::move(p));
     return eq_.after(t_cam_, [this] { next(); });

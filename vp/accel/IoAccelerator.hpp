@@ -20,7 +20,9 @@
 // The segment list is read as a bio is latched, ahead of the merge logic
 // (its DMA works while the merge logic serves earlier bios), so bios given
 // in a burst meet each other's commands in the CAM. A bio overlapping a command not yet completed (where merging cannot keep
-// both buffers) waits for that command, as does a bio for a full SQ. Timing
+// both buffers) waits for that command, as does a bio for a full SQ or for a
+// tail slot whose command the SSD fetched and has not completed (its
+// command id is still in use). Timing
 // parameters are the accelerator's pipeline at accel.clock; see
 // declare_params for the basis.
 #include <cstdint>

@@ -31,12 +31,14 @@ std::vector<uint8_t> read(const FlashDataStore& s, uint64_t ppn) {
 TEST_CASE("a page of verify units is kept as their names and reads back byte for byte", "[flash][store]") {
   FlashDataStore s(kPage, kPpb, 2);
   const uint64_t oob = kPpb * sizeof(FlashOob);  // one block's spare areas, once it is programmed
+  // One block's page records, once a page of it holds data: 16 bytes a
+  // page (a run's first unit and version, or a pointer to what is held).
+  const uint64_t rec = kPpb * 16;
   auto a = verify_page(40, 7);
   s.program(0, a.data(), FlashOob{1, 1});
   // Consecutive units of one write: the first unit's number and the
-  // version, 8 + 4 bytes.
-  const uint64_t run = 12;
-  CHECK(s.stored_bytes() == oob + run);
+  // version, in the page's record.
+  CHECK(s.stored_bytes() == oob + rec);
   CHECK(s.verify_pages() == 1);
   CHECK(read(s, 0) == a);
 
@@ -44,7 +46,7 @@ TEST_CASE("a page of verify units is kept as their names and reads back byte for
   auto b = verify_page(44, 7);
   b[1000] ^= 1;
   s.program(1, b.data(), FlashOob{2, 1});
-  CHECK(s.stored_bytes() == oob + run + kPage);
+  CHECK(s.stored_bytes() == oob + rec + kPage);
   CHECK(s.verify_pages() == 1);
   CHECK(read(s, 1) == b);
 
@@ -53,17 +55,17 @@ TEST_CASE("a page of verify units is kept as their names and reads back byte for
   auto c = verify_page(48, 9);
   std::fill(c.begin() + 512, c.begin() + 1024, 0);
   s.program(2, c.data(), FlashOob{3, 1});
-  CHECK(s.stored_bytes() == oob + run + 4 * 16 + kPage);
+  CHECK(s.stored_bytes() == oob + rec + 4 * 16 + kPage);
   CHECK(read(s, 2) == c);
   // So do units of two writes (a page two 1 KiB writes filled).
   auto e = verify_page(52, 4), e2 = verify_page(52, 5);
   std::copy(e2.begin() + 1024, e2.end(), e.begin() + 1024);
   s.program(3, e.data(), FlashOob{5, 1});
-  CHECK(s.stored_bytes() == oob + run + 2 * 4 * 16 + kPage);
+  CHECK(s.stored_bytes() == oob + rec + 2 * 4 * 16 + kPage);
   CHECK(read(s, 3) == e);
   // Reprogrammed as one run, it drops its names.
   s.program(3, e2.data(), FlashOob{5, 2});
-  CHECK(s.stored_bytes() == oob + 2 * run + 4 * 16 + kPage);
+  CHECK(s.stored_bytes() == oob + rec + 4 * 16 + kPage);
   CHECK(read(s, 3) == e2);
 
   // A copy-back moves the data; erasing the block frees all of it.
@@ -71,7 +73,7 @@ TEST_CASE("a page of verify units is kept as their names and reads back byte for
   CHECK(read(s, kPpb) == a);
   CHECK(s.verify_pages() == 4);
   s.erase(0);
-  CHECK(s.stored_bytes() == oob + run);  // block 1: its spare areas and the copy
+  CHECK(s.stored_bytes() == oob + rec);  // block 1: its spare areas and the copy
   CHECK(s.verify_pages() == 1);
   CHECK(read(s, 0) == std::vector<uint8_t>(kPage, 0));
   // A header that names a unit but data that is not its stream is kept whole.
@@ -79,7 +81,11 @@ TEST_CASE("a page of verify units is kept as their names and reads back byte for
   d[2047] ^= 0x80;
   s.program(kPpb + 1, d.data(), FlashOob{4, 1});
   CHECK(read(s, kPpb + 1) == d);
-  CHECK(s.stored_bytes() == oob + run + kPage);
+  CHECK(s.stored_bytes() == oob + rec + kPage);
+  // Zeros programmed over data free it; the block keeps its records.
+  s.program(kPpb + 1, nullptr, FlashOob{4, 2});
+  CHECK(read(s, kPpb + 1) == std::vector<uint8_t>(kPage, 0));
+  CHECK(s.stored_bytes() == oob + rec);
 }
 
 TEST_CASE("a block preconditioned by a permuted rule costs nothing per page until one is programmed",

@@ -1,20 +1,22 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Page contents and spare areas, stored sparsely so memory follows what was
-// written, not the capacity. Data is kept only for pages holding something
-// other than zeros; a page made wholly of verify units (vp/core/VerifyPattern.hpp)
-// or zero units keeps their 16-byte names, not their bytes (a run of
-// consecutive units of one write: the first and its version); a spare-area
-// array is allocated for a block the first time one of its pages is
-// programmed, and a block preconditioned with an arithmetic run of logical
-// pages, or of a fill's write indices through its permutation, keeps only
-// that rule.
+// written, not the capacity. A block's spare-area array is allocated the
+// first time one of its pages is programmed, and its array of 16-byte page
+// records the first time one holds something other than zeros (the pages of
+// a block are programmed together, so a flat array per block is denser than
+// a map of pages). A page made wholly of verify units
+// (vp/core/VerifyPattern.hpp) or zero units keeps their 16-byte names, not
+// their bytes, and a run of consecutive units of one write (what a
+// verifying writer leaves on nearly every page) only the first and its
+// version, in the record itself. A block preconditioned with an arithmetic
+// run of logical pages, or of a fill's write indices through its
+// permutation, keeps only that rule.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
-#include <unordered_map>
 #include <vector>
 
 #include "vp/core/VerifyPattern.hpp"
@@ -27,6 +29,12 @@ class FlashDataStore {
   FlashDataStore(uint32_t page_size, uint32_t pages_per_block, uint64_t blocks)
       : page_size_(page_size), ppb_(pages_per_block), blocks_(blocks), erase_counts_(blocks, 0) {}
 
+  FlashDataStore(const FlashDataStore&) = delete;
+  FlashDataStore& operator=(const FlashDataStore&) = delete;
+  ~FlashDataStore() {
+    for (uint64_t b = 0; data_blocks_ && b < blocks_.size(); ++b) clear_data(blocks_[b]);
+  }
+
   bool programmed(uint64_t ppn) const {
     const Block& b = blocks_[ppn / ppb_];
     uint32_t p = static_cast<uint32_t>(ppn % ppb_);
@@ -35,18 +43,23 @@ class FlashDataStore {
   // `data` may be null: the page holds zeros.
   void program(uint64_t ppn, const uint8_t* data, const FlashOob& oob) {
     Block& b = materialise(ppn / ppb_);
-    b.oob[ppn % ppb_] = oob;
+    const uint32_t at = static_cast<uint32_t>(ppn % ppb_);
+    b.oob[at] = oob;
     if (data && !all_zero(data, page_size_)) {
-      Page& p = pages_[ppn];
-      count(p, -1);
+      if (!b.data) {
+        b.data.reset(new Page[ppb_]);
+        ++data_blocks_;
+      }
+      Page& p = b.data[at];
+      drop(p);
       if (!encode(data, p)) {
-        if (p.kind != Kind::Raw || !p.heap) p.heap.reset(new uint8_t[page_size_]);
         p.kind = Kind::Raw;
-        std::memcpy(p.heap.get(), data, page_size_);
+        p.heap = new uint8_t[page_size_];
+        std::memcpy(p.heap, data, page_size_);
       }
       count(p, +1);
-    } else {
-      drop(ppn);
+    } else if (b.data) {
+      drop(b.data[at]);
     }
   }
   // A page never programmed reads as zeros with an empty spare area. Without
@@ -54,11 +67,11 @@ class FlashDataStore {
   // fewer on a large device).
   void read(uint64_t ppn, uint8_t* data, FlashOob* oob) const {
     if (data) {
-      auto it = pages_.find(ppn);
-      if (it == pages_.end())
-        std::memset(data, 0, page_size_);
+      const Page* p = page(ppn);
+      if (p)
+        decode(*p, data);
       else
-        decode(it->second, data);
+        std::memset(data, 0, page_size_);
     }
     if (oob) *oob = programmed(ppn) ? oob_of(ppn) : FlashOob{};
   }
@@ -66,11 +79,11 @@ class FlashDataStore {
   // given, replaces the spare area (copy-back with data input).
   void copy(uint64_t src, uint64_t dst, const FlashOob* spare = nullptr) {
     FlashOob o = spare ? *spare : oob_of(src);
-    auto it = pages_.find(src);
-    if (it == pages_.end()) return program(dst, nullptr, o);
-    std::vector<uint8_t> page(page_size_);
-    decode(it->second, page.data());
-    program(dst, page.data(), o);
+    const Page* p = page(src);
+    if (!p) return program(dst, nullptr, o);
+    std::vector<uint8_t> bytes(page_size_);
+    decode(*p, bytes.data());
+    program(dst, bytes.data(), o);
   }
   // Pages [0, pages) hold lpn first_lpn + p x stride, or with `order` that
   // value through it (one permutation for the whole store).
@@ -97,7 +110,9 @@ class FlashDataStore {
   uint32_t erase_count(uint64_t block) const { return erase_counts_[block]; }
   const std::vector<uint32_t>& erase_counts() const { return erase_counts_; }
   // Bytes the store holds for page data and spare areas.
-  uint64_t stored_bytes() const { return data_bytes_ + oob_blocks_ * ppb_ * sizeof(FlashOob); }
+  uint64_t stored_bytes() const {
+    return data_bytes_ + data_blocks_ * ppb_ * sizeof(Page) + oob_blocks_ * ppb_ * sizeof(FlashOob);
+  }
   uint64_t verify_pages() const { return verify_pages_; }  // pages held as verify units' names
 
  private:
@@ -108,16 +123,47 @@ class FlashDataStore {
   void clear(uint64_t block) {
     Block& b = blocks_[block];
     if (b.oob) --oob_blocks_;
-    if (b.oob || b.rule_pages)
-      for (uint64_t p = block * ppb_; p < (block + 1) * ppb_; ++p) drop(p);
+    clear_data(b);
     b = Block{};
   }
   // The stride's top bit: the rule's values go through order_.
   static constexpr uint32_t kPermuted = 0x80000000u;
+  // A page's data: its bytes, or the names of its verify units (version 0: a
+  // unit of zeros), or, as a random 4 KiB write leaves nearly every page,
+  // a run of consecutive units of one write: the first unit and the version
+  // alone, with no allocation.
+  struct Unit {
+    uint64_t unit;
+    uint32_t version;
+  };
+  enum class Kind : uint32_t { Zero, Run, Units, Raw };
+  struct Page {
+    union {
+      uint64_t run_unit = 0;
+      uint8_t* heap;  // Raw: the page's bytes; Units: its Unit names
+    };
+    uint32_t run_version = 0;
+    Kind kind = Kind::Zero;
+  };
+  static_assert(sizeof(Page) == 16);
   struct Block {
     std::unique_ptr<FlashOob[]> oob;  // per page, once programmed page by page
+    std::unique_ptr<Page[]> data;     // per page, once one holds more than zeros
     uint32_t rule_pages = 0, first_lpn = 0, stride = 0, seq = 0;  // preconditioned by rule
   };
+  const Page* page(uint64_t ppn) const {
+    if (!data_blocks_) return nullptr;  // a run that wrote no data touches no block
+    const Block& b = blocks_[ppn / ppb_];
+    if (!b.data) return nullptr;
+    const Page& p = b.data[ppn % ppb_];
+    return p.kind == Kind::Zero ? nullptr : &p;
+  }
+  void clear_data(Block& b) {
+    if (!b.data) return;
+    for (uint32_t p = 0; p < ppb_; ++p) drop(b.data[p]);
+    b.data.reset();
+    --data_blocks_;
+  }
   FlashOob by_rule(const Block& b, uint32_t p) const {
     uint64_t v = b.first_lpn + uint64_t(p) * (b.stride & ~kPermuted);
     return FlashOob{static_cast<uint32_t>(b.stride & kPermuted ? (*order_)(v) : v), b.seq};
@@ -140,35 +186,20 @@ class FlashDataStore {
     return b;
   }
 
-  // A page's data: its bytes, or the names of its verify units (version 0: a
-  // unit of zeros), or, as a random 4 KiB write leaves nearly every page,
-  // a run of consecutive units of one write: the first unit and the version
-  // alone, with no allocation besides the map's node.
-  struct Unit {
-    uint64_t unit;
-    uint32_t version;
-  };
-  enum class Kind : uint32_t { Run, Units, Raw };
-  struct Page {
-    uint64_t run_unit = 0;
-    uint32_t run_version = 0;
-    Kind kind = Kind::Raw;
-    std::unique_ptr<uint8_t[]> heap;  // Raw: the page's bytes; Units: its Unit names
-  };
   uint32_t units_per_page() const { return page_size_ / verify_pattern::kUnit; }
   // Adds (+1) or removes (-1) what `p` holds from the totals.
   void count(const Page& p, int sign) {
-    const uint64_t bytes = p.kind == Kind::Raw   ? (p.heap ? page_size_ : 0)
-                           : p.kind == Kind::Run ? sizeof(uint64_t) + sizeof(uint32_t)
-                                                 : units_per_page() * sizeof(Unit);
+    const uint64_t bytes = p.kind == Kind::Raw     ? page_size_
+                           : p.kind == Kind::Units ? units_per_page() * sizeof(Unit)
+                                                   : 0;  // a run is in the block's record
     data_bytes_ += sign > 0 ? bytes : -bytes;
-    if (p.kind != Kind::Raw) verify_pages_ += sign > 0 ? 1 : -1;
+    if (p.kind == Kind::Run || p.kind == Kind::Units) verify_pages_ += sign > 0 ? 1 : -1;
   }
-  void drop(uint64_t ppn) {
-    auto it = pages_.find(ppn);
-    if (it == pages_.end()) return;
-    count(it->second, -1);
-    pages_.erase(it);
+  void drop(Page& p) {
+    if (p.kind == Kind::Zero) return;
+    count(p, -1);
+    if (p.kind == Kind::Raw || p.kind == Kind::Units) delete[] p.heap;
+    p = Page{};
   }
   bool encode(const uint8_t* data, Page& p) {
     const uint32_t n = units_per_page();
@@ -187,20 +218,19 @@ class FlashDataStore {
       p.kind = Kind::Run;
       p.run_unit = u[0].unit;
       p.run_version = u[0].version;
-      p.heap.reset();
       return true;
     }
     p.kind = Kind::Units;
-    p.heap.reset(new uint8_t[n * sizeof(Unit)]);
-    std::memcpy(p.heap.get(), u.data(), n * sizeof(Unit));
+    p.heap = new uint8_t[n * sizeof(Unit)];
+    std::memcpy(p.heap, u.data(), n * sizeof(Unit));
     return true;
   }
   void decode(const Page& p, uint8_t* data) const {
-    if (p.kind == Kind::Raw) return void(std::memcpy(data, p.heap.get(), page_size_));
+    if (p.kind == Kind::Raw) return void(std::memcpy(data, p.heap, page_size_));
     for (uint32_t k = 0; k < units_per_page(); ++k) {
       uint8_t* d = data + uint64_t(k) * verify_pattern::kUnit;
       Unit u{p.run_unit + k, p.run_version};
-      if (p.kind == Kind::Units) std::memcpy(&u, p.heap.get() + uint64_t(k) * sizeof(Unit), sizeof u);
+      if (p.kind == Kind::Units) std::memcpy(&u, p.heap + uint64_t(k) * sizeof(Unit), sizeof u);
       if (u.version)
         verify_pattern::fill(d, u.unit, u.version);
       else
@@ -212,8 +242,7 @@ class FlashDataStore {
   const RandomPermutation* order_ = nullptr;
   std::vector<Block> blocks_;
   std::vector<uint32_t> erase_counts_;
-  uint64_t oob_blocks_ = 0, data_bytes_ = 0, verify_pages_ = 0;
-  std::unordered_map<uint64_t, Page> pages_;
+  uint64_t oob_blocks_ = 0, data_blocks_ = 0, data_bytes_ = 0, verify_pages_ = 0;
 };
 
 }  // namespace vp::flash

@@ -397,10 +397,24 @@ void IoAccelerator::memory_read(uint64_t off, uint8_t* p, unsigned len, sc_core:
 
 void IoAccelerator::memory_write(uint64_t off, const uint8_t* p, unsigned len) {
   uint32_t qid = static_cast<uint32_t>((off - QUEUE_WINDOW) / QUEUE_STRIDE);
-  Queue& q = q_[qid];
   uint64_t rel = (off - QUEUE_WINDOW) % QUEUE_STRIDE;
-  if (rel < CQ_OFFSET || rel >= PRP_OFFSET || rel - CQ_OFFSET + len > q.cq.size()) return;  // only the SSD's completions
-  std::memcpy(&q.cq[rel - CQ_OFFSET], p, len);
+  if (rel < CQ_OFFSET || rel >= PRP_OFFSET || rel - CQ_OFFSET + len > q_[qid].cq.size()) return;  // only the SSD's completions
+  if (write_arrival() > now_ps()) {
+    // A host read landed the entry ahead of its arrival: the CQ logic sees it
+    // when it arrives, after the data the SSD sent before it.
+    std::vector<uint8_t> bytes(p, p + len);
+    eq_.at(write_arrival(), [this, qid, at = rel - CQ_OFFSET, bytes = std::move(bytes)] {
+      cq_landed(qid, at, bytes.data(), static_cast<unsigned>(bytes.size()));
+    });
+    return;
+  }
+  cq_landed(qid, rel - CQ_OFFSET, p, len);
+}
+
+void IoAccelerator::cq_landed(uint32_t qid, uint64_t at, const uint8_t* p, unsigned len) {
+  Queue& q = q_[qid];
+  if (at + len > q.cq.size()) return;  // the queue was reset meanwhile
+  std::memcpy(&q.cq[at], p, len);
   if (!q.reaping) {
     q.reaping = true;
     eq_.after(t_poll_, [this, qid] { reap(qid); });

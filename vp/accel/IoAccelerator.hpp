@@ -99,6 +99,7 @@ class IoAccelerator : public pcie::PciFunction {
   uint32_t build_prps(Queue& q, uint32_t slot, const std::vector<BioSeg>& segs, uint64_t& prp1, uint64_t& prp2);
   void write_sqe(Queue& q, uint32_t slot);
   void ring(uint64_t doorbell, uint32_t value);  // a peer-to-peer doorbell write, now
+  void cq_landed(uint32_t qid, uint64_t at, const uint8_t* p, unsigned len);  // a completion entry arrived
   void reap(uint32_t qid);
   void finish_bio(uint32_t qid, uint32_t tag, uint16_t status, uint16_t slot);
   uint32_t oldest_done() const;  // the queue whose completed bio is the oldest

@@ -90,28 +90,26 @@ void PciFunction::bar_access(tlm::tlm_generic_payload& gp, sc_core::sc_time& del
     return;
   }
   if (gp.is_write()) {
-    PostedWrite w{static_cast<uint32_t>(off), len, 0, {}};
+    PostedWrite w{static_cast<uint32_t>(off), len, 0, {}, now_ps() + delay.value(), posted_id_++};
     if (mem)
       w.bytes.assign(p, p + len);
     else
       std::memcpy(&w.value, p, len);
+    eq_.after(delay.value(), [this, id = w.id] { land(id); });
     posted_.push_back(std::move(w));
-    eq_.after(delay.value(), [this] {
-      if (posted_early_ > 0) {
-        --posted_early_;
-        return;
-      }
-      PostedWrite w = std::move(posted_.front());
-      posted_.pop_front();
-      apply(w);
-    });
   } else {
-    while (!posted_.empty()) {
-      PostedWrite w = std::move(posted_.front());
-      posted_.pop_front();
-      ++posted_early_;
-      apply(w);
+    // Taken out before any is applied: applying one may post another.
+    Tick arrival = now_ps() + delay.value();
+    std::vector<PostedWrite> due;
+    for (auto it = posted_.begin(); it != posted_.end();) {
+      if (it->arrival > arrival) {
+        ++it;
+      } else {
+        due.push_back(std::move(*it));
+        it = posted_.erase(it);
+      }
     }
+    for (const PostedWrite& w : due) apply(w);
     if (mem) {
       memory_read(off, p, len, delay);
     } else {
@@ -122,7 +120,19 @@ void PciFunction::bar_access(tlm::tlm_generic_payload& gp, sc_core::sc_time& del
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
+// A write a read did not land first.
+void PciFunction::land(uint64_t id) {
+  for (auto it = posted_.begin(); it != posted_.end(); ++it)
+    if (it->id == id) {
+      PostedWrite w = std::move(*it);
+      posted_.erase(it);
+      apply(w);
+      return;
+    }
+}
+
 void PciFunction::apply(const PostedWrite& w) {
+  write_arrival_ = w.arrival;
   if (w.bytes.empty())
     write_register(w.off, w.value, w.len);
   else

@@ -16,7 +16,7 @@
 //   bar_read()/bar_write();
 // - PCIe ordering of register accesses: a write is posted and takes effect
 //   when it arrives (at the end of its annotated delay); a read may not pass
-//   the writes sent before it, so they take effect first;
+//   the writes that arrive before it, so they take effect first;
 // - dma_access(): one memory read or write on the DMA socket, returning the
 //   time it ends.
 #include <cstdint>
@@ -64,6 +64,9 @@ class PciFunction : public sc_core::sc_module {
   virtual bool in_memory(uint64_t /*off*/, unsigned /*len*/) const { return false; }
   virtual void memory_read(uint64_t /*off*/, uint8_t* /*p*/, unsigned /*len*/, sc_core::sc_time& /*delay*/) {}
   virtual void memory_write(uint64_t /*off*/, const uint8_t* /*p*/, unsigned /*len*/) {}
+  // Inside bar_write()/memory_write(): when the write arrives. Later than
+  // now when a read that arrives after it lands it first (PCIe ordering).
+  Tick write_arrival() const { return write_arrival_; }
   // The host changed something in configuration space the device acts on
   // (after the change took effect; FLR after the space was reset).
   virtual void config_changed(PciConfigSpace::Change) {}
@@ -88,16 +91,24 @@ class PciFunction : public sc_core::sc_module {
   uint64_t read_register(uint32_t off, unsigned len);
   void write_register(uint32_t off, uint64_t value, unsigned len);
 
-  // Register writes on their way to the function, in order.
+  // Writes on their way to the function, in the order they were sent. Each
+  // lands at its arrival; a read lands those that arrive before it (a read
+  // does not pass a posted write ahead of it on the link), not a peer's
+  // write still on its way by another path (the SSD's completion entry to
+  // the accelerator: applied early, a bio completed before its data landed).
   struct PostedWrite {
     uint32_t off;
     unsigned len;
     uint64_t value;
     std::vector<uint8_t> bytes;  // a write to device memory (in_memory)
+    Tick arrival;
+    uint64_t id;
   };
   void apply(const PostedWrite& w);
+  void land(uint64_t id);
   std::deque<PostedWrite> posted_;
-  uint32_t posted_early_ = 0;  // applied ahead of their arrival by a read that followed them
+  uint64_t posted_id_ = 0;
+  Tick write_arrival_ = 0;
   tlm::tlm_generic_payload gp_;
 };
 

@@ -18,7 +18,7 @@ NvmeHost::NvmeHost(sc_core::sc_module_name name, Services& svc, unsigned queue_p
                      static_cast<unsigned>(driver_cfg.get_int("queue_depth")));
   // The CPU complex is the bus's first initiator; polled CQs wait on device writes landing.
   driver.bus.bind(bus.in);
-  driver.watch_memory(dram.written());
+  driver.watch_memory(dram);
 }
 
 void NvmeHost::attach(pcie::PcieLink& link, ssd::Drive& drive) {

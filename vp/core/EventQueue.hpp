@@ -1,64 +1,31 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-// A per-component queue of timed callbacks driven by one sc_event, so that a
-// model is a state machine woken at the instants it computed, not a thread
-// per request. Callbacks due at the same instant run in the order they were
-// scheduled, which keeps runs bit-for-bit repeatable.
-#include <functional>
-#include <queue>
+// A component's timed callbacks, so that a model is a state machine woken at
+// the instants it computed, not a thread per request. They go on the
+// platform's one Calendar: callbacks due at the same instant run in the
+// order they were scheduled, across components, which keeps runs bit for
+// bit repeatable.
 #include <systemc>
-#include <vector>
 
-#include "vp/core/Units.hpp"
+#include "vp/core/Calendar.hpp"
 
 namespace vp {
 
-inline Tick now_ps() { return sc_core::sc_time_stamp().value(); }
-inline sc_core::sc_time to_sc(Tick t) { return sc_core::sc_time::from_value(t); }
-
+// A component's handle on the platform's Calendar, counting the callbacks
+// it ran (the component's kernel events).
 class EventQueue : public sc_core::sc_module {
  public:
-  using Fn = std::function<void()>;
+  using Fn = Calendar::Fn;
 
-  explicit EventQueue(sc_core::sc_module_name name) : sc_module(name) {
-    SC_HAS_PROCESS(EventQueue);
-    SC_METHOD(run);
-    sensitive << wake_;
-    dont_initialize();
-  }
+  explicit EventQueue(sc_core::sc_module_name name) : sc_module(name), cal_(Calendar::get()) {}
 
-  void at(Tick when, Fn fn) {
-    Tick now = now_ps();
-    if (when < now) when = now;
-    heap_.push({when, seq_++, std::move(fn)});
-    if (heap_.top().when == when) wake_.notify(to_sc(when - now));
-  }
-  void after(Tick delay, Fn fn) { at(now_ps() + delay, std::move(fn)); }
-  size_t pending() const { return heap_.size(); }
+  void at(Tick when, Fn fn) { cal_.at(when, &fired_, std::move(fn)); }
+  void after(Tick delay, Fn fn) { cal_.at(now_ps() + delay, &fired_, std::move(fn)); }
   uint64_t fired() const { return fired_; }
 
  private:
-  struct Item {
-    Tick when;
-    uint64_t seq;
-    Fn fn;
-    bool operator>(const Item& o) const { return when != o.when ? when > o.when : seq > o.seq; }
-  };
-
-  void run() {
-    Tick now = now_ps();
-    while (!heap_.empty() && heap_.top().when <= now) {
-      Fn fn = std::move(const_cast<Item&>(heap_.top()).fn);
-      heap_.pop();
-      ++fired_;
-      fn();
-    }
-    if (!heap_.empty()) wake_.notify(to_sc(heap_.top().when - now));
-  }
-
-  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap_;
-  sc_core::sc_event wake_;
-  uint64_t seq_ = 0, fired_ = 0;
+  Calendar& cal_;
+  uint64_t fired_ = 0;
 };
 
 // A resource served first come first served (a link direction, an embedded

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <fmt/format.h>
 
+#include "vp/core/Calendar.hpp"
 #include "vp/accel/AccelRegs.hpp"
 #include "vp/core/Payload.hpp"
 #include "vp/core/SimControl.hpp"
@@ -86,7 +87,8 @@ uint64_t AcceleratorDriver::read(uint64_t addr, unsigned len) {
   sc_core::sc_time d = sc_core::SC_ZERO_TIME;
   bus->b_transport(gp_, d);
   if (!gp_.is_response_ok()) sim_abort(fmt::format("accelerator driver: bus error at address {:#x}", addr));
-  sc_core::wait(d);
+  Calendar::get().wait_for(d.value());
+  nvme_.land_due();  // what the register reports done has its data in memory
   return v;
 }
 
@@ -95,7 +97,7 @@ void AcceleratorDriver::write(uint64_t addr, uint64_t v, unsigned len, bool non_
   sc_core::sc_time d = sc_core::SC_ZERO_TIME;
   bus->b_transport(gp_, d);
   if (!gp_.is_response_ok()) sim_abort(fmt::format("accelerator driver: bus error at address {:#x}", addr));
-  if (non_posted) sc_core::wait(d);
+  if (non_posted) Calendar::get().wait_for(d.value());
 }
 
 // ---------------------------------------------------------------- bring-up

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <utility>
 
+#include "vp/core/Calendar.hpp"
 #include "vp/core/RequestLog.hpp"
 #include "vp/core/SimControl.hpp"
 #include "vp/host/AcceleratorDriver.hpp"
@@ -240,7 +241,7 @@ void HostCore::busy(const CpuTime& t) {
   if (d == 0) return;
   in_busy_ = t;
   busy_trace_ = true;
-  sc_core::wait(to_sc(d));
+  Calendar::get().wait_for(d);
   busy_trace_ = false;
   charge(in_busy_);
   sched_.ran(d);
@@ -253,7 +254,7 @@ Tick HostCore::busy_until(Tick len, Tick total, Tick CpuTime::*cat, const sc_cor
   in_busy_ = {};
   in_busy_.*cat = total;
   busy_trace_ = true;
-  sc_core::wait(to_sc(len), ev);
+  Calendar::get().wait_for(len, ev);
   busy_trace_ = false;
   CpuTime c;
   c.*cat = now_ps() - from;
@@ -278,7 +279,7 @@ void HostCore::idle_until(const sc_core::sc_event_or_list& ev) {
 
 void HostCore::idle_until(const sc_core::sc_time& t, const sc_core::sc_event_or_list& ev) {
   in_idle_ = true;
-  sc_core::wait(t, ev);
+  Calendar::get().wait_for(t.value(), ev);
   in_idle_ = false;
   account_to(now_ps());
 }
@@ -664,7 +665,7 @@ void HostCore::poll(HostThread& t) {
     if (limit == kNever)
       sc_core::wait(landed);
     else
-      sc_core::wait(to_sc(limit - now), landed);
+      Calendar::get().wait_for(limit - now, landed);
   }
   account_to(now_ps());
   in_poll_ = false;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "vp/host/HostDram.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <sys/mman.h>
 
@@ -33,10 +34,11 @@ void HostDram::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay
     gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
     return;
   }
+  land_due();
   if (gp.is_write()) {  // posted: nobody waits for it
     if (delay == sc_core::SC_ZERO_TIME) {
       std::memcpy(mem_ + a, gp.get_data_ptr(), len);
-      written_.notify(sc_core::SC_ZERO_TIME);
+      if (notifying_) written_.notify(sc_core::SC_ZERO_TIME);
     } else {
       uint32_t slot;
       if (free_.empty()) {
@@ -48,7 +50,12 @@ void HostDram::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay
       }
       in_flight_[slot].addr = a;
       in_flight_[slot].bytes.assign(gp.get_data_ptr(), gp.get_data_ptr() + len);
-      eq_.after(delay.value(), [this, slot] { land(slot); });
+      if (notifying_) {
+        eq_.after(delay.value(), [this, slot] { land(slot); });
+      } else {
+        due_.push_back({now_ps() + delay.value(), sent_++, slot});
+        std::push_heap(due_.begin(), due_.end(), Later{});
+      }
     }
   } else {
     std::memcpy(gp.get_data_ptr(), mem_ + a, len);
@@ -63,6 +70,28 @@ void HostDram::land(uint32_t slot) {
   std::memcpy(mem_ + l.addr, l.bytes.data(), l.bytes.size());
   free_.push_back(slot);
   written_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void HostDram::land_next() {
+  uint32_t slot = due_.front().slot;
+  std::pop_heap(due_.begin(), due_.end(), Later{});
+  due_.pop_back();
+  const Landing& l = in_flight_[slot];
+  std::memcpy(mem_ + l.addr, l.bytes.data(), l.bytes.size());
+  free_.push_back(slot);
+}
+
+// The writes still on their way get their landing events, in the order
+// events would have landed them.
+const sc_core::sc_event& HostDram::notify_landings() {
+  if (!notifying_) {
+    notifying_ = true;
+    land_due();
+    std::sort_heap(due_.begin(), due_.end(), Later{});  // latest first
+    for (auto it = due_.rbegin(); it != due_.rend(); ++it) eq_.at(it->at, [this, slot = it->slot] { land(slot); });
+    due_.clear();
+  }
+  return written_;
 }
 
 bool HostDram::get_dmi(tlm::tlm_generic_payload&, tlm::tlm_dmi& dmi) {

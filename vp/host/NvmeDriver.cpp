@@ -5,6 +5,7 @@
 #include <cstring>
 #include <fmt/format.h>
 
+#include "vp/core/Calendar.hpp"
 #include "vp/core/Payload.hpp"
 #include "vp/core/SimControl.hpp"
 #include "vp/core/CpuList.hpp"
@@ -180,7 +181,7 @@ void NvmeDriver::transport(tlm::tlm_command cmd, uint64_t addr, uint8_t* p, unsi
   sc_core::sc_time d = sc_core::SC_ZERO_TIME;
   bus->b_transport(gp_, d);
   if (!gp_.is_response_ok()) sim_abort(fmt::format("NVMe driver: bus error at address {:#x}", addr));
-  if (wait_for_it) sc_core::wait(d);  // a non-posted read stalls the CPU; posted writes do not
+  if (wait_for_it) Calendar::get().wait_for(d.value());  // a non-posted read stalls the CPU; posted writes do not
 }
 
 uint64_t NvmeDriver::mmio_read(uint32_t off, unsigned len) {
@@ -318,7 +319,7 @@ void NvmeDriver::bring_up() {
   create_poll_queues(nsq, npoll);
   // The stacked driver's pairs come last: SQ and CQ ids after all the others.
   if (nstacked) stacked_->bring_up(*this, static_cast<uint16_t>(nsq + 1), static_cast<uint16_t>(cores_ + npoll + 1));
-  if ((all_polled_ || npoll) && !written_)
+  if ((all_polled_ || npoll) && !writes_)
     fail("polled completion queues need the host memory's write notification (watch_memory), which this "
          "platform does not give");
   ready_ = true;
@@ -345,7 +346,7 @@ void NvmeDriver::enable_controller() {
                        "(bit 18): one SQ per queue\n", name());
   // Disable and wait for the controller to drop RDY.
   mmio_write(CC, 0, 4);
-  while (mmio_read(CSTS, 4) & CSTS_RDY) sc_core::wait(to_sc(poll_));
+  while (mmio_read(CSTS, 4) & CSTS_RDY) Calendar::get().wait_for(poll_);
   // Admin queues.
   admin_.size = admin_depth_;
   admin_.sqs.resize(1);
@@ -365,7 +366,7 @@ void NvmeDriver::enable_controller() {
     uint32_t csts = static_cast<uint32_t>(mmio_read(CSTS, 4));
     if (csts & CSTS_CFS) fail("controller reported fatal status (CSTS.CFS) while enabling");
     if (csts & CSTS_RDY) break;
-    sc_core::wait(to_sc(poll_));
+    Calendar::get().wait_for(poll_);
   }
 }
 
@@ -590,6 +591,7 @@ const NvmeDriver::QueuePair* NvmeDriver::polled_queue(unsigned core) const {
 bool NvmeDriver::poll_ready(unsigned core) const {
   const QueuePair* q = polled_queue(core);
   if (!q) return false;
+  land_due();
   Cqe e;
   std::memcpy(&e, dram_ + q->cq + uint64_t(q->cq_head) * sizeof(Cqe), sizeof e);
   return e.phase() == q->phase;
@@ -635,6 +637,7 @@ void NvmeDriver::handle_irq(uint32_t vector, std::vector<IoRequest*>& done) {
 void NvmeDriver::reap(QueuePair& q, std::vector<IoRequest*>& done) {
   const bool admin_q = &q == &admin_;
   bool any = false;
+  land_due();
   for (;;) {
     Cqe e;
     std::memcpy(&e, dram_ + q.cq + uint64_t(q.cq_head) * sizeof(Cqe), sizeof e);

@@ -47,6 +47,7 @@
 
 #include "vp/core/ParamScope.hpp"
 #include "vp/core/Services.hpp"
+#include "vp/host/DeviceWrites.hpp"
 #include "vp/host/HostBlockDriver.hpp"
 #include "vp/host/HostMemoryAllocator.hpp"
 #include "vp/host/HostMemoryMap.hpp"
@@ -71,7 +72,15 @@ class NvmeDriver : public sc_core::sc_module, public HostBlockDriver, public Irq
   // (the configuration check runs it on a dry allocator).
   static void reserve_memory(const ScopedConfig& cfg, unsigned cores, HostMemoryAllocator& memory);
 
-  uint8_t* host_ptr(uint64_t addr) override { return addr < HostMemoryMap::kHighBase ? dram_ + addr : dram_high_ + (addr - HostMemoryMap::kHighBase); }
+  uint8_t* host_ptr(uint64_t addr) override {
+    land_due();
+    return addr < HostMemoryMap::kHighBase ? dram_ + addr : dram_high_ + (addr - HostMemoryMap::kHighBase);
+  }
+  // Every device write due by now is in host memory (before the host reads
+  // what a completion told it of).
+  void land_due() const {
+    if (writes_) writes_->land_due();
+  }
 
   bool ready() const override { return ready_; }
   const sc_core::sc_event& ready_event() const override { return ready_ev_; }
@@ -116,11 +125,12 @@ class NvmeDriver : public sc_core::sc_module, public HostBlockDriver, public Irq
   // Whether each core has a separate poll queue pair for `polled` requests.
   static bool separate_poll_queues(const ScopedConfig& cfg);
   bool has_poll_queues() const override { return !pollq_.empty(); }
-  // Device writes landing in host memory (HostDram::written): what a polling
-  // core waits on instead of re-reading the CQ every cycle. The platform
-  // must give it when any CQ is polled.
-  void watch_memory(const sc_core::sc_event& written) { written_ = &written; }
-  const sc_core::sc_event& memory_written() const override { return *written_; }
+  // Device writes landing in host memory: seen at every CQ read, and, for
+  // a polling core, notified as they land (memory_written) so that it need
+  // not re-read the CQ every cycle. The platform must give it when any CQ
+  // is polled.
+  void watch_memory(DeviceWrites& writes) { writes_ = &writes; }
+  const sc_core::sc_event& memory_written() const override { return writes_->notify_landings(); }
   // Core `core`'s polled CQ (none: interrupt mode without poll queues):
   // whether its head entry is new (a look, nothing consumed), commands
   // outstanding on it (in the SQ or held), and reaping it as handle_irq does.
@@ -213,7 +223,7 @@ class NvmeDriver : public sc_core::sc_module, public HostBlockDriver, public Irq
   Completion mode_;
   bool all_polled_, poll_queues_wanted_;
   std::vector<unsigned> irq_cpus_;  // host.nvme.irq_affinity's cores; empty: each queue's own core
-  const sc_core::sc_event* written_ = nullptr;
+  DeviceWrites* writes_ = nullptr;
   Stacked* stacked_ = nullptr;
   uint8_t *dram_ = nullptr, *dram_high_ = nullptr;  // DMI to DRAM below the PCI hole and above 4 GiB
   bool ready_ = false;

@@ -143,8 +143,7 @@ def quick(tmp_path_factory, server):
 # misses, each with what the measurement showed (asserted not to meet the
 # paper: when one does, its test fails: move it, and fix the docs).
 MEETS = {
-    "flashshare": ["kernelopt_mean", "selectisr_mean", "xler_mean",
-                   "xler_vs_dedcore_mean", "offline_cacheopt", "offline_kernelopt", "offline_selectisr",
+    "flashshare": ["kernelopt_mean", "selectisr_mean", "xler_mean", "offline_cacheopt", "offline_kernelopt", "offline_selectisr",
                    "offline_xler"],
     "deepflash": ["deepflash_1miops_seqrd", "deepflash_1miops_rndrd", "deepflash_1miops_rndwr",
                   "basedeepflash_below_rndrd", "dios_vs_static_few_queues", "one_cache_thread_write",
@@ -154,15 +153,15 @@ MEETS = {
 }
 UNCLEAR = {
     "flashshare": ["cacheopt_mean", "cacheopt_p99", "kernelopt_p99", "selectisr_p99", "xler_p99",
-                   "xler_vs_dedcore_p99", "flashshare_context_switches"],
-    "deepflash": ["basedeepflash_below_rndwr", "pagelock_vs_ilock1mb_active_nvmq"],
+                   "xler_vs_dedcore_mean", "xler_vs_dedcore_p99", "flashshare_context_switches"],
+    # deepflash_1miops_seqwr: 1,012K at this scale, only just above the line:
+    # a start-up transient holds it down (docs/study-deepflash.md).
+    "deepflash": ["basedeepflash_below_rndwr", "pagelock_vs_ilock1mb_active_nvmq", "deepflash_1miops_seqwr"],
     "fastdrain": ["fd_buf_p99", "fd_p99"],
     "rwiso": ["rwiso_1to3_read_iops"],
 }
 MISSES = {
-    "deepflash": {"deepflash_1miops_seqwr": "977K: the 16 streams start in step on the same slots of the direct-"
-                                            "mapped burst buffer, and a quarter of the writes bypass it to flash",
-                  "manylayered_below_rndrd": "uniform random reads spread evenly over ManyLayered's channel shards",
+    "deepflash": {"manylayered_below_rndrd": "uniform random reads spread evenly over ManyLayered's channel shards",
                   "manylayered_below_rndwr": "uniform random writes spread evenly over ManyLayered's channel shards",
                   "dios_per_thread_iops_16q": "16 equal queues over 8 NVMQ threads: static allocation is already "
                                               "balanced, so DIOS has no imbalance to even out"},

@@ -22,7 +22,14 @@ Calendar::Calendar() : wake_(sc_core::sc_gen_unique_name("calendar_wake")) {
 
 void Calendar::at(Tick when, uint64_t* fired, Fn fn) {
   Tick now = now_ps();
-  if (when < now) when = now;
+  if (when <= now) {
+    if (running_) {
+      now_.push_back({std::move(fn), fired});
+      ++seq_;
+      return;
+    }
+    when = now;
+  }
   uint32_t slot;
   if (free_.empty()) {
     slot = static_cast<uint32_t>(jobs_.size());
@@ -55,6 +62,14 @@ void Calendar::run() {
     free_.push_back(slot);
     fn();
   }
+  while (now_next_ < now_.size()) {
+    Fn fn = std::move(now_[now_next_].fn);
+    ++*now_[now_next_].fired;
+    ++now_next_;
+    fn();
+  }
+  now_.clear();
+  now_next_ = 0;
   if (!heap_.empty()) wake_.notify(to_sc(heap_.front().when - now));
 }
 

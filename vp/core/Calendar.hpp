@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <unordered_map>
+#include <utility>
 #include <systemc>
 #include <vector>
 
@@ -32,7 +33,7 @@ class Calendar {
 
   // Runs `fn` at `when` (now if earlier) and counts it in `*fired`.
   void at(Tick when, uint64_t* fired, Fn fn);
-  size_t pending() const { return heap_.size(); }
+  size_t pending() const { return heap_.size() + now_.size() - now_next_; }
 
   // For the calling thread: sc_core::wait(d), and wait(d, ev) (whichever
   // comes first), with the time's end on this calendar.
@@ -63,6 +64,10 @@ class Calendar {
 
   std::vector<Item> heap_;
   std::vector<Job> jobs_;  // the callbacks stay put; the heap orders small records
+  // Scheduled for the current instant while run() drains it: later than
+  // everything in the heap, so first come first served needs no heap.
+  std::vector<Job> now_;
+  size_t now_next_ = 0;
   std::vector<uint32_t> free_;
   sc_core::sc_event wake_;
   std::unordered_map<const sc_core::sc_object*, std::unique_ptr<Timer>> timers_;

@@ -52,6 +52,6 @@ DriveTop::DriveTop(sc_core::sc_module_name name, Services& svc)
   svc.stats.section("device", [this] { return report_.summary(); });
 }
 
-uint64_t DriveTop::kernel_events() const { return dram.events() + intc.events() + drive.events() + queues.events(); }
+uint64_t DriveTop::kernel_events() const { return Calendar::get().callbacks(); }
 
 }  // namespace vp::platform

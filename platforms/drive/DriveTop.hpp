@@ -38,6 +38,7 @@ class DriveTop : public NvmeHost {
   static std::vector<std::string> check_workload(const std::vector<host::FioJob>& jobs, const Config& cfg);
 
   DriveTop(sc_core::sc_module_name name, Services& svc);
+  // Callbacks the components ran on the calendar.
   uint64_t kernel_events() const;
 
   host::Workload workload;

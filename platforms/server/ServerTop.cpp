@@ -228,7 +228,7 @@ nlohmann::json ServerTop::cpu_summary() {
 }
 
 uint64_t ServerTop::kernel_events() const {
-  uint64_t n = dram.events() + intc.events() + drive.events();
+  uint64_t n = Calendar::get().callbacks();
   for (const auto& c : cores_) n += c->wakeups();
   return n;
 }

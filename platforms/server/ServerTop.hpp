@@ -51,6 +51,7 @@ class ServerTop : public NvmeHost {
 
   unsigned cores() const { return static_cast<unsigned>(cores_.size()); }
   host::HostCore& core(unsigned i) { return *cores_.at(i); }
+  // Callbacks the components ran on the calendar, and host core wake-ups.
   uint64_t kernel_events() const;
   // Per-core time by category; each row adds up to elapsed_ps (summary.json's "cpu").
   nlohmann::json cpu_summary();

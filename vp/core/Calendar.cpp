@@ -59,12 +59,14 @@ void Calendar::run() {
     heap_.pop_back();
     Fn fn = std::move(jobs_[slot].fn);
     ++*jobs_[slot].fired;
+    ++ran_;
     free_.push_back(slot);
     fn();
   }
   while (now_next_ < now_.size()) {
     Fn fn = std::move(now_[now_next_].fn);
     ++*now_[now_next_].fired;
+    ++ran_;
     ++now_next_;
     fn();
   }

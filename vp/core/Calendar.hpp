@@ -34,6 +34,9 @@ class Calendar {
   // Runs `fn` at `when` (now if earlier) and counts it in `*fired`.
   void at(Tick when, uint64_t* fired, Fn fn);
   size_t pending() const { return heap_.size() + now_.size() - now_next_; }
+  // Callbacks run for components (every EventQueue's), threads' alarms not
+  // counted: the simulation's kernel events.
+  uint64_t callbacks() const { return ran_ - alarms_; }
 
   // For the calling thread: sc_core::wait(d), and wait(d, ev) (whichever
   // comes first), with the time's end on this calendar.
@@ -71,7 +74,7 @@ class Calendar {
   std::vector<uint32_t> free_;
   sc_core::sc_event wake_;
   std::unordered_map<const sc_core::sc_object*, std::unique_ptr<Timer>> timers_;
-  uint64_t seq_ = 0, alarms_ = 0;
+  uint64_t seq_ = 0, alarms_ = 0, ran_ = 0;
   bool running_ = false;
 };
 

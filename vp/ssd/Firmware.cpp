@@ -221,6 +221,7 @@ void Firmware::submit(HostCommand& c) {
   c.ftl.result = 0;
   c.ftl.client = this;
   c.ftl.owner = &c;
+  if (c.ftl.pages) ftl->prefetch(c.ftl.lpn, c.ftl.pages);  // looked up after the firmware's own time
   auto& j = *(jobs_[&c] = std::make_unique<FwJob>());
   j.c = &c;
   j.serial = ++serial_;

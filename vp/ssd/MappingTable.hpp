@@ -48,6 +48,10 @@ class MappingTable {
   MappingTable(const MappingTable&) = delete;
   MappingTable& operator=(const MappingTable&) = delete;
 
+  // Starts loading the slot that get(lpn) reads first (no simulated effect).
+  void prefetch(uint64_t lpn) const {
+    if (lpn < lpns_) __builtin_prefetch(&chunks_[lpn / kChunk]);
+  }
   uint32_t get(uint64_t lpn) const {
     const uint32_t* c = chunks_[lpn / kChunk].get();
     const auto off = static_cast<uint32_t>(lpn % kChunk);

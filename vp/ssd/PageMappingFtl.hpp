@@ -61,6 +61,10 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
   void submit(FtlRequest& r) override;
   uint64_t logical_pages() const override { return s_.logical_pages; }
   uint32_t page_size() const override { return s_.geo.page_size; }
+  void prefetch(uint64_t lpn, uint32_t pages) const override {
+    s_.map.prefetch(lpn);
+    if (pages > 1) s_.map.prefetch(lpn + pages - 1);
+  }
   MediaHealth health() const override;
   void flash_done(flash::FlashTransaction& t) override;
 

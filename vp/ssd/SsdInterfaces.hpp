@@ -69,6 +69,10 @@ struct IFtl : virtual sc_core::sc_interface {
   // them would hit: what DeepFlash's NVMQ looks up in the shared cache
   // metadata before it sends a read to CACHE or straight to TRANS.
   virtual bool cached(uint64_t /*lpn*/, uint32_t /*pages*/) const { return false; }
+  // A hint with no simulated effect: [lpn, lpn + pages) will be submitted
+  // soon, so the simulator may start loading the host memory its mapping
+  // lookup touches (a random read of a large drive misses the CPU cache).
+  virtual void prefetch(uint64_t /*lpn*/, uint32_t /*pages*/) const {}
 };
 
 // What a drive with power-loss protection writes to flash from its DRAM

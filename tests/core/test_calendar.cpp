@@ -61,3 +61,52 @@ TEST_CASE("a thread sleeping on the calendar resumes at its time after the callb
                                          "timed out@13300"});
   CHECK(now_ps() == 13300);
 }
+
+TEST_CASE("inside run_for the calendar runs ahead of the kernel and hands a woken thread its instant",
+          "[core][calendar]") {
+  EventQueue q("q");
+  sc_core::sc_event ev;
+  std::vector<std::string> seen;
+  // Each entry: what ran, the model's time, the kernel's time.
+  auto mark = [&](const char* what) {
+    seen.push_back(fmt::format("{}@{}/{}", what, now_ps(), sc_core::sc_time_stamp().value()));
+  };
+  sc_core::sc_spawn([&] {
+    sc_core::wait(ev);
+    mark("thread");
+  });
+  q.at(100, [&] { mark("a"); });
+  q.at(150, [&] { mark("b"); });  // ahead: nothing else is due before 200
+  q.at(200, [&] {
+    mark("c");
+    Calendar::get().notify(ev);  // ahead of the kernel: delivered when it reaches 200
+    q.at(200, [&] { mark("c-now"); });
+  });
+  q.at(300, [&] { mark("d"); });
+  q.at(1500, [&] { mark("e"); });  // after the window
+  Calendar::get().run_for(1000);
+  CHECK(seen == std::vector<std::string>{"a@100/100", "b@150/100", "c@200/100", "c-now@200/100", "thread@200/200",
+                                         "d@300/300"});
+  CHECK(sc_core::sc_time_stamp().value() == 1000);
+  CHECK(now_ps() == 1000);
+  // 150 ran ahead; 200 too, but the kernel came to it for the thread.
+  CHECK(Calendar::get().instants_ahead() == 1);
+  Calendar::get().run_for(1000);
+  CHECK(seen.back() == "e@1500/1500");
+}
+
+TEST_CASE("a plain sc_start and a waveform keep the calendar at the kernel's time", "[core][calendar]") {
+  EventQueue q("q");
+  std::vector<std::string> seen;
+  for (vp::Tick t : {100, 150, 200})
+    q.at(t, [&] { seen.push_back(fmt::format("{}/{}", now_ps(), sc_core::sc_time_stamp().value())); });
+  sc_core::sc_start(sc_core::sc_time(1, sc_core::SC_NS));
+  CHECK(seen == std::vector<std::string>{"100/100", "150/150", "200/200"});
+  CHECK(Calendar::get().instants_ahead() == 0);
+  Calendar::get().set_run_ahead(false);
+  q.at(1100, [&] { seen.push_back(fmt::format("{}/{}", now_ps(), sc_core::sc_time_stamp().value())); });
+  q.at(1200, [&] { seen.push_back(fmt::format("{}/{}", now_ps(), sc_core::sc_time_stamp().value())); });
+  Calendar::get().run_for(1000);
+  CHECK(seen.back() == "1200/1200");
+  CHECK(Calendar::get().instants_ahead() == 0);
+}

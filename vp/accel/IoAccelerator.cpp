@@ -455,7 +455,7 @@ void IoAccelerator::finish_bio(uint32_t qid, uint32_t tag, uint16_t status, uint
   q_[qid].done.emplace_back(done_serial_++,
                             DONE_VALID | uint64_t(slot & 0x7FFF) << 47 | uint64_t(status & 0x7FFF) << 32 | tag);
   --in_flight_;
-  done_changed_.notify();
+  Calendar::get().notify(done_changed_);
   if (irq_per_bio_ && q_[qid].vector != Q_NO_VECTOR) {
     signals_.signal(q_[qid].vector, 0);
     ++irqs_;

@@ -46,13 +46,10 @@ void Calendar::at(Tick when, uint64_t* fired, Fn fn) {
   if (!running_ && heap_.front().seq == seq_ - 1) wake_.notify(to_sc(when - now));
 }
 
-void Calendar::run() {
-  Tick now = now_ps();
-  struct Draining {
-    bool& flag;
-    explicit Draining(bool& f) : flag(f) { flag = true; }
-    ~Draining() { flag = false; }
-  } draining(running_);
+// Runs the callbacks due at detail::calendar_now: those in the heap, then
+// those scheduled for it while they ran.
+void Calendar::drain() {
+  const Tick now = detail::calendar_now;
   while (!heap_.empty() && heap_.front().when <= now) {
     uint32_t slot = heap_.front().slot;
     std::pop_heap(heap_.begin(), heap_.end(), Later{});
@@ -72,7 +69,68 @@ void Calendar::run() {
   }
   now_.clear();
   now_next_ = 0;
-  if (!heap_.empty()) wake_.notify(to_sc(heap_.front().when - now));
+}
+
+void Calendar::run() {
+  const Tick kernel = now_ps();
+  if (!deferred_.empty()) {
+    // The kernel has reached an instant run ahead: what its callbacks asked
+    // of the kernel happens now, as it would have then.
+    for (const KernelOp& k : deferred_) act(k.ev, k.op);
+    deferred_.clear();
+    if (!heap_.empty()) wake_.notify(to_sc(heap_.front().when - kernel));
+    return;
+  }
+  struct Draining {
+    Draining(bool& f, Tick now) : flag(f) {
+      flag = detail::in_calendar = true;
+      detail::calendar_now = now;
+    }
+    ~Draining() { flag = detail::in_calendar = false; }
+    bool& flag;
+  } draining(running_, kernel);
+  kernel_now_ = kernel;
+  drain();
+  // Ahead: the next instants before the window's end and before anything
+  // else the kernel has due, while no callback wanted the kernel.
+  if (may_run_ahead_ && kernel < horizon_ && !heap_.empty() && heap_.front().when < horizon_ &&
+      !sc_core::sc_pending_activity_at_current_time()) {
+    Tick limit = horizon_;
+    sc_core::sc_time other = sc_core::sc_time_to_pending_activity();
+    if (other != sc_core::sc_max_time()) limit = std::min<Tick>(limit, kernel + other.value());
+    while (deferred_.empty() && !heap_.empty() && heap_.front().when < limit) {
+      detail::calendar_now = heap_.front().when;
+      drain();
+      if (deferred_.empty()) ++instants_ahead_;  // else the kernel comes to it
+    }
+  }
+  if (!deferred_.empty())
+    wake_.notify(to_sc(detail::calendar_now - kernel));
+  else if (!heap_.empty())
+    wake_.notify(to_sc(heap_.front().when - kernel));
+}
+
+void Calendar::kernel_op(sc_core::sc_event* ev, Op op) {
+  if (running_ && detail::calendar_now > kernel_now_) {
+    deferred_.push_back({ev, op});
+    return;
+  }
+  act(ev, op);
+}
+
+void Calendar::act(sc_core::sc_event* ev, Op op) {
+  switch (op) {
+    case Op::Now: return ev->notify();
+    case Op::Delta: return ev->notify(sc_core::SC_ZERO_TIME);
+    case Op::Stop: return sc_core::sc_stop();
+    case Op::Pause: return sc_core::sc_pause();
+  }
+}
+
+void Calendar::run_for(Tick d) {
+  horizon_ = now_ps() + d;
+  sc_core::sc_start(to_sc(d));
+  horizon_ = 0;
 }
 
 Calendar::Timer& Calendar::timer() {
@@ -85,8 +143,8 @@ void Calendar::wait_for(Tick d) {
   if (d == 0) return sc_core::wait(sc_core::SC_ZERO_TIME);
   Timer& t = timer();
   uint64_t g = ++t.gen;
-  at(now_ps() + d, &alarms_, [&t, g] {
-    if (t.gen == g) t.ev.notify();
+  at(now_ps() + d, &alarms_, [this, &t, g] {
+    if (t.gen == g) notify(t.ev);
   });
   sc_core::wait(t.ev);
 }
@@ -95,8 +153,8 @@ void Calendar::wait_for(Tick d, const sc_core::sc_event_or_list& ev) {
   if (d == 0) return sc_core::wait(sc_core::SC_ZERO_TIME, ev);
   Timer& t = timer();
   uint64_t g = ++t.gen;
-  at(now_ps() + d, &alarms_, [&t, g] {
-    if (t.gen == g) t.ev.notify();
+  at(now_ps() + d, &alarms_, [this, &t, g] {
+    if (t.gen == g) notify(t.ev);
   });
   sc_core::sc_event_or_list both;
   both |= ev;

@@ -10,6 +10,16 @@
 // current instant from outside the calendar (a host core's thread) runs in
 // the next delta cycle. Threads sleep on it too (wait_for), so a thread
 // whose time is up resumes in the same order among everything due then.
+//
+// Running ahead: inside a run window (run_for) the calendar goes on to its
+// next instants in the same SystemC activation while nothing else in the
+// kernel is due before them, so the kernel is entered once per stretch of
+// model-only work instead of once per instant. The model's time (now_ps)
+// is then the calendar's, ahead of sc_time_stamp(). A callback that wakes
+// a SystemC process goes through notify()/notify_delta()/stop(): ahead of
+// the kernel, that ends the stretch after the instant, and the kernel is
+// woken at that instant to deliver it, so every process runs at the same
+// time and in the same order as without running ahead.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -22,7 +32,15 @@
 
 namespace vp {
 
-inline Tick now_ps() { return sc_core::sc_time_stamp().value(); }
+namespace detail {
+// The instant the calendar is running callbacks for (it may be ahead of the
+// kernel's time), valid while in_calendar.
+inline Tick calendar_now = 0;
+inline bool in_calendar = false;
+}  // namespace detail
+
+// The model's current time.
+inline Tick now_ps() { return detail::in_calendar ? detail::calendar_now : sc_core::sc_time_stamp().value(); }
 inline sc_core::sc_time to_sc(Tick t) { return sc_core::sc_time::from_value(t); }
 
 class Calendar {
@@ -43,9 +61,30 @@ class Calendar {
   void wait_for(Tick d);
   void wait_for(Tick d, const sc_core::sc_event_or_list& ev);
 
+  // For model code that acts on the SystemC kernel: ev.notify(),
+  // ev.notify(SC_ZERO_TIME), sc_stop() and sc_pause(), done when the
+  // kernel's time reaches the model's.
+  void notify(sc_core::sc_event& ev) { kernel_op(&ev, Op::Now); }
+  void notify_delta(sc_core::sc_event& ev) { kernel_op(&ev, Op::Delta); }
+  void stop() { kernel_op(nullptr, Op::Stop); }
+  void pause() { kernel_op(nullptr, Op::Pause); }
+
+  // sc_start(d), letting the calendar run ahead within [now, now + d): the
+  // platforms' run loops use it; a plain sc_start never runs ahead.
+  void run_for(Tick d);
+  // Off while a waveform is traced (the VCD samples at the kernel's time).
+  void set_run_ahead(bool on) { may_run_ahead_ = on; }
+  // Instants run ahead of the kernel: each was a delta cycle of its own
+  // without running ahead (summary.json's delta_cycles adds them back).
+  uint64_t instants_ahead() const { return instants_ahead_; }
+
  private:
   Calendar();
   void run();
+  void drain();
+  enum class Op : uint8_t { Now, Delta, Stop, Pause };
+  static void act(sc_core::sc_event* ev, Op op);
+  void kernel_op(sc_core::sc_event* ev, Op op);
   struct Timer {  // a thread's alarm; callbacks of an earlier generation are void
     sc_core::sc_event ev;
     uint64_t gen = 0;
@@ -74,8 +113,15 @@ class Calendar {
   std::vector<uint32_t> free_;
   sc_core::sc_event wake_;
   std::unordered_map<const sc_core::sc_object*, std::unique_ptr<Timer>> timers_;
-  uint64_t seq_ = 0, alarms_ = 0, ran_ = 0;
-  bool running_ = false;
+  struct KernelOp {
+    sc_core::sc_event* ev;
+    Op op;
+  };
+  std::vector<KernelOp> deferred_;  // asked for ahead of the kernel, at calendar_now
+  Tick kernel_now_ = 0;             // sc_time_stamp() while run() runs
+  Tick horizon_ = 0;                // run_for's end: instants before it may run ahead
+  uint64_t seq_ = 0, alarms_ = 0, ran_ = 0, instants_ahead_ = 0;
+  bool running_ = false, may_run_ahead_ = true;
 };
 
 }  // namespace vp

@@ -3,6 +3,8 @@
 
 #include <systemc>
 
+#include "vp/core/Calendar.hpp"
+
 namespace vp {
 namespace {
 std::string& message() {
@@ -13,7 +15,7 @@ std::string& message() {
 
 void sim_abort(const std::string& msg) {
   if (message().empty()) message() = msg;
-  sc_core::sc_stop();
+  Calendar::get().stop();
 }
 const std::string& sim_abort_message() { return message(); }
 }  // namespace vp

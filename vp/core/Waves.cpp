@@ -16,6 +16,7 @@ void Waves::open(const std::string& vcd_base) {
   vcd_ = std::make_unique<AtomicFile>(vcd_base + ".vcd", temp_base + ".vcd");
   tf_ = sc_core::sc_create_vcd_trace_file(temp_base.c_str());
   tf_->set_time_unit(1, sc_core::SC_NS);
+  Calendar::get().set_run_ahead(false);  // the VCD samples values at the kernel's time
 }
 
 void Waves::trace(const uint64_t& var, const std::string& name, const std::string& group) {

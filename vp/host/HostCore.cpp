@@ -160,7 +160,7 @@ Tick HostCore::stall_since(Tick entered, Tick CpuTime::*cat) {
 
 void HostCore::interrupt(uint32_t vector) {
   pending_.push_back(vector);
-  wake_.notify();
+  Calendar::get().notify(wake_);
 }
 
 HostCore& HostCore::core_of(const FioJobRunner& j) {
@@ -200,7 +200,7 @@ void HostCore::news(HostThread& t, unsigned from) {
     if (migrate(t, from)) return;
   }
   ++remote_;
-  wake_.notify();
+  Calendar::get().notify(wake_);
 }
 
 void HostCore::submit_flush(IoRequest& io) {
@@ -372,7 +372,7 @@ void HostCore::run_hw_queue() {
 }
 
 void HostCore::blk_run_queued() {
-  if (in_idle_ || (dedicated_ && in_poll_)) wake_.notify();  // a busy core takes it at its next scheduling point
+  if (in_idle_ || (dedicated_ && in_poll_)) Calendar::get().notify(wake_);  // a busy core takes it at its next scheduling point
 }
 
 void HostCore::cache_work(PageCache::Work& w) {
@@ -460,7 +460,7 @@ bool HostCore::migrate(HostThread& t, unsigned waker) {
   dest.sched_.adopt(sched_.release(t));
   dest.idle_ = false;  // claimed: the next waking thread looks elsewhere
   ++dest.remote_;
-  dest.wake_.notify();
+  Calendar::get().notify(dest.wake_);
   ++migrations_;
   return true;
 }

@@ -106,7 +106,7 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   // The I/O-stack accelerator's driver above blk-mq (host.nvme.completion = xler).
   void set_accelerator(AcceleratorDriver* a);
   // Something for this core to look at (the page cache's flusher work).
-  void kick() { wake_.notify(); }
+  void kick() { Calendar::get().notify(wake_); }
   // blk-mq queued a hardware-queue run here (kblockd dispatch): an idle
   // core starts it now, a busy one when its running thread's step ends.
   void blk_run_queued();

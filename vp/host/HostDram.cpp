@@ -38,7 +38,7 @@ void HostDram::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay
   if (gp.is_write()) {  // posted: nobody waits for it
     if (delay == sc_core::SC_ZERO_TIME) {
       std::memcpy(mem_ + a, gp.get_data_ptr(), len);
-      if (notifying_) written_.notify(sc_core::SC_ZERO_TIME);
+      if (notifying_) Calendar::get().notify_delta(written_);
     } else {
       uint32_t slot;
       if (free_.empty()) {
@@ -69,7 +69,7 @@ void HostDram::land(uint32_t slot) {
   const Landing& l = in_flight_[slot];
   std::memcpy(mem_ + l.addr, l.bytes.data(), l.bytes.size());
   free_.push_back(slot);
-  written_.notify(sc_core::SC_ZERO_TIME);
+  Calendar::get().notify_delta(written_);
 }
 
 void HostDram::land_next() {

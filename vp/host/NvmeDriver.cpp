@@ -323,7 +323,7 @@ void NvmeDriver::bring_up() {
     fail("polled completion queues need the host memory's write notification (watch_memory), which this "
          "platform does not give");
   ready_ = true;
-  ready_ev_.notify();
+  Calendar::get().notify(ready_ev_);
 }
 
 void NvmeDriver::check_status(const Cqe& c, const char* what) {
@@ -650,7 +650,7 @@ void NvmeDriver::reap(QueuePair& q, std::vector<IoRequest*>& done) {
     if (admin_q) {
       admin_cqe_ = e;
       admin_done_ = true;
-      admin_ev_.notify();
+      Calendar::get().notify(admin_ev_);
       continue;
     }
     // Command ids are unique per SQ only: the completion's SQ id picks the SQ.
@@ -667,7 +667,7 @@ void NvmeDriver::reap(QueuePair& q, std::vector<IoRequest*>& done) {
     if (r->raw) {
       r->raw_cqe = e;
       r->raw_done = true;
-      raw_ev_.notify();
+      Calendar::get().notify(raw_ev_);
       continue;
     }
     for (IoRequest* s = r; s; s = s->next_in_cmd) {

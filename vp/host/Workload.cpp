@@ -227,7 +227,7 @@ bool Workload::buffered() const {
 void Workload::start_group(size_t g, HostBlockDriver& drv) {
   group_ = g;
   for (FioJobRunner* r : groups_[g]) r->start(now_ps(), drv, memory_, verify_.get());
-  group_ev_.notify();
+  Calendar::get().notify(group_ev_);
 }
 
 void Workload::begin(HostBlockDriver& drv) {
@@ -246,7 +246,7 @@ void Workload::job_progress(HostBlockDriver& drv) {
     return;
   }
   finished_ = true;
-  sc_core::sc_pause();  // the platform decides whether time goes on (an idle drive until a power loss)
+  Calendar::get().pause();  // the platform decides whether time goes on (an idle drive until a power loss)
 }
 
 }  // namespace vp::host

@@ -27,7 +27,7 @@ void PowerLossProtection::power_fail() {
   buffers->drain([this] {
     drained_ = true;
     drained_at_ = now_ps();
-    sc_core::sc_pause();
+    Calendar::get().pause();
   });
 }
 

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Checks that two builds give the same results: runs each preset with both
+builds' vp-server (and vp-drive) and compares summary.json key by key.
+
+Usage: bench/same-results.py OLD_BIN_DIR NEW_BIN_DIR [--preset NAME]... [--scratch DIR]
+
+Keys that describe the simulator rather than the model are left out
+(wall time, the build's revision, kernel event counts, peak memory).
+Exits 1 and lists the differing keys when any run differs.
+"""
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+# The default set: issue 22's check (zssd, deepflash) and a preset of every
+# study, so that each platform feature is on in some run.
+PRESETS = ["zssd", "quick", "deepflash", "rwiso/baseline", "fastdrain/fd", "flashshare/vanilla", "flashshare/xler"]
+# Figures of the simulator, not of the simulated system.
+IGNORED = {"wall_time_s", "git_revision", "kernel_events", "kernel_events_per_io", "host_rss_bytes"}
+
+
+def flatten(x, prefix=""):
+    if isinstance(x, dict):
+        for k, v in x.items():
+            yield from flatten(v, f"{prefix}.{k}" if prefix else k)
+    elif isinstance(x, list):
+        for i, v in enumerate(x):
+            yield from flatten(v, f"{prefix}[{i}]")
+    else:
+        yield prefix, x
+
+
+def run(bin_dir, binary, preset, out, extra):
+    cmd = [os.path.join(bin_dir, binary), "--preset", preset, "--seed", "7", "--out", out, "--overwrite"] + extra
+    p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if p.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} exited {p.returncode}: {p.stderr.strip()[-400:]}")
+    with open(os.path.join(out, "summary.json")) as f:
+        return dict(flatten(json.load(f)))
+
+
+def differences(a, b):
+    out = []
+    for k in sorted(set(a) | set(b)):
+        if k.split(".")[-1] in IGNORED:
+            continue
+        va, vb = a.get(k, "<absent>"), b.get(k, "<absent>")
+        same = va == vb or (isinstance(va, float) and isinstance(vb, float) and math.isnan(va) and math.isnan(vb))
+        if not same:
+            out.append(f"{k}: {va} -> {vb}")
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("old")
+    ap.add_argument("new")
+    ap.add_argument("--preset", action="append", help="preset to compare (repeatable; default: a set of seven)")
+    ap.add_argument("--drive", action="store_true", help="also compare vp-drive on each preset")
+    ap.add_argument("--set", action="append", default=[], help="passed to both runs as --set")
+    ap.add_argument("--scratch", help="folder for the runs' outputs (default: a temporary one, removed)")
+    args = ap.parse_args()
+    extra = [a for s in args.set for a in ("--set", s)]
+    binaries = ["vp-server"] + (["vp-drive"] if args.drive else [])
+    failed = 0
+    with tempfile.TemporaryDirectory(dir=args.scratch) as tmp:
+        for preset in args.preset or PRESETS:
+            for binary in binaries:
+                tag = f"{binary} {preset}"
+                base = os.path.join(tmp, binary + "-" + preset.replace("/", "-"))
+                a = run(args.old, binary, preset, base + "-old", extra)
+                b = run(args.new, binary, preset, base + "-new", extra)
+                d = differences(a, b)
+                print(f"{tag}: {len(a)} keys, " + ("identical" if not d else f"{len(d)} differ"))
+                for line in d[:20]:
+                    print("   ", line)
+                failed += bool(d)
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -28,6 +28,7 @@
 #include <systemc>
 #include <vector>
 
+#include "vp/core/Callback.hpp"
 #include "vp/core/Units.hpp"
 
 namespace vp {
@@ -45,7 +46,7 @@ inline sc_core::sc_time to_sc(Tick t) { return sc_core::sc_time::from_value(t); 
 
 class Calendar {
  public:
-  using Fn = std::function<void()>;
+  using Fn = Callback;
   // The simulation's calendar, made at first use (elaboration).
   static Calendar& get();
 

@@ -69,21 +69,23 @@ void EmbeddedCore::kick() {
     if (!t.runnable()) continue;
     next_ = i + 1;
     running_ = true;
-    auto w = std::make_shared<FwWork>(t.take());
-    if (w->start) w->cost = w->start();
-    Tick now = now_ps(), end = now + w->cost;
-    busy_ps_ += w->cost;
-    total_ps_ += w->cost;
+    current_ = t.take();  // one item at a time: the core keeps it
+    FwWork& w = current_;
+    if (w.start) w.cost = w.start();
+    Tick now = now_ps(), end = now + w.cost;
+    busy_ps_ += w.cost;
+    total_ps_ += w.cost;
     ++items_;
-    t.ran(w->cost);
+    t.ran(w.cost);
     busy_.interval(eq_, now, end);
-    eq_.at(end, [this, &t, w] { finish(t, *w); });
+    eq_.at(end, [this, &t] { finish(t); });
     return;
   }
 }
 
-void EmbeddedCore::finish(FirmwareThread& t, FwWork& w) {
+void EmbeddedCore::finish(FirmwareThread& t) {
   running_ = false;
+  FwWork w = std::move(current_);  // what it does may start the core's next item
   if (w.done) w.done(t);
   kick();
 }

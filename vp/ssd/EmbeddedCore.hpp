@@ -26,13 +26,14 @@ class EmbeddedCore {
   uint64_t busy_ps() const { return busy_ps_.value; }
 
  private:
-  void finish(FirmwareThread& t, FwWork& w);
+  void finish(FirmwareThread& t);
 
   unsigned index_;
   EventQueue& eq_;
   std::vector<FirmwareThread*> threads_;
   size_t next_ = 0;
   bool running_ = false;
+  FwWork current_;  // the item running
   Counter &busy_ps_, &items_, &total_ps_;
   BusySignal busy_;
 };

@@ -222,7 +222,7 @@ void Firmware::submit(HostCommand& c) {
   c.ftl.client = this;
   c.ftl.owner = &c;
   if (c.ftl.pages) ftl->prefetch(c.ftl.lpn, c.ftl.pages);  // looked up after the firmware's own time
-  auto& j = *(jobs_[&c] = std::make_unique<FwJob>());
+  FwJob& j = jobs_[&c] = FwJob{};
   j.c = &c;
   j.serial = ++serial_;
   j.lpn = c.ftl.lpn;
@@ -268,7 +268,7 @@ void Firmware::issue_now(FwJob& j) {
 void Firmware::ftl_done(FtlRequest& r) {
   auto* c = static_cast<HostCommand*>(r.owner);
   c->result = r.result;
-  FwJob& j = *jobs_.at(c);
+  FwJob& j = jobs_.at(c);
   if (costs_.cycles_of(Complete) == 0 && costs_.cycles_of(CqFlush) == 0) return finish(j);
   auto& pending = done_[j.home];
   pending.push_back(&j);

@@ -124,7 +124,7 @@ class Firmware : public sc_core::sc_module, public IFirmware, public FtlClient {
   FirmwareRoles roles_;
   FwWorkQueue pool_;  // DIOS: work any NVMQ thread takes
   FcmdStage fcmd_stage_;
-  std::unordered_map<const HostCommand*, std::unique_ptr<FwJob>> jobs_;
+  std::unordered_map<const HostCommand*, FwJob> jobs_;  // nodes: a job stays put while it lives
   std::unordered_map<uint64_t, std::deque<FwJob*>> page_order_;  // per SQ and page, requests not yet issued
   std::unordered_map<FirmwareThread*, std::vector<FwJob*>> done_;  // completions for each NVMQ thread's CQ buffer
   Counter &commands_, &order_waits_;

@@ -29,7 +29,7 @@ EventQueue& FirmwareOrganisation::queue() const { return fw_.eq_; }
 
 FwJob* FirmwareOrganisation::find(const HostCommand* c, uint64_t serial) const {
   auto it = fw_.jobs_.find(c);
-  return it != fw_.jobs_.end() && it->second->serial == serial ? it->second.get() : nullptr;
+  return it != fw_.jobs_.end() && it->second.serial == serial ? &it->second : nullptr;
 }
 
 size_t FirmwareOrganisation::cores_of(std::initializer_list<const std::vector<FirmwareThread*>*> groups) {

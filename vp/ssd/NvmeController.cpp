@@ -414,6 +414,11 @@ void NvmeController::fetch() {
     if (!g) break;
     Tick start = now_ps(), delay = 0;
     std::vector<uint32_t> taken;
+    if (!spare_lists_.empty()) {  // a finished fetch's storage: no allocation
+      taken = std::move(spare_lists_.back());
+      spare_lists_.pop_back();
+      taken.clear();
+    }
     bool ok = read_entries(g->qid, g->count, start, delay, taken);
     ++fetch_reads_;
     if (!ok) {  // the SQ memory is unreachable: nothing sensible can be completed
@@ -429,7 +434,10 @@ void NvmeController::fetch() {
     ++fetches_;
     uint16_t qid = g->qid;
     uint64_t gen = generation_;
-    eq_.at(start + delay, [this, taken = std::move(taken), qid, gen] { fetch_read_done(taken, qid, gen); });
+    eq_.at(start + delay, [this, taken = std::move(taken), qid, gen]() mutable {
+      fetch_read_done(taken, qid, gen);
+      spare_lists_.push_back(std::move(taken));
+    });
   }
   arm_guard();
 }
@@ -446,7 +454,8 @@ bool NvmeController::read_entries(uint16_t qid, uint32_t count, Tick start, Tick
   while (got < count && ok) {
     uint32_t pos = (first + got) % sq.size;
     uint32_t run = std::min(count - got, sq.size - pos);
-    std::vector<Sqe> buf(run);
+    std::vector<Sqe>& buf = sqe_buf_;
+    buf.resize(run);
     Tick d = 0;
     ok = dma_access(tlm::TLM_READ_COMMAND, sq.base + uint64_t(pos) * sizeof(Sqe),
                     reinterpret_cast<uint8_t*>(buf.data()), run * sizeof(Sqe), d);

@@ -166,6 +166,8 @@ class NvmeController : public pcie::PciFunction, public FirmwareClient {
   bool read_entries(uint16_t qid, uint32_t count, Tick start, Tick& delay, std::vector<uint32_t>& taken);
   uint32_t take_slot(const nvme::Sqe& e, uint16_t qid, Tick start);
   void fetch_read_done(const std::vector<uint32_t>& taken, uint16_t qid, uint64_t gen);
+  std::vector<nvme::Sqe> sqe_buf_;                     // entries read by one fetch
+  std::vector<std::vector<uint32_t>> spare_lists_;  // slot lists of finished fetches, for reuse
   void arm_guard();
   void on_fetched(uint32_t s, uint16_t sqid);
   void start_io(uint32_t s);

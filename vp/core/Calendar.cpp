@@ -3,6 +3,7 @@
 #include "vp/core/Calendar.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace vp {
 
@@ -33,25 +34,28 @@ void Calendar::at(Tick when, uint64_t* fired, Fn fn) {
   uint32_t slot;
   if (free_.empty()) {
     slot = static_cast<uint32_t>(jobs_.size());
+    if (slot >> kSlotBits) throw std::length_error("calendar: over 16M callbacks pending");
     jobs_.push_back({std::move(fn), fired});
   } else {
     slot = free_.back();
     free_.pop_back();
     jobs_[slot] = {std::move(fn), fired};
   }
-  heap_.push_back({when, seq_++, slot});
+  if (seq_ >> kSeqBits) throw std::length_error("calendar: 2^40 callbacks scheduled");
+  const unsigned __int128 key = (static_cast<unsigned __int128>(when) << 64) | (seq_++ << kSlotBits) | slot;
+  heap_.push_back({key});
   std::push_heap(heap_.begin(), heap_.end(), Later{});
   // While run() is draining it takes what is due now and notifies the next
   // instant itself when it ends.
-  if (!running_ && heap_.front().seq == seq_ - 1) wake_.notify(to_sc(when - now));
+  if (!running_ && heap_.front().key == key) wake_.notify(to_sc(when - now));
 }
 
 // Runs the callbacks due at detail::calendar_now: those in the heap, then
 // those scheduled for it while they ran.
 void Calendar::drain() {
   const Tick now = detail::calendar_now;
-  while (!heap_.empty() && heap_.front().when <= now) {
-    uint32_t slot = heap_.front().slot;
+  while (!heap_.empty() && heap_.front().when() <= now) {
+    uint32_t slot = heap_.front().slot();
     std::pop_heap(heap_.begin(), heap_.end(), Later{});
     heap_.pop_back();
     Fn fn = std::move(jobs_[slot].fn);
@@ -78,7 +82,7 @@ void Calendar::run() {
     // of the kernel happens now, as it would have then.
     for (const KernelOp& k : deferred_) act(k.ev, k.op);
     deferred_.clear();
-    if (!heap_.empty()) wake_.notify(to_sc(heap_.front().when - kernel));
+    if (!heap_.empty()) wake_.notify(to_sc(heap_.front().when() - kernel));
     return;
   }
   struct Draining {
@@ -93,13 +97,13 @@ void Calendar::run() {
   drain();
   // Ahead: the next instants before the window's end and before anything
   // else the kernel has due, while no callback wanted the kernel.
-  if (may_run_ahead_ && kernel < horizon_ && !heap_.empty() && heap_.front().when < horizon_ &&
+  if (may_run_ahead_ && kernel < horizon_ && !heap_.empty() && heap_.front().when() < horizon_ &&
       !sc_core::sc_pending_activity_at_current_time()) {
     Tick limit = horizon_;
     sc_core::sc_time other = sc_core::sc_time_to_pending_activity();
     if (other != sc_core::sc_max_time()) limit = std::min<Tick>(limit, kernel + other.value());
-    while (deferred_.empty() && !heap_.empty() && heap_.front().when < limit) {
-      detail::calendar_now = heap_.front().when;
+    while (deferred_.empty() && !heap_.empty() && heap_.front().when() < limit) {
+      detail::calendar_now = heap_.front().when();
       drain();
       if (deferred_.empty()) ++instants_ahead_;  // else the kernel comes to it
     }
@@ -107,7 +111,7 @@ void Calendar::run() {
   if (!deferred_.empty())
     wake_.notify(to_sc(detail::calendar_now - kernel));
   else if (!heap_.empty())
-    wake_.notify(to_sc(heap_.front().when - kernel));
+    wake_.notify(to_sc(heap_.front().when() - kernel));
 }
 
 void Calendar::kernel_op(sc_core::sc_event* ev, Op op) {

@@ -92,13 +92,17 @@ class Calendar {
   };
   Timer& timer();
 
+  // A heap entry as one 128-bit key: the instant, then the order scheduled
+  // (seq, unique), then the job's slot; one branch-free comparison orders
+  // two of them.
+  static constexpr unsigned kSlotBits = 24, kSeqBits = 64 - kSlotBits;
   struct Item {
-    Tick when;
-    uint64_t seq;
-    uint32_t slot;
+    unsigned __int128 key;
+    Tick when() const { return static_cast<Tick>(key >> 64); }
+    uint32_t slot() const { return static_cast<uint32_t>(key) & ((1u << kSlotBits) - 1); }
   };
   struct Later {
-    bool operator()(const Item& a, const Item& b) const { return a.when != b.when ? a.when > b.when : a.seq > b.seq; }
+    bool operator()(const Item& a, const Item& b) const { return a.key > b.key; }
   };
   struct Job {
     Fn fn;

@@ -16,12 +16,11 @@
 // kernel is due before them, so the kernel is entered once per stretch of
 // model-only work instead of once per instant. The model's time (now_ps)
 // is then the calendar's, ahead of sc_time_stamp(). A callback that wakes
-// a SystemC process goes through notify()/notify_delta()/stop(): ahead of
+// a SystemC process goes through notify()/notify_delta()/stop()/pause(): ahead of
 // the kernel, that ends the stretch after the instant, and the kernel is
 // woken at that instant to deliver it, so every process runs at the same
 // time and in the same order as without running ahead.
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <unordered_map>
 #include <utility>

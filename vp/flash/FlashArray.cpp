@@ -211,13 +211,16 @@ double FlashArray::channel_utilisation(uint32_t channel) const {
 }
 
 FlashArray::EraseCounts FlashArray::erase_counts() const {
-  const auto& v = store_.erase_counts();
   EraseCounts e;
-  if (v.empty()) return e;
-  auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-  e.min = *lo;
-  e.max = *hi;
-  e.mean = double(std::accumulate(v.begin(), v.end(), uint64_t(0))) / double(v.size());
+  if (store_.blocks() == 0) return e;
+  uint64_t sum = 0;
+  e.min = UINT32_MAX;
+  store_.for_each_erase_count([&](uint64_t, uint64_t n, uint32_t count) {
+    e.min = std::min(e.min, count);
+    e.max = std::max(e.max, count);
+    sum += n * count;
+  });
+  e.mean = double(sum) / double(store_.blocks());
   return e;
 }
 

@@ -11,7 +11,8 @@
 // verifying writer leaves on nearly every page) only the first and its
 // version, in the record itself. A block preconditioned with an arithmetic
 // run of logical pages, or of a fill's write indices through its
-// permutation, keeps only that rule.
+// permutation, keeps only that rule. A block's record exists once the block
+// is programmed, ruled or erased (vp/core/LazyTable.hpp).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -19,6 +20,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "vp/core/LazyTable.hpp"
 #include "vp/core/VerifyPattern.hpp"
 #include "vp/flash/FlashTypes.hpp"
 
@@ -27,12 +29,15 @@ namespace vp::flash {
 class FlashDataStore {
  public:
   FlashDataStore(uint32_t page_size, uint32_t pages_per_block, uint64_t blocks)
-      : page_size_(page_size), ppb_(pages_per_block), blocks_(blocks), erase_counts_(blocks, 0) {}
+      : page_size_(page_size), ppb_(pages_per_block), blocks_(blocks) {}
 
   FlashDataStore(const FlashDataStore&) = delete;
   FlashDataStore& operator=(const FlashDataStore&) = delete;
   ~FlashDataStore() {
-    for (uint64_t b = 0; data_blocks_ && b < blocks_.size(); ++b) clear_data(blocks_[b]);
+    if (!data_blocks_) return;
+    blocks_.for_each_chunk([&](uint64_t, uint64_t n, Block* c) {
+      for (uint64_t k = 0; c && k < n; ++k) clear_data(c[k]);
+    });
   }
 
   bool programmed(uint64_t ppn) const {
@@ -96,19 +101,52 @@ class FlashDataStore {
       order_ = order;
       stride |= kPermuted;
     }
-    Block& b = blocks_[block];
+    Block& b = blocks_.at(block);
     b.rule_pages = pages;
     b.first_lpn = first_lpn;
     b.stride = stride;
     b.seq = seq;
   }
+  // Every block untouched so far holds what set_rule would put there for
+  // rule->fill_of(block), made when the block is first read or changed.
+  void set_fill_rule(const FillRule* rule, uint32_t seq, const RandomPermutation* order) {
+    if (order) {
+      if (order_ && order_ != order) throw std::logic_error("flash store: two permutations of preconditioned pages");
+      order_ = order;
+    }
+    for (uint64_t b = 0; b < blocks_.size(); b += blocks_.kChunk)  // blocks made already
+      if (blocks_.find(b))
+        for (uint64_t k = b; k < std::min(b + blocks_.kChunk, blocks_.size()); ++k)
+          if (const BlockFill f = rule->fill_of(k); f.pages)
+            set_rule(k, f.pages, f.first_lpn, f.lpn_stride, seq, f.permuted ? order : nullptr);
+    blocks_.set_filler([rule, seq, order](uint64_t first, uint64_t n, Block* out) {
+      for (uint64_t k = 0; k < n; ++k) {
+        const BlockFill f = rule->fill_of(first + k);
+        if (!f.pages) continue;
+        if (f.permuted && (!order || (f.lpn_stride & kPermuted)))
+          throw std::logic_error("flash store: a permuted fill without a permutation or with a stride past 2^31");
+        out[k].rule_pages = f.pages;
+        out[k].first_lpn = f.first_lpn;
+        out[k].stride = f.lpn_stride | (f.permuted ? kPermuted : 0);
+        out[k].seq = seq;
+      }
+    });
+  }
   // Erasing counts one program/erase cycle of the block.
   void erase(uint64_t block) {
     clear(block);
-    ++erase_counts_[block];
+    ++blocks_.at(block).erases;
   }
-  uint32_t erase_count(uint64_t block) const { return erase_counts_[block]; }
-  const std::vector<uint32_t>& erase_counts() const { return erase_counts_; }
+  uint32_t erase_count(uint64_t block) const { return blocks_[block].erases; }
+  // Calls f(first, count, erase count) for runs of blocks, in order.
+  template <class F>
+  void for_each_erase_count(F&& f) const {
+    blocks_.for_each_chunk([&](uint64_t first, uint64_t n, const Block* c) {
+      if (!c) return f(first, n, uint32_t(0));
+      for (uint64_t k = 0; k < n; ++k) f(first + k, uint64_t(1), c[k].erases);
+    });
+  }
+  uint64_t blocks() const { return blocks_.size(); }
   // Bytes the store holds for page data and spare areas.
   uint64_t stored_bytes() const {
     return data_bytes_ + data_blocks_ * ppb_ * sizeof(Page) + oob_blocks_ * ppb_ * sizeof(FlashOob);
@@ -121,10 +159,10 @@ class FlashDataStore {
   // verify are zeros, and this ran for every 2 KiB programmed).
   static bool all_zero(const uint8_t* p, size_t n) { return n == 0 || (p[0] == 0 && std::memcmp(p, p + 1, n - 1) == 0); }
   void clear(uint64_t block) {
-    Block& b = blocks_[block];
+    Block& b = blocks_.at(block);
     if (b.oob) --oob_blocks_;
     clear_data(b);
-    b = Block{};
+    b = Block{{}, {}, 0, 0, 0, 0, b.erases};
   }
   // The stride's top bit: the rule's values go through order_.
   static constexpr uint32_t kPermuted = 0x80000000u;
@@ -150,6 +188,7 @@ class FlashDataStore {
     std::unique_ptr<FlashOob[]> oob;  // per page, once programmed page by page
     std::unique_ptr<Page[]> data;     // per page, once one holds more than zeros
     uint32_t rule_pages = 0, first_lpn = 0, stride = 0, seq = 0;  // preconditioned by rule
+    uint32_t erases = 0;
   };
   const Page* page(uint64_t ppn) const {
     if (!data_blocks_) return nullptr;  // a run that wrote no data touches no block
@@ -176,7 +215,7 @@ class FlashDataStore {
     return FlashOob{};
   }
   Block& materialise(uint64_t block) {
-    Block& b = blocks_[block];
+    Block& b = blocks_.at(block);
     if (!b.oob) {
       b.oob.reset(new FlashOob[ppb_]);
       ++oob_blocks_;
@@ -240,8 +279,7 @@ class FlashDataStore {
 
   uint32_t page_size_, ppb_;
   const RandomPermutation* order_ = nullptr;
-  std::vector<Block> blocks_;
-  std::vector<uint32_t> erase_counts_;
+  LazyTable<Block, 4> blocks_;
   uint64_t oob_blocks_ = 0, data_blocks_ = 0, data_bytes_ = 0, verify_pages_ = 0;
 };
 

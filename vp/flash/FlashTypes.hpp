@@ -118,6 +118,20 @@ struct FlashTransaction {
   Tick submitted = 0, finished = 0;
 };
 
+// What a preconditioning pass left in a block, as preload_block takes it:
+// pages [0, pages) hold logical pages first_lpn + i x lpn_stride, through
+// the pass's permutation when `permuted`; no pages: the block was left free.
+struct BlockFill {
+  uint32_t pages = 0, first_lpn = 0, lpn_stride = 0;
+  bool permuted = false;
+};
+// Every block's fill, computed: a drive filled by rule keeps no record of a
+// block until the block is used.
+struct FillRule {
+  virtual BlockFill fill_of(uint64_t block) const = 0;
+  virtual ~FillRule() = default;
+};
+
 // The flash subsystem as the FTL sees it: timed transactions, plus the
 // functional access a firmware has at boot (scan the spare areas) and that
 // preconditioning needs (set up state without simulating time).
@@ -138,6 +152,10 @@ struct IFlash : virtual sc_core::sc_interface {
   // write index through its permutation); `order` outlives the flash's use of it.
   virtual void preload_block(uint64_t block, uint32_t pages, uint32_t first_lpn, uint32_t lpn_stride, uint32_t seq,
                              const RandomPermutation* order = nullptr) = 0;
+  // preload_block(b, fill.pages, fill.first_lpn, fill.lpn_stride, seq, fill.permuted ? order : nullptr)
+  // for every block b of `rule` with pages, each done when the block is first
+  // read or changed; `rule` and `order` outlive the flash's use of them.
+  virtual void preload_rule(const FillRule* rule, uint32_t seq, const RandomPermutation* order) = 0;
   virtual void preload_erase(uint64_t block) = 0;  // erased; its P/E count grows by one
   virtual uint32_t erase_count(uint64_t block) const = 0;
   // Power is cut: operations in flight are lost (a page being programmed

@@ -4,12 +4,15 @@
 // bitmap), programs still in flight, and per plane the free-block pool.
 // Which logical page a physical page holds is in the page's spare area
 // (GC reads it with the page). Blocks left full by preconditioning keep no
-// bitmap until more than a few of their pages are invalidated.
+// bitmap until more than a few of their pages are invalidated. A block's
+// record exists once the block is written (vp/core/LazyTable.hpp), and a
+// free pool holds runs of blocks, so a fresh terabyte drive costs no
+// per-block memory until it is used.
 #include <cstdint>
 #include <memory>
-#include <queue>
 #include <vector>
 
+#include "vp/core/LazyTable.hpp"
 #include "vp/core/Units.hpp"
 #include "vp/flash/FlashTypes.hpp"
 
@@ -42,14 +45,18 @@ class BlockManager {
   bool wear_aware() const { return wear_aware_; }
   uint64_t blocks() const { return info_.size(); }
   uint32_t pages_of_type() const { return geo_.pages_per_block / geo_.bits_per_cell; }
-  BlockInfo& operator[](uint64_t b) { return info_[b]; }
+  // The block's record, made on first use; through a const manager a block
+  // never used reads as a fresh one (free, never erased) and nothing is made.
+  BlockInfo& operator[](uint64_t b) { return info_.at(b); }
   const BlockInfo& operator[](uint64_t b) const { return info_[b]; }
   uint64_t plane_of(uint64_t block) const { return block / geo_.blocks_per_plane; }
 
   // Free pools: per physical plane, least-erased first when wear aware.
   void add_free(uint64_t block);
+  // add_free for every block in state Free, in block order (start-up).
+  void add_free_all();
   bool take_free(uint64_t plane, uint64_t& block);
-  uint32_t free_count(uint64_t plane) const { return static_cast<uint32_t>(free_[plane].size()); }
+  uint32_t free_count(uint64_t plane) const { return free_[plane].count; }
   uint64_t free_total() const { return free_total_; }
 
   // Opens a free block for writing: fresh summary and bitmap.
@@ -68,23 +75,51 @@ class BlockManager {
   void invalidate(uint64_t block, uint32_t page);
   // Full from preconditioning: pages [0, pages) valid.
   void fill_by_rule(uint64_t block, uint32_t pages);
+  // fill_by_rule(b, rule->fill_of(b).pages) for every block with pages, each
+  // done when the block's record is first made; `rule` outlives the manager's use.
+  void set_fill_rule(const flash::FillRule* rule);
   void erased(uint64_t block);  // back to free, one more erase
 
-  uint64_t host_bytes() const { return bitmap_blocks_ * bitmap_words() * 8 + info_.size() * sizeof(BlockInfo); }
+  uint64_t host_bytes() const;
+  // Erase counts over the blocks not reserved for metadata.
+  struct Wear {
+    uint64_t blocks = 0, sum = 0;
+    uint32_t min = 0, max = 0;
+  };
+  Wear wear() const;
 
  private:
   uint32_t bitmap_words() const { return (geo_.pages_per_block + 63) / 64; }
   void materialise(uint64_t block);
+  static void fill(BlockInfo& i, uint32_t pages, uint32_t bits_per_cell, uint16_t pages_of_type);
   uint32_t page_index(flash::PageType t, uint32_t k) const {
     return k * geo_.bits_per_cell +
            (t == flash::PageType::LSB ? 0 : t == flash::PageType::MSB ? geo_.bits_per_cell - 1 : 1);
   }
 
+  // Free blocks lo..hi-1 of a plane (indices within it) sharing one key:
+  // the erase count when wear aware (ties: lower block first), else the
+  // order added, first in first out. Runs never overlap, so ordering them by
+  // (key, lo) orders their blocks.
+  struct Run {
+    uint64_t key;
+    uint32_t lo, hi;
+    bool operator>(const Run& o) const { return key != o.key ? key > o.key : lo > o.lo; }
+  };
+  // A plane's pool: the run added last, open to the next block added if it
+  // follows on with the same key, and a heap of the others.
+  struct Pool {
+    std::vector<Run> heap;
+    Run tail{0, 0, 0};
+    uint32_t count = 0;
+  };
+  void pool_add(uint64_t plane, uint32_t j, uint64_t key);
+
   flash::FlashGeometry geo_;
   bool wear_aware_;
-  std::vector<BlockInfo> info_;
-  using Entry = std::pair<uint32_t, uint64_t>;  // erase count, block (ties: lower block first)
-  std::vector<std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>>> free_;
+  LazyTable<BlockInfo, 4> info_;
+  const flash::FillRule* rule_ = nullptr;
+  std::vector<Pool> free_;
   uint64_t free_total_ = 0, bitmap_blocks_ = 0, fifo_seq_ = 0;
 };
 

@@ -168,8 +168,9 @@ void FtlJournal::recover() {
   uint32_t top = base;
   uint64_t ppb = s_.geo.pages_per_block;
   FlashOob o;
+  const BlockManager& seen = blocks;  // reads that make no block record
   for (uint64_t b = 0; b < blocks.blocks(); ++b) {
-    if (blocks[b].state == BlockState::Meta) continue;
+    if (seen[b].state == BlockState::Meta) continue;
     for (uint32_t p = 0; p < ppb; ++p) {
       if (!s_.flash->peek(b * ppb + p, nullptr, &o) || o.lpn == flash::kNoLpn || o.seq <= base) continue;
       top = std::max(top, o.seq);
@@ -181,8 +182,9 @@ void FtlJournal::recover() {
   replayed_ += newest.size();
   // Blocks: those holding pages are closed, with the pages the map points at valid.
   for (uint64_t b = 0; b < blocks.blocks(); ++b) {
-    if (blocks[b].state == BlockState::Meta) continue;
-    blocks[b].erase_count = s_.flash->erase_count(b);
+    if (seen[b].state == BlockState::Meta) continue;
+    const uint32_t erases = s_.flash->erase_count(b);
+    if (erases != seen[b].erase_count) blocks[b].erase_count = erases;
     bool any = false;
     for (uint32_t p = 0; p < ppb && !any; ++p) any = s_.flash->peek(b * ppb + p, nullptr, nullptr);
     if (!any) {

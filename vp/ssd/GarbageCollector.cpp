@@ -2,6 +2,7 @@
 #include "vp/ssd/GarbageCollector.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "vp/core/SimControl.hpp"
 
@@ -78,7 +79,7 @@ bool GarbageCollector::pick_victim(uint64_t plane, uint64_t& victim) const {
   double best = -1;
   Tick now = now_ps();
   for (uint64_t b = first; b < first + geo.blocks_per_plane; ++b) {
-    const BlockInfo& i = s_.blocks[b];
+    const BlockInfo& i = std::as_const(s_.blocks)[b];
     if (i.state != BlockState::Full || i.valid == geo.pages_per_block || i.programming) continue;
     double score;
     if (greedy_) {
@@ -114,7 +115,7 @@ bool GarbageCollector::reclaiming(uint64_t plane) const {
   if (jobs_[plane]) return true;
   uint64_t first = plane * s_.geo.blocks_per_plane;
   for (uint64_t b = first; b < first + s_.geo.blocks_per_plane; ++b)
-    if (s_.blocks[b].programming > 0) return true;
+    if (std::as_const(s_.blocks)[b].programming > 0) return true;
   return false;
 }
 
@@ -218,7 +219,7 @@ void GarbageCollector::check_wear(uint64_t plane) {
   uint32_t lo = UINT32_MAX, hi = 0;
   uint64_t coldest = 0;
   for (uint64_t b = first; b < first + s_.geo.blocks_per_plane; ++b) {
-    const BlockInfo& i = s_.blocks[b];
+    const BlockInfo& i = std::as_const(s_.blocks)[b];
     if (i.state == BlockState::Meta) continue;
     hi = std::max(hi, i.erase_count);
     if (i.state == BlockState::Full && !i.programming && i.erase_count < lo) {

@@ -12,6 +12,8 @@
 #include <memory>
 #include <vector>
 
+#include "vp/core/LazyTable.hpp"
+
 namespace vp::ssd {
 
 // What untouched entries of the table hold: a layout computed, not stored.
@@ -39,7 +41,7 @@ class MappingTable {
   // page was laid out); the rule must outlive the table's use of it.
   void set_rule(const MapRule* rule) { rule_ = rule; }
   void clear() {
-    for (auto& c : chunks_) c.reset();
+    chunks_.clear();
     bytes_ = 0;
     rule_ = nullptr;
   }
@@ -50,7 +52,7 @@ class MappingTable {
 
   // Starts loading the slot that get(lpn) reads first (no simulated effect).
   void prefetch(uint64_t lpn) const {
-    if (lpn < lpns_) __builtin_prefetch(&chunks_[lpn / kChunk]);
+    if (lpn < lpns_) chunks_.prefetch(lpn / kChunk);
   }
   uint32_t get(uint64_t lpn) const {
     const uint32_t* c = chunks_[lpn / kChunk].get();
@@ -63,7 +65,7 @@ class MappingTable {
     return rule_ ? rule_->at(lpn) : kUnmapped;
   }
   void set(uint64_t lpn, uint32_t ppn) {
-    auto& c = chunks_[lpn / kChunk];
+    auto& c = chunks_.at(lpn / kChunk);
     const auto off = static_cast<uint32_t>(lpn % kChunk);
     if (c && c[0] == kDense) {
       c[kHeader + off] = ppn;
@@ -103,7 +105,7 @@ class MappingTable {
   // Whether the chunk holding `lpn` was ever set (false: it still follows the rule).
   bool touched(uint64_t lpn) const { return chunks_[lpn / kChunk] != nullptr; }
   uint64_t dram_bytes() const { return lpns_ * sizeof(uint32_t); }
-  uint64_t host_bytes() const { return bytes_ + chunks_.size() * sizeof(chunks_[0]); }
+  uint64_t host_bytes() const { return bytes_ + chunks_.host_bytes(); }
 
  private:
   // A chunk's words: [0] its pair count or kDense, [1] its pair capacity,
@@ -119,7 +121,7 @@ class MappingTable {
   }
   static const uint32_t* find(const uint32_t* c, uint32_t off) { return find(const_cast<uint32_t*>(c), off); }
   void densify(uint64_t i) {
-    auto& c = chunks_[i];
+    auto& c = chunks_.at(i);
     std::unique_ptr<uint32_t[]> d(new uint32_t[kHeader + kChunk]);
     d[0] = kDense;
     d[1] = 0;
@@ -135,7 +137,8 @@ class MappingTable {
   }
 
   uint64_t lpns_;
-  std::vector<std::unique_ptr<uint32_t[]>> chunks_;
+  // The chunks' pointers, themselves made 512 at a time as chunks are set.
+  LazyTable<std::unique_ptr<uint32_t[]>, 9> chunks_;
   uint64_t bytes_ = 0;  // held by the chunks
   const MapRule* rule_ = nullptr;
 };

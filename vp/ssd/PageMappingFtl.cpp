@@ -2,6 +2,7 @@
 #include "vp/ssd/PageMappingFtl.hpp"
 
 #include <algorithm>
+#include <utility>
 #include <cmath>
 #include <cstring>
 #include <fmt/format.h>
@@ -325,18 +326,10 @@ bool PageMappingFtl::debug_read(uint64_t lpn, uint8_t* page) const {
 
 MediaHealth PageMappingFtl::health() const {
   MediaHealth h;
-  uint64_t sum = 0, n = 0;
-  h.min_erase_count = UINT32_MAX;
-  for (uint64_t b = 0; b < s_.blocks.blocks(); ++b) {
-    if (s_.blocks[b].state == BlockState::Meta) continue;
-    uint32_t e = s_.blocks[b].erase_count;
-    sum += e;
-    h.min_erase_count = std::min(h.min_erase_count, e);
-    h.max_erase_count = std::max(h.max_erase_count, e);
-    ++n;
-  }
-  if (n == 0) h.min_erase_count = 0;
-  h.mean_erase_count = n ? double(sum) / double(n) : 0.0;
+  const BlockManager::Wear w = std::as_const(s_.blocks).wear();
+  h.min_erase_count = w.min;
+  h.max_erase_count = w.max;
+  h.mean_erase_count = w.blocks ? double(w.sum) / double(w.blocks) : 0.0;
   h.endurance = s_.geo.endurance;
   h.unsafe_shutdowns = journal_.recoveries();
   return h;

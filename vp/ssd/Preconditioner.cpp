@@ -52,33 +52,18 @@ void Preconditioner::run() {
   if (n > 0) {
     if (!sequential_) order_ = std::make_unique<RandomPermutation>(logical, Rng::derive(seed_, 0xF71));
     layout_ = std::make_unique<SequentialLayout>(stripe, bpp, ppb, n, logical, s_.map_pages, order_.get());
-    const SequentialLayout& lay = *layout_;
-    // The same layout block by block. A block of consecutive pages keeps its
-    // spare areas as a rule in the flash too; a random fill's are stored.
-    auto fill = [&](uint64_t total, uint64_t first_lpn, bool tps) {
-      for (uint64_t u = 0; u < planes; ++u) {
-        uint64_t count = lay.count(total, u), base = tps ? lay.tp_base(u) : 0;
-        for (uint64_t k = 0; k * ppb < count; ++k) {
-          uint64_t b = stripe[u] * bpp + base + k;
-          uint32_t pages = static_cast<uint32_t>(std::min(ppb, count - k * ppb));
-          uint64_t first = u + planes * k * ppb;  // write index of the block's first page
-          blocks.fill_by_rule(b, pages);
-          // Page p holds the page written (first + p x planes)-th: through the
-          // random fill's permutation, or that index itself.
-          s_.flash->preload_block(b, pages, static_cast<uint32_t>(first_lpn + first), static_cast<uint32_t>(planes), 1,
-                                  tps ? nullptr : order_.get());
-        }
-      }
-    };
-    fill(n, 0, false);
-    fill(s_.map_pages, logical, true);
+    if (stripe.size() != planes) throw std::logic_error("preconditioner: allocation units are not the planes");
+    // Blocks and spare areas follow the layout as a rule, made per block when
+    // first used. A block of consecutive pages keeps its spare areas as a rule
+    // in the flash until then too; a random fill's go through its permutation.
+    blocks.set_fill_rule(layout_.get());
+    s_.flash->preload_rule(layout_.get(), 1, order_.get());
     s_.map.set_rule(layout_.get());
     s_.layout = layout_.get();
     s_.follows_layout = true;
     writes_ = n + s_.map_pages;
   }
-  for (uint64_t b = 0; b < blocks.blocks(); ++b)
-    if (blocks[b].state == BlockState::Free) blocks.add_free(b);
+  blocks.add_free_all();
   // Ageing overwrites pages of the filled space chosen uniformly (a random
   // fill's pages are found by drawing until a mapped one comes up).
   auto overwrites = static_cast<uint64_t>(std::llround(age_ * double(n)));

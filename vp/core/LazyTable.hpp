@@ -47,6 +47,10 @@ class LazyTable {
     T* c = dir_[i >> Bits].get();
     return c ? c + (i & (kChunk - 1)) : nullptr;
   }
+  const T* find(uint64_t i) const {
+    const T* c = dir_[i >> Bits].get();
+    return c ? c + (i & (kChunk - 1)) : nullptr;
+  }
   // Starts loading entry i's line when its chunk exists (no other effect).
   void prefetch(uint64_t i) const {
     if (const T* c = dir_[i >> Bits].get()) __builtin_prefetch(c + (i & (kChunk - 1)));

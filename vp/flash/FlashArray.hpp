@@ -63,6 +63,7 @@ class FlashArray : public sc_core::sc_module, public IFlash {
   void preload_rule(const FillRule* rule, uint32_t seq, const RandomPermutation* order) override {
     store_.set_fill_rule(rule, seq, order);
   }
+  bool as_filled(uint64_t block) const override { return store_.as_filled(block); }
   void preload_erase(uint64_t block) override { store_.erase(block); }
   uint32_t erase_count(uint64_t block) const override { return store_.erase_count(block); }
   void power_loss() override;

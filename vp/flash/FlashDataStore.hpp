@@ -119,8 +119,10 @@ class FlashDataStore {
         for (uint64_t k = b; k < std::min(b + blocks_.kChunk, blocks_.size()); ++k)
           if (const BlockFill f = rule->fill_of(k); f.pages)
             set_rule(k, f.pages, f.first_lpn, f.lpn_stride, seq, f.permuted ? order : nullptr);
+    fill_rule_ = true;
     blocks_.set_filler([rule, seq, order](uint64_t first, uint64_t n, Block* out) {
       for (uint64_t k = 0; k < n; ++k) {
+        out[k].as_filled = true;
         const BlockFill f = rule->fill_of(first + k);
         if (!f.pages) continue;
         if (f.permuted && (!order || (f.lpn_stride & kPermuted)))
@@ -138,6 +140,13 @@ class FlashDataStore {
     ++blocks_.at(block).erases;
   }
   uint32_t erase_count(uint64_t block) const { return blocks_[block].erases; }
+  // The block holds just what the fill rule put there (nothing, where it
+  // left the block free): neither erased nor programmed since.
+  bool as_filled(uint64_t block) const {
+    if (!fill_rule_) return false;
+    const Block* c = blocks_.find(block);
+    return !c || c->as_filled;
+  }
   // Calls f(first, count, erase count) for runs of blocks, in order.
   template <class F>
   void for_each_erase_count(F&& f) const {
@@ -162,7 +171,7 @@ class FlashDataStore {
     Block& b = blocks_.at(block);
     if (b.oob) --oob_blocks_;
     clear_data(b);
-    b = Block{{}, {}, 0, 0, 0, 0, b.erases};
+    b = Block{{}, {}, 0, 0, 0, 0, b.erases, false};
   }
   // The stride's top bit: the rule's values go through order_.
   static constexpr uint32_t kPermuted = 0x80000000u;
@@ -189,6 +198,7 @@ class FlashDataStore {
     std::unique_ptr<Page[]> data;     // per page, once one holds more than zeros
     uint32_t rule_pages = 0, first_lpn = 0, stride = 0, seq = 0;  // preconditioned by rule
     uint32_t erases = 0;
+    bool as_filled = false;  // made by the fill rule and not changed since
   };
   const Page* page(uint64_t ppn) const {
     if (!data_blocks_) return nullptr;  // a run that wrote no data touches no block
@@ -216,6 +226,7 @@ class FlashDataStore {
   }
   Block& materialise(uint64_t block) {
     Block& b = blocks_.at(block);
+    b.as_filled = false;
     if (!b.oob) {
       b.oob.reset(new FlashOob[ppb_]);
       ++oob_blocks_;
@@ -280,6 +291,7 @@ class FlashDataStore {
   uint32_t page_size_, ppb_;
   const RandomPermutation* order_ = nullptr;
   LazyTable<Block, 4> blocks_;
+  bool fill_rule_ = false;
   uint64_t oob_blocks_ = 0, data_blocks_ = 0, data_bytes_ = 0, verify_pages_ = 0;
 };
 

@@ -156,6 +156,9 @@ struct IFlash : virtual sc_core::sc_interface {
   // for every block b of `rule` with pages, each done when the block is first
   // read or changed; `rule` and `order` outlive the flash's use of them.
   virtual void preload_rule(const FillRule* rule, uint32_t seq, const RandomPermutation* order) = 0;
+  // The block holds just what that rule put there (nothing, for a block it
+  // left free), neither erased nor programmed since; false without a rule.
+  virtual bool as_filled(uint64_t block) const = 0;
   virtual void preload_erase(uint64_t block) = 0;  // erased; its P/E count grows by one
   virtual uint32_t erase_count(uint64_t block) const = 0;
   // Power is cut: operations in flight are lost (a page being programmed

@@ -18,7 +18,7 @@ BlockManager::BlockManager(const flash::FlashGeometry& g, bool wear_aware)
 void BlockManager::add_free(uint64_t b) {
   uint32_t erases = 0;
   BlockInfo* i = info_.find(b);
-  if (!i && rule_) i = &info_.at(b);
+  if (!i && rule_ && rule_->fill_of(b).pages) i = &info_.at(b);
   if (i) {  // else never used: already a fresh free block
     if (i->valid_bits) --bitmap_blocks_;
     i->valid_bits.reset();
@@ -47,18 +47,23 @@ void BlockManager::add_free_all() {
   });
 }
 
-void BlockManager::set_fill_rule(const flash::FillRule* rule) {
+void BlockManager::set_fill_rule(const flash::FillRule* rule, Tick written) {
   rule_ = rule;
   const uint32_t bits = geo_.bits_per_cell;
   const auto per_type = static_cast<uint16_t>(pages_of_type());
   info_.for_each_chunk([&](uint64_t first, uint64_t n, BlockInfo* c) {  // records made already
     for (uint64_t k = 0; c && k < n; ++k)
-      if (uint32_t pages = rule->fill_of(first + k).pages) fill(c[k], pages, bits, per_type);
+      if (uint32_t pages = c[k].state == BlockState::Meta ? 0 : rule->fill_of(first + k).pages) {
+        fill(c[k], pages, bits, per_type);
+        c[k].last_write = written;
+      }
   });
-  info_.set_filler([rule, bits, per_type](uint64_t first, uint64_t n, BlockInfo* out) {
+  info_.set_filler([rule, bits, per_type, written](uint64_t first, uint64_t n, BlockInfo* out) {
     for (uint64_t k = 0; k < n; ++k) {
       const uint32_t pages = rule->fill_of(first + k).pages;
-      if (pages) fill(out[k], pages, bits, per_type);
+      if (!pages) continue;
+      fill(out[k], pages, bits, per_type);
+      out[k].last_write = written;
     }
   });
 }

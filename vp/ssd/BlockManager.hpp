@@ -49,6 +49,11 @@ class BlockManager {
   // never used reads as a fresh one (free, never erased) and nothing is made.
   BlockInfo& operator[](uint64_t b) { return info_.at(b); }
   const BlockInfo& operator[](uint64_t b) const { return info_[b]; }
+  // Reserved for metadata (always a record of its own): asks without making one.
+  bool is_meta(uint64_t b) const {
+    const BlockInfo* i = info_.find(b);
+    return i && i->state == BlockState::Meta;
+  }
   uint64_t plane_of(uint64_t block) const { return block / geo_.blocks_per_plane; }
 
   // Free pools: per physical plane, least-erased first when wear aware.
@@ -75,9 +80,10 @@ class BlockManager {
   void invalidate(uint64_t block, uint32_t page);
   // Full from preconditioning: pages [0, pages) valid.
   void fill_by_rule(uint64_t block, uint32_t pages);
-  // fill_by_rule(b, rule->fill_of(b).pages) for every block with pages, each
-  // done when the block's record is first made; `rule` outlives the manager's use.
-  void set_fill_rule(const flash::FillRule* rule);
+  // fill_by_rule(b, rule->fill_of(b).pages) for every block with pages, last
+  // written at `written`, each done when the block's record is first made;
+  // `rule` outlives the manager's use.
+  void set_fill_rule(const flash::FillRule* rule, Tick written = 0);
   void erased(uint64_t block);  // back to free, one more erase
 
   uint64_t host_bytes() const;

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "vp/core/SimControl.hpp"
+#include "vp/ssd/SequentialLayout.hpp"
 
 namespace vp::ssd {
 
@@ -147,6 +148,10 @@ void FtlJournal::power_loss() {
   paused_ = false;
 }
 
+flash::BlockFill FtlJournal::StillFilled::fill_of(uint64_t block) const {
+  return s->flash->as_filled(block) ? s->fill->fill_of(block) : flash::BlockFill{};
+}
+
 void FtlJournal::recover() {
   auto& map = s_.map;
   auto& blocks = s_.blocks;
@@ -168,9 +173,14 @@ void FtlJournal::recover() {
   uint32_t top = base;
   uint64_t ppb = s_.geo.pages_per_block;
   FlashOob o;
-  const BlockManager& seen = blocks;  // reads that make no block record
+  // Blocks still as a fill by rule left them hold their pages where the
+  // layout says, with the fill's sequence number: read by the rule, not
+  // page by page (a full terabyte drive has 400 million such pages). Only
+  // without a checkpoint since the fill; with one, its copies are older.
+  const SequentialLayout* fill = s_.fill && s_.fill_seq > base ? s_.fill : nullptr;
+  auto as_filled = [&](uint64_t b) { return fill && s_.flash->as_filled(b); };
   for (uint64_t b = 0; b < blocks.blocks(); ++b) {
-    if (seen[b].state == BlockState::Meta) continue;
+    if (blocks.is_meta(b) || as_filled(b)) continue;
     for (uint32_t p = 0; p < ppb; ++p) {
       if (!s_.flash->peek(b * ppb + p, nullptr, &o) || o.lpn == flash::kNoLpn || o.seq <= base) continue;
       top = std::max(top, o.seq);
@@ -178,11 +188,72 @@ void FtlJournal::recover() {
       if (!fresh && o.seq > it->second.first) it->second = {o.seq, static_cast<uint32_t>(b * ppb + p)};
     }
   }
+  uint64_t found = newest.size();
+  if (fill) {
+    // A logical page's copy from the fill counts as one found page by page
+    // would: newest first, ties to the lowest physical page (scanned first).
+    uint64_t fill_pages = 0;
+    for (uint64_t b = 0; b < blocks.blocks(); ++b)
+      if (!blocks.is_meta(b) && as_filled(b)) fill_pages += fill->fill_of(b).pages;
+    if (fill_pages) top = std::max(top, s_.fill_seq);
+    found += fill_pages;
+    auto filled_copy = [&](uint64_t lpn, uint32_t& ppn) {
+      ppn = lpn < map.size() ? fill->at(lpn) : MappingTable::kUnmapped;
+      return ppn != MappingTable::kUnmapped && as_filled(s_.block_of(ppn)) && !blocks.is_meta(s_.block_of(ppn));
+    };
+    for (auto it = newest.begin(); it != newest.end();) {
+      uint32_t r;
+      if (!filled_copy(it->first, r)) {
+        ++it;
+        continue;
+      }
+      --found;  // one logical page, two copies
+      const auto [seq, ppn] = it->second;
+      if (seq < s_.fill_seq || (seq == s_.fill_seq && r < ppn))
+        it = newest.erase(it);  // the fill's copy wins: the rule maps it
+      else
+        ++it;
+    }
+    // Untouched entries follow the fill; its pages in blocks since erased or
+    // rewritten, with no copy found elsewhere, are unmapped (as a map built
+    // page by page leaves them, without marking their chunks changed).
+    map.set_rule(fill);
+    for (uint64_t b = 0; b < blocks.blocks(); ++b) {
+      if (!blocks.is_meta(b) && as_filled(b)) continue;
+      const flash::BlockFill f = fill->fill_of(b);
+      for (uint32_t p = 0; p < f.pages; ++p) {
+        const uint64_t lpn = fill->lpn_at(f, p);
+        if (lpn < map.size() && !newest.count(static_cast<uint32_t>(lpn))) map.set(lpn, MappingTable::kUnmapped);
+      }
+    }
+    // A chunk holding a page found counts as changed, as when set page by page.
+    for (uint64_t c = 0; c < s_.unsaved.size(); ++c) {
+      uint32_t r;
+      for (uint64_t lpn = c * MappingTable::kChunk; lpn < std::min(map.size(), (c + 1) * MappingTable::kChunk); ++lpn)
+        if (filled_copy(lpn, r)) {
+          s_.unsaved[c] = true;
+          break;
+        }
+    }
+    // Blocks as filled: full by rule, last written now, with the pages whose
+    // logical page has a newer copy invalid.
+    still_filled_.s = &s_;
+    blocks.set_fill_rule(&still_filled_, now_ps());
+    for (const auto& [lpn, sp] : newest) {
+      uint32_t r;
+      if (filled_copy(lpn, r)) blocks.invalidate(s_.block_of(r), r % ppb);
+    }
+  }
   for (const auto& [lpn, sp] : newest) s_.map_set(lpn, sp.second);
-  replayed_ += newest.size();
+  replayed_ += found;
   // Blocks: those holding pages are closed, with the pages the map points at valid.
+  const BlockManager& seen = blocks;
   for (uint64_t b = 0; b < blocks.blocks(); ++b) {
-    if (seen[b].state == BlockState::Meta) continue;
+    if (blocks.is_meta(b)) continue;
+    if (as_filled(b)) {
+      if (!fill->fill_of(b).pages) blocks.add_free(b);  // else its record follows the rule
+      continue;
+    }
     const uint32_t erases = s_.flash->erase_count(b);
     if (erases != seen[b].erase_count) blocks[b].erase_count = erases;
     bool any = false;

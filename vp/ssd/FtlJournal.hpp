@@ -57,6 +57,11 @@ class FtlJournal : public flash::FlashClient {
   flash::FlashTransaction txn_;
   bool erased_ = false, paused_ = false;
   Counter &ckpts_, &ckpt_pages_, &recoveries_, &replayed_;
+  // After a recovery: the fill's blocks that the flash still holds as filled.
+  struct StillFilled : flash::FillRule {
+    const FtlState* s = nullptr;
+    flash::BlockFill fill_of(uint64_t block) const override;
+  } still_filled_;
 };
 
 }  // namespace vp::ssd

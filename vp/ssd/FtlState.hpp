@@ -16,6 +16,8 @@
 
 namespace vp::ssd {
 
+class SequentialLayout;
+
 struct FtlState {
   FtlState(const flash::FlashGeometry& g, uint64_t host_pages, uint64_t translation_pages, bool wear_aware,
            sc_core::sc_port<flash::IFlash>& flash_port, EventQueue& queue)
@@ -40,6 +42,11 @@ struct FtlState {
   // of it), and whether the map's untouched entries follow it now.
   const MapRule* layout = nullptr;
   bool follows_layout = false;
+  // The fill's layout as blocks (null without a fill by rule) and its
+  // pages' write sequence number: a power loss's recovery reads the blocks
+  // the flash still holds as filled by this rule, not page by page.
+  const SequentialLayout* fill = nullptr;
+  uint32_t fill_seq = 0;
   uint32_t seq = 0;          // the newest write sequence number (spare areas)
   uint64_t epoch = 0;        // power cycles: work scheduled before a power loss is dropped
   bool powered = true;

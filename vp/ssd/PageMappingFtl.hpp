@@ -92,6 +92,7 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
   void for_each_written(uint64_t limit, const std::function<void(uint64_t lpn)>& fn) const;
   uint32_t shard_of(uint64_t lpn) const;
   flash::FlashAddress where(uint64_t lpn) const { return flash::address_of(s_.geo, s_.map.get(lpn)); }  // mapped pages only
+  uint32_t valid_pages(uint64_t block) const { return s_.blocks[block].valid; }  // pages the map points at
   nlohmann::json summary() const;
   uint64_t events() const { return eq_.fired(); }
   uint64_t host_bytes() const { return s_.map.host_bytes() + s_.blocks.host_bytes(); }

@@ -58,6 +58,8 @@ void Preconditioner::run() {
     // in the flash until then too; a random fill's go through its permutation.
     blocks.set_fill_rule(layout_.get());
     s_.flash->preload_rule(layout_.get(), 1, order_.get());
+    s_.fill = layout_.get();
+    s_.fill_seq = 1;
     s_.map.set_rule(layout_.get());
     s_.layout = layout_.get();
     s_.follows_layout = true;

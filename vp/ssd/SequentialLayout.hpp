@@ -76,6 +76,12 @@ class SequentialLayout : public MapRule, public flash::FillRule {
     return {};
   }
 
+  // The logical page on page p of a block filled as `f` says.
+  uint64_t lpn_at(const flash::BlockFill& f, uint32_t p) const {
+    const uint64_t i = f.first_lpn + uint64_t(p) * f.lpn_stride;
+    return f.permuted ? lpn_written(i) : i;
+  }
+
   // Consecutive data pages step through the units: one division per run.
   void fill(uint64_t first, uint32_t n, uint32_t* out) const override {
     if (order_ || first + n > data_) {

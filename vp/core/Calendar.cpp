@@ -42,12 +42,12 @@ void Calendar::at(Tick when, uint64_t* fired, Fn fn) {
     jobs_[slot] = {std::move(fn), fired};
   }
   if (seq_ >> kSeqBits) throw std::length_error("calendar: 2^40 callbacks scheduled");
-  const unsigned __int128 key = (static_cast<unsigned __int128>(when) << 64) | (seq_++ << kSlotBits) | slot;
-  heap_.push_back({key});
+  const uint64_t order = (seq_++ << kSlotBits) | slot;
+  heap_.emplace_back(order, when);
   std::push_heap(heap_.begin(), heap_.end(), Later{});
   // While run() is draining it takes what is due now and notifies the next
   // instant itself when it ends.
-  if (!running_ && heap_.front().key == key) wake_.notify(to_sc(when - now));
+  if (!running_ && heap_.front().order == order) wake_.notify(to_sc(when - now));
 }
 
 // Runs the callbacks due at detail::calendar_now: those in the heap, then

@@ -93,15 +93,19 @@ class Calendar {
 
   // A heap entry as one 128-bit key: the instant, then the order scheduled
   // (seq, unique), then the job's slot; one branch-free comparison orders
-  // two of them.
+  // two of them. Kept as two 64-bit words, not an __int128 in memory: a
+  // 128-bit load of a key just stored as two halves stalls the store buffer.
   static constexpr unsigned kSlotBits = 24, kSeqBits = 64 - kSlotBits;
   struct Item {
-    unsigned __int128 key;
-    Tick when() const { return static_cast<Tick>(key >> 64); }
-    uint32_t slot() const { return static_cast<uint32_t>(key) & ((1u << kSlotBits) - 1); }
+    Item(uint64_t o, Tick t) : order(o), at(t) {}  // built in place, a word at a time
+    uint64_t order;  // seq << kSlotBits | slot
+    Tick at;
+    Tick when() const { return at; }
+    uint32_t slot() const { return static_cast<uint32_t>(order) & ((1u << kSlotBits) - 1); }
+    unsigned __int128 key() const { return (static_cast<unsigned __int128>(at) << 64) | order; }
   };
   struct Later {
-    bool operator()(const Item& a, const Item& b) const { return a.key > b.key; }
+    bool operator()(const Item& a, const Item& b) const { return a.key() > b.key(); }
   };
   struct Job {
     Fn fn;

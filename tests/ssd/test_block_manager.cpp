@@ -121,7 +121,7 @@ TEST_CASE("blocks filled by a rule keep no record until used, and read as filled
   const BlockManager& cm = m;
   CHECK(cm[1].state == vp::ssd::BlockState::Full);
   CHECK(cm[1].valid == 100);
-  CHECK(m.host_bytes() == empty + 16 * sizeof(BlockInfo));  // reading a filled block made its chunk of 16
+  CHECK(m.host_bytes() == empty + 256 * sizeof(BlockInfo));  // reading a filled block made its chunk of 256
   CHECK(m.valid(1, 99));
   CHECK_FALSE(m.valid(1, 100));
   CHECK(m.full(1));
@@ -149,15 +149,15 @@ TEST_CASE("a fresh terabyte drive's block table costs its directory and pools, n
   BlockManager m(g, false);
   m.add_free_all();
   CHECK(m.free_total() == (uint64_t(1) << 20));
-  // 2^20 blocks: 2^16 chunk pointers (512 KiB) and 1024 pools of a few words
+  // 2^20 blocks: 2^12 chunk pointers (32 KiB) and 1024 pools of a few words
   // (under 64 KiB); a record per block would be 48 MiB.
-  CHECK(m.host_bytes() < 576 * 1024);
+  CHECK(m.host_bytes() < 96 * 1024);
   uint64_t b;
   REQUIRE(m.take_free(1023, b));
   CHECK(b == 1023 * 1024);
   m.open(b, 0);
   m.use(b, 0, 0);
-  CHECK(m.host_bytes() < 576 * 1024 + 16 * sizeof(BlockInfo) + 64);
+  CHECK(m.host_bytes() < 96 * 1024 + 256 * sizeof(BlockInfo) + 64);
   const auto w = m.wear();
   CHECK(w.blocks == (uint64_t(1) << 20));
   CHECK(w.min == 0);

@@ -290,7 +290,7 @@ class FlashDataStore {
 
   uint32_t page_size_, ppb_;
   const RandomPermutation* order_ = nullptr;
-  LazyTable<Block, 4> blocks_;
+  LazyTable<Block, 8> blocks_;
   bool fill_rule_ = false;
   uint64_t oob_blocks_ = 0, data_blocks_ = 0, data_bytes_ = 0, verify_pages_ = 0;
 };

@@ -123,7 +123,7 @@ class BlockManager {
 
   flash::FlashGeometry geo_;
   bool wear_aware_;
-  LazyTable<BlockInfo, 4> info_;
+  LazyTable<BlockInfo, 8> info_;
   const flash::FillRule* rule_ = nullptr;
   std::vector<Pool> free_;
   uint64_t free_total_ = 0, bitmap_blocks_ = 0, fifo_seq_ = 0;

@@ -52,7 +52,7 @@ class MappingTable {
 
   // Starts loading the slot that get(lpn) reads first (no simulated effect).
   void prefetch(uint64_t lpn) const {
-    if (lpn < lpns_) chunks_.prefetch(lpn / kChunk);
+    chunks_.prefetch((lpn < lpns_ ? lpn : 0) / kChunk);  // no branch: GCC would drop the prefetch
   }
   uint32_t get(uint64_t lpn) const {
     const uint32_t* c = chunks_[lpn / kChunk].get();

@@ -114,11 +114,11 @@ class FlashDataStore {
       if (order_ && order_ != order) throw std::logic_error("flash store: two permutations of preconditioned pages");
       order_ = order;
     }
-    for (uint64_t b = 0; b < blocks_.size(); b += blocks_.kChunk)  // blocks made already
-      if (blocks_.find(b))
-        for (uint64_t k = b; k < std::min(b + blocks_.kChunk, blocks_.size()); ++k)
-          if (const BlockFill f = rule->fill_of(k); f.pages)
-            set_rule(k, f.pages, f.first_lpn, f.lpn_stride, seq, f.permuted ? order : nullptr);
+    blocks_.for_each_chunk([&](uint64_t first, uint64_t n, const Block* made) {  // blocks made already
+      for (uint64_t k = first; made && k < first + n; ++k)
+        if (const BlockFill f = rule->fill_of(k); f.pages)
+          set_rule(k, f.pages, f.first_lpn, f.lpn_stride, seq, f.permuted ? order : nullptr);
+    });
     fill_rule_ = true;
     blocks_.set_filler([rule, seq, order](uint64_t first, uint64_t n, Block* out) {
       for (uint64_t k = 0; k < n; ++k) {

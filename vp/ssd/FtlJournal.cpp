@@ -148,8 +148,73 @@ void FtlJournal::power_loss() {
   paused_ = false;
 }
 
+bool FtlJournal::still_filled(uint64_t block) const { return !s_.blocks.is_meta(block) && s_.flash->as_filled(block); }
+
 flash::BlockFill FtlJournal::StillFilled::fill_of(uint64_t block) const {
-  return s->flash->as_filled(block) ? s->fill->fill_of(block) : flash::BlockFill{};
+  return j->still_filled(block) ? j->s_.fill->fill_of(block) : flash::BlockFill{};
+}
+
+// Recovery's part for the blocks still as the fill left them (no checkpoint
+// since it): `newest` holds the copies found in the other blocks. Settles
+// each logical page between them and its fill copy, maps the fill's pages
+// by its rule, and returns the logical pages the fill adds to those found.
+uint64_t FtlJournal::adopt_fill(std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>>& newest, uint32_t& top) {
+  const SequentialLayout* fill = s_.fill;
+  auto& map = s_.map;
+  auto& blocks = s_.blocks;
+  const uint64_t ppb = s_.geo.pages_per_block;
+  // A logical page's copy from the fill counts as one found page by page
+  // would: newest first, ties to the lowest physical page (scanned first).
+  uint64_t found = 0;
+  for (uint64_t b = 0; b < blocks.blocks(); ++b)
+    if (still_filled(b)) found += fill->fill_of(b).pages;
+  if (found) top = std::max(top, s_.fill_seq);
+  auto filled_copy = [&](uint64_t lpn, uint32_t& ppn) {
+    ppn = lpn < map.size() ? fill->at(lpn) : MappingTable::kUnmapped;
+    return ppn != MappingTable::kUnmapped && still_filled(s_.block_of(ppn));
+  };
+  for (auto it = newest.begin(); it != newest.end();) {
+    uint32_t r;
+    if (!filled_copy(it->first, r)) {
+      ++it;
+      continue;
+    }
+    --found;  // one logical page, two copies
+    const auto [seq, ppn] = it->second;
+    if (seq < s_.fill_seq || (seq == s_.fill_seq && r < ppn))
+      it = newest.erase(it);  // the fill's copy wins: the rule maps it
+    else
+      ++it;
+  }
+  // Untouched entries follow the fill; its pages in blocks since erased or
+  // rewritten, with no copy found elsewhere, are unmapped (as a map built
+  // page by page leaves them, without marking their chunks changed).
+  map.set_rule(fill);
+  for (uint64_t b = 0; b < blocks.blocks(); ++b) {
+    if (still_filled(b)) continue;
+    const flash::BlockFill f = fill->fill_of(b);
+    for (uint32_t p = 0; p < f.pages; ++p) {
+      const uint64_t lpn = fill->lpn_at(f, p);
+      if (lpn < map.size() && !newest.count(static_cast<uint32_t>(lpn))) map.set(lpn, MappingTable::kUnmapped);
+    }
+  }
+  // A chunk holding a page found counts as changed, as when set page by page.
+  for (uint64_t c = 0; c < s_.unsaved.size(); ++c) {
+    uint32_t r;
+    for (uint64_t lpn = c * MappingTable::kChunk; lpn < std::min(map.size(), (c + 1) * MappingTable::kChunk); ++lpn)
+      if (filled_copy(lpn, r)) {
+        s_.unsaved[c] = true;
+        break;
+      }
+  }
+  // Blocks as filled: full by rule, last written now, with the pages whose
+  // logical page has a newer copy invalid.
+  blocks.set_fill_rule(&still_filled_, now_ps());
+  for (const auto& [lpn, sp] : newest) {
+    uint32_t r;
+    if (filled_copy(lpn, r)) blocks.invalidate(s_.block_of(r), r % ppb);
+  }
+  return found;
 }
 
 void FtlJournal::recover() {
@@ -178,7 +243,7 @@ void FtlJournal::recover() {
   // page by page (a full terabyte drive has 400 million such pages). Only
   // without a checkpoint since the fill; with one, its copies are older.
   const SequentialLayout* fill = s_.fill && s_.fill_seq > base ? s_.fill : nullptr;
-  auto as_filled = [&](uint64_t b) { return fill && s_.flash->as_filled(b); };
+  auto as_filled = [&](uint64_t b) { return fill && still_filled(b); };
   for (uint64_t b = 0; b < blocks.blocks(); ++b) {
     if (blocks.is_meta(b) || as_filled(b)) continue;
     for (uint32_t p = 0; p < ppb; ++p) {
@@ -189,61 +254,7 @@ void FtlJournal::recover() {
     }
   }
   uint64_t found = newest.size();
-  if (fill) {
-    // A logical page's copy from the fill counts as one found page by page
-    // would: newest first, ties to the lowest physical page (scanned first).
-    uint64_t fill_pages = 0;
-    for (uint64_t b = 0; b < blocks.blocks(); ++b)
-      if (!blocks.is_meta(b) && as_filled(b)) fill_pages += fill->fill_of(b).pages;
-    if (fill_pages) top = std::max(top, s_.fill_seq);
-    found += fill_pages;
-    auto filled_copy = [&](uint64_t lpn, uint32_t& ppn) {
-      ppn = lpn < map.size() ? fill->at(lpn) : MappingTable::kUnmapped;
-      return ppn != MappingTable::kUnmapped && as_filled(s_.block_of(ppn)) && !blocks.is_meta(s_.block_of(ppn));
-    };
-    for (auto it = newest.begin(); it != newest.end();) {
-      uint32_t r;
-      if (!filled_copy(it->first, r)) {
-        ++it;
-        continue;
-      }
-      --found;  // one logical page, two copies
-      const auto [seq, ppn] = it->second;
-      if (seq < s_.fill_seq || (seq == s_.fill_seq && r < ppn))
-        it = newest.erase(it);  // the fill's copy wins: the rule maps it
-      else
-        ++it;
-    }
-    // Untouched entries follow the fill; its pages in blocks since erased or
-    // rewritten, with no copy found elsewhere, are unmapped (as a map built
-    // page by page leaves them, without marking their chunks changed).
-    map.set_rule(fill);
-    for (uint64_t b = 0; b < blocks.blocks(); ++b) {
-      if (!blocks.is_meta(b) && as_filled(b)) continue;
-      const flash::BlockFill f = fill->fill_of(b);
-      for (uint32_t p = 0; p < f.pages; ++p) {
-        const uint64_t lpn = fill->lpn_at(f, p);
-        if (lpn < map.size() && !newest.count(static_cast<uint32_t>(lpn))) map.set(lpn, MappingTable::kUnmapped);
-      }
-    }
-    // A chunk holding a page found counts as changed, as when set page by page.
-    for (uint64_t c = 0; c < s_.unsaved.size(); ++c) {
-      uint32_t r;
-      for (uint64_t lpn = c * MappingTable::kChunk; lpn < std::min(map.size(), (c + 1) * MappingTable::kChunk); ++lpn)
-        if (filled_copy(lpn, r)) {
-          s_.unsaved[c] = true;
-          break;
-        }
-    }
-    // Blocks as filled: full by rule, last written now, with the pages whose
-    // logical page has a newer copy invalid.
-    still_filled_.s = &s_;
-    blocks.set_fill_rule(&still_filled_, now_ps());
-    for (const auto& [lpn, sp] : newest) {
-      uint32_t r;
-      if (filled_copy(lpn, r)) blocks.invalidate(s_.block_of(r), r % ppb);
-    }
-  }
+  if (fill) found += adopt_fill(newest, top);
   for (const auto& [lpn, sp] : newest) s_.map_set(lpn, sp.second);
   replayed_ += found;
   // Blocks: those holding pages are closed, with the pages the map points at valid.

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <unordered_map>
 #include <vector>
 
 #include "vp/core/Counter.hpp"
@@ -58,10 +59,13 @@ class FtlJournal : public flash::FlashClient {
   bool erased_ = false, paused_ = false;
   Counter &ckpts_, &ckpt_pages_, &recoveries_, &replayed_;
   // After a recovery: the fill's blocks that the flash still holds as filled.
+  bool still_filled(uint64_t block) const;
   struct StillFilled : flash::FillRule {
-    const FtlState* s = nullptr;
+    explicit StillFilled(const FtlJournal* journal) : j(journal) {}
+    const FtlJournal* j;
     flash::BlockFill fill_of(uint64_t block) const override;
-  } still_filled_;
+  } still_filled_{this};
+  uint64_t adopt_fill(std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>>& newest, uint32_t& top);
 };
 
 }  // namespace vp::ssd

@@ -21,26 +21,12 @@ Calendar::Calendar() : wake_(sc_core::sc_gen_unique_name("calendar_wake")) {
   sc_core::sc_spawn([this] { run(); }, sc_core::sc_gen_unique_name("calendar"), &o);
 }
 
-void Calendar::at(Tick when, uint64_t* fired, Fn fn) {
-  Tick now = now_ps();
-  if (when <= now) {
-    if (running_) {
-      now_.push_back({std::move(fn), fired});
-      ++seq_;
-      return;
-    }
-    when = now;
-  }
-  uint32_t slot;
-  if (free_.empty()) {
-    slot = static_cast<uint32_t>(jobs_.size());
-    if (slot >> kSlotBits) throw std::length_error("calendar: over 16M callbacks pending");
-    jobs_.push_back({std::move(fn), fired});
-  } else {
-    slot = free_.back();
-    free_.pop_back();
-    jobs_[slot] = {std::move(fn), fired};
-  }
+void Calendar::add_chunk() {
+  if (slots_ >> kSlotBits) throw std::length_error("calendar: over 16M callbacks pending");
+  chunks_.push_back(std::make_unique<Job[]>(size_t(1) << kChunkBits));
+}
+
+void Calendar::schedule(Tick when, Tick now, uint32_t slot) {
   if (seq_ >> kSeqBits) throw std::length_error("calendar: 2^40 callbacks scheduled");
   const uint64_t order = (seq_++ << kSlotBits) | slot;
   heap_.emplace_back(order, when);
@@ -58,19 +44,9 @@ void Calendar::drain() {
     uint32_t slot = heap_.front().slot();
     std::pop_heap(heap_.begin(), heap_.end(), Later{});
     heap_.pop_back();
-    Fn fn = std::move(jobs_[slot].fn);
-    ++*jobs_[slot].fired;
-    ++ran_;
-    free_.push_back(slot);
-    fn();
+    run_job(slot);
   }
-  while (now_next_ < now_.size()) {
-    Fn fn = std::move(now_[now_next_].fn);
-    ++*now_[now_next_].fired;
-    ++ran_;
-    ++now_next_;
-    fn();
-  }
+  while (now_next_ < now_.size()) run_job(now_[now_next_++]);
   now_.clear();
   now_next_ = 0;
 }
@@ -108,7 +84,15 @@ void Calendar::run() {
       if (deferred_.empty()) ++instants_ahead_;  // else the kernel comes to it
     }
   }
-  if (!deferred_.empty())
+  if (deferred_.size() == 1 && deferred_.front().op == Op::Now) {
+    // One process to wake: the kernel's own timed notification wakes it at
+    // that instant, in the same delta cycle as the calendar's activation
+    // there would (nothing else of the kernel's is due before it), and the
+    // calendar is not entered just to pass it on.
+    deferred_.front().ev->notify(to_sc(detail::calendar_now - kernel));
+    deferred_.clear();
+    if (!heap_.empty()) wake_.notify(to_sc(heap_.front().when() - kernel));
+  } else if (!deferred_.empty())
     wake_.notify(to_sc(detail::calendar_now - kernel));
   else if (!heap_.empty())
     wake_.notify(to_sc(heap_.front().when() - kernel));

@@ -49,8 +49,23 @@ class Calendar {
   // The simulation's calendar, made at first use (elaboration).
   static Calendar& get();
 
-  // Runs `fn` at `when` (now if earlier) and counts it in `*fired`.
-  void at(Tick when, uint64_t* fired, Fn fn);
+  // Runs `fn` at `when` (now if earlier) and counts it in `*fired`. The
+  // callable is built in its job's place, not moved there.
+  template <class F>
+  void at(Tick when, uint64_t* fired, F&& fn) {
+    const Tick now = now_ps();
+    const uint32_t slot = take_slot(fired);
+    job(slot).fn.emplace(std::forward<F>(fn));
+    if (when <= now) {
+      if (running_) {
+        now_.push_back(slot);
+        ++seq_;
+        return;
+      }
+      when = now;
+    }
+    schedule(when, now, slot);
+  }
   size_t pending() const { return heap_.size() + now_.size() - now_next_; }
   // Callbacks run for components (every EventQueue's), threads' alarms not
   // counted: the simulation's kernel events.
@@ -109,14 +124,41 @@ class Calendar {
   };
   struct Job {
     Fn fn;
-    uint64_t* fired;
+    uint64_t* fired = nullptr;
   };
+  // Jobs in chunks that never move: a callback runs in its place while the
+  // callbacks it schedules take new slots.
+  static constexpr unsigned kChunkBits = 10;
+  Job& job(uint32_t slot) { return chunks_[slot >> kChunkBits][slot & ((1u << kChunkBits) - 1)]; }
+  uint32_t take_slot(uint64_t* fired) {
+    uint32_t slot;
+    if (!free_.empty()) {
+      slot = free_.back();
+      free_.pop_back();
+    } else {
+      if (slots_ == chunks_.size() << kChunkBits) add_chunk();
+      slot = slots_++;
+    }
+    job(slot).fired = fired;
+    return slot;
+  }
+  void add_chunk();
+  void schedule(Tick when, Tick now, uint32_t slot);
+  void run_job(uint32_t slot) {
+    Job& j = job(slot);
+    ++*j.fired;
+    ++ran_;
+    j.fn();
+    j.fn.reset();
+    free_.push_back(slot);  // after the call: what it scheduled took other slots
+  }
 
   std::vector<Item> heap_;
-  std::vector<Job> jobs_;  // the callbacks stay put; the heap orders small records
+  std::vector<std::unique_ptr<Job[]>> chunks_;  // the callbacks stay put; the heap orders small records
+  uint32_t slots_ = 0;                          // slots handed out so far (free_ holds those returned)
   // Scheduled for the current instant while run() drains it: later than
   // everything in the heap, so first come first served needs no heap.
-  std::vector<Job> now_;
+  std::vector<uint32_t> now_;
   size_t now_next_ = 0;
   std::vector<uint32_t> free_;
   sc_core::sc_event wake_;

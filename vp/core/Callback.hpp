@@ -20,16 +20,30 @@ class Callback {
   Callback() = default;
   template <class F, class = std::enable_if_t<!std::is_same_v<std::decay_t<F>, Callback>>>
   Callback(F&& f) {  // NOLINT: implicit, as std::function's
-    using T = std::decay_t<F>;
-    if constexpr (fits<T>()) {
-      new (buf_) T(std::forward<F>(f));
-    } else {
-      T* p = new T(std::forward<F>(f));
-      std::memcpy(buf_, &p, sizeof p);
-    }
-    ops_ = &kOps<T>;
+    emplace(std::forward<F>(f));
   }
   Callback(Callback&& o) noexcept { take(o); }
+  // Makes `f` the callable of an empty Callback, in place (no move of its captures).
+  template <class F>
+  void emplace(F&& f) {
+    using T = std::decay_t<F>;
+    if constexpr (std::is_same_v<T, Callback>) {
+      take(f);
+    } else {
+      if constexpr (fits<T>()) {
+        new (buf_) T(std::forward<F>(f));
+      } else {
+        T* p = new T(std::forward<F>(f));
+        std::memcpy(buf_, &p, sizeof p);
+      }
+      ops_ = &kOps<T>;
+    }
+  }
+  // Destroys the callable: the Callback is empty again.
+  void reset() {
+    if (ops_ && ops_->destroy) ops_->destroy(buf_);
+    ops_ = nullptr;
+  }
   Callback& operator=(Callback&& o) noexcept {
     if (this != &o) {
       reset();
@@ -91,11 +105,6 @@ class Callback {
       std::memcpy(buf_, o.buf_, kInline);
     o.ops_ = nullptr;
   }
-  void reset() {
-    if (ops_ && ops_->destroy) ops_->destroy(buf_);
-    ops_ = nullptr;
-  }
-
   alignas(std::max_align_t) unsigned char buf_[kInline];
   const Ops* ops_ = nullptr;
 };

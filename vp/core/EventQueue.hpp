@@ -19,8 +19,14 @@ class EventQueue : public sc_core::sc_module {
 
   explicit EventQueue(sc_core::sc_module_name name) : sc_module(name), cal_(Calendar::get()) {}
 
-  void at(Tick when, Fn fn) { cal_.at(when, &fired_, std::move(fn)); }
-  void after(Tick delay, Fn fn) { cal_.at(now_ps() + delay, &fired_, std::move(fn)); }
+  template <class F>
+  void at(Tick when, F&& fn) {
+    cal_.at(when, &fired_, std::forward<F>(fn));
+  }
+  template <class F>
+  void after(Tick delay, F&& fn) {
+    cal_.at(now_ps() + delay, &fired_, std::forward<F>(fn));
+  }
   uint64_t fired() const { return fired_; }
 
  private:

@@ -110,3 +110,48 @@ TEST_CASE("a plain sc_start and a waveform keep the calendar at the kernel's tim
   CHECK(seen.back() == "1200/1200");
   CHECK(Calendar::get().instants_ahead() == 0);
 }
+
+TEST_CASE("a callback runs in its place while what it schedules takes new slots", "[core][calendar]") {
+  EventQueue q("q");
+  std::vector<uint64_t> seen;
+  // Each callback carries 40 bytes of captures and schedules 3000 more (the
+  // calendar's job slots grow by chunks of 1024 meanwhile), then reads its
+  // own captures: they must be intact. Order: the first at 10, then its
+  // children at 20 in the order scheduled.
+  uint64_t a = 1, b = 2, c = 3, d = 4;
+  q.at(10, [&q, &seen, a, b, c, d] {
+    for (uint64_t i = 0; i < 3000; ++i) q.at(20, [&seen, i] { seen.push_back(i); });
+    seen.push_back(a + b + c + d);  // 10, read after the growth
+  });
+  sc_core::sc_start();
+  REQUIRE(seen.size() == 3001);
+  CHECK(seen[0] == 10);
+  for (uint64_t i = 0; i < 3000; ++i) CHECK(seen[i + 1] == i);
+  CHECK(q.fired() == 3001);
+  CHECK(Calendar::get().pending() == 0);
+}
+
+TEST_CASE("threads woken ahead of the kernel at one instant run in the order they were woken", "[core][calendar]") {
+  EventQueue q("q");
+  sc_core::sc_event e1, e2, e3;
+  std::vector<std::string> seen;
+  auto waiter = [&](sc_core::sc_event& ev, const char* name) {
+    sc_core::sc_spawn([&ev, &seen, name] {
+      sc_core::wait(ev);
+      seen.push_back(fmt::format("{}@{}", name, sc_core::sc_time_stamp().value()));
+    });
+  };
+  waiter(e1, "t1");
+  waiter(e2, "t2");
+  waiter(e3, "t3");
+  // At 200 (ahead) two threads are woken, t2 first; at 400 one alone (the
+  // kernel's timed notification delivers it).
+  q.at(100, [] {});
+  q.at(200, [&] {
+    Calendar::get().notify(e2);
+    Calendar::get().notify(e1);
+  });
+  q.at(400, [&] { Calendar::get().notify(e3); });
+  Calendar::get().run_for(1000);
+  CHECK(seen == std::vector<std::string>{"t2@200", "t1@200", "t3@400"});
+}

@@ -125,7 +125,10 @@ void PciFunction::land(uint64_t id) {
   for (auto it = posted_.begin(); it != posted_.end(); ++it)
     if (it->id == id) {
       PostedWrite w = std::move(*it);
-      posted_.erase(it);
+      if (it == posted_.begin())
+        posted_.pop_front();  // the usual case: writes land in the order posted
+      else
+        posted_.erase(it);
       apply(w);
       return;
     }

@@ -87,19 +87,18 @@ TEST_CASE("a transfer pays one TLP overhead per max-payload chunk", "[pcie]") {
   CHECK(t.dllps_owed(3, 1) == 2);
 }
 
-TEST_CASE("wire times of sizes that share a memo entry stay each their own", "[pcie]") {
+TEST_CASE("wire times round to the nearest picosecond, each size its own", "[pcie]") {
   pcie::LinkTiming t;
   t.bytes_per_s = 3.0e9;  // 1/3 ns a byte: every size rounds
-  // 8, 24, 4104 and 8 + 16 * 1000 fall on one entry of the 16-entry memo;
-  // asked in turns, each gives its own rounded time: bytes * 1000 / 3 ps,
-  // to the nearest (8 B: 2666.67 -> 2667; 24 B: 8000; 4104 B: 1368000;
-  // 16008 B: 5336000).
+  // bytes * 1000 / 3 ps, to the nearest (8 B: 2666.67 -> 2667; 24 B: 8000;
+  // 4104 B: 1368000; 16008 B: 5336000; 10 B: 3333.33 -> 3333), asked in
+  // turns twice.
   for (int round = 0; round < 2; ++round) {
     CHECK(t.wire_time(8) == 2667);
     CHECK(t.wire_time(24) == 8000);
     CHECK(t.wire_time(4104) == 1368000);
     CHECK(t.wire_time(16008) == 5336000);
-    CHECK(t.wire_time(10) == 3333);  // 3333.33
+    CHECK(t.wire_time(10) == 3333);
   }
 }
 

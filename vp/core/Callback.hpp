@@ -28,6 +28,7 @@ class Callback {
   void emplace(F&& f) {
     using T = std::decay_t<F>;
     if constexpr (std::is_same_v<T, Callback>) {
+      static_assert(!std::is_lvalue_reference_v<F>, "a Callback is moved in: pass std::move(it)");
       take(f);
     } else {
       if constexpr (fits<T>()) {

@@ -70,7 +70,7 @@ LinkTiming PcieLink::timing_from(const ScopedConfig& c) {
   return t;
 }
 
-Tick LinkTiming::wire_time_of(uint64_t bytes) const {
+Tick LinkTiming::wire_time(uint64_t bytes) const {
   return static_cast<Tick>(std::llround(double(bytes) * 1e12 / bytes_per_s));
 }
 

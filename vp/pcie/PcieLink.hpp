@@ -42,7 +42,6 @@
 //                         comes back up (a read's with its dword). With no
 //                         configuration space bound, requests get an
 //                         address error and take no time.
-#include <array>
 #include <nlohmann/json.hpp>
 #include <systemc>
 #include <tlm>
@@ -67,26 +66,11 @@ struct LinkTiming {
   // TLPs needed to carry `payload` bytes in pieces of at most `chunk` (a
   // payload of 0 is one header-only TLP).
   static uint64_t tlps(uint64_t payload, uint32_t chunk) { return payload == 0 ? 1 : (payload + chunk - 1) / chunk; }
-  Tick wire_time(uint64_t bytes) const {
-    // A few sizes recur (a DLLP, a doorbell, an entry, a page's TLPs): the
-    // rounding of each is kept rather than redone per packet.
-    Memo& m = memo_[bytes % kMemo];
-    if (m.bytes != bytes) m = {bytes, wire_time_of(bytes)};
-    return m.time;
-  }
+  Tick wire_time(uint64_t bytes) const;
   // Wire time of `payload` bytes sent as TLPs of at most `chunk` bytes.
   Tick serialize(uint64_t payload, uint32_t chunk) const;
   // DLLPs owed when `n` more TLPs arrive after `before` (ACKs and UpdateFCs).
   uint64_t dllps_owed(uint64_t before, uint64_t n) const;
-
- private:
-  Tick wire_time_of(uint64_t bytes) const;
-  static constexpr unsigned kMemo = 16;
-  struct Memo {
-    uint64_t bytes = ~uint64_t(0);
-    Tick time = 0;
-  };
-  mutable std::array<Memo, kMemo> memo_{};
 };
 
 class PcieLink : public sc_core::sc_module {

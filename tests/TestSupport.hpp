@@ -199,7 +199,7 @@ inline void with_driver(const Sets& sets, const std::function<void(platform::Ser
   platform::ServerTop top("top", svc);
   bool ran = false;
   sc_core::sc_spawn([&] {
-    if (!top.driver.ready()) sc_core::wait(top.driver.ready_event());
+    if (!top.driver.ready()) sc_core::wait(top.driver.ready_event().kernel_event());
     body(top);
     ran = true;
     sc_core::sc_stop();

@@ -5,7 +5,7 @@
 # QEMU: the guest tests; python3-venv: the venv of the flashvp tool;
 # sw/guest/build-*.sh install what the guest build needs).
 set -euo pipefail
-pkgs=(g++ make cmake ninja-build pkg-config libsystemc-dev libboost-program-options-dev
+pkgs=(g++ make cmake ninja-build pkg-config libsystemc-dev libboost-program-options-dev libboost-context-dev
       libyaml-cpp-dev nlohmann-json3-dev libfmt-dev catch2
       gtkwave xvfb xauth imagemagick qemu-system-x86 bc python3 python3-venv)
 missing=()

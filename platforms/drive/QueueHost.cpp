@@ -15,10 +15,10 @@ QueueHost::QueueHost(sc_core::sc_module_name name, Services& svc, host::NvmeDriv
   for (unsigned q = 0; q < queues; ++q) sinks_.push_back(std::make_unique<Sink>(this));
   SC_HAS_PROCESS(QueueHost);
   SC_METHOD(begin);
-  sensitive << driver.ready_event();
+  sensitive << driver.ready_event().kernel_event();
   dont_initialize();
   SC_METHOD(issue_all);  // a stonewall group has started
-  sensitive << workload.group_started();
+  sensitive << workload.group_started().kernel_event();
   dont_initialize();
 }
 
@@ -31,7 +31,7 @@ void QueueHost::begin() {
   if (driver_.completion() == host::NvmeDriver::Completion::Poll || driver_.has_poll_queues()) {
     sc_core::sc_spawn_options o;
     o.spawn_method();
-    o.set_sensitivity(&driver_.memory_written());
+    o.set_sensitivity(&driver_.memory_written().kernel_event());
     o.dont_initialize();
     sc_core::sc_spawn([this] { memory_written(); }, "poller", &o);
   }

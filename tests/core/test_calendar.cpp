@@ -144,8 +144,7 @@ TEST_CASE("threads woken ahead of the kernel at one instant run in the order the
   waiter(e1, "t1");
   waiter(e2, "t2");
   waiter(e3, "t3");
-  // At 200 (ahead) two threads are woken, t2 first; at 400 one alone (the
-  // kernel's timed notification delivers it).
+  // At 200 (ahead) two threads are woken, t2 first; at 400 one alone.
   q.at(100, [] {});
   q.at(200, [&] {
     Calendar::get().notify(e2);

@@ -83,7 +83,7 @@ TEST_CASE("a core that starts spinning on host memory is woken as each write lan
     dev.post(0x1000, 0xAAAAAAAA, 30 * ns);  // due before the core spins: lands when it starts
     dev.post(0x1000, 0xBBBBBBBB, 70 * ns);  // on its way when it starts: an event at 70 ns
     sc_core::wait(to_sc(40 * ns));
-    const sc_core::sc_event& landed = dram.notify_landings();
+    const sc_core::sc_event& landed = dram.notify_landings().kernel_event();
     CHECK(word_at(dram, 0x1000) == 0xAAAAAAAA);
     dev.post(0x2000, 0xCCCCCCCC, 20 * ns);  // sent while spinning: lands at 60 ns
     for (int i = 0; i < 2; ++i) {

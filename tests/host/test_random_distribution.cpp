@@ -71,20 +71,20 @@ double harmonic(uint64_t n, double theta) {
 // hand out its I/Os.
 struct NullDriver : HostBlockDriver {
   ControllerInfo ci;
-  sc_core::sc_event ev;
+  vp::Event ev;
   std::vector<uint8_t> mem = std::vector<uint8_t>(4096);
   uint32_t max_transfer() const override { return 0; }
   uint32_t queue_tags() const override { return 64; }
   void issue(IoRequest&, unsigned) override {}
   bool ready() const override { return true; }
-  const sc_core::sc_event& ready_event() const override { return ev; }
+  const vp::Event& ready_event() const override { return ev; }
   const ControllerInfo& info() const override { return ci; }
   uint8_t* host_ptr(uint64_t) override { return mem.data(); }
   unsigned hw_queue_of(uint16_t) const override { return 0; }
   bool has_poll_queues() const override { return false; }
   bool poll_ready(unsigned) const override { return false; }
   void poll(unsigned, std::vector<IoRequest*>&) override {}
-  const sc_core::sc_event& memory_written() const override { return ev; }
+  const vp::Event& memory_written() const override { return ev; }
 };
 
 // The (LBA, write) of a job's first `ios` I/Os on a 1 GiB device of 512-byte

@@ -32,6 +32,7 @@
 
 #include "vp/accel/AccelRegs.hpp"
 #include "vp/accel/SqCam.hpp"
+#include "vp/core/Event.hpp"
 #include "vp/core/ParamScope.hpp"
 #include "vp/core/Services.hpp"
 #include "vp/core/StatGroup.hpp"
@@ -54,7 +55,7 @@ class IoAccelerator : public pcie::PciFunction {
   // HostDram::written() for polled CQs): whether a completed bio of queue
   // `q` waits, and the event of one more being completed.
   bool done_waiting(uint32_t q) const { return q < q_.size() && !q_[q].done.empty(); }
-  const sc_core::sc_event& done_changed() const { return done_changed_; }
+  const Event& done_changed() const { return done_changed_; }
 
  private:
   struct Bio {
@@ -118,7 +119,7 @@ class IoAccelerator : public pcie::PciFunction {
   std::deque<Pending> in_;  // bios latched (segment lists being read), waiting for the merge logic
   bool working_ = false;
   uint64_t done_serial_ = 0;
-  sc_core::sc_event done_changed_;
+  Event done_changed_;
   // Traced: CAM entries written and not fetched (all queues); the merge
   // logic, not the SSD's fetch, owns an SQ (the barrier's MUX).
   uint64_t cam_valid_ = 0;

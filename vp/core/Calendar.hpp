@@ -6,28 +6,41 @@
 // across the whole platform, so the order of two components' work at one
 // instant is a rule of the model, not an accident of the SystemC kernel's
 // own timed-event heap (whose order for equal times shifts with every
-// notification added or removed anywhere). A callback scheduled for the
-// current instant from outside the calendar (a host core's thread) runs in
-// the next delta cycle. Threads sleep on it too (wait_for), so a thread
-// whose time is up resumes in the same order among everything due then.
+// notification added or removed anywhere).
+//
+// Processes: a model that is easier to write as a thread (a host core's
+// scheduler loop, a driver's bring-up) runs as a calendar process (spawn), a
+// coroutine the calendar switches to itself, not a SystemC thread: no kernel
+// time step, no kernel event and no second activation per wake-up. The
+// calendar keeps the SystemC kernel's rules for them, so a run is the same
+// as with SystemC threads: at an instant, the callbacks due run, then the
+// processes they woke, first woken first run; what those schedule for the
+// same instant runs after them, as the next delta cycle, with the processes
+// woken then (delta notifications first, in the kernel's order). Processes
+// wait on vp::Event, which SystemC processes can wait on too.
 //
 // Running ahead: inside a run window (run_for) the calendar goes on to its
 // next instants in the same SystemC activation while nothing else in the
 // kernel is due before them, so the kernel is entered once per stretch of
 // model-only work instead of once per instant. The model's time (now_ps)
-// is then the calendar's, ahead of sc_time_stamp(). A callback that wakes
-// a SystemC process goes through notify()/notify_delta()/stop()/pause(): ahead of
-// the kernel, that ends the stretch after the instant, and the kernel is
-// woken at that instant to deliver it, so every process runs at the same
-// time and in the same order as without running ahead.
+// is then the calendar's, ahead of sc_time_stamp(). A callback or process
+// that acts on the SystemC kernel (an sc_event, stop(), pause()) ends the
+// stretch after the delta cycle, and the kernel is woken at that instant to
+// deliver it, so every SystemC process runs at the same time and in the
+// same order as without running ahead.
+#include <boost/context/fiber.hpp>
 #include <cstdint>
+#include <exception>
+#include <functional>
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <utility>
 #include <systemc>
 #include <vector>
 
 #include "vp/core/Callback.hpp"
+#include "vp/core/Event.hpp"
 #include "vp/core/Units.hpp"
 
 namespace vp {
@@ -37,6 +50,20 @@ namespace detail {
 // kernel's time), valid while in_calendar.
 inline Tick calendar_now = 0;
 inline bool in_calendar = false;
+
+// A calendar process: its coroutine and what it waits on.
+struct CalendarProc {
+  boost::context::fiber ctx;   // the process, while suspended
+  boost::context::fiber back;  // the calendar, while the process runs
+  std::function<void()> body;
+  std::string name;
+  EventList list;  // what it waits on (empty: running, runnable or halted)
+  Event alarm;     // a timed wait's end, last in `list`
+  Event zero;      // wait_for(0): the kernel's delta timeout, last in `list`
+  uint64_t gen = 0;  // alarms of an earlier wait are void
+  bool runnable = false;
+  std::exception_ptr error;
+};
 }  // namespace detail
 
 // The model's current time.
@@ -71,11 +98,28 @@ class Calendar {
   // counted: the simulation's kernel events.
   uint64_t callbacks() const { return ran_ - alarms_; }
 
-  // For the calling thread: sc_core::wait(d), and wait(d, ev) (whichever
-  // comes first), with the time's end on this calendar.
+  // Runs `body` as a calendar process from the first instant of the
+  // simulation (call at elaboration), after those spawned before it.
+  void spawn(std::string name, std::function<void()> body);
+  // The calling code runs in a calendar process.
+  bool in_process() const { return current_ != nullptr; }
+
+  // For the calling process (a calendar process or a SystemC thread):
+  // sc_core::wait(d), wait(d, ev) (whichever comes first) and wait(ev), with
+  // the time's end on this calendar.
   void wait_for(Tick d);
+  void wait_for(Tick d, const EventList& ev);
+  void wait(const EventList& ev);
+  // Waits for ever (the run is stopping).
+  [[noreturn]] void halt();
+  // SystemC threads' waits on kernel events.
   void wait_for(Tick d, const sc_core::sc_event_or_list& ev);
 
+  // ev.notify() and ev.notify(SC_ZERO_TIME): wakes the processes waiting on
+  // `ev` now or in the next delta cycle, and SystemC's when the kernel's
+  // time reaches the model's.
+  void notify(const Event& ev);
+  void notify_delta(const Event& ev);
   // For model code that acts on the SystemC kernel: ev.notify(),
   // ev.notify(SC_ZERO_TIME), sc_stop() and sc_pause(), done when the
   // kernel's time reaches the model's.
@@ -94,9 +138,36 @@ class Calendar {
   uint64_t instants_ahead() const { return instants_ahead_; }
 
  private:
+  using Proc = detail::CalendarProc;
+  static constexpr size_t kStackBytes = 512 * 1024;  // a process's stack: address space, touched pages only
   Calendar();
   void run();
   void drain();
+  // The delta cycles of the instant detail::calendar_now; true when they
+  // stopped for the kernel (its processes, sc_stop or sc_pause).
+  bool instant() {
+    const Tick now = detail::calendar_now;
+    if (due(now)) drain();
+    // Most instants wake no process: their callbacks were all there is.
+    if (runnable_.empty() && !(ndeltas_ | uint8_t(halt_) | uint8_t(kernel_needed_))) return false;
+    return deltas(now);
+  }
+  bool deltas(Tick now);  // the rest of the instant once a process is involved
+  void rearm(Tick kernel);  // the kernel's next activation of run()
+  // Processes: run the runnable ones (first woken first), suspend the
+  // current one until woken, wait on `l`.
+  void run_procs();
+  void suspend();
+  void proc_wait(Proc& p, const EventList& l);
+  // The kernel's rules for threads waiting on events: trigger wakes the
+  // waiters in its order, wake ends one process's wait, cancel drops a
+  // pending delta notification.
+  void trigger(const Event& e);
+  void wake(Proc& p, const Event& by);
+  void cancel(const Event& e);
+  void delta_notify(const Event& e);
+  static void drop_waiter(const Event& e, Proc* p);
+  void notify_deltas();
   enum class Op : uint8_t { Now, Delta, Stop, Pause };
   static void act(sc_core::sc_event* ev, Op op);
   void kernel_op(sc_core::sc_event* ev, Op op);
@@ -144,6 +215,7 @@ class Calendar {
   }
   void add_chunk();
   void schedule(Tick when, Tick now, uint32_t slot);
+  bool due(Tick now) const { return (!heap_.empty() && heap_.front().when() <= now) || now_next_ < now_.size(); }
   void run_job(uint32_t slot) {
     Job& j = job(slot);
     ++*j.fired;
@@ -168,10 +240,19 @@ class Calendar {
     Op op;
   };
   std::vector<KernelOp> deferred_;  // asked for ahead of the kernel, at calendar_now
+  std::vector<std::unique_ptr<Proc>> procs_;
+  std::vector<Proc*> runnable_;  // woken, to run in this delta cycle
+  size_t runnable_next_ = 0;
+  Proc* current_ = nullptr;
+  std::vector<const Event*> deltas_;  // notified for the next delta cycle (the kernel's list), ndeltas_ of them
+  size_t ndeltas_ = 0;
+  Event drain_;  // stands for the calendar's own delta notification in deltas_
+  enum class Halt : uint8_t { None, Stop, Pause } halt_ = Halt::None;
+  bool kernel_needed_ = false;  // a kernel event was notified: its processes run before the next delta
   Tick kernel_now_ = 0;             // sc_time_stamp() while run() runs
   Tick horizon_ = 0;                // run_for's end: instants before it may run ahead
   uint64_t seq_ = 0, alarms_ = 0, ran_ = 0, instants_ahead_ = 0;
-  bool running_ = false, may_run_ahead_ = true;
+  bool running_ = false, in_run_ = false, may_run_ahead_ = true;
 };
 
 }  // namespace vp

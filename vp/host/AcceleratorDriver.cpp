@@ -77,8 +77,7 @@ void AcceleratorDriver::reserve_memory(const ScopedConfig& nvme, unsigned cores,
 
 void AcceleratorDriver::fail(const std::string& what) {
   sim_abort("I/O-stack accelerator driver: " + what);
-  sc_core::wait();  // the run is stopping
-  throw std::logic_error("unreachable");
+  Calendar::get().halt();  // the run is stopping
 }
 
 uint64_t AcceleratorDriver::read(uint64_t addr, unsigned len) {

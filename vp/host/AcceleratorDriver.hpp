@@ -77,10 +77,10 @@ class AcceleratorDriver : public sc_core::sc_module, public NvmeDriver::Stacked,
   Tick poll_check_cost() const { return poll_check_; }
   bool poll_ready(unsigned core) const { return waiting_ && core < q_.size() && waiting_(core); }
   void poll(unsigned core, std::vector<IoRequest*>& done) { reap(core, done); }
-  const sc_core::sc_event& status_changed() const { return *changed_; }
+  const Event& status_changed() const { return *changed_; }
   // The platform's view of the accelerator's completion registers, for
   // polling (see IoAccelerator::done_waiting).
-  void watch_status(const sc_core::sc_event& changed, std::function<bool(unsigned)> waiting) {
+  void watch_status(const Event& changed, std::function<bool(unsigned)> waiting) {
     changed_ = &changed;
     waiting_ = std::move(waiting);
   }
@@ -109,7 +109,7 @@ class AcceleratorDriver : public sc_core::sc_module, public NvmeDriver::Stacked,
   uint64_t config_, bar0_;
   Tick submit_cost_, poll_check_;
   bool polled_;
-  const sc_core::sc_event* changed_ = nullptr;
+  const Event* changed_ = nullptr;
   std::function<bool(unsigned)> waiting_;
   uint32_t entries_, max_segs_ = 0, max_bytes_ = 0, lba_size_ = 0;
   uint32_t irq_base_ = 0;

@@ -6,7 +6,7 @@
 // due by now to land. Only a core spinning on a completion queue needs to
 // be told of each landing as it happens; asking for that notification
 // makes every later write land by its own event.
-#include <systemc>
+#include "vp/core/Event.hpp"
 
 namespace vp::host {
 
@@ -16,7 +16,7 @@ class DeviceWrites {
   // Every write that has arrived by now is in memory after this.
   virtual void land_due() = 0;
   // Notified (next delta) as each write lands, from this call on.
-  virtual const sc_core::sc_event& notify_landings() = 0;
+  virtual const Event& notify_landings() = 0;
 };
 
 }  // namespace vp::host

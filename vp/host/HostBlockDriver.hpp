@@ -10,6 +10,7 @@
 #include <systemc>
 #include <vector>
 
+#include "vp/core/Event.hpp"
 #include "vp/host/BlkMqDriver.hpp"
 #include "vp/host/IoRequest.hpp"
 
@@ -31,7 +32,7 @@ class HostBlockDriver : public BlkMqDriver {
  public:
   // Bring-up finished (ready_event() is notified then).
   virtual bool ready() const = 0;
-  virtual const sc_core::sc_event& ready_event() const = 0;
+  virtual const Event& ready_event() const = 0;
   virtual const ControllerInfo& info() const = 0;
   // Host memory at physical address `addr`, as the device's DMA reaches it.
   virtual uint8_t* host_ptr(uint64_t addr) = 0;
@@ -44,7 +45,7 @@ class HostBlockDriver : public BlkMqDriver {
   virtual bool has_poll_queues() const = 0;
   virtual bool poll_ready(unsigned core) const = 0;
   virtual void poll(unsigned core, std::vector<IoRequest*>& done) = 0;
-  virtual const sc_core::sc_event& memory_written() const = 0;
+  virtual const Event& memory_written() const = 0;
 };
 
 }  // namespace vp::host

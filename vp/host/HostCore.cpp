@@ -135,8 +135,7 @@ HostCore::HostCore(sc_core::sc_module_name name, Services& svc, unsigned id, con
   cost_.submit += dedcore_lock_;  // dedcore: each submission takes the queue's lock from the polling core
   poll_period_ = cost_.poll;
   if (svc.waves.enabled()) svc.waves.trace(busy_trace_, Waves::signal_name(stats_.scope(), "busy"), "host cores");
-  SC_HAS_PROCESS(HostCore);
-  SC_THREAD(run);
+  Calendar::get().spawn(sc_module::name(), [this] { run(); });
 }
 
 void HostCore::set_accelerator(AcceleratorDriver* a) {
@@ -249,7 +248,7 @@ void HostCore::busy(const CpuTime& t) {
   mark_ = now_ps();
 }
 
-Tick HostCore::busy_until(Tick len, Tick total, Tick CpuTime::*cat, const sc_core::sc_event_or_list& ev) {
+Tick HostCore::busy_until(Tick len, Tick total, Tick CpuTime::*cat, const EventList& ev) {
   Tick from = now_ps();
   in_busy_ = {};
   in_busy_.*cat = total;
@@ -270,16 +269,16 @@ Tick HostCore::run_user(Tick d, Tick limit) {
   return ran;
 }
 
-void HostCore::idle_until(const sc_core::sc_event_or_list& ev) {
+void HostCore::idle_until(const EventList& ev) {
   in_idle_ = true;
-  sc_core::wait(ev);
+  Calendar::get().wait(ev);
   in_idle_ = false;
   account_to(now_ps());
 }
 
-void HostCore::idle_until(const sc_core::sc_time& t, const sc_core::sc_event_or_list& ev) {
+void HostCore::idle_until(Tick d, const EventList& ev) {
   in_idle_ = true;
-  Calendar::get().wait_for(t.value(), ev);
+  Calendar::get().wait_for(d, ev);
   in_idle_ = false;
   account_to(now_ps());
 }
@@ -480,7 +479,7 @@ void HostCore::background(Tick now) {
     background_ = true;
     // Interrupts preempt it; a thread they wake finds this core busy.
     for (Tick left = bg_cost_; left;) {
-      left -= busy_until(left, left, &CpuTime::kernel, sc_core::sc_event_or_list(wake_));
+      left -= busy_until(left, left, &CpuTime::kernel, wake_);
       if (!pending_.empty()) service_interrupts();
     }
     background_ = false;
@@ -656,14 +655,14 @@ void HostCore::poll(HostThread& t) {
   remote_ = 0;
   in_poll_ = true;
   busy_trace_ = true;  // spinning is busy in the waveform too
-  sc_core::sc_event_or_list landed = drv_.memory_written() | wake_ | wl_.group_started();
+  EventList landed = drv_.memory_written() | wake_ | wl_.group_started();
   if (accel_ && accel_->polled()) landed |= accel_->status_changed();
   for (;;) {
     if (polled_ready() || !pending_.empty() || remote_) break;
     now = now_ps();
     if (limit != kNever && limit <= now) break;
     if (limit == kNever)
-      sc_core::wait(landed);
+      Calendar::get().wait(landed);
     else
       Calendar::get().wait_for(limit - now, landed);
   }
@@ -697,7 +696,7 @@ void HostCore::run_dedicated() {
     sim_abort(fmt::format("core {} is host.core.poll_core (dedcore completion) and runs no jobs: place them on "
                           "other cores (cpus_allowed)",
                           id_));
-  if (!sim_abort_message().empty()) sc_core::wait();  // the run is stopping
+  if (!sim_abort_message().empty()) Calendar::get().halt();  // the run is stopping
   const unsigned n = static_cast<unsigned>(peers_ ? peers_->size() : 1);
   Tick origin = now_ps();
   for (;;) {
@@ -716,7 +715,7 @@ void HostCore::run_dedicated() {
     for (unsigned k = 0; k < n && !any; ++k) any = drv_.poll_ready(k);
     if (!any) {
       in_poll_ = busy_trace_ = true;
-      sc_core::wait(drv_.memory_written() | wake_);
+      Calendar::get().wait(drv_.memory_written() | wake_);
       account_to(now_ps());
       in_poll_ = busy_trace_ = false;
       continue;
@@ -799,7 +798,7 @@ void HostCore::run() {
     if (next == kNever || next <= now)
       idle_until(wake_ | wl_.group_started());
     else
-      idle_until(to_sc(next - now), wake_ | wl_.group_started());
+      idle_until(next - now, wake_ | wl_.group_started());
   }
 }
 

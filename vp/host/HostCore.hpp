@@ -14,8 +14,8 @@
 // they are next switched in (a blocked thread: a context switch, after the
 // thread that runs if it does not preempt it). A completion reaped on
 // another core (read/write queue isolation, interrupt affinity, dedcore) goes
-// to the thread's own core. One SystemC thread per core, woken by
-// interrupts, wake-ups and timers; none per request or per software thread.
+// to the thread's own core. One calendar process per core (Calendar::spawn), woken
+// by interrupts, wake-ups and timers; none per request or per software thread.
 //
 // Core time is accounted per category, together always the simulated time:
 // user (threads' compute), kernel (submission path incl. blk-mq, completion
@@ -45,6 +45,7 @@
 #include <systemc>
 #include <vector>
 
+#include "vp/core/Event.hpp"
 #include "vp/core/ParamScope.hpp"
 #include "vp/core/Services.hpp"
 #include "vp/core/StatGroup.hpp"
@@ -166,9 +167,9 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   Tick run_user(Tick d, Tick limit);  // compute for d, cut short at `limit` or a wake-up; returns the time run
   // Busy in category `cat` for `len` unless `ev` ends it first (`total`:
   // what is left of the work, for the accounts); returns the time run.
-  Tick busy_until(Tick len, Tick total, Tick CpuTime::*cat, const sc_core::sc_event_or_list& ev);
-  void idle_until(const sc_core::sc_event_or_list& ev);
-  void idle_until(const sc_core::sc_time& t, const sc_core::sc_event_or_list& ev);
+  Tick busy_until(Tick len, Tick total, Tick CpuTime::*cat, const EventList& ev);
+  void idle_until(const EventList& ev);
+  void idle_until(Tick d, const EventList& ev);
   void charge(const CpuTime& t);
   // Does what the page cache left for this core (CPU, device I/Os to
   // submit) and hands finished buffered I/Os and fsyncs to their threads.
@@ -205,7 +206,7 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   Tick bg_cost_, bg_next_ = ~Tick(0);  // kNever: none
   Rng bg_rng_;
   std::deque<uint32_t> pending_;
-  sc_core::sc_event wake_;
+  Event wake_;
   uint64_t wakeups_ = 0;
   bool busy_trace_ = false;
   std::vector<IoRequest*> done_;

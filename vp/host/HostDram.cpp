@@ -83,7 +83,7 @@ void HostDram::land_next() {
 
 // The writes still on their way get their landing events, in the order
 // events would have landed them.
-const sc_core::sc_event& HostDram::notify_landings() {
+const Event& HostDram::notify_landings() {
   if (!notifying_) {
     notifying_ = true;
     land_due();

@@ -45,7 +45,7 @@ class HostDram : public sc_core::sc_module, public DeviceWrites {
   // What a core spinning on a completion queue entry sees as its cache line
   // changing, so a polling core can wait for this instead of re-reading
   // memory every cycle.
-  const sc_core::sc_event& notify_landings() override;
+  const Event& notify_landings() override;
 
  private:
   void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
@@ -73,7 +73,7 @@ class HostDram : public sc_core::sc_module, public DeviceWrites {
   std::vector<Due> due_;  // a heap by arrival, then by sending order
   uint64_t sent_ = 0;
   bool notifying_ = false;
-  sc_core::sc_event written_;
+  Event written_;
 
 };
 

@@ -128,8 +128,7 @@ NvmeDriver::NvmeDriver(sc_core::sc_module_name name, Services& svc, InterruptRou
       flushes_(StatGroup(svc.stats, scope).counter("flushes", "commands",
                                  "NVMe Flush commands put in SQs (fsync with a volatile write cache)")),
       memory_(memory) {
-  SC_HAS_PROCESS(NvmeDriver);
-  SC_THREAD(bring_up);
+  Calendar::get().spawn(std::string(sc_module::name()) + ".bring_up", [this] { bring_up(); });
 }
 
 void NvmeDriver::start_of_simulation() {
@@ -170,8 +169,7 @@ void NvmeDriver::reserve_memory(const ScopedConfig& cfg, unsigned cores, HostMem
 
 void NvmeDriver::fail(const std::string& what) {
   sim_abort("NVMe driver: " + what);
-  sc_core::wait();  // the run is stopping
-  throw std::logic_error("unreachable");
+  Calendar::get().halt();  // the run is stopping
 }
 
 // ---------------------------------------------------------------- MMIO
@@ -295,7 +293,7 @@ Cqe NvmeDriver::admin(Sqe cmd) {
   admin_done_ = false;
   mmio_write(sq_tail_doorbell(0, dstrd_), sq.tail, 4);
   ++doorbells_;
-  while (!admin_done_) sc_core::wait(admin_ev_);
+  while (!admin_done_) Calendar::get().wait(admin_ev_);
   return admin_cqe_;
 }
 
@@ -539,7 +537,7 @@ Cqe NvmeDriver::io_raw(unsigned core, const Sqe& cmd) {
   r.raw = &cmd;
   r.clock.start(now_ps());
   submit(r, core);
-  while (!r.raw_done) sc_core::wait(raw_ev_);
+  while (!r.raw_done) Calendar::get().wait(raw_ev_);
   return r.raw_cqe;
 }
 

@@ -83,7 +83,7 @@ class NvmeDriver : public sc_core::sc_module, public HostBlockDriver, public Irq
   }
 
   bool ready() const override { return ready_; }
-  const sc_core::sc_event& ready_event() const override { return ready_ev_; }
+  const Event& ready_event() const override { return ready_ev_; }
   const ControllerInfo& info() const override { return info_; }
 
   // Puts `r` in core `core`'s SQ and rings the doorbell, or holds it until a
@@ -130,7 +130,7 @@ class NvmeDriver : public sc_core::sc_module, public HostBlockDriver, public Irq
   // not re-read the CQ every cycle. The platform must give it when any CQ
   // is polled.
   void watch_memory(DeviceWrites& writes) { writes_ = &writes; }
-  const sc_core::sc_event& memory_written() const override { return writes_->notify_landings(); }
+  const Event& memory_written() const override { return writes_->notify_landings(); }
   // Core `core`'s polled CQ (none: interrupt mode without poll queues):
   // whether its head entry is new (a look, nothing consumed), commands
   // outstanding on it (in the SQ or held), and reaping it as handle_irq does.
@@ -227,7 +227,7 @@ class NvmeDriver : public sc_core::sc_module, public HostBlockDriver, public Irq
   Stacked* stacked_ = nullptr;
   uint8_t *dram_ = nullptr, *dram_high_ = nullptr;  // DMI to DRAM below the PCI hole and above 4 GiB
   bool ready_ = false;
-  sc_core::sc_event ready_ev_, admin_ev_, raw_ev_;
+  Event ready_ev_, admin_ev_, raw_ev_;
   uint16_t admin_cid_ = 0;
   ControllerInfo info_;
   QueuePair admin_;

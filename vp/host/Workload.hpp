@@ -10,6 +10,7 @@
 #include <systemc>
 #include <vector>
 
+#include "vp/core/Event.hpp"
 #include "vp/core/Services.hpp"
 #include "vp/host/FioJob.hpp"
 #include "vp/host/FioJobRunner.hpp"
@@ -64,7 +65,7 @@ class Workload {
   void begin(HostBlockDriver& drv);
   // A core reports a completion; may start the next group or end the run.
   void job_progress(HostBlockDriver& drv);
-  const sc_core::sc_event& group_started() const { return group_ev_; }
+  const Event& group_started() const { return group_ev_; }
   bool finished() const { return finished_; }
   // Some job does buffered I/O (direct=0): the page cache is needed.
   bool buffered() const;
@@ -81,7 +82,7 @@ class Workload {
   std::unique_ptr<VerifyTracker> verify_;
   size_t group_ = 0;
   bool finished_ = false;
-  sc_core::sc_event group_ev_;
+  Event group_ev_;
 };
 
 }  // namespace vp::host

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "vp/core/Config.hpp"
@@ -27,6 +29,28 @@ TEST_CASE("quantities parse with their units", "[core][units]") {
   CHECK_THROWS_AS(parse_size("-4KiB"), UnitError);
   CHECK(format_time(parse_time("1.25us")) == "1.25us");
   CHECK(format_size(parse_size("1536KiB")) == "1.5MiB");
+}
+
+TEST_CASE("round_ps rounds as std::llround, halves away from zero", "[core][units]") {
+  // Worked by hand: halves go up, the double just below a half goes down.
+  CHECK(round_ps(0.0) == 0);
+  CHECK(round_ps(0.49999999999999994) == 0);
+  CHECK(round_ps(0.5) == 1);
+  CHECK(round_ps(2.5) == 3);
+  CHECK(round_ps(3.4999999) == 3);
+  CHECK(round_ps(1e15 + 0.5) == 1'000'000'000'000'001);
+  CHECK(round_ps(4503599627370495.5) == 4503599627370496);  // 2^52 - 0.5
+  // And as llround on wire times of every size a link is asked for, and on
+  // doubles next to each half.
+  for (uint64_t bytes = 0; bytes < 70000; ++bytes) {
+    double x = double(bytes) * 1e12 / 3.938e9;
+    REQUIRE(round_ps(x) == static_cast<Tick>(std::llround(x)));
+  }
+  for (uint64_t k = 0; k < 100000; ++k) {
+    double h = double(k) + 0.5;
+    for (double x : {h, std::nextafter(h, 0.0), std::nextafter(h, 1e300)})
+      REQUIRE(round_ps(x) == static_cast<Tick>(std::llround(x)));
+  }
 }
 
 TEST_CASE("the configuration names the key, the value and what is allowed", "[core][config]") {

@@ -12,6 +12,14 @@ namespace vp {
 using Tick = uint64_t;  // picoseconds
 constexpr Tick PS = 1, NS = 1000, US = 1000 * NS, MS = 1000 * US, SEC = 1000 * MS;
 
+// std::llround(x) for 0 <= x < 2^53, inline (libm's is a call of some 40
+// instructions, and wire and CPU times are rounded several times per I/O):
+// x minus its integer part is exact, so the half is decided as llround does.
+inline Tick round_ps(double x) {
+  const auto i = static_cast<int64_t>(x);
+  return static_cast<Tick>(i) + (x - static_cast<double>(i) >= 0.5);
+}
+
 enum class Unit { None, Time, Size, Freq, Rate, Bandwidth };
 
 struct UnitError : std::runtime_error {

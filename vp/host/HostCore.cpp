@@ -219,7 +219,7 @@ void HostCore::submit_io(IoRequest& io, Tick path) {
 }
 
 Tick HostCore::insts_time(uint64_t insts) const {
-  return static_cast<Tick>(std::llround(double(insts) / insts_per_ps_));
+  return round_ps(double(insts) / insts_per_ps_);
 }
 
 void HostCore::charge(const CpuTime& t) {

@@ -71,7 +71,7 @@ LinkTiming PcieLink::timing_from(const ScopedConfig& c) {
 }
 
 Tick LinkTiming::wire_time(uint64_t bytes) const {
-  return static_cast<Tick>(std::llround(double(bytes) * 1e12 / bytes_per_s));
+  return round_ps(double(bytes) * 1e12 / bytes_per_s);
 }
 
 Tick LinkTiming::serialize(uint64_t payload, uint32_t chunk) const {

@@ -282,18 +282,28 @@ Calendar::Timer& Calendar::timer() {
   return *t;
 }
 
-void Calendar::wait_for(Tick d) {
-  if (Proc* p = current_) {
-    if (d == 0) {
-      delta_notify(p->zero);
-      return proc_wait(*p, EventList(p->zero));
-    }
-    uint64_t g = ++p->gen;
-    at(now_ps() + d, &alarms_, [this, p, g] {
-      if (p->gen == g) notify(p->alarm);
-    });
-    return proc_wait(*p, EventList(p->alarm));
+// A process's wait that ends at now + d (its zero-time delta timeout for
+// d = 0): the event it adds to what it waits on.
+const Event& Calendar::timeout(Proc& p, Tick d) {
+  if (d == 0) {
+    delta_notify(p.zero);
+    return p.zero;
   }
+  uint64_t g = ++p.gen;
+  at(now_ps() + d, &alarms_, [this, &p, g] {
+    if (p.gen == g) notify(p.alarm);
+  });
+  return p.alarm;
+}
+
+sc_core::sc_event_or_list Calendar::kernel_events(const EventList& ev) {
+  sc_core::sc_event_or_list l;
+  for (unsigned i = 0; i < ev.size(); ++i) l |= ev[i].kernel_event();
+  return l;
+}
+
+void Calendar::wait_for(Tick d) {
+  if (Proc* p = current_) return proc_wait(*p, timeout(*p, d));
   if (d == 0) return sc_core::wait(sc_core::SC_ZERO_TIME);
   Timer& t = timer();
   uint64_t g = ++t.gen;
@@ -305,28 +315,14 @@ void Calendar::wait_for(Tick d) {
 
 void Calendar::wait_for(Tick d, const EventList& ev) {
   Proc* p = current_;
-  if (!p) {
-    sc_core::sc_event_or_list l;
-    for (unsigned i = 0; i < ev.size(); ++i) l |= ev[i].kernel_event();
-    return wait_for(d, l);
-  }
-  if (d == 0) {
-    delta_notify(p->zero);
-    return proc_wait(*p, ev | p->zero);
-  }
-  uint64_t g = ++p->gen;
-  at(now_ps() + d, &alarms_, [this, p, g] {
-    if (p->gen == g) notify(p->alarm);
-  });
-  proc_wait(*p, ev | p->alarm);
+  if (!p) return wait_for(d, kernel_events(ev));
+  proc_wait(*p, ev | timeout(*p, d));
   ++p->gen;  // woken by `ev`: the alarm still on the calendar is void
 }
 
 void Calendar::wait(const EventList& ev) {
   if (Proc* p = current_) return proc_wait(*p, ev);
-  sc_core::sc_event_or_list l;
-  for (unsigned i = 0; i < ev.size(); ++i) l |= ev[i].kernel_event();
-  sc_core::wait(l);
+  sc_core::wait(kernel_events(ev));
 }
 
 void Calendar::halt() {

@@ -159,6 +159,8 @@ class Calendar {
   void run_procs();
   void suspend();
   void proc_wait(Proc& p, const EventList& l);
+  const Event& timeout(Proc& p, Tick d);
+  static sc_core::sc_event_or_list kernel_events(const EventList& ev);
   // The kernel's rules for threads waiting on events: trigger wakes the
   // waiters in its order, wake ends one process's wait, cancel drops a
   // pending delta notification.

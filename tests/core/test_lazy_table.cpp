@@ -51,6 +51,10 @@ TEST_CASE("a lazy table with a filler reads its rule, and makes the chunk read o
   CHECK(t[1] == 7);
   CHECK(t[0] == 0);
   CHECK(calls == 0);
+  t.prefetch(5);  // a cache hint: makes nothing, runs no filler
+  t.prefetch(9);
+  CHECK(calls == 0);
+  CHECK(t.host_bytes() == 3 * sizeof(void*) + 4 * sizeof(uint32_t));
   CHECK(t[9] == 109);  // the short last chunk: entries 8 and 9 only
   CHECK(calls == 1);
   CHECK(t[8] == 108);

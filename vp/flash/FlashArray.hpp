@@ -48,6 +48,7 @@ class FlashArray : public sc_core::sc_module, public IFlash {
   void submit(FlashTransaction& t) override { channels_[t.addr.channel]->submit(t); }
   const FlashGeometry& geometry() const override { return geo_; }
   const FlashTiming& timing() const override { return tim_; }
+  void prefetch(uint64_t ppn) const override { store_.prefetch(ppn); }
   bool peek(uint64_t ppn, uint8_t* data, FlashOob* oob) const override {
     store_.read(ppn, data, oob);
     return store_.programmed(ppn);

@@ -67,6 +67,7 @@ class FlashDataStore {
       drop(b.data[at]);
     }
   }
+  void prefetch(uint64_t ppn) const { blocks_.prefetch(ppn / ppb_); }
   // A page never programmed reads as zeros with an empty spare area. Without
   // `oob` the block's state is not touched (a host read: one cache miss
   // fewer on a large device).

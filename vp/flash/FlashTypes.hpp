@@ -142,6 +142,9 @@ struct IFlash : virtual sc_core::sc_interface {
 
   // Functional (zero-time) access.
   virtual bool peek(uint64_t ppn, uint8_t* data, FlashOob* oob) const = 0;  // false: page not programmed
+  // A hint that `ppn`'s block will be programmed or read soon: its record is
+  // brought into the CPU cache (no simulated effect).
+  virtual void prefetch(uint64_t ppn) const = 0;
   // Programmed with `data` (page_size bytes; null: all zeros).
   virtual void preload_page(uint64_t ppn, const FlashOob& oob, const uint8_t* data = nullptr) = 0;
   // `dst` programmed with the data of `src` and spare area `oob` (a functional copy-back).

@@ -26,6 +26,7 @@ class FcmdStage : public flash::IFlash {
   void submit(flash::FlashTransaction& t) override;
   const flash::FlashGeometry& geometry() const override { return flash_->geometry(); }
   const flash::FlashTiming& timing() const override { return flash_->timing(); }
+  void prefetch(uint64_t ppn) const override { flash_->prefetch(ppn); }
   bool peek(uint64_t ppn, uint8_t* data, flash::FlashOob* oob) const override { return flash_->peek(ppn, data, oob); }
   void preload_page(uint64_t ppn, const flash::FlashOob& oob, const uint8_t* data) override {
     flash_->preload_page(ppn, oob, data);

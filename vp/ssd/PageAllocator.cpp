@@ -194,6 +194,14 @@ bool PageAllocator::alloc_host(uint32_t lpn, bool urgent, uint64_t& ppn) {
   blocked_plane_ = plane;
   if (!alloc_in_plane(plane, shard, urgent, ppn)) return false;
   rr = static_cast<uint32_t>((rr + 1) % units.size());
+  // The shard's next write goes to the next plane. On a large drive its open
+  // block's records are not in the CPU cache (zssd has 1,024 planes, each
+  // written once in 1,024 writes): they are fetched now, a write ahead.
+  const int64_t next = host_open_[uint64_t(shard) * s_.planes + unit_plane_[units[rr]]];
+  if (next >= 0) {
+    s_.blocks.prefetch(uint64_t(next));
+    s_.flash->prefetch(s_.to_ppn(uint64_t(next), 0));
+  }
   return true;
 }
 

@@ -30,8 +30,13 @@ void Calendar::add_chunk() {
 void Calendar::schedule(Tick when, Tick now, uint32_t slot) {
   if (seq_ >> kSeqBits) throw std::length_error("calendar: 2^40 callbacks scheduled");
   const uint64_t order = (seq_++ << kSlotBits) | slot;
-  heap_.emplace_back(order, when);
-  std::push_heap(heap_.begin(), heap_.end(), Later{});
+  if (top_running_) {
+    top_running_ = false;
+    replace_top(Item(order, when));
+  } else {
+    heap_.emplace_back(order, when);
+    std::push_heap(heap_.begin(), heap_.end(), Later{});
+  }
   if (in_run_) {
     // A process scheduled for this instant: the calendar's next delta cycle
     // (the kernel's delta notification of wake_, kept for its place in the list).
@@ -41,16 +46,35 @@ void Calendar::schedule(Tick when, Tick now, uint32_t slot) {
   if (heap_.front().order == order) wake_.notify(to_sc(when - now));
 }
 
+void Calendar::replace_top(Item it) {
+  const size_t n = heap_.size();
+  const auto key = it.key();
+  size_t i = 0;
+  for (size_t c = 1; c < n; c = 2 * i + 1) {
+    if (c + 1 < n && heap_[c + 1].key() < heap_[c].key()) ++c;
+    if (key < heap_[c].key()) break;
+    heap_[i] = heap_[c];
+    i = c;
+  }
+  heap_[i] = it;
+}
+
 // Runs the callbacks due at detail::calendar_now: those in the heap, then
 // those scheduled for it while they ran.
 void Calendar::drain() {
   const Tick now = detail::calendar_now;
   running_ = true;
   while (!heap_.empty() && heap_.front().when() <= now) {
-    uint32_t slot = heap_.front().slot();
-    std::pop_heap(heap_.begin(), heap_.end(), Later{});
-    heap_.pop_back();
-    run_job(slot);
+    // The job runs while its entry is still the heap's top, and the first
+    // callback it schedules takes that place: one sift down instead of a pop
+    // and a push. The heap orders by unique keys, so the run order is the same.
+    top_running_ = true;
+    run_job(heap_.front().slot());
+    if (top_running_) {
+      top_running_ = false;
+      std::pop_heap(heap_.begin(), heap_.end(), Later{});
+      heap_.pop_back();
+    }
   }
   while (now_next_ < now_.size()) run_job(now_[now_next_++]);
   now_.clear();

@@ -30,6 +30,7 @@
 // same order as without running ahead.
 #include <boost/context/fiber.hpp>
 #include <cstdint>
+#include <type_traits>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -68,7 +69,17 @@ struct CalendarProc {
 
 // The model's current time.
 inline Tick now_ps() { return detail::in_calendar ? detail::calendar_now : sc_core::sc_time_stamp().value(); }
-inline sc_core::sc_time to_sc(Tick t) { return sc_core::sc_time::from_value(t); }
+// sc_time::from_value without its call into libsystemc (a read makes nine):
+// an sc_time is its count of resolution units and nothing else. The one
+// thing from_value adds is freezing the time resolution, which FlashVP
+// never changes from the kernel's 1 ps (a Tick is a picosecond).
+// A standard-layout object shares its address with its first member.
+static_assert(std::is_standard_layout_v<sc_core::sc_time> && sizeof(sc_core::sc_time) == sizeof(Tick));
+inline sc_core::sc_time to_sc(Tick t) {
+  sc_core::sc_time s;
+  *reinterpret_cast<sc_core::sc_time::value_type*>(&s) = t;
+  return s;
+}
 
 class Calendar {
  public:
@@ -217,6 +228,7 @@ class Calendar {
   }
   void add_chunk();
   void schedule(Tick when, Tick now, uint32_t slot);
+  void replace_top(Item it);  // the top's place taken by `it`, sifted down
   bool due(Tick now) const { return (!heap_.empty() && heap_.front().when() <= now) || now_next_ < now_.size(); }
   void run_job(uint32_t slot) {
     Job& j = job(slot);
@@ -255,6 +267,7 @@ class Calendar {
   Tick horizon_ = 0;                // run_for's end: instants before it may run ahead
   uint64_t seq_ = 0, alarms_ = 0, ran_ = 0, instants_ahead_ = 0;
   bool running_ = false, in_run_ = false, may_run_ahead_ = true;
+  bool top_running_ = false;  // drain runs the heap's top job; its entry is the next scheduling's place
 };
 
 }  // namespace vp

@@ -8,10 +8,22 @@
 // the untouched entries follow (a preconditioned drive's layout). Reading
 // an entry makes its chunk only when a filler is set; at() always does.
 // for_each_chunk shows the chunks not made as null, made or not.
+//
+// The entries live in one reservation of address space for the whole table
+// (no memory until a page is touched), so an entry's address is the base
+// plus its index: no directory load stands between a lookup and its entry,
+// and a prefetch needs none either. A bitmap of the chunks made, a bit a
+// chunk, says which entries are real.
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace vp {
@@ -21,11 +33,30 @@ class LazyTable {
  public:
   static constexpr uint64_t kChunk = uint64_t(1) << Bits;
 
-  explicit LazyTable(uint64_t n) : n_(n), dir_((n + kChunk - 1) >> Bits) {}
+  explicit LazyTable(uint64_t n) : n_(n), chunks_((n + kChunk - 1) >> Bits), made_bits_((chunks_ + 63) / 64) {
+    if (n_ == 0) return;
+    void* p = mmap(nullptr, reserved(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+      throw std::runtime_error("LazyTable: cannot reserve " + std::to_string(reserved()) + " bytes of address space");
+    madvise(p, reserved(), MADV_NOHUGEPAGE);  // a 2 MiB page per touched record would undo the point
+    base_ = static_cast<T*>(p);
+  }
+  ~LazyTable() { release(); }
   LazyTable(const LazyTable&) = delete;
   LazyTable& operator=(const LazyTable&) = delete;
-  LazyTable(LazyTable&&) = default;
-  LazyTable& operator=(LazyTable&&) = default;
+  LazyTable(LazyTable&& o) noexcept { *this = std::move(o); }
+  LazyTable& operator=(LazyTable&& o) noexcept {
+    if (this != &o) {
+      release();
+      n_ = std::exchange(o.n_, 0);
+      chunks_ = std::exchange(o.chunks_, 0);
+      made_bits_ = std::move(o.made_bits_);
+      made_ = std::exchange(o.made_, 0);
+      base_ = std::exchange(o.base_, nullptr);
+      filler_ = std::move(o.filler_);
+    }
+    return *this;
+  }
 
   uint64_t size() const { return n_; }
   // Sets entries [first, first + n), T{} before, of each chunk made from now on.
@@ -34,65 +65,75 @@ class LazyTable {
   bool has_filler() const { return bool(filler_); }
 
   const T& operator[](uint64_t i) const {
-    const T* c = dir_[i >> Bits].get();
-    if (c) return c[i & (kChunk - 1)];
+    if (made(i >> Bits)) return base_[i];
     return filler_ ? make(i >> Bits)[i & (kChunk - 1)] : kBlank;
   }
   T& at(uint64_t i) {
-    T* c = dir_[i >> Bits].get();
-    return (c ? c : make(i >> Bits))[i & (kChunk - 1)];
+    if (!made(i >> Bits)) make(i >> Bits);
+    return base_[i];
   }
   // The entry if its chunk was made, else null (it reads as T{}).
-  T* find(uint64_t i) {
-    T* c = dir_[i >> Bits].get();
-    return c ? c + (i & (kChunk - 1)) : nullptr;
-  }
-  const T* find(uint64_t i) const {
-    const T* c = dir_[i >> Bits].get();
-    return c ? c + (i & (kChunk - 1)) : nullptr;
-  }
-  // Starts loading entry i's line when its chunk exists (no other effect).
-  // Unconditional: GCC drops a prefetch under a branch, and prefetching near
-  // address 0 (no chunk) cannot fault.
-  void prefetch(uint64_t i) const { __builtin_prefetch(dir_[i >> Bits].get() + (i & (kChunk - 1))); }
+  T* find(uint64_t i) { return made(i >> Bits) ? base_ + i : nullptr; }
+  const T* find(uint64_t i) const { return made(i >> Bits) ? base_ + i : nullptr; }
+  // Starts loading entry i's line (no other effect). A chunk not made is
+  // address space with no page behind it: the prefetch is dropped, and
+  // neither faults nor commits memory.
+  void prefetch(uint64_t i) const { __builtin_prefetch(base_ + i); }
   // Calls f(first, count, entries) for each run of kChunk entries (the last
   // may be shorter) in order, entries null where the chunk was never made.
   template <class F>
   void for_each_chunk(F&& f) const {
-    for (uint64_t k = 0; k < dir_.size(); ++k) {
+    for (uint64_t k = 0; k < chunks_; ++k) {
       uint64_t first = k << Bits;
-      f(first, std::min<uint64_t>(kChunk, n_ - first), static_cast<const T*>(dir_[k].get()));
+      f(first, std::min<uint64_t>(kChunk, n_ - first), made(k) ? static_cast<const T*>(base_ + first) : nullptr);
     }
   }
   template <class F>
   void for_each_chunk(F&& f) {
-    for (uint64_t k = 0; k < dir_.size(); ++k) {
+    for (uint64_t k = 0; k < chunks_; ++k) {
       uint64_t first = k << Bits;
-      f(first, std::min<uint64_t>(kChunk, n_ - first), dir_[k].get());
+      f(first, std::min<uint64_t>(kChunk, n_ - first), made(k) ? base_ + first : nullptr);
     }
   }
   void clear() {
-    for (auto& c : dir_) c.reset();
-    made_ = 0;
+    destroy_made();
+    if (base_) madvise(base_, reserved(), MADV_DONTNEED);  // back to untouched zero pages
     filler_ = nullptr;
   }
-  // What the table holds in the simulator: the directory and the chunks made.
-  uint64_t host_bytes() const { return dir_.size() * sizeof(dir_[0]) + made_ * kChunk * sizeof(T); }
+  // What the table holds in the simulator: the bitmap and the chunks made.
+  uint64_t host_bytes() const { return made_bits_.size() * sizeof(uint64_t) + made_ * kChunk * sizeof(T); }
 
  private:
+  uint64_t reserved() const { return (chunks_ << Bits) * sizeof(T); }
+  bool made(uint64_t k) const { return (made_bits_[k >> 6] >> (k & 63)) & 1; }
   // Logically const: a chunk made from the filler holds what it read as.
   T* make(uint64_t k) const {
-    T* c = new T[kChunk]();
-    dir_[k].reset(c);
+    T* c = base_ + (k << Bits);
+    std::uninitialized_value_construct_n(c, kChunk);
+    made_bits_[k >> 6] |= uint64_t(1) << (k & 63);
     ++made_;
     if (filler_) filler_(k << Bits, std::min<uint64_t>(kChunk, n_ - (k << Bits)), c);
     return c;
   }
+  void destroy_made() {
+    if constexpr (!std::is_trivially_destructible_v<T>)
+      for (uint64_t k = 0; k < chunks_; ++k)
+        if (made(k)) std::destroy_n(base_ + (k << Bits), kChunk);
+    std::fill(made_bits_.begin(), made_bits_.end(), 0);
+    made_ = 0;
+  }
+  void release() {
+    if (!base_) return;
+    destroy_made();
+    munmap(base_, reserved());
+    base_ = nullptr;
+  }
 
   static inline const T kBlank{};
-  uint64_t n_;
-  mutable std::vector<std::unique_ptr<T[]>> dir_;
+  uint64_t n_ = 0, chunks_ = 0;
+  mutable std::vector<uint64_t> made_bits_;
   mutable uint64_t made_ = 0;
+  T* base_ = nullptr;
   Filler filler_;
 };
 

@@ -70,6 +70,7 @@ class CacheLayer : public sc_core::sc_module, public IFtl, public FtlClient, pub
   uint64_t logical_pages() const override { return ftl->logical_pages(); }
   uint32_t page_size() const override { return ftl->page_size(); }
   void prefetch(uint64_t lpn, uint32_t pages) const override { ftl->prefetch(lpn, pages); }
+  void prefetch_overwrite(uint64_t lpn, uint32_t pages) const override { ftl->prefetch_overwrite(lpn, pages); }
   MediaHealth health() const override { return ftl->health(); }
   // Under power-loss protection the write cache is not volatile (NVMe VWC 0).
   bool volatile_write_cache() const override { return enabled_ && !protected_; }

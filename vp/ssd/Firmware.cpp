@@ -207,6 +207,11 @@ void Firmware::send(FirmwareThread& to, Tick cost, std::function<void(FirmwareTh
 
 // ------------------------------------------------------------ queue-gather
 
+void Firmware::prefetch(const HostCommand& c) const {
+  const uint32_t unit = ftl->page_size();
+  if (c.bytes) ftl->prefetch(c.byte_offset / unit, c.bytes / unit);
+}
+
 void Firmware::submit(HostCommand& c) {
   ++commands_;
   uint32_t unit = ftl->page_size();
@@ -221,7 +226,15 @@ void Firmware::submit(HostCommand& c) {
   c.ftl.result = 0;
   c.ftl.client = this;
   c.ftl.owner = &c;
-  if (c.ftl.pages) ftl->prefetch(c.ftl.lpn, c.ftl.pages);  // looked up after the firmware's own time
+  // Looked up after the firmware's own time. A write was hinted when the
+  // controller decoded it, so its mapping entry is on the way: the block
+  // records its overwrite touches can start loading now.
+  if (c.ftl.pages) {
+    if (c.op == IoOp::Write)
+      ftl->prefetch_overwrite(c.ftl.lpn, c.ftl.pages);
+    else
+      ftl->prefetch(c.ftl.lpn, c.ftl.pages);
+  }
   FwJob& j = jobs_[&c] = FwJob{};
   j.c = &c;
   j.serial = ++serial_;

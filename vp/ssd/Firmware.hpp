@@ -63,6 +63,7 @@ class Firmware : public sc_core::sc_module, public IFirmware, public FtlClient {
 
   // IFirmware
   void submit(HostCommand& c) override;
+  void prefetch(const HostCommand& c) const override;
   uint64_t capacity_bytes() const override { return ftl->logical_pages() * uint64_t(ftl->page_size()); }
   uint32_t mapping_unit() const override { return ftl->page_size(); }
   MediaHealth health() const override { return ftl->health(); }

@@ -75,6 +75,7 @@ void NvmeIoCommands::read_write(uint32_t s) {
   ++c_.io_cmds_;
   if (hc.op == IoOp::Write) {
     c_.bytes_written_ += bytes;
+    c_.fw->prefetch(hc);  // the firmware sees it after the data's transfer
     transfer(c_.from_host_.get(), s, delay, &NvmeIoCommands::fetch_write_data);  // after the PRP list
   } else {
     c_.bytes_read_ += bytes;

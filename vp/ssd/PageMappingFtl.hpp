@@ -65,6 +65,10 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
     s_.map.prefetch(lpn);
     if (pages > 1) s_.map.prefetch(lpn + pages - 1);
   }
+  void prefetch_overwrite(uint64_t lpn, uint32_t pages) const override {
+    prefetch_block_of(lpn);
+    if (pages > 1) prefetch_block_of(lpn + pages - 1);
+  }
   MediaHealth health() const override;
   void flash_done(flash::FlashTransaction& t) override;
 
@@ -119,6 +123,13 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
   };
 
   void end_of_elaboration() override;
+  // A hint: the block record of the page `lpn` maps to now, which an
+  // overwrite of `lpn` updates.
+  void prefetch_block_of(uint64_t lpn) const {
+    if (lpn >= s_.map.size()) return;
+    const uint32_t old = s_.map.get(lpn);
+    if (old != MappingTable::kUnmapped) s_.blocks.prefetch(s_.block_of(old));
+  }
 
   void translated(FtlRequest& r);  // its translation pages are in DRAM: issue it
   void issue_writes(FtlRequest& r, uint32_t from);

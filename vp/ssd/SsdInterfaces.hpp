@@ -73,6 +73,10 @@ struct IFtl : virtual sc_core::sc_interface {
   // soon, so the simulator may start loading the host memory its mapping
   // lookup touches (a random read of a large drive misses the CPU cache).
   virtual void prefetch(uint64_t /*lpn*/, uint32_t /*pages*/) const {}
+  // The second hint for a write, a stage later (prefetch came first): the
+  // simulator may look up the pages' current places and start loading the
+  // records an overwrite updates.
+  virtual void prefetch_overwrite(uint64_t /*lpn*/, uint32_t /*pages*/) const {}
 };
 
 // What a drive with power-loss protection writes to flash from its DRAM
@@ -135,6 +139,9 @@ struct HostCommand {
 
 struct IFirmware : virtual sc_core::sc_interface {
   virtual void submit(HostCommand& c) = 0;
+  // A hint with no simulated effect: `c` is decoded and will be submitted
+  // once its data is fetched (IFtl::prefetch).
+  virtual void prefetch(const HostCommand& /*c*/) const {}
   virtual uint64_t capacity_bytes() const = 0;
   virtual uint32_t mapping_unit() const = 0;  // transfers must be multiples of this
   virtual MediaHealth health() const = 0;

@@ -15,6 +15,9 @@
 // and a prefetch needs none either. A bitmap of the chunks made, a bit a
 // chunk, says which entries are real.
 #include <sys/mman.h>
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
 
 #include <algorithm>
 #include <cstdint>
@@ -39,6 +42,11 @@ class LazyTable {
     if (p == MAP_FAILED)
       throw std::runtime_error("LazyTable: cannot reserve " + std::to_string(reserved()) + " bytes of address space");
     madvise(p, reserved(), MADV_NOHUGEPAGE);  // a 2 MiB page per touched record would undo the point
+#if defined(__SANITIZE_ADDRESS__)
+    // A calendar process's stack unmapped earlier at these addresses leaves
+    // its redzones in ASan's shadow; fresh pages are addressable.
+    ASAN_UNPOISON_MEMORY_REGION(p, reserved());
+#endif
     base_ = static_cast<T*>(p);
   }
   ~LazyTable() { release(); }

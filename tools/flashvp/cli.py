@@ -64,6 +64,9 @@ def _parser() -> argparse.ArgumentParser:
                     help="run only these variants (application pairs such as ap+PR, patterns, mixes); "
                          "the report covers what ran")
     rp.add_argument("--server", default=None, help="vp-server binary (default: $FLASHVP_SERVER, build/bin, PATH)")
+    rp.add_argument("--update-docs", default=None, metavar="PAGE",
+                    help="also write the report's figures into PAGE (a docs/study-*.md) between its "
+                         "<!-- quick:begin --> and <!-- quick:end --> lines (full scale: full:begin / full:end)")
 
     r = sub.add_parser("plot-run", help="the ready plots of one vp-server output folder")
     r.add_argument("dir", help="a vp-server output folder (summary.json, requests.csv, ...)")
@@ -168,7 +171,7 @@ def _repro(args) -> int:
     try:
         report = repro(args.study, args.out, find_server(args.server), quick=args.quick, jobs=args.jobs,
                        scheduler=args.scheduler, cluster=cluster,
-                       only=args.only.split(",") if args.only else None)
+                       only=args.only.split(",") if args.only else None, update_docs=args.update_docs)
     except ReproError as e:
         sys.stderr.write(f"flashvp: {e}\n")
         return 1

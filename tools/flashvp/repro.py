@@ -16,7 +16,13 @@ reference, computed per seed (and per variant, such as an application
 pair, then averaged over the variants), then averaged over the seeds with
 a 95% Student t interval. It is in the paper's direction when its sign is
 the paper's and its interval excludes zero ("unclear" when it holds zero),
-and close when it is within a third of the paper's size.
+and close when it is within a third of the paper's size. A figure that
+every seed gives alike is reported as deterministic, not as an interval
+of zero.
+
+With --update-docs PAGE, the report's figures also replace the block of
+PAGE between <!-- quick:begin --> and <!-- quick:end --> (full scale:
+full:begin / full:end), so a study page quotes the build's own numbers.
 """
 from __future__ import annotations
 
@@ -72,6 +78,7 @@ class Study:
     effects: list[Effect]
     seeds: int = 3
     extra: Callable[["Results", Path, dict], list[str]] | None = None  # more figures and report lines
+    doc_sections: tuple[str, ...] = ()  # the report sections (heading starts) a study page's block carries too
 
 
 def papers() -> dict:
@@ -94,6 +101,7 @@ class Results:
 
     rows: list[dict]
     summaries: dict[tuple[str, str, int], Path]  # (config, variant, seed) -> run folder
+    revisions: set[str] = field(default_factory=set)  # the vp-server builds' git revisions (summary.json)
 
     def values(self, config: str, variant: str, metric: str) -> dict[int, float]:
         return {r["seed"]: r[metric] for r in self.rows
@@ -112,7 +120,7 @@ def run_study(study: Study, out: Path, server: str, quick: bool, jobs: int | Non
     from flashvp.sweep import print_failures, sweep
 
     stream = stream or sys.stderr
-    rows, where = [], {}
+    rows, where, revisions = [], {}, set()
     for gname, (base, runs) in study.grids(quick).items():
         if only:
             runs = [r for r in runs if r.variant in only]
@@ -133,10 +141,11 @@ def run_study(study: Study, out: Path, server: str, quick: bool, jobs: int | Non
             r = index[_canon(_point_params(p))]
             folder = gdir / "points" / p.key
             summary = json.loads((folder / "summary.json").read_text())
+            revisions.add(summary.get("git_revision", "unknown"))
             figs = study.figures(summary)
             rows.append({"grid": gname, "config": r.config, "variant": r.variant, "seed": p.seed, **figs})
             where[(r.config, r.variant, p.seed)] = folder
-    return Results(rows, where)
+    return Results(rows, where, revisions)
 
 
 def grid_points(runs: list[Run]) -> list[dict]:
@@ -159,6 +168,25 @@ def mean_interval(v: list[float]) -> tuple[float, float]:
     """Mean and the half-width of its 95% interval (nan for fewer than two values)."""
     m, h, n = interval(pd.Series(v, dtype=float))
     return m, h if n > 1 else math.nan
+
+
+def deterministic(samples: list[float]) -> bool:
+    """Every seed gave the same value: the figure does not depend on the
+    seed, so a "95% interval" of zero width would misstate it."""
+    return len(samples) > 1 and all(x == samples[0] for x in samples)
+
+
+def format_ours(m: float, h: float, seeds: int, det: bool, absolute: bool = False) -> str:
+    """Ours as the report prints it: a relative change in % (an absolute
+    figure when `absolute`) with its 95% interval, or marked deterministic."""
+    if math.isnan(m):
+        return "n/a"
+    value = f"{m:,.0f}" if absolute else f"{100 * m:+.1f}%"
+    if det:
+        return f"{value} (deterministic: identical over {seeds} seeds)"
+    if math.isnan(h):
+        return value
+    return f"{value} ± {h:,.0f}" if absolute else f"{value} ± {100 * h:.1f}"
 
 
 def effect_samples(res: Results, e: Effect) -> list[float]:
@@ -214,11 +242,16 @@ def evaluate(study: Study, res: Results) -> list[dict]:
             paper = None
         direction, close = judge(e, paper, m, h)
         out.append({"id": e.id, "metric": e.metric, "config": e.config, "reference": e.reference or "",
+                    "compares": p.get("compares") or _compares(e),
                     "paper": paper, "paper_text": _paper_text(p, e), "source": p.get("source", ""),
-                    "ours": m, "interval": h, "seeds": len(samples),
+                    "ours": m, "interval": h, "seeds": len(samples), "deterministic": deterministic(samples),
                     "ratio": (m / paper) if paper not in (None, 0) and not math.isnan(m) else math.nan,
                     "direction": direction, "within_third": close})
     return out
+
+
+def _compares(e: Effect) -> str:
+    return f"{e.config} / {e.reference}" if e.reference else e.config
 
 
 def _paper_text(p: dict, e: Effect) -> str:
@@ -236,12 +269,18 @@ def _paper_text(p: dict, e: Effect) -> str:
 
 
 def _fmt(e: dict) -> str:
-    m, h = e["ours"], e["interval"]
-    if math.isnan(m):
-        return "n/a"
-    if e["paper_text"].startswith("above"):
-        return f"{m:,.0f} ± {h:,.0f}" if not math.isnan(h) else f"{m:,.0f}"
-    return f"{100 * m:+.1f}% ± {100 * h:.1f}" if not math.isnan(h) else f"{100 * m:+.1f}%"
+    return format_ours(e["ours"], e["interval"], e["seeds"], bool(e.get("deterministic")),
+                       absolute=e["paper_text"].startswith("above"))
+
+
+def _effects_table(effects: list[dict]) -> list[str]:
+    md = ["| effect | compares | paper | source | ours | seeds | ours / paper | direction | within a third |",
+          "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for e in effects:
+        ratio = "" if math.isnan(e["ratio"]) else f"{e['ratio']:.2f}"
+        md.append(f"| {e['id']} | {e['compares']} | {e['paper_text']} | {e['source']} | {_fmt(e)} | {e['seeds']} | "
+                  f"{ratio} | {e['direction']} | {e['within_third']} |")
+    return md
 
 
 def write_report(study: Study, res: Results, effects: list[dict], out: Path, quick: bool, lines: list[str],
@@ -252,19 +291,98 @@ def write_report(study: Study, res: Results, effects: list[dict], out: Path, qui
           f"Paper: {paper['paper']}.", "",
           f"Written by `flashvp repro {study.name}{' --quick' if quick else ''}{only_text}`: {len(res.rows)} runs "
           f"({study.seeds} seeds each). Ours is the mean over the seeds of the per-seed change, with a 95% "
-          "Student t interval; \"direction\" says whether its sign is the paper's (\"unclear\": its interval "
-          "holds zero), \"within a third\" whether it is within a third of the paper's size of it."
+          "Student t interval, or \"deterministic\" when every seed gave the same value; \"compares\" names "
+          "the configuration and its reference; \"direction\" says whether its sign is the paper's "
+          "(\"unclear\": its interval holds zero), \"within a third\" whether it is within a third of the "
+          "paper's size of it."
           + (" **Quick scale**: shorter runs, fewer variants; directions only." if quick else ""), "",
-          "| effect | paper | source | ours | seeds | ours / paper | direction | within a third |",
-          "| --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for e in effects:
-        ratio = "" if math.isnan(e["ratio"]) else f"{e['ratio']:.2f}"
-        md.append(f"| {e['id']} | {e['paper_text']} | {e['source']} | {_fmt(e)} | {e['seeds']} | {ratio} | "
-                  f"{e['direction']} | {e['within_third']} |")
+          *_effects_table(effects)]
     md += ["", *lines, ""]
     path = out / "report.md"
     path.write_text("\n".join(md))
     return path
+
+
+# ----------------------------------------------------------------------------
+# A study page's block of figures, written from the report
+
+
+def doc_markers(quick: bool) -> tuple[str, str]:
+    scale = "quick" if quick else "full"
+    return f"<!-- {scale}:begin -->", f"<!-- {scale}:end -->"
+
+
+def check_page(page: Path, quick: bool) -> str:
+    """The page's text; ReproError unless it has the block's two markers, once each, in order."""
+    begin, end = doc_markers(quick)
+    try:
+        text = page.read_text()
+    except OSError as e:
+        raise ReproError(f"--update-docs {page}: {e.strerror}") from None
+    if text.count(begin) != 1 or text.count(end) != 1 or text.index(begin) > text.index(end):
+        raise ReproError(f"--update-docs {page}: needs one line {begin} and, after it, one line {end} around "
+                         f"the block to write")
+    return text
+
+
+def _verdicts(effects: list[dict]) -> list[str]:
+    """Which effects went which way, named, so that no prose has to summarise them by hand."""
+    def names(pred) -> str:
+        return ", ".join(e["id"] for e in effects if pred(e)) or "none"
+
+    out = [f"In the paper's direction: {names(lambda e: e['direction'] == 'yes')}.",
+           f"Interval holds zero (unclear): {names(lambda e: e['direction'] == 'unclear')}.",
+           f"Against the paper: {names(lambda e: e['direction'] == 'no')}."]
+    if any(e["within_third"] == "yes" for e in effects):
+        out.append(f"Within a third of the paper's size: {names(lambda e: e['within_third'] == 'yes')}.")
+    if any(e.get("deterministic") for e in effects):
+        out.append(f"Deterministic (every seed gave the same value): {names(lambda e: e.get('deterministic'))}.")
+    return out
+
+
+def _sections(lines: list[str], wanted: tuple[str, ...]) -> list[str]:
+    """The report's sections whose heading starts with one of `wanted`, each up to the next heading, their
+    headings as bold lines (the page has headings of its own)."""
+    picked, keep = [], False
+    for line in lines:
+        if line.startswith("## "):
+            keep = line[3:].startswith(wanted)
+            if keep:
+                picked += ["", f"**{line[3:]}**", ""]
+            continue
+        if keep:
+            picked.append(line)
+    out = []
+    for line in picked:  # one blank line between paragraphs, none at the ends
+        if line or (out and out[-1]):
+            out.append(line)
+    while out and not out[-1]:
+        out.pop()
+    return out
+
+
+def doc_block(study: Study, res: Results, effects: list[dict], lines: list[str], quick: bool, page: str) -> list[str]:
+    """The lines between a page's markers: how they were made, the effects table, which way each went, and
+    the study's `doc_sections` of the report."""
+    scale = " --quick" if quick else ""
+    revs = ", ".join(sorted(res.revisions)) or "unknown"
+    block = [f"<!-- Written by `flashvp repro {study.name}{scale} --update-docs {page}`: rerun it, do not edit "
+             f"by hand. -->",
+             f"`flashvp repro {study.name}{scale}` with vp-server {revs}: {len(res.rows)} runs ({study.seeds} "
+             f"seeds each). Ours is the mean over the seeds of the per-seed change with its 95% Student t "
+             f"interval, or \"deterministic\" when every seed gave the same value.", "",
+             *_effects_table(effects), "", *_verdicts(effects)]
+    more = _sections(lines, study.doc_sections) if study.doc_sections else []
+    return block + ([""] + more if more else [])
+
+
+def update_page(page: Path, block: list[str], quick: bool) -> None:
+    """Replaces what lies between the page's markers with `block`; the rest of the page is kept as it is."""
+    text = check_page(page, quick)
+    begin, end = doc_markers(quick)
+    head, rest = text.split(begin)
+    tail = rest.split(end)[1]
+    page.write_text(f"{head}{begin}\n" + "\n".join(block) + f"\n{end}{tail}")
 
 
 def effects_figure(study: Study, effects: list[dict], out: Path) -> list[Path]:
@@ -281,11 +399,17 @@ def effects_figure(study: Study, effects: list[dict], out: Path) -> list[Path]:
     ax.bar([x - 0.2 for x in xs], [100 * e["paper"] for e in rel], 0.4, label="paper", color="#bbbbbb")
     ax.bar([x + 0.2 for x in xs], [100 * e["ours"] for e in rel], 0.4, label="FlashVP",
            yerr=[0 if math.isnan(e["interval"]) else 100 * e["interval"] for e in rel], capsize=3, color="#1f77b4")
+    # A bar with no interval because no seed changes it says so, rather than look like an interval of zero.
+    for x, e in zip(xs, rel):
+        if e.get("deterministic"):
+            ax.annotate("det.", (x + 0.2, 100 * e["ours"]), ha="center", va="bottom" if e["ours"] >= 0 else "top",
+                        fontsize=7)
     ax.axhline(0, color="black", linewidth=0.8)
     ax.set_xticks(list(xs), [e["id"] for e in rel], rotation=40, ha="right", fontsize=8)
     ax.set_ylabel("change against the reference, %")
     n = min((e["seeds"] for e in rel), default=0)
-    ax.set_title(f"{study.title}: headline effects (ours: mean of {n} seeds, 95% interval)", fontsize=9)
+    det = "; det.: the same in every seed" if any(e.get("deterministic") for e in rel) else ""
+    ax.set_title(f"{study.title}: headline effects (ours: mean of {n} seeds, 95% interval{det})", fontsize=9)
     ax.legend(fontsize=8)
     fig.tight_layout()
     return save(fig, out / "effects")
@@ -293,13 +417,18 @@ def effects_figure(study: Study, effects: list[dict], out: Path) -> list[Path]:
 
 def repro(study_name: str, out: str, server: str, quick: bool = False, jobs: int | None = None,
           scheduler: str | None = None, cluster: str | None = None, stream=None,
-          only: list[str] | None = None) -> Path:
-    """Runs the study (only the runs of the variants in `only`, when given) and writes its outputs."""
+          only: list[str] | None = None, update_docs: str | None = None) -> Path:
+    """Runs the study (only the runs of the variants in `only`, when given) and writes its outputs; with
+    `update_docs`, the block of that study page for this scale too."""
     from flashvp.studies import STUDIES
 
     if study_name not in STUDIES:
         raise ReproError(f"no study {study_name!r} (known: {', '.join(STUDIES)})")
     study = STUDIES[study_name]
+    if update_docs:
+        if only:  # a page's block covers the whole study at its scale
+            raise ReproError("--update-docs writes the whole study's figures: not with --only")
+        check_page(Path(update_docs), quick)  # before the runs, not minutes later
     folder = Path(out) / study.name
     folder.mkdir(parents=True, exist_ok=True)
     if only:
@@ -314,4 +443,9 @@ def repro(study_name: str, out: str, server: str, quick: bool = False, jobs: int
     pd.DataFrame(effects).to_csv(folder / "effects.csv", index=False)
     effects_figure(study, effects, folder)
     lines = study.extra(res, folder, {"quick": quick, "effects": effects}) if study.extra else []
-    return write_report(study, res, effects, folder, quick, lines, only)
+    report = write_report(study, res, effects, folder, quick, lines, only)
+    if update_docs:
+        page = Path(update_docs)
+        shown = f"docs/{page.name}" if page.resolve().parent.name == "docs" else str(page)
+        update_page(page, doc_block(study, res, effects, lines, quick, shown), quick)
+    return report

@@ -9,7 +9,8 @@ import math
 import statistics
 from pathlib import Path
 
-from flashvp.repro import Effect, Results, Run, Study, effect_samples, judge, mean_interval, papers
+from flashvp.repro import (Effect, Results, Run, Study, deterministic, effect_samples, format_ours, judge,
+                           mean_interval, papers)
 
 # ----------------------------------------------------------------------------
 # Figures of merit from one run's summary.json
@@ -843,10 +844,11 @@ def _rw_extra(res: Results, out: Path, ctx: dict) -> list[str]:
         for eid, metric in (("rwiso_3to1_reader_stddev", "read_iops_stddev"),
                             ("rwiso_3to1_write_iops_vs_fqueue", "write_iops")):
             e = Effect(eid, metric, "rwiso-3to1", "fqueue", variants=("3to1",))
-            m, h = mean_interval(effect_samples(res, e))
+            samples = effect_samples(res, e)
+            m, h = mean_interval(samples)
             d, close = judge(e, data[eid]["change"], m, h)
             rows.append(f"| {eid} | {100 * data[eid]['change']:+.0f}% | {data[eid]['source']} | "
-                        f"{100 * m:+.1f}% ± {100 * h:.1f} | {d} | {close} |")
+                        f"{format_ours(m, h, len(samples), deterministic(samples))} | {d} | {close} |")
         lines += ["## The paper's secondary effects (Figs 4b, 4c), 3:1 mix", "",
                   "The readers' spread (standard deviation of their IOPS) and the writers' IOPS, RQ:WQ 3:1 "
                   "against FQueue. The paper's FQueue readers differ because its two sockets' cores are "
@@ -854,11 +856,15 @@ def _rw_extra(res: Results, out: Path, ctx: dict) -> list[str]:
     return lines
 
 
+# doc_sections: the report's tables a study page's generated block repeats
+# beside the effects (those the pages quote).
 STUDIES = {
     "flashshare": Study("flashshare", "FlashShare (OSDI'18)", _fs_grids, _fs_figures, _fs_effects(),
-                        extra=_fs_extra),
-    "deepflash": Study("deepflash", "DeepFlash (FAST'19)", _df_grids, _df_figures, _df_effects(), extra=_df_extra),
-    "fastdrain": Study("fastdrain", "FastDrain (CAL'20)", _fd_grids, _fd_figures, _fd_effects(), extra=_fd_extra),
+                        extra=_fs_extra, doc_sections=("Apache with Index over time",)),
+    "deepflash": Study("deepflash", "DeepFlash (FAST'19)", _df_grids, _df_figures, _df_effects(), extra=_df_extra,
+                       doc_sections=("IOPS per pattern",)),
+    "fastdrain": Study("fastdrain", "FastDrain (CAL'20)", _fd_grids, _fd_figures, _fd_effects(), extra=_fd_extra,
+                       doc_sections=("p99 response time per app",)),
     "rwiso": Study("rwiso", "Read/write queue isolation (IMCOM'17)", _rw_grids, _rw_figures, _rw_effects(),
-                   extra=_rw_extra),
+                   extra=_rw_extra, doc_sections=("IOPS per configuration", "The paper's secondary effects")),
 }

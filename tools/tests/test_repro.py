@@ -218,3 +218,153 @@ def test_quick_flashshare_dynamics_show_bypass_and_polling(quick):
     sw = re.search(r"worker in: ([\d,]+) of ([\d,]+) with interrupts \(KernelOpt\), ([\d,]+) of ([\d,]+) when", text)
     n = [int(g.replace(",", "")) for g in sw.groups()]
     assert n[0] == n[1] > 1000 and n[2] == 0 and n[3] > 1000
+
+
+# ----------------------------------------------------------------------------
+# The report's own logic, on a synthetic rwiso results table (no simulator)
+
+
+def _rwiso_results():
+    """Three seeds of every rwiso run. The 3:1 runs (baseline, isolation, FQueue) give the same figures in
+    every seed, as a run the seed does not touch would; the others vary with the seed."""
+    rows = []
+    same = {"baseline": (100_000.0, 70_000.0), "rwiso-3to1": (130_000.0, 60_000.0), "fqueue": (125_000.0, 61_000.0)}
+    for seed in (1, 2, 3):
+        for c, (r, w) in same.items():
+            rows.append({"config": c, "variant": "3to1", "seed": seed, "read_iops": r, "write_iops": w,
+                         "read_iops_stddev": r / 100, **{f"reader{k}_iops": r / 6 for k in range(6)}})
+        for c, v, r in (("baseline", "1to1", 90_000.0), ("rwiso-1to1", "1to1", 120_000.0),
+                        ("baseline", "1to3", 60_000.0), ("rwiso-1to3", "1to3", 70_000.0),
+                        ("baseline", "throttled", 500_000.0), ("fqueue", "throttled", 500_000.0)):
+            x = r * (1 + 0.01 * seed) if c.startswith("rwiso") else r
+            rows.append({"config": c, "variant": v, "seed": seed, "read_iops": x, "write_iops": 50_000.0 + seed})
+    return Results(rows, {}, {"b1b7563"})
+
+
+def test_a_figure_no_seed_changes_is_reported_deterministic_not_as_a_zero_interval(tmp_path):
+    from flashvp.repro import evaluate, write_report
+
+    study = STUDIES["rwiso"]
+    res = _rwiso_results()
+    effects = {e["id"]: e for e in evaluate(study, res)}
+    assert effects["rwiso_3to1_read_iops"]["deterministic"]
+    assert effects["rwiso_3to1_read_iops"]["ours"] == pytest.approx(0.30)
+    assert not effects["rwiso_1to1_read_iops"]["deterministic"]
+    lines = study.extra(res, tmp_path, {"quick": True})
+    text = write_report(study, res, list(effects.values()), tmp_path, True, lines).read_text()
+    row = next(line for line in text.splitlines() if line.startswith("| rwiso_3to1_read_iops |"))
+    assert "+30.0% (deterministic: identical over 3 seeds)" in row and "±" not in row
+    # A figure that varies keeps its interval.
+    row = next(line for line in text.splitlines() if line.startswith("| rwiso_1to1_read_iops |"))
+    assert "deterministic" not in row and "±" in row
+    # The study's own table of secondary effects (3:1 against FQueue, identical seeds) says the same.
+    row = next(line for line in text.splitlines() if line.startswith("| rwiso_3to1_write_iops_vs_fqueue |"))
+    assert "(deterministic: identical over 3 seeds)" in row and "±" not in row
+    assert "± 0.0" not in text
+
+
+def test_ours_is_formatted_with_its_interval_or_as_deterministic():
+    from flashvp.repro import deterministic, format_ours
+
+    assert deterministic([0.1, 0.1, 0.1]) and not deterministic([0.1, 0.1, 0.1000001])
+    assert not deterministic([0.1])  # one seed: nothing to compare
+    assert format_ours(-0.101, 0.004, 3, False) == "-10.1% ± 0.4"
+    assert format_ours(0.041, 0.0, 3, True) == "+4.1% (deterministic: identical over 3 seeds)"
+    assert format_ours(1218566.0, 0.0, 3, True, absolute=True) == "1,218,566 (deterministic: identical over 3 seeds)"
+    assert format_ours(1120345.0, 2234.2, 3, False, absolute=True) == "1,120,345 ± 2,234"
+    assert format_ours(math.nan, math.nan, 0, False) == "n/a"
+
+
+def test_each_effect_compares_the_configurations_the_papers_data_names():
+    data = papers()
+    for name, study in STUDIES.items():
+        known = {e["id"]: e for e in data[name]["effects"]}
+        for e in study.effects:
+            assert (e.config, e.reference) == (known[e.id]["config"], known[e.id].get("reference")), f"{name}: {e.id}"
+
+
+def test_flashshare_context_switches_are_the_whole_of_flashshare_against_vanilla(tmp_path):
+    """Sec. 1's 42% is FlashShare's as a whole: XLER, every part of it (its 22% / 31% response times in the
+    same sentence are XLER's in sec. 5.2). The report's row says so."""
+    from flashvp.repro import evaluate
+
+    e = next(e for e in STUDIES["flashshare"].effects if e.id == "flashshare_context_switches")
+    assert (e.config, e.reference) == ("xler", "vanilla")
+    data = {d["id"]: d for d in papers()["flashshare"]["effects"]}
+    assert [data[f"xler_{m}"]["change"] for m in ("mean", "p99")] == [-0.22, -0.31]
+    rows = [{"config": c, "variant": "ap+PR", "seed": s, "context_switches_per_s": x}
+            for s in (1, 2, 3) for c, x in (("vanilla", 7000.0 + s), ("xler", 6930.0 + s), ("selectisr", 760.0))]
+    study = STUDIES["flashshare"]
+    only = type(study)(study.name, study.title, study.grids, study.figures, [e])
+    (row,) = evaluate(only, Results(rows, {}))
+    assert row["compares"].startswith("xler") and "FlashShare" in row["compares"] and row["compares"].endswith(
+        "/ vanilla")
+    assert row["ours"] == pytest.approx(statistics_mean_ratio(rows, "xler", "vanilla"))
+    assert row["direction"] == "yes" and row["within_third"] == "no"  # -1%, not -42%
+
+
+def statistics_mean_ratio(rows, config, reference):
+    by = {(r["config"], r["seed"]): r["context_switches_per_s"] for r in rows}
+    return sum(by[config, s] / by[reference, s] - 1 for s in (1, 2, 3)) / 3
+
+
+PAGE = """# A study
+
+Set-up text.
+
+Quick figures:
+
+<!-- quick:begin -->
+old numbers: every p99 interval holds zero
+<!-- quick:end -->
+
+What differs.
+"""
+
+
+def test_update_docs_rewrites_only_the_pages_quick_block(tmp_path):
+    from flashvp.repro import doc_block, evaluate, update_page
+
+    study = STUDIES["rwiso"]
+    res = _rwiso_results()
+    effects = evaluate(study, res)
+    lines = study.extra(res, tmp_path, {"quick": True})
+    page = tmp_path / "study-rwiso.md"
+    page.write_text(PAGE)
+    update_page(page, doc_block(study, res, effects, lines, True, "docs/study-rwiso.md"), True)
+    text = page.read_text()
+    head, rest = text.split("<!-- quick:begin -->\n")
+    block, tail = rest.split("<!-- quick:end -->")
+    assert head == PAGE.split("<!-- quick:begin -->")[0] and tail == "\n\nWhat differs.\n"
+    assert "old numbers" not in block
+    assert block.startswith("<!-- Written by `flashvp repro rwiso --quick --update-docs docs/study-rwiso.md`")
+    assert "vp-server b1b7563: 27 runs (3 seeds each)" in block
+    assert "| rwiso_3to1_read_iops | rwiso-3to1 / baseline | +33.0% |" in block
+    assert "+30.0% (deterministic: identical over 3 seeds)" in block
+    # Which way each effect went, named from the same figures: 1:3 gains 16.7-19.8% (+43% in the paper).
+    assert "Against the paper: none." in block
+    assert "Deterministic (every seed gave the same value): rwiso_3to1_read_iops, fqueue_read_iops, " \
+           "throttled_fqueue_read_iops." in block
+    # The study's own tables come along, headed in bold (the page has its own headings).
+    assert "**IOPS per configuration, mean over seeds**" in block and "| baseline | 3to1 | 100,000 | 70,000 |" in block
+    assert "\n## " not in block
+    # Run again: the same page, not a second block.
+    once = text
+    update_page(page, doc_block(study, res, effects, lines, True, "docs/study-rwiso.md"), True)
+    assert page.read_text() == once
+
+
+@pytest.mark.parametrize("text", ["no markers at all\n", "<!-- quick:end -->\n<!-- quick:begin -->\n",
+                                  PAGE + "<!-- quick:begin -->\n"])
+def test_update_docs_refuses_a_page_without_one_ordered_pair_of_markers_before_running(tmp_path, text):
+    from flashvp.repro import ReproError, repro
+
+    page = tmp_path / "page.md"
+    page.write_text(text)
+    # No vp-server needed: the page is checked before anything runs.
+    with pytest.raises(ReproError, match="quick:begin"):
+        repro("rwiso", str(tmp_path / "out"), "/nonexistent/vp-server", quick=True, update_docs=str(page))
+    assert page.read_text() == text and not (tmp_path / "out").exists()
+    with pytest.raises(ReproError, match="not with --only"):
+        repro("rwiso", str(tmp_path / "out"), "/nonexistent/vp-server", quick=True, only=["3to1"],
+              update_docs=str(tmp_path / "page.md"))

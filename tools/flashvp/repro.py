@@ -181,12 +181,16 @@ def format_ours(m: float, h: float, seeds: int, det: bool, absolute: bool = Fals
     figure when `absolute`) with its 95% interval, or marked deterministic."""
     if math.isnan(m):
         return "n/a"
-    value = f"{m:,.0f}" if absolute else f"{100 * m:+.1f}%"
+    scale, digits = (1, 0) if absolute else (100, 1)
+    if not det and not math.isnan(h) and 0 < scale * h < 0.5 * 10 ** -digits:
+        # An interval that is small but not zero keeps one significant digit rather than print as "± 0".
+        digits = -math.floor(math.log10(scale * h))
+    value = f"{m:,.{digits}f}" if absolute else f"{100 * m:+.{digits}f}%"
     if det:
         return f"{value} (deterministic: identical over {seeds} seeds)"
     if math.isnan(h):
         return value
-    return f"{value} ± {h:,.0f}" if absolute else f"{value} ± {100 * h:.1f}"
+    return f"{value} ± {scale * h:,.{digits}f}"
 
 
 def effect_samples(res: Results, e: Effect) -> list[float]:

@@ -273,6 +273,10 @@ def test_ours_is_formatted_with_its_interval_or_as_deterministic():
     assert format_ours(1218566.0, 0.0, 3, True, absolute=True) == "1,218,566 (deterministic: identical over 3 seeds)"
     assert format_ours(1120345.0, 2234.2, 3, False, absolute=True) == "1,120,345 ± 2,234"
     assert format_ours(math.nan, math.nan, 0, False) == "n/a"
+    # Seeds that differ a little: the interval keeps a significant digit, never "± 0.0".
+    assert format_ours(0.000483, 0.000273, 3, False) == "+0.05% ± 0.03"
+    assert format_ours(0.000483, 0.0000273, 3, False) == "+0.048% ± 0.003"
+    assert format_ours(1120345.0, 0.2, 3, False, absolute=True) == "1,120,345.0 ± 0.2"
 
 
 def test_each_effect_compares_the_configurations_the_papers_data_names():
@@ -322,7 +326,7 @@ What differs.
 """
 
 
-def test_update_docs_rewrites_only_the_pages_quick_block(tmp_path):
+def test_update_docs_rewrites_only_the_pages_block(tmp_path):
     from flashvp.repro import doc_block, evaluate, update_page
 
     study = STUDIES["rwiso"]
@@ -354,8 +358,9 @@ def test_update_docs_rewrites_only_the_pages_quick_block(tmp_path):
     assert page.read_text() == once
 
 
+# ids without "quick": ctest picks the tests that run the simulator by that word (-k quick)
 @pytest.mark.parametrize("text", ["no markers at all\n", "<!-- quick:end -->\n<!-- quick:begin -->\n",
-                                  PAGE + "<!-- quick:begin -->\n"])
+                                  PAGE + "<!-- quick:begin -->\n"], ids=["none", "misordered", "twice"])
 def test_update_docs_refuses_a_page_without_one_ordered_pair_of_markers_before_running(tmp_path, text):
     from flashvp.repro import ReproError, repro
 
@@ -368,3 +373,15 @@ def test_update_docs_refuses_a_page_without_one_ordered_pair_of_markers_before_r
     with pytest.raises(ReproError, match="not with --only"):
         repro("rwiso", str(tmp_path / "out"), "/nonexistent/vp-server", quick=True, only=["3to1"],
               update_docs=str(tmp_path / "page.md"))
+
+
+@pytest.mark.parametrize("name", ["flashshare", "rwiso"])
+def test_study_pages_carry_a_block_the_tool_wrote(name):
+    from pathlib import Path
+
+    from flashvp.repro import check_page
+
+    page = Path(__file__).resolve().parents[2] / "docs" / f"study-{name}.md"
+    block = check_page(page, True).split("<!-- quick:begin -->\n")[1].split("<!-- quick:end -->")[0]
+    assert block.startswith(f"<!-- Written by `flashvp repro {name} --quick --update-docs docs/study-{name}.md`")
+    assert "| effect | compares | paper |" in block

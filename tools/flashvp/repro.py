@@ -413,7 +413,7 @@ def effects_figure(study: Study, effects: list[dict], out: Path) -> list[Path]:
     ax.set_ylabel("change against the reference, %")
     n = min((e["seeds"] for e in rel), default=0)
     det = "; det.: the same in every seed" if any(e.get("deterministic") for e in rel) else ""
-    ax.set_title(f"{study.title}: headline effects (ours: mean of {n} seeds, 95% interval{det})", fontsize=9)
+    ax.set_title(f"{study.title}: headline effects\n(ours: mean of {n} seeds, 95% interval{det})", fontsize=9)
     ax.legend(fontsize=8)
     fig.tight_layout()
     return save(fig, out / "effects")

@@ -50,14 +50,17 @@ void FirmwareThread::unblock() {
   core_.kick();
 }
 
-EmbeddedCore::EmbeddedCore(unsigned index, EventQueue& eq, const StatGroup& stats, Waves& waves)
+EmbeddedCore::EmbeddedCore(unsigned index, EventQueue& eq, const StatGroup& stats, Waves& waves, Tick switch_time)
     : index_(index),
       eq_(eq),
+      switch_time_(switch_time),
       busy_ps_(stats.counter(fmt::format("core{}.busy_ps", index), "ps",
                              fmt::format("time firmware core {} was busy", index))),
       items_(stats.counter(fmt::format("core{}.items", index), "items",
                            fmt::format("work items firmware core {} ran", index))),
-      total_ps_(stats.total("busy_ps", "ps", "time the firmware cores were busy, summed over cores")) {
+      total_ps_(stats.total("busy_ps", "ps", "time the firmware cores were busy, summed over cores")),
+      switches_(stats.total("switches", "switches",
+                            "times a firmware core went from one thread's work to another's, summed over cores")) {
   busy_.attach(waves, Waves::signal_name(stats.scope(), fmt::format("core{}_busy", index)), "firmware");
 }
 
@@ -72,6 +75,11 @@ void EmbeddedCore::kick() {
     current_ = t.take();  // one item at a time: the core keeps it
     FwWork& w = current_;
     if (w.start) w.cost = w.start();
+    if (last_ && last_ != &t) {  // the incoming thread's context replaces the last one's
+      w.cost += switch_time_;
+      ++switches_;
+    }
+    last_ = &t;
     Tick now = now_ps(), end = now + w.cost;
     busy_ps_ += w.cost;
     total_ps_ += w.cost;

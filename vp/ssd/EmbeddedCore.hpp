@@ -4,6 +4,9 @@
 // threads placed on it in turn: one item at a time, taking the threads
 // round robin from the one after the last that ran, so a busy thread cannot
 // starve the others. Idle until a thread has work; no time passes per cycle.
+// Sharing a core costs: an item of another thread than the last one to run
+// first pays the switch (ssd.fw.cost.switch), so threads that share a core
+// with busy neighbours get less done than the sum of their tasks.
 #include <string>
 #include <vector>
 
@@ -16,8 +19,9 @@ namespace vp::ssd {
 
 class EmbeddedCore {
  public:
-  // `stats`: the firmware's group (core<index>.*, busy_ps summed).
-  EmbeddedCore(unsigned index, EventQueue& eq, const StatGroup& stats, Waves& waves);
+  // `stats`: the firmware's group (core<index>.*, busy_ps summed);
+  // `switch_time`: the core time of changing threads.
+  EmbeddedCore(unsigned index, EventQueue& eq, const StatGroup& stats, Waves& waves, Tick switch_time = 0);
   unsigned index() const { return index_; }
   void add(FirmwareThread& t) { threads_.push_back(&t); }
   const std::vector<FirmwareThread*>& threads() const { return threads_; }
@@ -32,9 +36,11 @@ class EmbeddedCore {
   EventQueue& eq_;
   std::vector<FirmwareThread*> threads_;
   size_t next_ = 0;
+  const FirmwareThread* last_ = nullptr;  // whose context the core holds
+  Tick switch_time_;
   bool running_ = false;
   FwWork current_;  // the item running
-  Counter &busy_ps_, &items_, &total_ps_;
+  Counter &busy_ps_, &items_, &total_ps_, &switches_;
   BusySignal busy_;
 };
 

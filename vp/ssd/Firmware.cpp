@@ -104,7 +104,7 @@ Firmware::Firmware(sc_core::sc_module_name name, Services& svc, const ShardMap& 
   ordered_ = org_->reorders();
   auto ncores = static_cast<unsigned>(c.get_int("cores"));
   for (unsigned i = 0; i < ncores; ++i)
-    cores_.push_back(std::make_unique<EmbeddedCore>(i, eq_, stats_, svc.waves));
+    cores_.push_back(std::make_unique<EmbeddedCore>(i, eq_, stats_, svc.waves, costs_.time(Switch)));
   build();
 }
 

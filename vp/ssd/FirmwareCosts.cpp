@@ -31,6 +31,9 @@ constexpr TaskSpec kTaskSpecs[kFwTasks] = {
     {"gc", 0, "cycles of a garbage-collection step (one flash transaction of a reclaim), on BGC"},
     {"journal", 0, "cycles of a journal step (one checkpoint page), on LOG"},
     {"message", 0, "cycles for a thread to receive a message from another thread"},
+    {"switch", 0,
+     "cycles a core spends going from one thread's work item to another thread's (saving and restoring the "
+     "context, refetching the incoming thread's working set); a thread's consecutive items pay none"},
 };
 }  // namespace
 

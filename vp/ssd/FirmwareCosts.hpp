@@ -3,7 +3,8 @@
 // What firmware work costs on the embedded cores: cycles per task
 // (ssd.fw.cost.*), the clock, the pipeline (in-order, or out-of-order with a
 // speed-up), and memory contention: a task on a structure shared by k cores
-// costs (1 + contention x (k - 1)) times its cycles.
+// costs (1 + contention x (k - 1)) times its cycles. Switch is not a task of
+// a request but what a core pays to change threads (EmbeddedCore).
 #include <cstdint>
 #include <initializer_list>
 #include <utility>
@@ -15,7 +16,7 @@ namespace vp::ssd {
 
 enum FwTask : unsigned {
   Fetch, FetchBatch, Parse, Lock, LockLevel, CacheLookup, Cache, Trans, Compose, Complete, CqFlush, Gc, Journal,
-  Message, kFwTasks
+  Message, Switch, kFwTasks
 };
 
 class FirmwareCosts {

@@ -9,6 +9,12 @@ std::vector<FwRole> ManyLayeredFirmware::roles(FirmwareRoles& r, const FirmwareC
           {&r.fcmd, "fcmd", shards_, c.planned({{Compose, 1}, {Message, 1}})}};
 }
 
+void ManyLayeredFirmware::placed(FirmwareRoles& r, FirmwareCosts& costs) {
+  r.trans = r.nvmq;
+  // A CQ's tail is moved by every instance completing its SQ's commands.
+  costs.shared(CqFlush, cores_of({&r.nvmq}));
+}
+
 void ManyLayeredFirmware::submit(FwJob& j) {
   nvmq_for(j.c->sqid).post(FwWork{costs().time({{FetchBatch, 1}, {Fetch, 1}, {Parse, 1}}), {},
                                   [this, &j](FirmwareThread& by) { parsed(j, by); }, j.latency()});

@@ -40,6 +40,10 @@ void PageMappingFtl::declare_params(const ParamScope& ftl) {
       .range(1, 4096);
   ftl.choice("shard_hash", "modulo", {"modulo", "xor"},
              "logical page -> shard: lpn mod shards, or an XOR fold of the lpn's bit groups (DeepFlash)");
+  ftl.integer("shard_chunk", 1,
+              "logical pages in a row that belong to one shard (the split's stripe unit): the shard is the hash of "
+              "lpn / shard_chunk; 1 stripes pages over the shards as a page-striping FTL stripes them over channels")
+      .range(1, 1 << 30);
   ftl.size("map_cache", "0B",
            "SSD DRAM for a cached mapping table (DFTL): translation pages of page_size / 4 entries are read from "
            "flash on a miss and written back when evicted dirty (0: the whole map stays in DRAM)");
@@ -64,7 +68,8 @@ uint64_t PageMappingFtl::logical_pages_for(const ScopedConfig& ftl, const flash:
 }
 
 ShardMap PageMappingFtl::shard_map_from(const ScopedConfig& ftl) {
-  return {static_cast<uint32_t>(ftl.get_int("shards")), ftl.is("shard_hash", "xor")};
+  return {static_cast<uint32_t>(ftl.get_int("shards")), ftl.is("shard_hash", "xor"),
+          static_cast<uint32_t>(ftl.get_int("shard_chunk"))};
 }
 
 PageMappingFtl::PageMappingFtl(sc_core::sc_module_name name, Services& svc, const flash::FlashGeometry& geometry,

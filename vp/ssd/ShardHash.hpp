@@ -23,11 +23,13 @@ inline uint32_t shard_index(uint64_t lpn, uint32_t shards, bool xor_hash) {
 }
 
 // How the FTL splits its logical space into shards; the drive hands the
-// FTL's to the firmware, so both route a page the same way.
+// FTL's to the firmware, so both route a page the same way. `chunk` pages in
+// a row share a shard (the stripe unit of a static split).
 struct ShardMap {
   uint32_t shards = 1;
   bool xor_hash = false;
-  uint32_t of(uint64_t lpn) const { return shard_index(lpn, shards, xor_hash); }
+  uint32_t chunk = 1;
+  uint32_t of(uint64_t lpn) const { return shard_index(chunk == 1 ? lpn : lpn / chunk, shards, xor_hash); }
 };
 
 }  // namespace vp::ssd

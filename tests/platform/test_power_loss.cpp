@@ -54,11 +54,14 @@ TEST_CASE("without power-loss protection a power loss loses only what the volati
   // uni, uni-dyn: the last 16 blocks were only in the cache.
   // split: the throughput class has 2 of the 4 ways (split_lat_share 0.5,
   //   too few accesses per epoch to re-split): 16 lines, the last 8 blocks.
+  // bulk: 16 lines and a bulk of 16 pages (one per plane of the quick
+  //   drive): writes 16, 32 and 48 each find set 0 full and flush the 16
+  //   dirty lines before them; the last 16 blocks stay dirty.
   // fastdrain: the idle drive's background rounds drained the buffer.
   // burst: direct mapped, 32 lines: page p in line p mod 32, the last 32
   //   pages dirty (no write found its entry still being evicted).
   for (Case c : {Case{"none", 64, 0, false}, Case{"uni", 48, 16, true}, Case{"uni-dyn", 48, 16, true},
-                 Case{"split", 56, 8, true}, Case{"fastdrain", 64, 0, true}, Case{"burst", 48, 16, true}}) {
+                 Case{"split", 56, 8, true}, Case{"bulk", 48, 16, true}, Case{"fastdrain", 64, 0, true}, Case{"burst", 48, 16, true}}) {
     INFO(c.org);
     Loss l = lose_power(dir, kSequential, kCache + "--set ssd.cache.organisation=" + c.org);
     INFO(l.out);
@@ -80,7 +83,7 @@ TEST_CASE("a buffered job's fsync makes its writes durable through the page cach
   // 64 buffered writes, an fsync after the 48th: its write-back and Flush
   // put blocks 0-47 on flash; blocks 48-63 were only in the host's page
   // cache (far below its write-back thresholds), lost with the host.
-  for (const char* org : {"none", "uni", "fastdrain"}) {
+  for (const char* org : {"none", "uni", "bulk", "fastdrain"}) {
     INFO(org);
     Loss l = lose_power(dir, "[w]\nrw=write\nbs=4k\nsize=256k\ndirect=0\nfsync=48\nverify=1\n",
                         std::string("--set ssd.cache.size=1MiB --set ssd.cache.organisation=") + org);

@@ -94,7 +94,7 @@ struct CacheOp {
 struct CacheRig : ModelServices, ssd::FtlClient {
   explicit CacheRig(const Sets& sets)
       : ModelServices(model_config("", {{"ssd.flash.page_size", "4KiB"}}, sets)), ftl("ftl"), dram("dram"), cache("cache", svc, static_cast<uint32_t>(svc.cfg.get_size("ssd.flash.page_size")),
-                                                                          vp::ssd::Drive::write_buffer_bytes(vp::ScopedConfig(svc.cfg, "ssd"))) {
+                                                                          vp::ssd::Drive::write_buffer_bytes(vp::ScopedConfig(svc.cfg, "ssd")), vp::ssd::Drive::stripe_pages(vp::ScopedConfig(svc.cfg, "ssd"))) {
     cache.ftl.bind(ftl);
     cache.dram.bind(dram.target);
     cache.set_base(dram.reserve(cache.dram_bytes(), "cache"));
@@ -153,6 +153,13 @@ inline Sets small_uni(Sets more = {}) {
 // watermarks 0.8 / 0.2 are 8 and 2 pages.
 inline Sets small_fastdrain(Sets more = {}) {
   Sets s = {{"ssd.cache.organisation", "fastdrain"}, {"ssd.cache.size", "40KiB"}, {"ssd.cache.ways", "10"}};
+  s.insert(s.end(), more.begin(), more.end());
+  return s;
+}
+
+// A conventional buffer (bulk) of 8 lines, 4 sets of 2 ways: page lpn in set lpn mod 4.
+inline Sets small_bulk(Sets more = {}) {
+  Sets s = {{"ssd.cache.organisation", "bulk"}, {"ssd.cache.size", "32KiB"}, {"ssd.cache.ways", "2"}};
   s.insert(s.end(), more.begin(), more.end());
   return s;
 }

@@ -62,7 +62,7 @@ struct FwRig : ModelServices, ssd::FirmwareClient {
       : ModelServices(model_config("", {}, costs(sets))),
         ftl("ftl"),
         dram("dram"),
-        cache("cache", svc, static_cast<uint32_t>(svc.cfg.get_size("ssd.flash.page_size")), vp::ssd::Drive::write_buffer_bytes(vp::ScopedConfig(svc.cfg, "ssd"))),
+        cache("cache", svc, static_cast<uint32_t>(svc.cfg.get_size("ssd.flash.page_size")), vp::ssd::Drive::write_buffer_bytes(vp::ScopedConfig(svc.cfg, "ssd")), vp::ssd::Drive::stripe_pages(vp::ScopedConfig(svc.cfg, "ssd"))),
         fw("fw", svc, ssd::PageMappingFtl::shard_map_from(ScopedConfig(svc.cfg, ssd::PageMappingFtl::kScope))) {
     fw.ftl.bind(cache.target);
     cache.ftl.bind(ftl);

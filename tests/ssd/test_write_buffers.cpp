@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The cache layer's two write buffers over the rig's 10 us FTL and 100 ns
-// DRAM (tests/ssd/CacheRig.hpp): FastDrain's (watermarks, background and
+// The cache layer's write buffers over the rig's 10 us FTL and 100 ns
+// DRAM (tests/ssd/CacheRig.hpp): a conventional drive's (bulk flush when a
+// write finds its set full), FastDrain's (watermarks, background and
 // foreground eviction, the status in every completion) and DeepFlash's
 // direct-mapped burst buffer (busy-entry bypass, evicted-page reads).
 #include <catch2/catch.hpp>
@@ -30,6 +31,61 @@ std::vector<StoreFtl::Seen> writes_before(const CacheRig& rig, vp::Tick until) {
   return w;
 }
 }  // namespace
+
+TEST_CASE("bulk a write that finds its set full of dirty lines flushes a bulk of the oldest, and writes then wait "
+          "for the flash", "[ssd][cache][bulk]") {
+  CacheRig rig(small_bulk({{"ssd.cache.bulk.pages", "3"}}));
+  rig.run({{0, IoOp::Write, 0, 8, 0x10},  // pages 0-7 fill all 8 lines, dirty: nothing goes to flash
+           // Page 8 (set 0: lines of 0 and 4, both dirty): a bulk of 3, the
+           // set's least recently used (0) then the oldest dirty (1, 2), all
+           // at 1 us; page 8 takes 0's line. Level: 6 dirty + 3 copies = 9.
+           {1 * kUs, IoOp::Write, 8, 1, 0x20},
+           // Page 9 (set 1: 1 is clean now) needs no flush, but 9 + 1 pages
+           // exceed the 8 lines while copies are at the FTL: it waits until
+           // they land at 11 us (level 6), then takes 1's line.
+           {2 * kUs, IoOp::Write, 9, 1, 0x30},
+           {3 * kUs, IoOp::Read, 5},    // a dirty line: a hit
+           {4 * kUs, IoOp::Read, 0},    // replaced, its copy in flight: served from the copy
+           {5 * kUs, IoOp::Read, 20}}); // a miss, to the FTL, not cached
+  auto w = writes_before(rig, ~vp::Tick(0));
+  REQUIRE(w.size() == 3);
+  for (uint64_t i = 0; i < 3; ++i) {
+    CHECK(w[i].lpn == i);
+    CHECK(w[i].at == 1 * kUs);
+    CHECK_FALSE(w[i].urgent);
+  }
+  CHECK(rig.stat("ssd.cache.bulk.flushes") == 1);
+  CHECK(rig.stat("ssd.cache.bulk.flushed_pages") == 3);
+  CHECK(rig.done[0] == kDramTime);
+  CHECK(rig.done[1] == 1 * kUs + kDramTime);
+  CHECK(rig.done[2] == 1 * kUs + kFtlTime + kDramTime);
+  CHECK(rig.stat("ssd.cache.bulk.stalled_writes") == 1);
+  CHECK(rig.stat("ssd.cache.bulk.stall_ps") == 9 * kUs);
+  CHECK(rig.stat("ssd.cache.bulk.level_high_water") == 9);
+  CHECK(rig.cache.buffer_level()->level() == 7);  // 7 dirty lines (3-9 but 0-2 gone), nothing in flight
+  CHECK(rig.done[3] == 3 * kUs + kDramTime);
+  CHECK(rig.page_is(3, 0, 0x15));
+  CHECK(rig.done[4] == 4 * kUs);
+  CHECK(rig.page_is(4, 0, 0x10));
+  CHECK(rig.done[5] == 5 * kUs + kFtlTime);
+  CHECK(rig.ftl.count(IoOp::Read) == 1);
+  CHECK(rig.ftl.store[2][0] == 0x12);
+  CHECK(rig.reqs[1].result == 0);  // a conventional drive reports no buffer status
+}
+
+TEST_CASE("bulk by default flushes one page for every plane of the drive", "[ssd][cache][bulk]") {
+  // The rig's drive has 16 x 1 x 8 dies x 8 planes = 1,024 planes, more than
+  // the 8 lines: the first flush writes every dirty line, oldest first.
+  CacheRig rig(small_bulk());
+  REQUIRE(vp::ssd::Drive::stripe_pages(vp::ScopedConfig(rig.svc.cfg, "ssd")) == 1024);
+  rig.run({{0, IoOp::Write, 0, 8, 0x10}, {1 * kUs, IoOp::Write, 12, 1, 0x20}});
+  auto w = writes_before(rig, ~vp::Tick(0));
+  REQUIRE(w.size() == 8);
+  CHECK(w[0].lpn == 0);  // set 0's least recently used first
+  for (uint64_t i = 1; i < 8; ++i) CHECK(w[i].lpn == i);
+  CHECK(rig.stat("ssd.cache.bulk.flushed_pages") == 8);
+  CHECK(rig.done[1] == 1 * kUs + kDramTime);  // 1 dirty + 8 copies > 8, but nothing was in flight when it came
+}
 
 TEST_CASE("fastdrain a hint announcing more than the headroom starts an urgent drain down to the low watermark",
           "[ssd][cache][fastdrain]") {

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "vp/core/EventQueue.hpp"
+#include "vp/host/DirtyLimits.hpp"
 #include "vp/host/FioJobRunner.hpp"
 #include "vp/host/HostBlockDriver.hpp"
 
@@ -26,8 +27,12 @@ uint64_t pow2_ceil(uint64_t v) {
 
 void PageCache::declare_params(const ParamScope& r) {
   r.size("size", "256MiB",
-         "host memory holding cached file pages for buffered I/O (fio direct=0); the dirty ratios are percent of it")
+         "host memory holding cached file pages for buffered I/O (fio direct=0), one region of host DRAM")
       .range(1 << 20, 1ull << 40);
+  r.size("dirtyable", "0",
+         "the memory the dirty ratios are percent of: Linux's dirtyable memory (free and file pages the kernel "
+         "and applications leave, less the kernel's reserve, totalreserve_pages: summary pagecache "
+         "host_reserve_pages); 0: the page cache's size");
   r.time("hit_cost", "1us",
          "kernel CPU time per 4 KiB page a buffered read looks up and copies to the application");
   r.time("write_cost", "1us",
@@ -38,10 +43,10 @@ void PageCache::declare_params(const ParamScope& r) {
   r.size("readahead_max", "128KiB", "largest read-ahead window (Linux read_ahead_kb)")
       .range(4096, 64 << 20);
   r.integer("dirty_background_ratio", 10,
-            "percent of the page cache dirty above which the flusher writes back (Linux vm.dirty_background_ratio)")
+            "percent of the dirtyable memory (host.pagecache.dirtyable) dirty above which the flusher writes back (Linux vm.dirty_background_ratio)")
       .range(0, 99);
   r.integer("dirty_ratio", 20,
-            "percent of the page cache dirty or under write-back at which writers block (Linux vm.dirty_ratio)")
+            "percent of the dirtyable memory dirty or under write-back at which writers block (Linux vm.dirty_ratio)")
       .range(1, 100);
   r.time("dirty_expire", "30s",
          "age after which the periodic write-back writes a dirty page (Linux dirty_expire_centisecs)");
@@ -64,6 +69,12 @@ void PageCache::declare_params(const ParamScope& r) {
   r.rule([](const ScopedConfig& c) {
     if (c.get_size("size") % kPageSize)
       c.fail("size", "must be a multiple of the 4 KiB page");
+    if (uint64_t d = c.get_size("dirtyable")) {
+      int64_t most = std::max({c.get_int("dirty_ratio"), c.get_int("fastdrain.high_ratio"), c.get_int("fastdrain.low_ratio")});
+      if (d / 100 * uint64_t(most) >= c.get_size("size"))
+        c.fail({"dirtyable", "size"}, "the dirty limit (the largest dirty ratio of the dirtyable memory) must be below "
+                                      "the page cache's size");
+    }
     for (const char* k : {"readahead_initial", "readahead_max"})
       if (c.get_size(k) % kPageSize) c.fail(k, "must be a multiple of the 4 KiB page");
     if (c.get_size("readahead_initial") > c.get_size("readahead_max"))
@@ -82,6 +93,7 @@ PageCache::PageCache(Services& svc, HostMemoryAllocator& memory, const std::stri
       stats_(svc.stats, scope),
       memory_(memory),
       capacity_(cfg_.get_size("size") / kPageSize),
+      dirtyable_(cfg_.get_size("dirtyable") ? cfg_.get_size("dirtyable") / kPageSize : capacity_),
       hit_cost_(cfg_.get_time("hit_cost")),
       write_cost_(cfg_.get_time("write_cost")),
       expire_(cfg_.get_time("dirty_expire")),
@@ -134,8 +146,9 @@ void PageCache::set_ratios(bool high) {
     ratio_bg_ = static_cast<unsigned>(c.get_int("fastdrain.low_background_ratio"));
     ratio_hard_ = static_cast<unsigned>(c.get_int("fastdrain.low_ratio"));
   }
-  bg_pages_ = capacity_ * ratio_bg_ / 100;
-  hard_pages_ = std::max<uint64_t>(1, capacity_ * ratio_hard_ / 100);
+  DirtyLimits limits(dirtyable_, ratio_bg_, ratio_hard_);
+  bg_pages_ = limits.background();
+  hard_pages_ = limits.hard();
 }
 
 void PageCache::begin(HostBlockDriver& drv, bool needed) {
@@ -586,6 +599,8 @@ void PageCache::observe_status(uint32_t result, Tick now, Work& w) {
 nlohmann::json PageCache::summary() const {
   return {{"active", active_},
           {"size_pages", capacity_},
+          {"dirtyable_pages", dirtyable_},
+          {"host_reserve_pages", DirtyLimits::reserve_pages(memory_.map().low_bytes(), memory_.map().high_bytes())},
           {"cached_pages", map_.size()},
           {"dirty_pages", nr_dirty_},
           {"under_writeback_pages", nr_writeback_},

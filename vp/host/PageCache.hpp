@@ -177,6 +177,7 @@ class PageCache {
   HostBlockDriver* drv_ = nullptr;
   bool active_ = false;
   uint64_t capacity_;  // pages
+  uint64_t dirtyable_;  // pages the dirty ratios are of (Linux's dirtyable memory)
   Tick hit_cost_, write_cost_, expire_, interval_;
   uint64_t ra_init_, ra_max_;  // pages
   bool fastdrain_;

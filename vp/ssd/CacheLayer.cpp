@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "vp/ssd/CacheLayer.hpp"
 
+#include "vp/ssd/BulkFlushBuffer.hpp"
 #include "vp/ssd/BurstBuffer.hpp"
 #include "vp/ssd/FastDrainBuffer.hpp"
 
@@ -38,12 +39,13 @@ struct CacheLayer::Child {
 };
 
 void CacheLayer::declare_params(const ParamScope& r) {
-  r.choice("organisation", "none", {"none", "uni", "uni-dyn", "split", "fastdrain", "burst"},
+  r.choice("organisation", "none", {"none", "uni", "uni-dyn", "split", "bulk", "fastdrain", "burst"},
            "organisation of the SSD's DRAM cache between firmware and FTL: none (every request goes to the FTL), "
            "uni (set-associative, LRU, write-back, both classes share every way, fixed read prefetch: FlashShare's "
            "uni-no / uni-128), uni-dyn (uni with the prefetch adapted each epoch by ghost caches), split (ways "
            "divided between latency-critical and throughput requests, adapted each epoch, each with uni-dyn's "
-           "prefetch), fastdrain (FastDrain's write buffer with watermarks, background and foreground eviction, "
+           "prefetch), bulk (a conventional drive's write buffer, FastDrain's Vanilla: a write that finds its set "
+           "full of dirty lines flushes a bulk of the oldest to flash), fastdrain (FastDrain's write buffer with watermarks, background and foreground eviction, "
            "status in every completion), burst (DeepFlash's direct-mapped burst buffer, non-blocking)");
   EpochPolicy::declare_params(r);
   SplitPolicy::declare_params(r);
@@ -57,6 +59,7 @@ void CacheLayer::declare_params(const ParamScope& r) {
   // FastDrain CAL'20 Table 1: thresholds 0.8 / 0.2. The background pace is
   // not in the paper (assumed: a few pages, about one program time apart).
   FastDrainBuffer::declare_params(r.sub("fastdrain"));
+  BulkFlushBuffer::declare_params(r.sub("bulk"));
   r.rule([](const ScopedConfig& c) {
     if (c.is("organisation", "fastdrain") &&
         c.get_real("fastdrain.low_watermark") >= c.get_real("fastdrain.high_watermark"))
@@ -72,7 +75,7 @@ void CacheLayer::declare_params(const ParamScope& r) {
 }
 
 CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc, uint32_t line_bytes, uint64_t write_buffer_bytes,
-                       const std::string& scope)
+                       uint64_t stripe_pages, const std::string& scope)
     : sc_module(name),
       target("target"),
       power("power"),
@@ -85,6 +88,7 @@ CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc, uint32_t lin
                                                                               {"uni", Organisation::Uni},
                                                                               {"uni-dyn", Organisation::UniDyn},
                                                                               {"split", Organisation::Split},
+                                                                              {"bulk", Organisation::Bulk},
                                                                               {"fastdrain", Organisation::FastDrain},
                                                                               {"burst", Organisation::Burst}})),
       enabled_(organisation_ != Organisation::None),
@@ -120,6 +124,9 @@ CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc, uint32_t lin
     prefetched_.assign(tags_->lines(), false);
     if (organisation_ == Organisation::Burst)
       buffer_ = std::make_unique<BurstBuffer>(*tags_, stats_.group("burst"));
+    else if (organisation_ == Organisation::Bulk)
+      buffer_ = std::make_unique<BulkFlushBuffer>(svc, cfg_.key("bulk"), static_cast<CacheLines&>(*this), *tags_,
+                                                  stripe_pages);
     else if (organisation_ == Organisation::FastDrain)
       buffer_ = std::make_unique<FastDrainBuffer>(svc, cfg_.key("fastdrain"), eq_, static_cast<CacheLines&>(*this),
                                                   *tags_, page_);
@@ -410,6 +417,7 @@ void CacheLayer::write(FtlRequest& r) {
         sent[i] = true;
         continue;
       }
+      buffer_->replacing(l);
       evict(l, now);
       tags_->fill(l, lpn, static_cast<uint8_t>(c));
       prefetched_[size_t(l)] = false;

@@ -22,9 +22,10 @@
 //
 // An organisation plugs into two slots, chosen once at elaboration: a
 // CachePolicy places pages (which ways a class fills and reads, prefetch),
-// a WriteBufferPolicy handles written data. Two organisations are write
+// a WriteBufferPolicy handles written data. Three organisations are write
 // buffers, whose read misses go to the FTL without being cached:
-// `fastdrain` (FastDrainBuffer: watermarks, background and foreground
+// `bulk` (BulkFlushBuffer: a conventional buffer that flushes a bulk of
+// dirty data when a write finds it full), `fastdrain` (FastDrainBuffer: watermarks, background and foreground
 // drains, buffer status in every completion) and `burst` (BurstBuffer:
 // direct mapped, a write to an entry still being evicted goes to the FTL).
 #include <deque>
@@ -61,9 +62,10 @@ class CacheLayer : public sc_core::sc_module, public IFtl, public FtlClient, pub
   // `line_bytes`: a line holds one mapping unit of the FTL below (a flash
   // page); the platform that binds `ftl` knows it. `write_buffer_bytes`:
   // the drive's write buffer, which holds the write-back caches' copies on
-  // their way to flash.
+  // their way to flash. `stripe_pages`: one page for every plane of the
+  // drive (a conventional buffer's bulk flush).
   CacheLayer(sc_core::sc_module_name name, Services& svc, uint32_t line_bytes, uint64_t write_buffer_bytes,
-             const std::string& scope = kScope);
+             uint64_t stripe_pages, const std::string& scope = kScope);
   ~CacheLayer() override;
 
   void submit(FtlRequest& r) override;
@@ -143,7 +145,7 @@ class CacheLayer : public sc_core::sc_module, public IFtl, public FtlClient, pub
   ScopedConfig cfg_;
   StatGroup stats_;
   EventQueue eq_;
-  enum class Organisation { None, Uni, UniDyn, Split, FastDrain, Burst };
+  enum class Organisation { None, Uni, UniDyn, Split, Bulk, FastDrain, Burst };
   Organisation organisation_;
   bool enabled_;  // a cache organisation, and the host has not switched it off
   bool protected_ = false;  // the drive's hold-up power drains the cache when the host's power fails

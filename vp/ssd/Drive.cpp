@@ -111,6 +111,8 @@ uint64_t Drive::write_buffer_bytes(const ScopedConfig& d) {
   return std::max<uint64_t>(uint64_t(1) << 20, 2 * g.total_planes() * g.page_size);
 }
 
+uint64_t Drive::stripe_pages(const ScopedConfig& d) { return flash_geometry(d).total_planes(); }
+
 uint64_t Drive::capacity_bytes(const Config& cfg, const std::string& scope) {
   ScopedConfig d(cfg, scope);
   auto g = flash_geometry(d);
@@ -127,7 +129,8 @@ Drive::Drive(sc_core::sc_module_name name, Services& svc, const pcie::LinkTiming
          scoped_key(scope, "fw")),
       // a line per mapping unit of the FTL
       cache("cache", svc, flash_geometry(ScopedConfig(svc.cfg, scope)).page_size,
-            write_buffer_bytes(ScopedConfig(svc.cfg, scope)), scoped_key(scope, "cache")),
+            write_buffer_bytes(ScopedConfig(svc.cfg, scope)), stripe_pages(ScopedConfig(svc.cfg, scope)),
+            scoped_key(scope, "cache")),
       ftl("ftl", svc, flash_geometry(ScopedConfig(svc.cfg, scope)), scoped_key(scope, "ftl"),
           scoped_key(scope, "precondition")),
       dram("dram_ssd", svc, scoped_key(scope, "dram")),

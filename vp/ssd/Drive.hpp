@@ -30,6 +30,8 @@ class Drive : public sc_core::sc_module {
   static uint64_t capacity_bytes(const Config& cfg, const std::string& scope = kScope);
   // ssd.write_buffer.size, or from the geometry when 0 (the drive's scope).
   static uint64_t write_buffer_bytes(const ScopedConfig& drive);
+  // One page for every plane of every die: a conventional buffer's bulk flush.
+  static uint64_t stripe_pages(const ScopedConfig& drive);
 
   // `firmware`: what the controller talks to instead of the drive's own
   // (tests use firmware that reports other capabilities, e.g. a volatile

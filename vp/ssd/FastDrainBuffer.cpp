@@ -38,7 +38,7 @@ FastDrainBuffer::FastDrainBuffer(Services& svc, const std::string& scope, EventQ
       bg_pages_(static_cast<uint32_t>(ScopedConfig(svc.cfg, scope).get_int("bg_pages"))),
       bg_interval_(ScopedConfig(svc.cfg, scope).get_time("bg_interval")),
       hint_lapse_(ScopedConfig(svc.cfg, scope).get_time("hint_lapse")),
-      dirtied_(tags.lines(), 0),
+      dirty_order_(tags),
       fg_evictions_(StatGroup(svc.stats, scope)
                         .counter("foreground_evictions", "pages",
                                  "pages drained urgently (LSB first) because the buffer would pass its high watermark")),
@@ -51,10 +51,7 @@ FastDrainBuffer::FastDrainBuffer(Services& svc, const std::string& scope, EventQ
       level_high_water_(StatGroup(svc.stats, scope)
                             .counter("level_high_water", "pages",
                                      "most buffer pages not yet on flash at once (dirty lines and copies in flight)")),
-      stalls_(StatGroup(svc.stats, scope)
-                  .counter("stalled_writes", "commands",
-                           "writes that waited for buffer space (lines and copies in flight fill it)"),
-              StatGroup(svc.stats, scope).counter("stall_ps", "ps", "time writes waited for buffer space, summed")) {
+      stalls_(StatGroup(svc.stats, scope)) {
   ScopedConfig cfg(svc.cfg, scope);
   level_ = std::make_unique<WriteBufferLevel>(tags.lines(), cfg.get_real("high_watermark"),
                                               cfg.get_real("low_watermark"), cfg.get_time("series_step"));
@@ -64,9 +61,7 @@ FastDrainBuffer::FastDrainBuffer(Services& svc, const std::string& scope, EventQ
 // The write buffer's DRAM is full of lines and copies still being written:
 // the write waits for space (in order) as a real buffer's would.
 bool FastDrainBuffer::admit(FtlRequest& r) {
-  if (stalls_.empty() && fits(r.pages)) return true;
-  stalls_.hold(r);
-  return false;
+  return stalls_.admit(r, [this](uint64_t pages) { return fits(pages); });
 }
 
 void FastDrainBuffer::resume() {
@@ -86,26 +81,12 @@ void FastDrainBuffer::write_done(uint64_t, uint64_t, bool buffered, CacheDrain m
 }
 
 void FastDrainBuffer::changed() {
-  uint64_t v = tags_.dirty_lines() + draining_, was = level_->level();
-  if (v > was) level_->add(v - was, now_ps());
-  if (v < was) level_->remove(was - v, now_ps());
+  level_->update(tags_.dirty_lines() + draining_, now_ps());
   level_high_water_.value = level_->high_water();
 }
 
 // Lines are drained oldest dirty first: the order they became dirty in.
-void FastDrainBuffer::dirtied(int64_t l) {
-  dirtied_[size_t(l)] = ++dirty_stamp_;
-  dirty_order_.emplace_back(l, dirty_stamp_);
-}
-
-int64_t FastDrainBuffer::oldest_dirty() {
-  while (!dirty_order_.empty()) {
-    auto [l, stamp] = dirty_order_.front();
-    if (tags_.line(l).dirty && dirtied_[size_t(l)] == stamp) return l;
-    dirty_order_.pop_front();  // written back, replaced or dirtied again since
-  }
-  return -1;
-}
+void FastDrainBuffer::dirtied(int64_t l) { dirty_order_.dirtied(l); }
 
 // After a write is in the buffer: the future level is the level now plus
 // what the current victimization event announced and has not sent yet. Past
@@ -125,7 +106,7 @@ void FastDrainBuffer::after_write(const FtlRequest& r) {
     bool started = fg_out_ == 0;
     uint64_t sent = 0;
     while (tags_.dirty_lines() > level_->low_pages()) {
-      int64_t l = oldest_dirty();
+      int64_t l = dirty_order_.oldest();
       if (l < 0) break;
       lines_.drain_line(l, CacheDrain::Foreground);
       ++sent;
@@ -158,7 +139,7 @@ void FastDrainBuffer::background_round() {
   if (level_->level() + expected() > level_->high_pages()) return;
   uint64_t sent = 0;
   while (bg_out_ < bg_pages_) {
-    int64_t l = oldest_dirty();
+    int64_t l = dirty_order_.oldest();
     if (l < 0) break;
     lines_.drain_line(l, CacheDrain::Background);
     ++sent;

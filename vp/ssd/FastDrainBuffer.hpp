@@ -9,7 +9,6 @@
 // victimization hint still announces would pass the high one; every
 // completion carries the buffer status; a write waits while the buffer's
 // DRAM is full of lines and copies in flight. Read misses are not cached.
-#include <deque>
 #include <memory>
 #include <vector>
 
@@ -17,6 +16,7 @@
 #include "vp/core/ParamScope.hpp"
 #include "vp/core/Services.hpp"
 #include "vp/core/StatGroup.hpp"
+#include "vp/ssd/DirtyOrder.hpp"
 #include "vp/ssd/WriteBufferPolicy.hpp"
 #include "vp/ssd/WriteStalls.hpp"
 
@@ -51,7 +51,6 @@ class FastDrainBuffer : public WriteBufferPolicy {
   // Room for a write of `pages`: nothing is being drained (nothing would
   // make room), or the lines and copies in flight leave enough.
   bool fits(uint64_t pages) const { return draining_ == 0 || level_->level() + pages <= level_->capacity(); }
-  int64_t oldest_dirty();  // -1: none
   void arm_background();
   void background_round();
 
@@ -62,9 +61,7 @@ class FastDrainBuffer : public WriteBufferPolicy {
   std::unique_ptr<WriteBufferLevel> level_;
   uint32_t bg_pages_;
   Tick bg_interval_, hint_lapse_;
-  std::deque<std::pair<int64_t, uint64_t>> dirty_order_;  // (line, stamp) as lines became dirty; stale ones skipped
-  std::vector<uint64_t> dirtied_;                          // each line's stamp
-  uint64_t dirty_stamp_ = 0;
+  DirtyOrder dirty_order_;
   uint64_t draining_ = 0;             // lines' copies being written to the FTL
   uint64_t bg_out_ = 0, fg_out_ = 0;  // background and foreground evictions at the FTL
   uint64_t event_pages_ = 0, expected_ = 0;  // the victimization event announced, its pages not yet here

@@ -23,9 +23,7 @@ nlohmann::json WriteBackCache::summary() const {
 }
 
 bool WriteBackCache::admit(FtlRequest& r) {
-  if (stalls_.empty() && fits(r.pages)) return true;
-  stalls_.hold(r);
-  return false;
+  return stalls_.admit(r, [this](uint64_t pages) { return fits(pages); });
 }
 
 void WriteBackCache::write_queued(bool buffered, CacheDrain) {

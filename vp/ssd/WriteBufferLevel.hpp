@@ -26,6 +26,10 @@ class WriteBufferLevel {
 
   void add(uint64_t pages, Tick now) { set(level_ + pages, now); }
   void remove(uint64_t pages, Tick now) { set(level_ - pages, now); }
+  // The level is `pages` now (no row in the series if it did not change).
+  void update(uint64_t pages, Tick now) {
+    if (pages != level_) set(pages, now);
+  }
   uint64_t level() const { return level_; }
   uint64_t capacity() const { return capacity_; }
   // The watermarks in pages: full at or above high_pages, drained at or below low_pages.

@@ -4,11 +4,13 @@
 // cache layer beside its CachePolicy (which places pages). The caches
 // (uni, uni-dyn, split) write back on replacement and Flush, their copies
 // bounded by the drive's write buffer (WriteBackCache); the write buffers are classes of their own,
-// chosen once at elaboration: FastDrainBuffer (FastDrain CAL'20 sec. 3.2:
-// a level kept under watermarks by background and foreground drains, and
-// writes held while the buffer's DRAM is full) and BurstBuffer (DeepFlash
-// FAST'19 sec. 4.3: direct mapped, a write whose entry is still being
-// evicted goes to the FTL). Both leave read misses uncached.
+// chosen once at elaboration: BulkFlushBuffer (the conventional buffer
+// FastDrain CAL'20 compares with: a bulk of dirty data flushed when a write
+// finds it full), FastDrainBuffer (FastDrain sec. 3.2: a level kept under
+// watermarks by background and foreground drains, and writes held while the
+// buffer's DRAM is full) and BurstBuffer (DeepFlash FAST'19 sec. 4.3: direct
+// mapped, a write whose entry is still being evicted goes to the FTL). They
+// leave read misses uncached.
 #include <cstdint>
 
 #include "vp/ssd/CacheTags.hpp"
@@ -18,8 +20,9 @@
 namespace vp::ssd {
 
 // Who asked for a page to be written to the FTL: FastDrain's background or
-// foreground drain, or neither (replacement, Flush, write-through).
-enum class CacheDrain : uint8_t { None, Background, Foreground };
+// foreground drain, a conventional buffer's bulk flush, or none of them
+// (replacement, Flush, write-through).
+enum class CacheDrain : uint8_t { None, Background, Foreground, Bulk };
 
 // What a write-buffer policy may ask of the cache layer it is plugged into.
 class CacheLines {
@@ -44,6 +47,8 @@ class WriteBufferPolicy {
   // A written page's miss picked `line` to replace: true if the page must go
   // to the FTL instead.
   virtual bool bypass(int64_t /*line*/) { return false; }
+  // A written page's miss is about to replace `line` (after bypass()).
+  virtual void replacing(int64_t /*line*/) {}
   // A clean line became dirty.
   virtual void dirtied(int64_t /*line*/) {}
   // A dirty line was replaced; its page's write to the FTL is `seq`.

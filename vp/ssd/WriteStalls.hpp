@@ -15,9 +15,22 @@ namespace vp::ssd {
 class WriteStalls {
  public:
   WriteStalls(Counter& writes, Counter& stall_ps) : writes_(writes), stall_ps_(stall_ps) {}
+  // A write buffer's own: `stalled_writes` and `stall_ps` in its group.
+  explicit WriteStalls(const StatGroup& g)
+      : WriteStalls(g.counter("stalled_writes", "commands",
+                              "writes that waited for buffer space (dirty lines and copies in flight fill it)"),
+                    g.counter("stall_ps", "ps", "time writes waited for buffer space, summed")) {}
   bool empty() const { return held_.empty(); }
   uint64_t held() const { return writes_.value; }  // writes held so far
   Tick stall_ps() const { return stall_ps_.value; }
+  // A write arrives: true if it may go now (none held before it and
+  // `fits(pages)`), else it is held.
+  template <class Fits>
+  bool admit(FtlRequest& r, Fits fits) {
+    if (empty() && fits(r.pages)) return true;
+    hold(r);
+    return false;
+  }
   void hold(FtlRequest& r) {
     held_.push_back({&r, now_ps()});
     ++writes_;

@@ -94,7 +94,8 @@ def test_deepflash_nvmq_figures_from_the_thread_counters():
     from flashvp.studies import _df_figures
 
     ms = 1e9  # ps
-    s = {"sim_time_s": 0.002, "jobs": [{"iops": 600_000}, {"iops": 300_000}],
+    s = {"sim_time_s": 0.002, "jobs": [{"ios": 1200, "runtime_s": 0.002, "iops": 600_000},
+                                       {"ios": 600, "runtime_s": 0.002, "iops": 300_000}],
          "counters": {"ssd.fw.thread.nvmq0.items": 300, "ssd.fw.thread.nvmq0.busy_ps": 2 * ms,
                       "ssd.fw.thread.nvmq1.items": 100, "ssd.fw.thread.nvmq1.busy_ps": 1 * ms,
                       "ssd.fw.thread.nvmq2.items": 0, "ssd.fw.thread.nvmq2.busy_ps": 0,
@@ -105,6 +106,18 @@ def test_deepflash_nvmq_figures_from_the_thread_counters():
     assert f["nvmq_iops"] == pytest.approx(450_000)  # two threads took commands
     assert f["nvmq_spread"] == pytest.approx(2 / 3)  # (300 - 100) / 300
     assert math.isnan(_df_figures({"sim_time_s": 1.0, "jobs": [], "counters": {}})["active_nvmq"])
+
+
+def test_deepflash_iops_is_the_drives_not_the_sum_of_the_jobs():
+    """Two jobs of 1,000 I/Os, one done in 1 ms and one in 2 ms: the drive did
+    2,000 I/Os in 2 ms, 1 MIOPS; the sum of the jobs' own IOPS (1 M + 0.5 M)
+    would read 1.5 MIOPS."""
+    from flashvp.studies import _df_figures
+
+    s = {"sim_time_s": 0.002, "counters": {},
+         "jobs": [{"ios": 1000, "runtime_s": 0.001, "iops": 1_000_000},
+                  {"ios": 1000, "runtime_s": 0.002, "iops": 500_000}]}
+    assert _df_figures(s)["iops"] == pytest.approx(1_000_000)
 
 
 def test_every_effect_a_study_reports_is_in_the_papers_data_with_a_source():

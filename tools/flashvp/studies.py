@@ -25,7 +25,7 @@ def _online(summary: dict) -> dict:
     for j in summary["jobs"]:
         if "online" in j:
             r = j["online"]["response_us"]
-            f = {"response_mean": r["mean"], "response_p99": r["p99"], "responses": r["count"]}
+            f = {"response_mean": r["mean"], "response_p99": r["p99"], "response_max": r["max"], "responses": r["count"]}
             parts = j["online"].get("response_parts_us", {})
             for scope, key in (("all", "resp"), ("p99_and_above", "tail")):
                 for part in RESPONSE_PARTS:
@@ -608,6 +608,11 @@ def _df_extra(res: Results, out: Path, ctx: dict) -> list[str]:
         ax.set_xlabel("firmware cores")
         ax.set_ylabel("KIOPS")
         _finish(fig, ax, out / "cores", "Fig 14a: DeepFlash against its core count", 9)
+        rows = ["| firmware cores | " + " | ".join(str(n) for n in cores) + " |", "| --- |" + " --- |" * len(cores)]
+        for p in ("rndrd", "rndwr"):
+            kiops = [statistics_mean(res.values("deepflash", f"{p}-cores={n}", "iops")) / 1e3 for n in cores]
+            rows.append(f"| {p} | " + " | ".join(f"{k:,.0f}" for k in kiops) + " |")
+        lines += ["## DeepFlash against its core count (Fig 14a), KIOPS", "", *rows, ""]
     sized = [b for b in DF_SIZES if res.values("deepflash", f"rndrd-bs={b}", "iops")]
     if sized:
         rows = ["| request size | " + " | ".join(f"{c} KIOPS" for c in DF_CONFIGS[1:]) +
@@ -717,9 +722,14 @@ FD_APPS = {
 }
 
 
+# Figs 1b and 6a: Apache-U's responses over time, one traced run per system.
+FD_TRACED = "(traced)"
+
+
 def _fd_figures(s: dict) -> dict:
     f = _online(s)
-    f["latency_p99"], f["latency_mean"] = f.get("response_p99"), f.get("response_mean")
+    f["latency_p99"], f["latency_mean"], f["latency_max"] = (f.get("response_p99"), f.get("response_mean"),
+                                                             f.get("response_max"))
     return f
 
 
@@ -735,11 +745,18 @@ def _fd_grids(quick: bool) -> dict:
         # The Oracle's buffer keeps its size at every scale: it must hold all the run writes.
         return {**FD_APPS[a], **({"ssd.cache.size": "8GiB"} if quick and c == "oracle" else {})}
 
-    return {"configs": (base, [Run(c, f"fastdrain/{c}", a, sets(c, a)) for a in apps for c in FD_CONFIGS])}
+    grids = {"configs": (base, [Run(c, f"fastdrain/{c}", a, sets(c, a)) for a in apps for c in FD_CONFIGS])}
+    # Seed 1 of Apache-U again with responses.csv and requests.csv, as
+    # configurations of their own so that the effects do not count them twice.
+    traced = [Run(f"{c} {FD_TRACED}", f"fastdrain/{c}", "apache-u", sets(c, "apache-u")) for c in FD_CONFIGS]
+    grids["dynamics"] = ({**base, "trace": ["requests"]}, traced)
+    return grids
 
 
 def _fd_effects() -> list[Effect]:
-    return [Effect(f"{c.replace('-', '_')}_p99", "latency_p99", c, "vanilla") for c in FD_CONFIGS[1:]]
+    return [Effect(f"{c.replace('-', '_')}_p99", "latency_p99", c, "vanilla") for c in FD_CONFIGS[1:]] + [
+        Effect("fd_vs_fd_ftl_p99", "latency_p99", "fd", "fd-ftl"),
+        Effect("fd_ftl_vs_fd_buf_worst_response", "latency_max", "fd-ftl", "fd-buf")]
 
 
 def _fd_extra(res: Results, out: Path, ctx: dict) -> list[str]:
@@ -777,6 +794,7 @@ def _fd_extra(res: Results, out: Path, ctx: dict) -> list[str]:
             ax.set_xlabel("time, s")
             ax.set_ylabel("buffer level, % (max per step)")
             _finish(fig, ax, out / "buffer-level", f"FD's buffer level ({apps[0]} + Ungzip, seed 1)", 9)
+    lines += _fd_dynamics(res, out)
     rows = ["| app | " + " | ".join(f"{c} p99 us" for c in FD_CONFIGS) + " | responses per run |",
             "| --- |" + " --- |" * (len(FD_CONFIGS) + 1)]
     for a in apps:
@@ -784,6 +802,43 @@ def _fd_extra(res: Results, out: Path, ctx: dict) -> list[str]:
         rows.append(f"| {a} | " + " | ".join(f"{statistics_mean(res.values(c, a, 'latency_p99')):,.0f}"
                                              for c in FD_CONFIGS) + f" | {n:.0f} |")
     return lines + ["## p99 response time per app, mean over seeds", "", *rows, ""]
+
+
+def _fd_dynamics(res: Results, out: Path) -> list[str]:
+    """Figs 1b and 6a: Apache-U's response times over the run (seed 1, one run
+    per system, as the paper plots one run) and, beside Vanilla's, the dirty
+    pages the page cache wrote back (victimized) per 100 ms."""
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    runs = {c: res.summaries.get((f"{c} {FD_TRACED}", "apache-u", 1)) for c in FD_CONFIGS}
+    runs = {c: f for c, f in runs.items() if f and (f / "responses.csv").exists()}
+    if not runs:
+        return []
+    fig, axes = plt.subplots(len(runs), 1, figsize=(7, 1.6 * len(runs)), sharex=True, squeeze=False)
+    rows = ["| system | responses | mean ms | p99 ms | max ms | responses above 10 ms |", "| --- | --- | --- | --- | --- | --- |"]
+    for ax, (c, folder) in zip(axes[:, 0], runs.items()):
+        r = pd.read_csv(folder / "responses.csv")
+        t, ms = r["received_ps"] / 1e12, r["response_ps"] / 1e9
+        ax.plot(t, ms, linewidth=0.4, color="C0")
+        ax.set_ylabel(f"{c}\nms", fontsize=8)
+        rows.append(f"| {c} | {len(ms):,} | {ms.mean():.2f} | {ms.quantile(0.99):.2f} | {ms.max():.1f} | "
+                    f"{int((ms > 10).sum()):,} |")
+        if c == "vanilla" and (folder / "requests.csv").exists():
+            q = pd.read_csv(folder / "requests.csv", usecols=["job", "op", "bytes", "issue_ps"])
+            wb = q[(q["job"] == "pagecache") & (q["op"] == "write")]
+            bins = (wb["issue_ps"] // 10**11).astype(int)  # 100 ms
+            pages = (wb.groupby(bins)["bytes"].sum() / 4096)
+            twin = ax.twinx()
+            twin.bar(pages.index / 10, pages.values, width=0.1, align="edge", color="C3", alpha=0.3)
+            twin.set_ylabel("pages written\nback / 100 ms", fontsize=7, color="C3")
+    axes[-1, 0].set_xlabel("time, s")
+    _finish(fig, axes[0, 0], out / "fig6a",
+            "Figs 1b, 6a: Apache-U's response times (+ Ungzip), seed 1; Vanilla with the page cache's write-back", 9,
+            legend=False)
+    return ["## Apache-U's responses over time (Figs 1b, 6a; seed 1)", "",
+            "The paper: Vanilla under 5 ms without victimization, up to 35 ms during one (Fig 6a); FD-FTL's worst "
+            "a third of FD-Buf's.", "", *rows, ""]
 
 
 # ----------------------------------------------------------------------------
@@ -884,7 +939,8 @@ STUDIES = {
     "flashshare": Study("flashshare", "FlashShare (OSDI'18)", _fs_grids, _fs_figures, _fs_effects(),
                         extra=_fs_extra, doc_sections=("Apache with Index over time",)),
     "deepflash": Study("deepflash", "DeepFlash (FAST'19)", _df_grids, _df_figures, _df_effects(), extra=_df_extra,
-                       doc_sections=("IOPS per pattern",)),
+                       doc_sections=("IOPS per pattern", "DeepFlash against", "Random reads by request size", "Skew",
+                                     "Queue allocation", "Fig 16a", "Fig 16b")),
     "fastdrain": Study("fastdrain", "FastDrain (CAL'20)", _fd_grids, _fd_figures, _fd_effects(), extra=_fd_extra,
                        doc_sections=("p99 response time per app",)),
     "rwiso": Study("rwiso", "Read/write queue isolation (IMCOM'17)", _rw_grids, _rw_figures, _rw_effects(),

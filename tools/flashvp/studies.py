@@ -832,6 +832,8 @@ def _fd_dynamics(res: Results, out: Path) -> list[str]:
             twin = ax.twinx()
             twin.bar(pages.index / 10, pages.values, width=0.1, align="edge", color="C3", alpha=0.3)
             twin.set_ylabel("pages written\nback / 100 ms", fontsize=7, color="C3")
+            ax.set_zorder(twin.get_zorder() + 1)  # the responses over the bars
+            ax.patch.set_visible(False)
     axes[-1, 0].set_xlabel("time, s")
     _finish(fig, axes[0, 0], out / "fig6a",
             "Figs 1b, 6a: Apache-U's response times (+ Ungzip), seed 1; Vanilla with the page cache's write-back", 9,

@@ -944,7 +944,7 @@ STUDIES = {
                        doc_sections=("IOPS per pattern", "DeepFlash against", "Random reads by request size", "Skew",
                                      "Queue allocation", "Fig 16a", "Fig 16b")),
     "fastdrain": Study("fastdrain", "FastDrain (CAL'20)", _fd_grids, _fd_figures, _fd_effects(), extra=_fd_extra,
-                       doc_sections=("p99 response time per app",)),
+                       doc_sections=("p99 response time per app", "Apache-U's responses over time")),
     "rwiso": Study("rwiso", "Read/write queue isolation (IMCOM'17)", _rw_grids, _rw_figures, _rw_effects(),
                    extra=_rw_extra, doc_sections=("IOPS per configuration", "The paper's secondary effects")),
 }

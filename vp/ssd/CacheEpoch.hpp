@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-// One epoch of an adaptive cache organisation (uni-dyn, split) as it is
+// One epoch of a cache organisation (uni, uni-dyn, split) as it is
 // recorded for plotting: what each class did in the real cache, what every
 // ghost cache missed, and the way split and prefetch granularities that
 // were in force. Index 0 of every pair is the throughput class, 1 the

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "vp/core/AtomicFile.hpp"
+#include "vp/ssd/FixedPrefetchPolicy.hpp"
 #include "vp/ssd/GhostPrefetchPolicy.hpp"
 #include "vp/ssd/SplitPolicy.hpp"
 #include "vp/ssd/UniformPolicy.hpp"
@@ -140,9 +141,10 @@ CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc, uint32_t lin
       policy_ = std::make_unique<GhostPrefetchPolicy>(cfg_, stats_, svc.waves, sets, ways_);
     else if (organisation_ == Organisation::Split)
       policy_ = std::make_unique<SplitPolicy>(cfg_, stats_, svc.waves, sets, ways_);
+    else if (organisation_ == Organisation::Uni)
+      policy_ = std::make_unique<FixedPrefetchPolicy>(cfg_, stats_, ways_);
     else  // the write buffers read ahead nothing: their read misses are not cached
-      policy_ = std::make_unique<UniformPolicy>(
-          fill_reads_ ? static_cast<unsigned>(cfg_.get_int("prefetch_pages")) : 0u);
+      policy_ = std::make_unique<UniformPolicy>(0u);
   }
   const char* cls[2] = {"thr", "lat"};
   for (int c = 0; c < 2; ++c) {
@@ -160,7 +162,8 @@ CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc, uint32_t lin
 void CacheLayer::write_outputs(const std::string& dir, bool with_epochs) const {
   if (const WriteBufferLevel* level = buffer_->level())
     AtomicFile::write(dir + "/write_buffer.csv", [level](std::ostream& csv) { level->write_csv(csv); });
-  if (with_epochs && (organisation_ == Organisation::UniDyn || organisation_ == Organisation::Split))
+  if (with_epochs && (organisation_ == Organisation::Uni || organisation_ == Organisation::UniDyn ||
+                      organisation_ == Organisation::Split))
     write_cache_epochs_csv(dir + "/cache_epochs.csv", epochs(now_ps()));
 }
 

@@ -99,7 +99,7 @@ class CacheLayer : public sc_core::sc_module, public IFtl, public FtlClient, pub
   // The adaptive organisations' epochs up to `now` (cache_epochs.csv); empty for the others.
   std::vector<CacheEpoch> epochs(Tick now) const { return policy_ ? policy_->epochs(now) : std::vector<CacheEpoch>{}; }
   // The run's cache files in `dir`: write_buffer.csv (fastdrain) and, if
-  // `epochs`, cache_epochs.csv (uni-dyn, split).
+  // `epochs`, cache_epochs.csv (uni, uni-dyn, split).
   void write_outputs(const std::string& dir, bool epochs) const;
   // Functional read of a page as the cache holds it (its line or an
   // eviction copy); false: not in the cache.

@@ -23,7 +23,7 @@ void EpochPolicy::declare_params(const ParamScope& r) {
 EpochPolicy::EpochPolicy(const ScopedConfig& cache, const StatGroup& stats)
     : cfg_(cache),
       epoch_(cache.get_time("epoch")),
-      epochs_(stats.counter("epochs", "epochs", "epochs with host accesses (uni-dyn, split)")) {}
+      epochs_(stats.counter("epochs", "epochs", "epochs with host accesses (uni, uni-dyn, split)")) {}
 
 std::vector<uint32_t> EpochPolicy::granularities() const {
   return PrefetchTuner::parse(cfg_.get_string("ghost_granularities"));

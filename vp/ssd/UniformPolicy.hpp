@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-// FlashShare's uniform cache (uni-no, uni-128 in OSDI'18 Figure 18): every
-// way serves both classes, and a read miss brings in a fixed number of
-// following pages (ssd.cache.prefetch_pages: 0 for uni-no, 128 for uni-128).
+// The write buffers' placement (bulk, fastdrain, burst): every way serves
+// both classes and a read miss brings in a fixed number of following pages
+// (none: their read misses are not cached). The uni cache is
+// FixedPrefetchPolicy, which also records epochs.
 #include "vp/ssd/CachePolicy.hpp"
 
 namespace vp::ssd {

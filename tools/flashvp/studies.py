@@ -25,7 +25,8 @@ def _online(summary: dict) -> dict:
     for j in summary["jobs"]:
         if "online" in j:
             r = j["online"]["response_us"]
-            f = {"response_mean": r["mean"], "response_p99": r["p99"], "response_max": r["max"], "responses": r["count"]}
+            f = {"response_mean": r["mean"], "response_p99": r["p99"], "response_max": r.get("max", math.nan),
+                 "responses": r["count"]}
             parts = j["online"].get("response_parts_us", {})
             for scope, key in (("all", "resp"), ("p99_and_above", "tail")):
                 for part in RESPONSE_PARTS:

@@ -398,7 +398,7 @@ def test_update_docs_refuses_a_page_without_one_ordered_pair_of_markers_before_r
               update_docs=str(tmp_path / "page.md"))
 
 
-@pytest.mark.parametrize("name", ["flashshare", "rwiso"])
+@pytest.mark.parametrize("name", ["flashshare", "deepflash", "fastdrain", "rwiso"])
 def test_study_pages_carry_a_block_the_tool_wrote(name):
     from pathlib import Path
 

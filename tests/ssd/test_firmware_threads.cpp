@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "tests/ssd/CacheRig.hpp"
+#include "tests/ssd/FirmwareTestCosts.hpp"
 #include "vp/ssd/Drive.hpp"
 #include "vp/ssd/Firmware.hpp"
 #include "vp/ssd/PageMappingFtl.hpp"
@@ -36,16 +37,12 @@ namespace {
 constexpr Tick kNs = 1000;
 
 Sets costs(Sets more) {
-  Sets s = {{"ssd.flash.page_size", "4KiB"},  {"ssd.fw.clock", "1GHz"},          {"ssd.fw.cores", "16"},
-            {"ssd.fw.cost.fetch_batch", "50"}, {"ssd.fw.cost.fetch", "100"},      {"ssd.fw.cost.parse", "300"},
-            {"ssd.fw.cost.lock", "40"},        {"ssd.fw.cost.lock_level", "10"},  {"ssd.fw.cost.cache_lookup", "20"},
-            {"ssd.fw.cost.cache", "1000"},
-            {"ssd.fw.cost.trans", "200"},      {"ssd.fw.cost.compose", "70"},     {"ssd.fw.cost.complete", "30"},
-            {"ssd.fw.cost.cq_flush", "60"},    {"ssd.fw.cost.message", "5"},      {"ssd.fw.organisation", "deepflash"},
+  Sets s = {{"ssd.fw.cores", "16"},           {"ssd.fw.cost.lock", "40"},        {"ssd.fw.cost.lock_level", "10"},
+            {"ssd.fw.cost.cache", "1000"},     {"ssd.fw.organisation", "deepflash"},
             {"ssd.fw.threads.nvmq", "1"},      {"ssd.fw.threads.cache", "1"},     {"ssd.fw.threads.fcmd", "1"},
             {"ssd.fw.threads.ilock", "1"},     {"ssd.fw.threads.log", "0"},       {"ssd.fw.threads.bgc", "0"}};
   s.insert(s.end(), more.begin(), more.end());
-  return s;
+  return firmware_test_costs(s);
 }
 
 struct Cmd {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "tests/ssd/CacheRig.hpp"
+#include "tests/ssd/FirmwareTestCosts.hpp"
 #include "vp/ssd/Firmware.hpp"
 #include "vp/ssd/PageMappingFtl.hpp"
 #include "vp/ssd/ShardHash.hpp"
@@ -29,13 +30,9 @@ namespace {
 constexpr Tick kNs = 1000;
 
 Sets manylayered(Sets more) {
-  Sets s = {{"ssd.flash.page_size", "4KiB"},  {"ssd.fw.clock", "1GHz"},         {"ssd.fw.organisation", "manylayered"},
-            {"ssd.ftl.shards", "2"},          {"ssd.ftl.shard_partition", "channel"},
-            {"ssd.fw.cost.fetch_batch", "50"}, {"ssd.fw.cost.fetch", "100"},     {"ssd.fw.cost.parse", "300"},
-            {"ssd.fw.cost.cache_lookup", "20"}, {"ssd.fw.cost.trans", "200"},    {"ssd.fw.cost.compose", "70"},
-            {"ssd.fw.cost.complete", "30"},   {"ssd.fw.cost.cq_flush", "60"},   {"ssd.fw.cost.message", "5"}};
+  Sets s = {{"ssd.fw.organisation", "manylayered"}, {"ssd.ftl.shards", "2"}, {"ssd.ftl.shard_partition", "channel"}};
   s.insert(s.end(), more.begin(), more.end());
-  return s;
+  return firmware_test_costs(s);
 }
 
 struct MlRig : ModelServices, ssd::FirmwareClient {

@@ -43,7 +43,6 @@ class BulkFlushBuffer : public WriteBufferPolicy {
   void changed() override;
   void resume() override;
   const WriteBufferLevel* level() const override { return level_.get(); }
-  uint64_t bulk_pages() const { return bulk_pages_; }
 
  private:
   // Room for a write of `pages`: nothing is at the flash (nothing would

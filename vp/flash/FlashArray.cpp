@@ -178,13 +178,13 @@ FlashScheduler::Options FlashArray::scheduler_from(const ScopedConfig& c) {
   return o;
 }
 
-FlashArray::FlashArray(sc_core::sc_module_name name, Services& svc, const std::string& scope)
+FlashArray::FlashArray(sc_core::sc_module_name name, Services& svc, const std::string& scope, uint32_t spare_units)
     : sc_module(name),
       target("target"),
       geo_(geometry_from(ScopedConfig(svc.cfg, scope))),
       tim_(timing_from(ScopedConfig(svc.cfg, scope))),
       eq_("eq"),
-      store_(geo_.page_size, geo_.pages_per_block, geo_.total_blocks()),
+      store_(geo_.page_size / spare_units, geo_.pages_per_block * spare_units, geo_.total_blocks()),
       ctr_(StatGroup(svc.stats, scope)) {
   StatGroup(svc.stats, scope).section(kScope, "flash", [this] { return summary(); });
   target.bind(*this);

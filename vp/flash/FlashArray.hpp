@@ -38,7 +38,9 @@ class FlashArray : public sc_core::sc_module, public IFlash {
   static FlashTiming timing_from(const ScopedConfig& cfg);
   static FlashScheduler::Options scheduler_from(const ScopedConfig& cfg);
 
-  FlashArray(sc_core::sc_module_name name, Services& svc, const std::string& scope = kScope);
+  // `spare_units`: spare areas a page holds, one per mapping unit of the FTL
+  // (sub-page mapping); the functional access then goes by unit.
+  FlashArray(sc_core::sc_module_name name, Services& svc, const std::string& scope = kScope, uint32_t spare_units = 1);
   // The dies serve latency-critical host reads (FlashTransaction::latency)
   // before the others; the platform that knows the workload attribute sets it.
   void set_latency_first(bool on) {

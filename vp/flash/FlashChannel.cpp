@@ -199,24 +199,29 @@ Tick FlashChannel::die_busy(uint32_t die) const {
 Tick FlashChannel::bus_busy() const { return bus_busy_ps_.value; }
 
 void FlashChannel::complete(FlashTransaction& t) {
-  uint64_t ppn = ppn_of(geo_, t.addr);
+  // The store holds a page, or (sub-page mapping) its units, each with its
+  // own spare area: `u` of them make the page.
+  const uint32_t u = geo_.page_size / store_.unit_size(), unit = store_.unit_size();
+  const uint64_t ppn = ppn_of(geo_, t.addr), first = ppn * u;
+  auto at = [&](uint8_t* d, uint32_t k) { return d ? d + uint64_t(k) * unit : nullptr; };
   int type = int(geo_.page_type(t.addr.page));
   switch (t.op) {
     case FlashOp::Read:
-      store_.read(ppn, t.data, t.background ? &t.oob : nullptr);
+      for (uint32_t k = 0; k < u; ++k) store_.read(first + k, at(t.data, k), t.background && k == 0 ? &t.oob : nullptr);
       ++ctr_.reads;
       ++*ctr_.reads_by_type[type];
       break;
     case FlashOp::Program:
-      store_.program(ppn, t.data, t.oob);
+      for (uint32_t k = 0; k < u; ++k)
+        store_.program(first + k, at(t.data, k), t.unit_oobs ? t.unit_oobs[k] : t.oob);
       ++ctr_.programs;
       ++*ctr_.programs_by_type[type];
       break;
     case FlashOp::CopyBack: {
-      uint64_t dst = ppn_of(geo_, t.dst);
+      uint64_t dst = ppn_of(geo_, t.dst) * u;
       // The spare area travels with the data unless the controller rewrote it
       // (copy-back with data input: a non-zero sequence number in t.oob).
-      store_.copy(ppn, dst, t.oob.seq ? &t.oob : nullptr);
+      for (uint32_t k = 0; k < u; ++k) store_.copy(first + k, dst + k, t.oob.seq ? &t.oob : nullptr);
       store_.read(dst, nullptr, &t.oob);
       ++ctr_.reads;
       ++*ctr_.reads_by_type[type];

@@ -40,6 +40,8 @@ class FlashDataStore {
     });
   }
 
+  uint32_t unit_size() const { return page_size_; }  // what a `ppn` here holds: a page, or a mapping unit
+
   bool programmed(uint64_t ppn) const {
     const Block& b = blocks_[ppn / ppb_];
     uint32_t p = static_cast<uint32_t>(ppn % ppb_);

@@ -28,6 +28,10 @@ struct FlashGeometry {
   uint32_t page_size = 2048, oob_size = 64;
   uint32_t bits_per_cell = 1;  // 1 SLC / Z-NAND, 2 MLC, 3 TLC
   uint32_t endurance = 100000;  // rated program/erase cycles of a block
+  // An FTL mapping units smaller than a page (sub-page mapping) addresses
+  // the flash in units: page_size and pages_per_block are then the unit's
+  // and the units a block holds, and each page holds this many of them.
+  uint32_t units_per_page = 1;
 
   uint32_t dies_per_channel() const { return packages_per_channel * dies_per_package; }
   uint32_t total_dies() const { return channels * dies_per_channel(); }
@@ -39,10 +43,28 @@ struct FlashGeometry {
   // SimpleSSD and MQSim use): LSB, MSB for MLC; LSB, CSB, MSB for TLC.
   PageType page_type(uint32_t page) const {
     if (bits_per_cell == 1) return PageType::LSB;
-    uint32_t k = page % bits_per_cell;
+    uint32_t k = page / units_per_page % bits_per_cell;
     return k == 0 ? PageType::LSB : k == bits_per_cell - 1 ? PageType::MSB : PageType::CSB;
   }
 };
+
+// The flash as an FTL mapping `units` units a page sees it (units 1: `g`).
+inline FlashGeometry in_units(FlashGeometry g, uint32_t units) {
+  g.page_size /= units;
+  g.oob_size /= units;
+  g.pages_per_block *= units;
+  g.units_per_page *= units;
+  return g;
+}
+// The pages themselves, of a geometry in units.
+inline FlashGeometry in_pages(FlashGeometry g) {
+  const uint32_t u = g.units_per_page;
+  g.page_size *= u;
+  g.oob_size *= u;
+  g.pages_per_block /= u;
+  g.units_per_page = 1;
+  return g;
+}
 
 struct FlashAddress {
   uint32_t channel = 0, die = 0, plane = 0, block = 0, page = 0;  // die: index within the channel
@@ -107,6 +129,9 @@ struct FlashTransaction {
   FlashAddress addr;         // the page read or programmed, the block erased, the copy-back source
   FlashAddress dst;          // copy-back destination (same die and plane as addr)
   uint8_t* data = nullptr;   // page_size bytes: filled by a read, source of a program; unused otherwise
+  // A program's spare areas, one per unit, when the array stores several
+  // units a page (null: every unit gets `oob`).
+  const FlashOob* unit_oobs = nullptr;
   FlashOob oob;              // written by a program; filled by a background read and a copy-back (the
                              // page's spare area; a host read leaves it); a copy-back given a non-zero
                              // seq writes this spare area at the destination
@@ -140,7 +165,9 @@ struct IFlash : virtual sc_core::sc_interface {
   virtual const FlashGeometry& geometry() const = 0;
   virtual const FlashTiming& timing() const = 0;
 
-  // Functional (zero-time) access.
+  // Functional (zero-time) access, by the array's storage unit: a page, or
+  // a mapping unit when the array keeps a spare area per unit (`ppn` is
+  // then page x units + unit, `pages` a count of units).
   virtual bool peek(uint64_t ppn, uint8_t* data, FlashOob* oob) const = 0;  // false: page not programmed
   // A hint that `ppn`'s block will be programmed or read soon: its record is
   // brought into the CPU cache (no simulated effect).

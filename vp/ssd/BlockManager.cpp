@@ -144,9 +144,11 @@ bool BlockManager::next_page(uint64_t b, PageType t, uint32_t& page) const {
   if ((t == PageType::CSB && geo_.bits_per_cell < 3) || (t == PageType::MSB && geo_.bits_per_cell < 2)) return false;
   uint32_t k = i.used[int(t)];
   if (k >= pages_of_type()) return false;
-  // A word line's upper pages are programmed after its lower ones.
-  if (t == PageType::CSB && k >= i.used[0]) return false;
-  if (t == PageType::MSB && k >= i.used[geo_.bits_per_cell == 3 ? 1 : 0]) return false;
+  // A word line's upper pages are programmed after its lower ones (all the
+  // lower page's units, with sub-page mapping).
+  const uint32_t u = geo_.units_per_page, lower = (k / u + 1) * u;
+  if (t == PageType::CSB && lower > i.used[0]) return false;
+  if (t == PageType::MSB && lower > i.used[geo_.bits_per_cell == 3 ? 1 : 0]) return false;
   page = page_index(t, k);
   return true;
 }
@@ -174,6 +176,12 @@ void BlockManager::use(uint64_t b, uint32_t page, Tick now) {
 }
 
 void BlockManager::skip(uint64_t b, uint32_t page) { ++info_.at(b).used[int(geo_.page_type(page))]; }
+
+void BlockManager::round_up_to_pages(uint64_t b) {
+  BlockInfo& i = info_.at(b);
+  for (auto& used : i.used)
+    while (used % geo_.units_per_page) ++used;
+}
 
 uint32_t BlockManager::used(uint64_t b) const {
   const BlockInfo& i = info_[b];

@@ -74,6 +74,13 @@ class BlockManager {
   bool next_sequential(uint64_t block, uint32_t& page) const;
   void use(uint64_t block, uint32_t page, Tick now);  // allocated, valid
   void skip(uint64_t block, uint32_t page);                         // left unprogrammed (wasted)
+  // The next unit of `type` the block would give (past its end: used up).
+  uint32_t next_of_type(uint64_t block, flash::PageType type) const {
+    return page_index(type, info_[block].used[int(type)]);
+  }
+  // Sub-page mapping: the units left in the block's partly used pages are
+  // never written (a block set up functionally starts its run on whole pages).
+  void round_up_to_pages(uint64_t block);
   uint32_t used(uint64_t block) const;
   bool full(uint64_t block) const { return used(block) == geo_.pages_per_block; }
 
@@ -99,9 +106,11 @@ class BlockManager {
   uint32_t bitmap_words() const { return (geo_.pages_per_block + 63) / 64; }
   void materialise(uint64_t block);
   static void fill(BlockInfo& i, uint32_t pages, uint32_t bits_per_cell, uint16_t pages_of_type);
+  // The k-th page of type t; with sub-page mapping, the k-th unit of pages of that type.
   uint32_t page_index(flash::PageType t, uint32_t k) const {
-    return k * geo_.bits_per_cell +
-           (t == flash::PageType::LSB ? 0 : t == flash::PageType::MSB ? geo_.bits_per_cell - 1 : 1);
+    const uint32_t u = geo_.units_per_page;
+    return ((k / u) * geo_.bits_per_cell +
+            (t == flash::PageType::LSB ? 0 : t == flash::PageType::MSB ? geo_.bits_per_cell - 1 : 1)) * u + k % u;
   }
 
   // Free blocks lo..hi-1 of a plane (indices within it) sharing one key:

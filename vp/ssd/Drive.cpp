@@ -14,18 +14,36 @@ namespace {
 flash::FlashGeometry flash_geometry(const ScopedConfig& drive) {
   return flash::FlashArray::geometry_from(drive.sub("flash"));
 }
+// The flash as the FTL addresses it: by mapping unit.
+flash::FlashGeometry ftl_geometry(const ScopedConfig& drive) {
+  return PageMappingFtl::geometry_for(drive.sub("ftl"), flash_geometry(drive));
+}
 
 // The FTL's capacity, shards and allocation on the flash it is given.
 void check_ftl_on_flash(const ScopedConfig& d) {
   ScopedConfig ftl = d.sub("ftl");
-  auto g = flash_geometry(d);
+  const auto pages = flash_geometry(d);
+  if (uint64_t unit = ftl.get_size("map_unit")) {
+    if (unit > pages.page_size || pages.page_size % unit || unit % 512)
+      d.fail({"ftl.map_unit", "flash.page_size"},
+             fmt::format("a mapping unit of {} B must be a multiple of 512 B that divides the {} B flash page", unit,
+                         pages.page_size));
+    if (unit < pages.page_size && ftl.is("gc.migration", "copyback"))
+      d.fail({"ftl.gc.migration", "ftl.map_unit", "flash.page_size"},
+             "copy-back moves whole pages; GC moving units smaller than a page (sub-page mapping) reads them out "
+             "and programs them back: set read_program");
+    if (uint64_t(pages.pages_per_block) * pages.page_size / unit > 0xFFFF)
+      d.fail({"ftl.map_unit", "flash.block_size"}, "more than 65,535 mapping units in a block");
+  }
+  auto g = ftl_geometry(d);
   if (g.total_pages() >= 0xFFFFFFFFull)
     d.fail({"flash.channels", "flash.packages_per_channel", "flash.dies_per_package", "flash.planes_per_die",
-            "flash.blocks_per_plane", "flash.block_size", "flash.page_size"},
-           fmt::format("the device has {} pages; the FTL's 32-bit map addresses fewer than 2^32", g.total_pages()));
+            "flash.blocks_per_plane", "flash.block_size", "flash.page_size", "ftl.map_unit"},
+           fmt::format("the device has {} mapping units; the FTL's 32-bit map addresses fewer than 2^32",
+                       g.total_pages()));
   uint32_t reserved = FtlJournal::reserved_blocks(ftl);
   uint32_t data_blocks = g.blocks_per_plane - std::min(g.blocks_per_plane, reserved);
-  uint64_t per_plane = PageMappingFtl::logical_pages_for(ftl, g) / g.total_planes();
+  uint64_t per_plane = PageMappingFtl::logical_pages_for(ftl, pages) / g.total_planes();
   uint64_t used = (per_plane + g.pages_per_block - 1) / g.pages_per_block;
   if (per_plane == 0) d.fail("ftl.overprovision", "leaves no logical capacity");
   uint32_t need = GarbageCollector::fg_threshold_of(ftl) + 1;
@@ -38,7 +56,8 @@ void check_ftl_on_flash(const ScopedConfig& d) {
     d.fail({"ftl.overprovision", "flash.blocks_per_plane", "ftl.gc.fg_threshold"}, why);
   }
   if (g.oob_size < sizeof(flash::FlashOob))
-    d.fail("flash.oob_size", "the FTL keeps 8 bytes (logical page, sequence number) in every spare area");
+    d.fail({"flash.oob_size", "ftl.map_unit"},
+           "the FTL keeps 8 bytes (logical unit, sequence number) in the spare area for every mapping unit");
   if (ftl.is("shard_partition", "channel") && g.channels % PageMappingFtl::shard_map_from(ftl).shards)
     d.fail({"ftl.shards", "flash.channels", "ftl.shard_partition"}, "shards that own channels must divide the channels evenly");
   if (!ftl.is("page_alloc", "sequential") && g.bits_per_cell < 2)
@@ -60,9 +79,12 @@ void check_firmware_on_ftl(const ScopedConfig& d) {
 
 // The controller's logical blocks are made of the FTL's mapping units.
 void check_lba_on_pages(const ScopedConfig& d) {
-  if (d.get_size("nvme.lba_size") % d.get_size("flash.page_size") != 0)
-    d.fail({"nvme.lba_size", "flash.page_size"}, "an LBA must be a whole number of flash pages (the FTL's "
-                                                 "mapping unit)");
+  const uint64_t unit = ftl_geometry(d).page_size;
+  if (d.get_size("nvme.lba_size") % unit != 0)
+    d.fail({"nvme.lba_size", "flash.page_size", "ftl.map_unit"},
+           fmt::format("an LBA must be a whole number of the FTL's mapping units ({} B: ssd.ftl.map_unit, or the "
+                       "flash page); set ssd.ftl.map_unit to map smaller units than the page",
+                       unit));
 }
 }  // namespace
 
@@ -111,12 +133,14 @@ uint64_t Drive::write_buffer_bytes(const ScopedConfig& d) {
   return std::max<uint64_t>(uint64_t(1) << 20, 2 * g.total_planes() * g.page_size);
 }
 
-uint64_t Drive::stripe_pages(const ScopedConfig& d) { return flash_geometry(d).total_planes(); }
+uint64_t Drive::stripe_pages(const ScopedConfig& d) {
+  const auto g = ftl_geometry(d);
+  return g.total_planes() * g.units_per_page;  // a page on every plane, in mapping units
+}
 
 uint64_t Drive::capacity_bytes(const Config& cfg, const std::string& scope) {
   ScopedConfig d(cfg, scope);
-  auto g = flash_geometry(d);
-  uint64_t bytes = PageMappingFtl::logical_pages_for(d.sub("ftl"), g) * g.page_size;
+  uint64_t bytes = PageMappingFtl::logical_pages_for(d.sub("ftl"), flash_geometry(d)) * ftl_geometry(d).page_size;
   return bytes / d.get_size("nvme.lba_size") * d.get_size("nvme.lba_size");
 }
 
@@ -128,14 +152,14 @@ Drive::Drive(sc_core::sc_module_name name, Services& svc, const pcie::LinkTiming
       fw("fw", svc, PageMappingFtl::shard_map_from(ScopedConfig(svc.cfg, scoped_key(scope, "ftl"))),
          scoped_key(scope, "fw")),
       // a line per mapping unit of the FTL
-      cache("cache", svc, flash_geometry(ScopedConfig(svc.cfg, scope)).page_size,
+      cache("cache", svc, ftl_geometry(ScopedConfig(svc.cfg, scope)).page_size,
             write_buffer_bytes(ScopedConfig(svc.cfg, scope)), stripe_pages(ScopedConfig(svc.cfg, scope)),
             scoped_key(scope, "cache")),
       ftl("ftl", svc, flash_geometry(ScopedConfig(svc.cfg, scope)), scoped_key(scope, "ftl"),
           scoped_key(scope, "precondition")),
       dram("dram_ssd", svc, scoped_key(scope, "dram")),
       plp("plp", svc, scoped_key(scope, "plp")),
-      flash("flash", svc, scoped_key(scope, "flash")) {
+      flash("flash", svc, scoped_key(scope, "flash"), ftl_geometry(ScopedConfig(svc.cfg, scope)).units_per_page) {
   flash.set_latency_first(ScopedConfig(svc.cfg, scope).get_bool("priority.flash"));
   fw.set_latency_first(ScopedConfig(svc.cfg, scope).get_bool("priority.firmware"));
   nvme.set_latency_first_dma(ScopedConfig(svc.cfg, scope).get_bool("priority.dma"));

@@ -96,7 +96,7 @@ void FtlJournal::take_checkpoint(bool timed) {
   }
   pending_ = std::move(cp);
   uint64_t bytes = dirty * MappingTable::kChunk * sizeof(uint32_t);
-  todo_ = timed ? (bytes + s_.geo.page_size - 1) / s_.geo.page_size : 0;
+  todo_ = timed ? (bytes + s_.page_geo.page_size - 1) / s_.page_geo.page_size : 0;
   step();
 }
 
@@ -119,7 +119,8 @@ void FtlJournal::step() {
     paused_ = true;
     return;
   }
-  uint64_t ppb = s_.geo.pages_per_block;
+  // The log is written by page, whatever the map's unit.
+  uint64_t ppb = s_.page_geo.pages_per_block;
   uint64_t block = blocks_[(cursor_ / ppb) % blocks_.size()];
   uint32_t page = static_cast<uint32_t>(cursor_ % ppb);
   txn_ = FlashTransaction{};
@@ -128,18 +129,18 @@ void FtlJournal::step() {
   txn_.client = this;
   if (page == 0 && !erased_) {  // a log block is erased before it is written again
     txn_.op = FlashOp::Erase;
-    txn_.addr = flash::address_of(s_.geo, block * ppb);
+    txn_.addr = flash::address_of(s_.page_geo, block * ppb);
     erased_ = true;
   } else {
     txn_.op = FlashOp::Program;
-    txn_.addr = flash::address_of(s_.geo, block * ppb + page);
+    txn_.addr = flash::address_of(s_.page_geo, block * ppb + page);
     txn_.oob = FlashOob{flash::kNoLpn, s_.seq};
     erased_ = false;
     ++cursor_;
     --todo_;
     ++ckpt_pages_;
   }
-  s_.flash->submit(txn_);
+  s_.pages->submit(txn_);
 }
 
 void FtlJournal::power_loss() {

@@ -18,20 +18,28 @@ namespace vp::ssd {
 
 class SequentialLayout;
 
+// The flash as the FTL's parts address it: set once the platform has bound
+// the FTL's port (end of elaboration).
+struct FlashHandle {
+  flash::IFlash* to = nullptr;
+  flash::IFlash* operator->() const { return to; }
+};
+
 struct FtlState {
   FtlState(const flash::FlashGeometry& g, uint64_t host_pages, uint64_t translation_pages, bool wear_aware,
-           sc_core::sc_port<flash::IFlash>& flash_port, EventQueue& queue)
+           EventQueue& queue)
       : geo(g),
+        page_geo(flash::in_pages(g)),
         planes(g.total_planes()),
         logical_pages(host_pages),
         map_pages(translation_pages),
         map(host_pages + translation_pages),
         blocks(g, wear_aware),
         unsaved((host_pages + translation_pages + MappingTable::kChunk - 1) / MappingTable::kChunk, false),
-        flash(flash_port),
         eq(queue) {}
 
-  const flash::FlashGeometry geo;
+  // In the FTL's mapping units (a page each, but with sub-page mapping), and in pages.
+  const flash::FlashGeometry geo, page_geo;
   const uint64_t planes;
   const uint64_t logical_pages;  // the host's
   const uint64_t map_pages;      // a cached map's translation pages, logical pages past the host's
@@ -51,10 +59,14 @@ struct FtlState {
   uint64_t epoch = 0;        // power cycles: work scheduled before a power loss is dropped
   bool powered = true;
   uint64_t outstanding = 0;  // host requests at the FTL
-  sc_core::sc_port<flash::IFlash>& flash;
+  FlashHandle flash;  // by mapping unit (geo)
+  FlashHandle pages;  // by page (page_geo); the same as `flash` without sub-page mapping
   EventQueue& eq;
 
   uint32_t next_seq() { return ++seq; }
+  uint32_t units_per_page() const { return geo.units_per_page; }
+  // Whether `ppn` is the last unit of its page (always, without sub-page mapping).
+  bool page_ends_at(uint64_t ppn) const { return (ppn + 1) % geo.units_per_page == 0; }
   uint32_t to_ppn(uint64_t block, uint32_t page) const {
     return static_cast<uint32_t>(block * geo.pages_per_block + page);
   }

@@ -80,7 +80,8 @@ bool GarbageCollector::pick_victim(uint64_t plane, uint64_t& victim) const {
   Tick now = now_ps();
   for (uint64_t b = first; b < first + geo.blocks_per_plane; ++b) {
     const BlockInfo& i = std::as_const(s_.blocks)[b];
-    if (i.state != BlockState::Full || i.valid == geo.pages_per_block || i.programming) continue;
+    // A victim must free room: with sub-page mapping the last page GC fills may be padded.
+    if (i.state != BlockState::Full || i.valid + s_.units_per_page() > geo.pages_per_block || i.programming) continue;
     double score;
     if (greedy_) {
       score = double(geo.pages_per_block - i.valid);
@@ -152,6 +153,9 @@ void GarbageCollector::start_job(uint64_t plane, uint64_t victim, bool wear, boo
     t.client = &j;
     t.tag = j.moves.size() - 1;
   }
+  // Sub-page mapping: the destination's last page goes out with what it has.
+  if (!j.moves.empty() && !s_.page_ends_at(j.moves.back().dst))
+    alloc_.pad(j.moves.back().dst, true, flash::FlashUse::Gc, preemptible_);
   j.pending = static_cast<uint32_t>(j.txns.size());
   if (j.pending == 0) {
     job_erase(j);
@@ -246,16 +250,19 @@ bool GarbageCollector::collect_now(uint64_t plane, uint64_t& moved) {
   uint64_t victim;
   if (!pick_victim(plane, victim)) return false;
   s_.blocks[victim].state = BlockState::Victim;
+  uint64_t dst = 0;
+  bool any = false;
   for (uint32_t p = 0; p < s_.geo.pages_per_block; ++p) {
     if (!s_.blocks.valid(victim, p)) continue;
     uint32_t lpn = s_.lpn_at(s_.to_ppn(victim, p));
-    uint64_t dst;
     if (!alloc_.alloc_gc(plane, dst)) throw std::logic_error("FTL: GC found no free block for its destination");
     s_.flash->preload_copy(s_.to_ppn(victim, p), dst, FlashOob{lpn, s_.next_seq()});
     s_.map_set(lpn, static_cast<uint32_t>(dst));
     s_.blocks.invalidate(victim, p);
     ++moved;
+    any = true;
   }
+  if (any && !s_.page_ends_at(dst)) alloc_.pad(dst, false);
   s_.flash->preload_erase(victim);
   s_.blocks.erased(victim);
   return true;

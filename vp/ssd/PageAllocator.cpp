@@ -33,7 +33,9 @@ PageAllocator::PageAllocator(FtlState& s, const ScopedConfig& ftl, const ShardMa
       lsb_limit_pages_(ftl.get_size("lsb_region") / s.geo.page_size),
       wasted_(stats.counter("wasted_pages", "pages", "pages skipped unprogrammed by LSB-first allocation")),
       lsb_urgent_(stats.counter("lsb_group_pages", "pages", "urgent pages given LSB pages from the groups")),
-      min_free_(stats.counter("free_blocks_min", "blocks", "fewest free blocks seen (all planes)")) {
+      min_free_(stats.counter("free_blocks_min", "blocks", "fewest free blocks seen (all planes)")),
+      padded_(stats.counter("padded_units", "units",
+                            "sub-page mapping: units of pages programmed before they were full, left empty")) {
   const auto& geo = s.geo;
   // Allocation units in stripe order: the first named dimension varies fastest.
   std::string order = ftl.get_string("stripe_order");
@@ -56,6 +58,7 @@ PageAllocator::PageAllocator(FtlState& s, const ScopedConfig& ftl, const ShardMa
   uint32_t n = shard_map_.shards;
   shard_units_.resize(n);
   shard_rr_.assign(n, 0);
+  shard_last_.assign(n, -1);
   for (uint64_t u = 0; u < s.planes; ++u) {
     uint64_t ch = unit_plane_[u] / (uint64_t(geo.dies_per_channel()) * geo.planes_per_die);
     for (uint32_t k = 0; k < n; ++k)
@@ -68,11 +71,23 @@ PageAllocator::PageAllocator(FtlState& s, const ScopedConfig& ftl, const ShardMa
 }
 
 void PageAllocator::started() {
+  if (s_.units_per_page() > 1) {
+    auto seal = [&](int64_t b) {
+      if (b < 0 || s_.blocks[uint64_t(b)].state != BlockState::Open) return;
+      s_.blocks.round_up_to_pages(uint64_t(b));
+      close_if_full(uint64_t(b));
+    };
+    for (int64_t b : host_open_) seal(b);
+    for (int64_t b : gc_open_) seal(b);
+    for (const auto& l : lsb_blocks_)
+      for (uint64_t b : l) seal(int64_t(b));
+  }
   free_blocks_signal_ = s_.blocks.free_total();
   min_free_.value = s_.blocks.free_total();
 }
 
 void PageAllocator::reset() {
+  std::fill(shard_last_.begin(), shard_last_.end(), -1);
   std::fill(host_open_.begin(), host_open_.end(), -1);
   std::fill(gc_open_.begin(), gc_open_.end(), -1);
   for (auto& l : lsb_blocks_) l.clear();
@@ -109,6 +124,30 @@ bool PageAllocator::alloc_gc(uint64_t plane, uint64_t& ppn) {
   place(slot, page);
   ppn = s_.to_ppn(slot, page);
   return true;
+}
+
+uint32_t PageAllocator::pad(uint64_t last, bool timed, flash::FlashUse use, bool background) {
+  // From the block's next unit of that type: another writer may have gone
+  // on in this page since (a host slot still naming a block GC reopened).
+  const uint32_t u = s_.units_per_page();
+  const uint64_t block = s_.block_of(last);
+  const auto in_block = static_cast<uint32_t>(last % s_.geo.pages_per_block);
+  const uint32_t first = s_.blocks.next_of_type(block, s_.geo.page_type(in_block));
+  const uint32_t end = (in_block / u + 1) * u;
+  const uint32_t n = first / u == in_block / u ? end - first : 0;
+  for (uint32_t k = 0; k < n; ++k) {
+    s_.blocks.skip(block, first + k);
+    if (!timed) continue;
+    flash::FlashTransaction t;  // no client: the flash takes only its place in the page
+    t.op = flash::FlashOp::Program;
+    t.addr = flash::address_of(s_.geo, block * s_.geo.pages_per_block + first + k);
+    t.use = use;
+    t.background = background;
+    s_.flash->submit(t);
+  }
+  close_if_full(block);
+  padded_ += n;
+  return n;
 }
 
 bool PageAllocator::alloc_lsb(uint64_t plane, uint64_t& ppn) {
@@ -180,11 +219,22 @@ bool PageAllocator::alloc_host(uint32_t lpn, bool urgent, uint64_t& ppn) {
   uint32_t shard = shard_map_.of(lpn);
   auto& units = shard_units_[shard];
   uint32_t& rr = shard_rr_[shard];
+  // Sub-page mapping: the shard stays on a plane while its page fills; a
+  // page closed meanwhile (padded) sends it on to the next plane.
+  if (int64_t& last = shard_last_[shard]; last >= 0) {
+    const uint64_t b = s_.block_of(uint64_t(last));
+    const auto in = static_cast<uint32_t>(uint64_t(last) % s_.geo.pages_per_block);
+    if (s_.blocks[b].state != BlockState::Open || s_.blocks.next_of_type(b, s_.geo.page_type(in)) != in + 1)
+      rr = static_cast<uint32_t>((rr + 1) % units.size());
+    last = -1;
+  }
   if (urgent && alloc_ == Alloc::LsbGroup && lsb_only_pages_ < lsb_limit_pages_) {
     for (size_t k = 0; k < units.size(); ++k) {
       size_t idx = (rr + k) % units.size();
       if (alloc_lsb(unit_plane_[units[idx]], ppn)) {
-        rr = static_cast<uint32_t>((idx + 1) % units.size());
+        // The next plane once this page is whole (sub-page mapping packs a page first).
+        rr = static_cast<uint32_t>((idx + (s_.page_ends_at(ppn) ? 1 : 0)) % units.size());
+        if (!s_.page_ends_at(ppn)) shard_last_[shard] = int64_t(ppn);
         ++lsb_urgent_;
         return true;
       }
@@ -193,6 +243,10 @@ bool PageAllocator::alloc_host(uint32_t lpn, bool urgent, uint64_t& ppn) {
   uint64_t plane = unit_plane_[units[rr]];
   blocked_plane_ = plane;
   if (!alloc_in_plane(plane, shard, urgent, ppn)) return false;
+  if (!s_.page_ends_at(ppn)) {  // the page's next unit goes here too
+    shard_last_[shard] = int64_t(ppn);
+    return true;
+  }
   rr = static_cast<uint32_t>((rr + 1) % units.size());
   // The shard's next write goes to the next plane. On a large drive its open
   // block's records are not in the CPU cache (zssd has 1,024 planes, each

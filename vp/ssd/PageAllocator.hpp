@@ -35,6 +35,10 @@ class PageAllocator {
   // A page for a GC migration in `plane` (GC may take the last free block).
   bool alloc_gc(uint64_t plane, uint64_t& ppn);
   uint64_t blocked_plane() const { return blocked_plane_; }
+  // Sub-page mapping: closes the page of unit `last`, the last unit placed
+  // in it; the units after it stay empty and, when `timed`, go to the flash
+  // as padding (as `use`), which completes the page's program. Returns them.
+  uint32_t pad(uint64_t last, bool timed, flash::FlashUse use = flash::FlashUse::Host, bool background = false);
   // Allocation units in stripe order -> physical plane.
   const std::vector<uint64_t>& stripe() const { return unit_plane_; }
 
@@ -48,7 +52,8 @@ class PageAllocator {
 
   // The free-block count changed (a block erased, the FTL rebuilt).
   void free_changed() { free_blocks_signal_ = s_.blocks.free_total(); }
-  // The run starts with the blocks preconditioning left.
+  // The run starts with the blocks preconditioning left (the units it left
+  // in partly written pages are never written: the run's pages are whole).
   void started();
   // After a power loss: no block is open.
   void reset();
@@ -71,11 +76,12 @@ class PageAllocator {
   std::vector<uint64_t> unit_plane_;                // stripe order -> physical plane
   std::vector<std::vector<uint64_t>> shard_units_;  // units each shard writes
   std::vector<uint32_t> shard_rr_;
+  std::vector<int64_t> shard_last_;  // sub-page mapping: a shard's last unit, in a page it left partly filled
   std::vector<int64_t> host_open_;                 // per shard x plane
   std::vector<int64_t> gc_open_;                   // per plane
   std::vector<std::vector<uint64_t>> lsb_blocks_;  // per plane: blocks opened for LSB-only writes
   uint64_t lsb_only_pages_ = 0, blocked_plane_ = 0, free_blocks_signal_ = 0;
-  Counter &wasted_, &lsb_urgent_, &min_free_;
+  Counter &wasted_, &lsb_urgent_, &min_free_, &padded_;
 };
 
 }  // namespace vp::ssd

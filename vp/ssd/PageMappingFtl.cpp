@@ -12,6 +12,7 @@
 #include "vp/flash/FlashArray.hpp"
 #include "vp/ssd/CachedMapping.hpp"
 #include "vp/ssd/FlatMapping.hpp"
+#include "vp/ssd/SubPageFlash.hpp"
 
 namespace vp::ssd {
 
@@ -20,10 +21,10 @@ using flash::FlashOp;
 using flash::FlashTransaction;
 
 namespace {
-// A cached map's translation pages: one per page_size / 4 logical pages.
+// A cached map's translation pages: one per unit / 4 logical units.
 uint64_t translation_pages_for(const ScopedConfig& ftl, const flash::FlashGeometry& g) {
   if (!ftl.get_size("map_cache")) return 0;
-  uint64_t epp = g.page_size / sizeof(uint32_t);
+  uint64_t epp = PageMappingFtl::geometry_for(ftl, g).page_size / sizeof(uint32_t);
   return (PageMappingFtl::logical_pages_for(ftl, g) + epp - 1) / epp;
 }
 
@@ -44,6 +45,13 @@ void PageMappingFtl::declare_params(const ParamScope& ftl) {
               "logical pages in a row that belong to one shard (the split's stripe unit): the shard is the hash of "
               "lpn / shard_chunk; 1 stripes pages over the shards as a page-striping FTL stripes them over channels")
       .range(1, 1 << 30);
+  ftl.size("map_unit", "0B",
+           "what one map entry covers (0: a flash page); a unit smaller than the page (sub-page mapping, 4 KiB "
+           "in 8 or 16 KiB pages) packs units of any logical address into whole pages, reads a unit's page to "
+           "read the unit, and moves valid units in GC");
+  ftl.time("pack_wait", "0s",
+           "sub-page mapping: how long a page partly filled with host units waits for more before it is "
+           "programmed with the rest of its units empty (0: the units at hand at that instant)");
   ftl.size("map_cache", "0B",
            "SSD DRAM for a cached mapping table (DFTL): translation pages of page_size / 4 entries are read from "
            "flash on a miss and written back when evicted dirty (0: the whole map stays in DRAM)");
@@ -57,12 +65,22 @@ void PageMappingFtl::declare_params(const ParamScope& ftl) {
   });
 }
 
-uint64_t PageMappingFtl::logical_pages_for(const ScopedConfig& ftl, const flash::FlashGeometry& g) {
+uint32_t PageMappingFtl::units_per_page(const ScopedConfig& ftl, const flash::FlashGeometry& g) {
+  const uint64_t unit = ftl.get_size("map_unit");
+  return unit && unit < g.page_size ? static_cast<uint32_t>(g.page_size / unit) : 1;
+}
+
+flash::FlashGeometry PageMappingFtl::geometry_for(const ScopedConfig& ftl, const flash::FlashGeometry& pages) {
+  return flash::in_units(pages, units_per_page(ftl, pages));
+}
+
+uint64_t PageMappingFtl::logical_pages_for(const ScopedConfig& ftl, const flash::FlashGeometry& flash_pages) {
+  const flash::FlashGeometry g = geometry_for(ftl, flash_pages);
   double op = ftl.get_real("overprovision");
   uint64_t data_blocks = g.blocks_per_plane - std::min(g.blocks_per_plane, FtlJournal::reserved_blocks(ftl));
   uint64_t per_plane = data_blocks * g.pages_per_block;
   uint64_t pages = static_cast<uint64_t>(std::floor(double(per_plane) * (1.0 - op))) * g.total_planes();
-  // With a cached map the translation pages live in that space too: one per page_size / 4 logical pages.
+  // With a cached map the translation pages live in that space too: one per unit / 4 logical units.
   uint64_t epp = g.page_size / sizeof(uint32_t);
   return ftl.get_size("map_cache") ? pages * epp / (epp + 1) : pages;
 }
@@ -80,8 +98,9 @@ PageMappingFtl::PageMappingFtl(sc_core::sc_module_name name, Services& svc, cons
       cfg_(svc.cfg, scope),
       stats_(svc.stats, scope),
       eq_("eq"),
-      s_(geometry, logical_pages_for(cfg_, geometry), translation_pages_for(cfg_, geometry),
-         cfg_.get_bool("wl.dynamic"), flash, eq_),
+      pack_wait_(cfg_.get_time("pack_wait")),
+      s_(geometry_for(cfg_, geometry), logical_pages_for(cfg_, geometry), translation_pages_for(cfg_, geometry),
+         cfg_.get_bool("wl.dynamic"), eq_),
       map_cache_stats_(stats_),
       mapping_(mapping_for(cfg_, s_, callbacks_, map_cache_stats_)),
       alloc_(s_, cfg_, shard_map_from(cfg_), stats_, svc.waves),
@@ -90,10 +109,10 @@ PageMappingFtl::PageMappingFtl(sc_core::sc_module_name name, Services& svc, cons
       pre_(s_, alloc_, gc_, *mapping_, ScopedConfig(svc.cfg, precondition_scope), cfg_.key("overprovision"), svc.seed),
       shards_(shard_map_from(cfg_)),
       host_reads_(stats_.counter("page_reads", "pages", "logical pages read by the host")),
-      host_writes_(stats_.counter("page_writes", "pages", "logical pages written by the host")),
+      host_writes_(stats_.counter("page_writes", "pages", "logical pages (mapping units) written by the host")),
       unmapped_reads_(stats_.counter("unmapped_reads", "pages", "reads of unwritten pages (zeros)")),
       map_bytes_(stats_.counter("map_table_bytes", "bytes",
-                                "SSD DRAM the page-level map occupies (4 bytes per logical page)")),
+                                "SSD DRAM the page-level map occupies (4 bytes per mapping unit)")),
       trimmed_(stats_.counter("trimmed_pages", "pages", "logical pages deallocated")),
       urgent_pages_(stats_.counter("urgent_pages", "pages", "pages written marked urgent")),
       waits_(stats_.counter("write_waits", "events", "times a write waited for GC to free a block")) {
@@ -106,9 +125,12 @@ PageMappingFtl::~PageMappingFtl() = default;
 
 void PageMappingFtl::end_of_elaboration() {
   const auto& fg = flash->geometry();
-  const auto& geo = s_.geo;
+  const auto& geo = s_.page_geo;
   if (fg.total_pages() != geo.total_pages() || fg.page_size != geo.page_size || fg.bits_per_cell != geo.bits_per_cell)
     throw std::logic_error("FTL and flash array disagree on geometry");
+  s_.pages.to = flash.operator->();
+  if (s_.units_per_page() > 1) sub_page_ = std::make_unique<SubPageFlash>(s_.geo, *s_.pages.to);
+  s_.flash.to = sub_page_ ? sub_page_.get() : s_.pages.to;
   pre_.run();
   if (at_start_) at_start_();
   alloc_.started();
@@ -136,9 +158,9 @@ Tick PageMappingFtl::map_access(uint64_t lpn, bool update) {
 }
 
 void PageMappingFtl::submit_at(Tick when, FlashTransaction& t) {
-  if (when <= now_ps()) return flash->submit(t);
+  if (when <= now_ps()) return s_.flash->submit(t);
   eq_.at(when, [this, &t, epoch = s_.epoch] {
-    if (epoch == s_.epoch) flash->submit(t);
+    if (epoch == s_.epoch) s_.flash->submit(t);
   });
 }
 
@@ -244,9 +266,39 @@ void PageMappingFtl::issue_writes(FtlRequest& r, uint32_t from) {
     ++r.outstanding;
     ++s_.blocks[s_.block_of(ppn)].programming;
     submit_at(map_access(lpn, true), t);
+    if (s_.units_per_page() > 1) unit_placed(ppn);
     gc_.maybe_collect(s_.plane_of_ppn(ppn), false);
   }
   if (--r.outstanding == 0) request_done(r);
+}
+
+void PageMappingFtl::unit_placed(uint64_t unit) {
+  const uint64_t page = unit / s_.units_per_page();
+  if (s_.page_ends_at(unit)) {
+    open_pages_.erase(page);
+    return;
+  }
+  auto [it, fresh] = open_pages_.try_emplace(page, unit);
+  it->second = unit;
+  if (!fresh) return;
+  pad_due_.push_back({page, now_ps() + pack_wait_});
+  if (pad_due_.size() == 1) arm_padding();
+}
+
+void PageMappingFtl::arm_padding() {
+  if (pad_due_.empty()) return;
+  eq_.at(pad_due_.front().second, [this, epoch = s_.epoch] {
+    if (epoch != s_.epoch) return;
+    while (!pad_due_.empty() && pad_due_.front().second <= now_ps()) {
+      auto it = open_pages_.find(pad_due_.front().first);
+      pad_due_.pop_front();
+      if (it == open_pages_.end()) continue;  // filled meanwhile
+      const uint64_t last = it->second;
+      open_pages_.erase(it);
+      alloc_.pad(last, true);
+    }
+    arm_padding();
+  });
 }
 
 void PageMappingFtl::retry_waiting() {
@@ -283,7 +335,9 @@ void PageMappingFtl::request_done(FtlRequest& r) {
 }
 
 void PageMappingFtl::power_loss() {
-  flash->power_loss();
+  s_.flash->power_loss();
+  open_pages_.clear();
+  pad_due_.clear();
   s_.powered = false;
   ++s_.epoch;
   gc_.power_loss();
@@ -325,7 +379,7 @@ bool PageMappingFtl::debug_read(uint64_t lpn, uint8_t* page) const {
     std::memset(page, 0, s_.geo.page_size);
     return false;
   }
-  flash->peek(ppn, page, nullptr);
+  s_.flash->peek(ppn, page, nullptr);
   return true;
 }
 

@@ -28,6 +28,7 @@
 #include "vp/ssd/Preconditioner.hpp"
 #include "vp/ssd/ShardHash.hpp"
 #include "vp/ssd/SsdInterfaces.hpp"
+#include "vp/ssd/SubPageFlash.hpp"
 
 namespace vp::ssd {
 
@@ -46,8 +47,12 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
   // Parameters relative to the FTL's scope; the rules joining them to the
   // flash are the drive's.
   static void declare_params(const ParamScope& ftl);
-  // Logical capacity the FTL's parameters give on flash of geometry `g`.
+  // Logical capacity (mapping units) the FTL's parameters give on flash of geometry `g`.
   static uint64_t logical_pages_for(const ScopedConfig& ftl, const flash::FlashGeometry& g);
+  // Mapping units a flash page of `g` holds (ssd.ftl.map_unit; 1: page mapping).
+  static uint32_t units_per_page(const ScopedConfig& ftl, const flash::FlashGeometry& g);
+  // The flash of geometry `g` as the FTL addresses it: by mapping unit.
+  static flash::FlashGeometry geometry_for(const ScopedConfig& ftl, const flash::FlashGeometry& g);
   // How the configuration splits the logical space into translation shards.
   static ShardMap shard_map_from(const ScopedConfig& ftl);
 
@@ -95,7 +100,13 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
   // preconditioning laid them out, holding zeros.
   void for_each_written(uint64_t limit, const std::function<void(uint64_t lpn)>& fn) const;
   uint32_t shard_of(uint64_t lpn) const;
-  flash::FlashAddress where(uint64_t lpn) const { return flash::address_of(s_.geo, s_.map.get(lpn)); }  // mapped pages only
+  // Where a mapped logical unit is: its page (and, with sub-page mapping, `unit` its place in the page).
+  flash::FlashAddress where(uint64_t lpn, uint32_t* unit = nullptr) const {
+    const uint32_t at = s_.map.get(lpn);
+    if (unit) *unit = at % s_.units_per_page();
+    return flash::address_of(s_.page_geo, at / s_.units_per_page());
+  }
+  uint32_t units_per_page() const { return s_.units_per_page(); }
   uint32_t valid_pages(uint64_t block) const { return s_.blocks[block].valid; }  // pages the map points at
   nlohmann::json summary() const;
   uint64_t events() const { return eq_.fired(); }
@@ -132,6 +143,10 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
   }
 
   void translated(FtlRequest& r);  // its translation pages are in DRAM: issue it
+  // Sub-page mapping: a host unit went into `unit`'s page; a page left
+  // partly filled is padded ssd.ftl.pack_wait later.
+  void unit_placed(uint64_t unit);
+  void arm_padding();
   void issue_writes(FtlRequest& r, uint32_t from);
   void retry_waiting();
   // When the map entry of `lpn`, looked up or updated now, is read or written.
@@ -145,6 +160,7 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
   ScopedConfig cfg_;
   StatGroup stats_;
   EventQueue eq_;
+  const Tick pack_wait_;
   FtlState s_;
   Callbacks callbacks_{*this};
   MapCacheStats map_cache_stats_;
@@ -156,6 +172,9 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
   ShardMap shards_;
   std::deque<Waiting> waiting_;
   std::unordered_map<uint32_t, std::pair<const uint8_t*, uint32_t>> writing_;  // lpn -> newest data, programs
+  std::unique_ptr<SubPageFlash> sub_page_;                 // the flash by unit, with sub-page mapping
+  std::unordered_map<uint64_t, uint64_t> open_pages_;      // pages partly filled by host units -> the last unit
+  std::deque<std::pair<uint64_t, Tick>> pad_due_;          // those pages, when each is padded
   uint64_t map_base_ = 0;
   std::function<void()> at_start_;
   Counter &host_reads_, &host_writes_, &unmapped_reads_, &map_bytes_, &trimmed_, &urgent_pages_, &waits_;

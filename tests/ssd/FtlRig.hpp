@@ -33,12 +33,17 @@ class FtlRig : public ssd::FtlClient {
   explicit FtlRig(const Sets& sets)
       : cfg(ftl_config(sets)),
         svc{cfg, stats, waves, tracker, 7},
-        flash("flash", svc),
-        ftl("ftl", svc, flash::FlashArray::geometry_from(ScopedConfig(svc.cfg, flash::FlashArray::kScope))),
+        // a spare area per mapping unit, as the drive builds it
+        flash("flash", svc, flash::FlashArray::kScope,
+              ssd::PageMappingFtl::units_per_page(ScopedConfig(svc.cfg, ssd::PageMappingFtl::kScope), geometry())),
+        ftl("ftl", svc, geometry()),
         page_(ftl.page_size()) {
     ftl.flash.bind(flash.target);
   }
 
+  flash::FlashGeometry geometry() const {
+    return flash::FlashArray::geometry_from(ScopedConfig(svc.cfg, flash::FlashArray::kScope));
+  }
   // Runs `n` operations from `next` with up to `qd` in flight; returns when all completed.
   void run(uint64_t n, unsigned qd, const std::function<Op()>& next) {
     start(qd, next);

@@ -82,9 +82,9 @@ void check_lba_on_pages(const ScopedConfig& d) {
   const uint64_t unit = ftl_geometry(d).page_size;
   if (d.get_size("nvme.lba_size") % unit != 0)
     d.fail({"nvme.lba_size", "flash.page_size", "ftl.map_unit"},
-           fmt::format("an LBA must be a whole number of the FTL's mapping units ({} B: ssd.ftl.map_unit, or the "
-                       "flash page); set ssd.ftl.map_unit to map smaller units than the page",
-                       unit));
+           fmt::format("an LBA must be a whole number of the FTL's mapping units ({} B: {}, or the flash page); "
+                       "set {} to map units smaller than the page",
+                       unit, d.key("ftl.map_unit"), d.key("ftl.map_unit")));
 }
 }  // namespace
 

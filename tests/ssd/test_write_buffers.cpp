@@ -132,6 +132,47 @@ TEST_CASE("fastdrain a hint announcing more than the headroom starts an urgent d
   CHECK(rig.ftl.store[5][0] == 0x30);
 }
 
+TEST_CASE("fastdrain drain_depth keeps a foreground drain's window at the FTL and the rest in the buffer",
+          "[ssd][cache][fastdrain]") {
+  // One die of two planes: a window of drain_depth 1 is 2 pages.
+  CacheRig rig(small_fastdrain({{"ssd.cache.fastdrain.bg_interval", "1s"},
+                                {"ssd.cache.fastdrain.drain_depth", "1"},
+                                {"ssd.flash.channels", "1"},
+                                {"ssd.flash.packages_per_channel", "1"},
+                                {"ssd.flash.dies_per_package", "1"},
+                                {"ssd.flash.planes_per_die", "2"}}));
+  rig.run({{0, IoOp::Write, 0, 4, 0x10},  // level 4
+           tagged(1 * kUs, 4, 1, 0x20, 4),  // level 5 + 3 announced: not above 8
+           // Level 6 + 5 announced > 8: a drain down to 2 dirty pages starts,
+           // the oldest two (0 1) at once, the others waiting in the buffer.
+           tagged(2 * kUs, 5, 1, 0x30, 6),
+           // Joins the drain: 5 dirty, 2 at the FTL.
+           {3 * kUs, IoOp::Write, 6, 1, 0x40}});
+  auto w = writes_before(rig, 100 * kUs);
+  // Each completion (10 us after its write) lets the next oldest go: 2 and 3
+  // at 12 us, then 4 at 22 us, when 2 pages (5 6) are dirty.
+  const std::vector<std::pair<uint64_t, vp::Tick>> want = {
+      {0, 2 * kUs}, {1, 2 * kUs}, {2, 12 * kUs}, {3, 12 * kUs}, {4, 22 * kUs}};
+  REQUIRE(w.size() == want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    CHECK(w[i].lpn == want[i].first);
+    CHECK(w[i].at == want[i].second);
+    CHECK(w[i].urgent);
+  }
+  CHECK(rig.stat("ssd.cache.fastdrain.foreground_drains") == 1);
+  CHECK(rig.stat("ssd.cache.fastdrain.foreground_evictions") == 5);
+  // Level: 4, 5, 6 (4 dirty + 2 copies), 7 at 3 us; the window never lets it grow.
+  CHECK(rig.stat("ssd.cache.fastdrain.level_high_water") == 7);
+  // Background rounds wait for the drain to end: 5 and 6 go in the first, at 1 s.
+  auto all = writes_before(rig, ~vp::Tick(0));
+  REQUIRE(all.size() == 7);
+  CHECK(all[5].lpn == 5);
+  CHECK(all[6].lpn == 6);
+  CHECK(all[6].at == 1000000 * kUs);
+  CHECK_FALSE(all[6].urgent);
+  for (uint64_t p = 0; p < 7; ++p) CHECK(rig.ftl.store[p][0] == (p < 4 ? 0x10 + p : p == 4 ? 0x20 : p == 5 ? 0x30 : 0x40));
+}
+
 TEST_CASE("fastdrain background eviction paces rounds and waits while host work is at the FTL",
           "[ssd][cache][fastdrain]") {
   CacheRig rig(small_fastdrain({{"ssd.cache.fastdrain.bg_pages", "2"}, {"ssd.cache.fastdrain.bg_interval", "20us"}}));

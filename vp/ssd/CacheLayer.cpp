@@ -130,7 +130,7 @@ CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc, uint32_t lin
                                                   stripe_pages);
     else if (organisation_ == Organisation::FastDrain)
       buffer_ = std::make_unique<FastDrainBuffer>(svc, cfg_.key("fastdrain"), eq_, static_cast<CacheLines&>(*this),
-                                                  *tags_, page_);
+                                                  *tags_, page_, stripe_pages);
     else {
       write_buffer_bytes_ = write_buffer_bytes;
       buffer_ = std::make_unique<WriteBackCache>(std::max<uint64_t>(1, write_buffer_bytes / page_),

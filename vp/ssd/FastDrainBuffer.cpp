@@ -17,6 +17,10 @@ void FastDrainBuffer::declare_params(const ParamScope& r) {
   r.real("low_watermark", 0.2,
          "fastdrain: level a foreground drain goes down to, at or below which the buffer reports drained")
       .range(0.0, 1.0);
+  r.integer("drain_depth", 0,
+            "fastdrain: pages per plane of the drive a foreground drain keeps at the FTL at once, the rest of it "
+            "waiting in the buffer for their turn (0: a drain sends all its pages at once)")
+      .range(0, 65536);
   r.integer("bg_pages", 8, "fastdrain: most background evictions at the FTL at once (pages sent per round)")
       .range(1, 65536);
   // A round re-arms while lines are dirty, also when it may not send: a
@@ -30,11 +34,15 @@ void FastDrainBuffer::declare_params(const ParamScope& r) {
 }
 
 FastDrainBuffer::FastDrainBuffer(Services& svc, const std::string& scope, EventQueue& eq, CacheLines& lines,
-                                 const CacheTags& tags, uint32_t page_bytes)
+                                 const CacheTags& tags, uint32_t page_bytes, uint64_t stripe_pages)
     : eq_(eq),
       lines_(lines),
       tags_(tags),
       page_(page_bytes),
+      fg_window_([&] {
+        uint64_t d = static_cast<uint64_t>(ScopedConfig(svc.cfg, scope).get_int("drain_depth"));
+        return d ? d * std::max<uint64_t>(1, stripe_pages) : UINT64_MAX;
+      }()),
       bg_pages_(static_cast<uint32_t>(ScopedConfig(svc.cfg, scope).get_int("bg_pages"))),
       bg_interval_(ScopedConfig(svc.cfg, scope).get_time("bg_interval")),
       hint_lapse_(ScopedConfig(svc.cfg, scope).get_time("hint_lapse")),
@@ -66,6 +74,7 @@ bool FastDrainBuffer::admit(FtlRequest& r) {
 
 void FastDrainBuffer::resume() {
   stalls_.release([this](uint64_t pages) { return fits(pages); }, lines_);
+  if (fg_waiting_ && drain_foreground()) changed();
 }
 
 void FastDrainBuffer::write_queued(bool buffered, CacheDrain mode) {
@@ -90,9 +99,9 @@ void FastDrainBuffer::dirtied(int64_t l) { dirty_order_.dirtied(l); }
 
 // After a write is in the buffer: the future level is the level now plus
 // what the current victimization event announced and has not sent yet. Past
-// the high watermark, drain to all dies (urgent writes) until at most the
-// low watermark's pages are dirty; while a drain is at the FTL, new dirty
-// pages above the low watermark join it.
+// the high watermark, a foreground drain to all dies (urgent writes) goes
+// down to the low watermark; while it is at the FTL or waiting for room in
+// its window, new dirty pages above the low watermark join it.
 void FastDrainBuffer::after_write(const FtlRequest& r) {
   if (r.victim) {
     uint64_t announced = (uint64_t(r.victim_pages) * kHostPage + page_ - 1) / page_;
@@ -101,21 +110,28 @@ void FastDrainBuffer::after_write(const FtlRequest& r) {
     hint_at_ = now_ps();
   }
   changed();
-  uint64_t future = level_->level() + expected();
-  if (future > level_->high_pages() || fg_out_ > 0) {
-    bool started = fg_out_ == 0;
-    uint64_t sent = 0;
-    while (tags_.dirty_lines() > level_->low_pages()) {
-      int64_t l = dirty_order_.oldest();
-      if (l < 0) break;
-      lines_.drain_line(l, CacheDrain::Foreground);
-      ++sent;
-    }
-    fg_evictions_ += sent;
-    if (started && sent) ++fg_events_;
+  if (level_->level() + expected() > level_->high_pages() || fg_out_ > 0 || fg_waiting_) {
+    bool starts = fg_out_ == 0 && !fg_waiting_;
+    if (drain_foreground() && starts) ++fg_events_;
     changed();
   }
   arm_background();
+}
+
+// Sends the drain's oldest dirty pages down to the low watermark, no more
+// than its window at the FTL at once: the rest waits in the buffer, and a
+// read meets at most drain_depth of its programs at each plane.
+uint64_t FastDrainBuffer::drain_foreground() {
+  uint64_t sent = 0;
+  while (tags_.dirty_lines() > level_->low_pages() && fg_out_ < fg_window_) {
+    int64_t l = dirty_order_.oldest();
+    if (l < 0) break;
+    lines_.drain_line(l, CacheDrain::Foreground);
+    ++sent;
+  }
+  fg_waiting_ = tags_.dirty_lines() > level_->low_pages() && fg_out_ >= fg_window_;
+  fg_evictions_ += sent;
+  return sent;
 }
 
 // Background rounds run while lines are dirty, every bg_interval; none is
@@ -135,7 +151,7 @@ void FastDrainBuffer::arm_background() {
 // watermark and the FTL has no host work of this layer nor a foreground
 // drain (the cache cannot see which dies are idle, so it waits for all).
 void FastDrainBuffer::background_round() {
-  if (lines_.host_work_at_ftl() || fg_out_ > 0) return;
+  if (lines_.host_work_at_ftl() || fg_waiting_ || fg_out_ > 0) return;
   if (level_->level() + expected() > level_->high_pages()) return;
   uint64_t sent = 0;
   while (bg_out_ < bg_pages_) {

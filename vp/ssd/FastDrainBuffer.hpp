@@ -6,7 +6,8 @@
 // watermarks. Background rounds send a few of the oldest dirty pages while
 // no host work is at the FTL; a foreground drain of urgent (LSB-first)
 // writes goes down to the low watermark when the level plus the pages a
-// victimization hint still announces would pass the high one; every
+// victimization hint still announces would pass the high one, all at once
+// or a window of pages at a time (drain_depth); every
 // completion carries the buffer status; a write waits while the buffer's
 // DRAM is full of lines and copies in flight. Read misses are not cached.
 #include <memory>
@@ -28,7 +29,7 @@ class FastDrainBuffer : public WriteBufferPolicy {
   static void declare_params(const ParamScope& r);
   // `scope`: where its parameters, statistics and waves are named.
   FastDrainBuffer(Services& svc, const std::string& scope, EventQueue& eq, CacheLines& lines, const CacheTags& tags,
-                  uint32_t page_bytes);
+                  uint32_t page_bytes, uint64_t stripe_pages);
 
   bool caches_reads() const override { return false; }
   bool admit(FtlRequest& r) override;
@@ -51,6 +52,7 @@ class FastDrainBuffer : public WriteBufferPolicy {
   // Room for a write of `pages`: nothing is being drained (nothing would
   // make room), or the lines and copies in flight leave enough.
   bool fits(uint64_t pages) const { return draining_ == 0 || level_->level() + pages <= level_->capacity(); }
+  uint64_t drain_foreground();  // pages sent
   void arm_background();
   void background_round();
 
@@ -58,6 +60,7 @@ class FastDrainBuffer : public WriteBufferPolicy {
   CacheLines& lines_;
   const CacheTags& tags_;
   uint32_t page_;
+  uint64_t fg_window_;  // foreground evictions at the FTL at most (drain_depth pages a plane)
   std::unique_ptr<WriteBufferLevel> level_;
   uint32_t bg_pages_;
   Tick bg_interval_, hint_lapse_;
@@ -67,6 +70,7 @@ class FastDrainBuffer : public WriteBufferPolicy {
   uint64_t event_pages_ = 0, expected_ = 0;  // the victimization event announced, its pages not yet here
   Tick hint_at_ = 0;                         // the last tagged write
   bool bg_armed_ = false;
+  bool fg_waiting_ = false;  // a foreground drain's window is full and pages above the low watermark wait
   Counter &fg_evictions_, &bg_evictions_, &fg_events_, &level_high_water_;
   WriteStalls stalls_;
 };

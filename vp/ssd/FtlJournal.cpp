@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "vp/ssd/FtlJournal.hpp"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "vp/core/SimControl.hpp"
@@ -14,9 +15,16 @@ using flash::FlashTransaction;
 
 // The map as of write sequence `seq`: chunks saved so far (shared between
 // successive checkpoints until a chunk is dirtied again) over the
-// preconditioning layout.
+// preconditioning layout. It holds only pages on flash: it commits once its
+// own pages and the host programs in flight when it was taken (`waiting`:
+// their map entries name pages not yet written) are done. GC maps a copy
+// only once written, so recovery replays from before the oldest GC job
+// then running (`replay_after`): its copies may be mapped after the
+// snapshot, and the source block erased, with sequence numbers below it.
 struct FtlJournal::Checkpoint {
   uint32_t seq = 0;
+  uint32_t replay_after = 0;
+  uint64_t waiting = 0;
   bool follows_layout = false;
   std::unordered_map<uint64_t, std::shared_ptr<const std::vector<uint32_t>>> chunks;
 };
@@ -81,7 +89,10 @@ void FtlJournal::start_timer() {
 void FtlJournal::take_checkpoint(bool timed) {
   auto cp = std::make_unique<Checkpoint>();
   if (ckpt_) cp->chunks = ckpt_->chunks;
-  cp->seq = s_.seq;
+  cp->seq = cp->replay_after = s_.seq;
+  for (uint32_t first : s_.gc_first_seq)
+    if (first) cp->replay_after = std::min(cp->replay_after, first - 1);
+  cp->waiting = s_.host_programs;
   cp->follows_layout = s_.follows_layout;
   uint64_t dirty = 0, entries = s_.map.size();
   for (uint64_t i = 0; i < s_.unsaved.size(); ++i) {
@@ -102,17 +113,31 @@ void FtlJournal::take_checkpoint(bool timed) {
 
 void FtlJournal::flash_done(FlashTransaction&) { step(); }
 
+void FtlJournal::host_program_done(uint32_t seq) {
+  if (!pending_ || seq > pending_->seq || pending_->waiting == 0) return;
+  if (--pending_->waiting == 0 && todo_ == 0 && written_) commit();
+}
+
+void FtlJournal::commit() {
+  written_ = false;
+  ckpt_ = std::move(pending_);
+  ++ckpts_;
+}
+
 void FtlJournal::host_idle() {
   if (!paused_) return;
   paused_ = false;
   step();
 }
 
-// The checkpoint counts only once its last page is on flash.
+// The checkpoint counts only once its last page is on flash, and the host
+// programs it waits for too.
 void FtlJournal::step() {
   if (todo_ == 0) {
-    ckpt_ = std::move(pending_);
-    ++ckpts_;
+    if (pending_->waiting == 0)
+      commit();
+    else
+      written_ = true;
     return;
   }
   if (when_idle_ && s_.outstanding > 0) {  // resumed when the last host request leaves
@@ -145,6 +170,7 @@ void FtlJournal::step() {
 
 void FtlJournal::power_loss() {
   pending_.reset();
+  written_ = false;
   todo_ = 0;
   paused_ = false;
 }
@@ -225,9 +251,10 @@ void FtlJournal::recover() {
   for (uint64_t b : blocks_) blocks[b].state = BlockState::Meta;
 
   // The last committed checkpoint, then every page written after it, newest copy winning.
-  uint32_t base = 0;
+  uint32_t base = 0, top = 0;
   if (ckpt_) {
-    base = ckpt_->seq;
+    base = ckpt_->replay_after;
+    top = ckpt_->seq;
     s_.follows_layout = ckpt_->follows_layout;
     if (s_.follows_layout) map.set_rule(s_.layout);
     for (const auto& [chunk, v] : ckpt_->chunks)
@@ -236,7 +263,6 @@ void FtlJournal::recover() {
     s_.follows_layout = false;
   }
   std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>> newest;  // lpn -> seq, ppn
-  uint32_t top = base;
   uint64_t ppb = s_.geo.pages_per_block;
   FlashOob o;
   // Blocks still as a fill by rule left them hold their pages where the

@@ -34,6 +34,8 @@ class FtlJournal : public flash::FlashClient {
   // No host request is at the FTL any more: a checkpoint paused for it goes on.
   void host_idle();
   void power_loss();
+  // A host program (write sequence `seq`) is on flash.
+  void host_program_done(uint32_t seq);
   // Rebuilds the map and the blocks from flash, as at boot.
   void recover();
   uint64_t recoveries() const { return recoveries_.value; }
@@ -47,6 +49,7 @@ class FtlJournal : public flash::FlashClient {
   void start_timer();
   void take_checkpoint(bool timed);
   void step();
+  void commit();
 
   FtlState& s_;
   Tick interval_;
@@ -57,6 +60,7 @@ class FtlJournal : public flash::FlashClient {
   uint64_t cursor_ = 0, todo_ = 0;
   flash::FlashTransaction txn_;
   bool erased_ = false, paused_ = false;
+  bool written_ = false;  // the pending checkpoint's pages are on flash; host programs it waits for are not
   Counter &ckpts_, &ckpt_pages_, &recoveries_, &replayed_;
   // After a recovery: the fill's blocks that the flash still holds as filled.
   bool still_filled(uint64_t block) const;

@@ -36,6 +36,7 @@ struct FtlState {
         map(host_pages + translation_pages),
         blocks(g, wear_aware),
         unsaved((host_pages + translation_pages + MappingTable::kChunk - 1) / MappingTable::kChunk, false),
+        gc_first_seq(g.total_planes(), 0),
         eq(queue) {}
 
   // In the FTL's mapping units (a page each, but with sub-page mapping), and in pages.
@@ -59,6 +60,12 @@ struct FtlState {
   uint64_t epoch = 0;        // power cycles: work scheduled before a power loss is dropped
   bool powered = true;
   uint64_t outstanding = 0;  // host requests at the FTL
+  // What a checkpoint must wait for or replay: host programs whose map entry
+  // already names their page (set when issued) and are not yet on flash, and
+  // per plane the first sequence number of a GC job whose copies are not all
+  // mapped yet (0: none; a copy is mapped when written).
+  uint64_t host_programs = 0;
+  std::vector<uint32_t> gc_first_seq;
   FlashHandle flash;  // by mapping unit (geo)
   FlashHandle pages;  // by page (page_geo); the same as `flash` without sub-page mapping
   EventQueue& eq;

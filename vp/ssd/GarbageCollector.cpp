@@ -157,6 +157,7 @@ void GarbageCollector::start_job(uint64_t plane, uint64_t victim, bool wear, boo
   if (!j.moves.empty() && !s_.page_ends_at(j.moves.back().dst))
     alloc_.pad(j.moves.back().dst, true, flash::FlashUse::Gc, preemptible_);
   j.pending = static_cast<uint32_t>(j.txns.size());
+  if (!j.moves.empty()) s_.gc_first_seq[plane] = j.moves.front().seq;
   if (j.pending == 0) {
     job_erase(j);
     return;
@@ -192,6 +193,7 @@ void GarbageCollector::job_txn_done(Job& j, FlashTransaction& t) {
 }
 
 void GarbageCollector::job_erase(Job& j) {
+  s_.gc_first_seq[j.plane] = 0;  // every copy is mapped: a checkpoint from now on holds them
   mapping_.relocated(j.relocated);
   j.erase = FlashTransaction{};
   j.erase.op = FlashOp::Erase;
@@ -270,6 +272,7 @@ bool GarbageCollector::collect_now(uint64_t plane, uint64_t& moved) {
 
 void GarbageCollector::power_loss() {
   for (auto& j : jobs_) j.reset();
+  std::fill(s_.gc_first_seq.begin(), s_.gc_first_seq.end(), 0);
   bg_scheduled_ = false;
 }
 

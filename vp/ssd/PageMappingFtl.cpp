@@ -261,6 +261,7 @@ void PageMappingFtl::issue_writes(FtlRequest& r, uint32_t from) {
     t.addr = flash::address_of(s_.geo, ppn);
     t.data = data;
     t.oob = FlashOob{lpn, s_.next_seq()};
+    ++s_.host_programs;
     t.client = this;
     t.tag = reinterpret_cast<uint64_t>(&r);
     ++r.outstanding;
@@ -322,6 +323,8 @@ void PageMappingFtl::flash_done(FlashTransaction& t) {
     gc_.program_done(s_.block_of(flash::ppn_of(s_.geo, t.addr)));
     auto w = writing_.find(t.oob.lpn);
     if (w != writing_.end() && --w->second.second == 0) writing_.erase(w);
+    --s_.host_programs;
+    journal_.host_program_done(t.oob.seq);
   }
   if (--r.outstanding == 0) request_done(r);
 }
@@ -344,6 +347,7 @@ void PageMappingFtl::power_loss() {
   waiting_.clear();
   writing_.clear();
   s_.outstanding = 0;
+  s_.host_programs = 0;
   journal_.power_loss();
 }
 

@@ -24,6 +24,9 @@ TEST_CASE("quantities parse with their units", "[core][units]") {
   CHECK(parse_freq("800MHz") == 800e6);
   CHECK(parse_bandwidth("3.2GB/s") == 3.2e9);
   CHECK_THROWS_AS(parse_time("3"), UnitError);       // a time needs a unit
+  CHECK(parse_time("0") == 0);                       // but zero is zero in every unit
+  CHECK(parse_time(" 0.0 ") == 0);
+  CHECK(parse_freq("0") == 0);
   CHECK_THROWS_AS(parse_time("3 parsecs"), UnitError);
   CHECK_THROWS_AS(parse_size("1.5B"), UnitError);
   CHECK_THROWS_AS(parse_size("-4KiB"), UnitError);

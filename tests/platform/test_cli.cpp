@@ -53,6 +53,9 @@ TEST_CASE("every kind of bad configuration stops before simulating with exit 2 a
   expect_config_error("--set ssd.ftl.gc.policy=fifo", {"ssd.ftl.gc.policy", "fifo", "cost_benefit"});
   expect_config_error("--set ssd.nvme.lba_size=512", {"ssd.nvme.lba_size", "512"});
   expect_config_error("--set host.cores=100", {"host.cores", "max_io_queues"});
+  // 250,000 pieces of 5 us a second: a core busy 125% of the time would never run a thread.
+  expect_config_error("--set host.sched.background_rate=250000",
+                      {"host.sched.background_rate", "host.sched.background_cost", "125%"});
   expect_config_error("--set host.dram.size=1MiB", {"host.dram.size", "too small"});
   expect_config_error("--set sim.seed=1.5", {"sim.seed", "not an integer"});
   expect_config_error("--set bogus", {"bogus", "key=value"});

@@ -37,7 +37,7 @@ std::pair<double, std::string> split(const std::string& in, Unit u) {
 double scaled(const std::string& in, Unit u, const std::vector<Suffix>& table, bool bare_ok) {
   auto [v, suf] = split(in, u);
   if (suf.empty()) {
-    if (bare_ok) return v;
+    if (bare_ok || v == 0) return v;  // zero is zero in every unit: "0" switches a period off as "0ns" does
     throw UnitError(fmt::format("{} has no unit (expected a {} such as {})", quoted(in), unit_name(u), unit_examples(u)));
   }
   for (const auto& e : table)

@@ -54,6 +54,15 @@ void CoreScheduler::declare_params(const ParamScope& r) {
          "Poisson process; it preempts the running thread and makes the core busy for background_cost")
       .range(0, 1e7);
   r.time("background_cost", "5us", "core time of one piece of background work (kernel time)");
+  // At a load of 1 or more the work arrives faster than a core serves it: no thread ever runs again.
+  r.rule([](const ScopedConfig& c) {
+    const double load = c.get_real("background_rate") * double(c.get_time("background_cost")) / 1e12;
+    if (load >= 1)
+      c.fail({"background_rate", "background_cost"},
+             fmt::format("keep each core busy {:.0f}% of the time with background work (at least 100%): no "
+                         "thread would ever run",
+                         100 * load));
+  });
 }
 
 Tick CoreScheduler::linux_default(Tick base, unsigned cpus) {

@@ -31,6 +31,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="with --scheduler: how long to try to reach it (default 20)")
     s.add_argument("--server", default=None, help="vp-server binary (default: $FLASHVP_SERVER, build/bin, PATH)")
     s.add_argument("--no-collect", action="store_true", help="do not write the results table at the end")
+    s.add_argument("--max-points", type=int, default=None, metavar="N",
+                   help="allow a grid of up to N runs, points x seeds (default 100,000)")
 
     c = sub.add_parser("collect", help="gather a sweep's summaries into one table (Parquet and CSV)")
     c.add_argument("dir", help="the sweep's folder")
@@ -133,17 +135,20 @@ def main(argv: list[str] | None = None) -> int:
 
 def _sweep(args) -> int:
     from flashvp.collect import SchemaError, collect, write_table
-    from flashvp.grid import GridError
+    from flashvp.grid import MAX_POINTS, GridError
     from flashvp.server import ServerError, find_server
     from flashvp.sweep import SweepError, print_failures, sweep
 
     if args.jobs is not None and args.jobs < 1:
         return _fail(f"--jobs {args.jobs}: must be 1 or more")
+    if args.max_points is not None and args.max_points < 1:
+        return _fail(f"--max-points {args.max_points}: must be 1 or more")
     out = args.out or os.path.join("sweeps", Path(args.grid).stem)
     cluster = None if args.cluster == "local" else args.cluster
     try:
         report = sweep(args.grid, out, find_server(args.server), jobs=args.jobs, scheduler=args.scheduler,
-                       cluster=cluster, connect_timeout=args.connect_timeout)
+                       cluster=cluster, connect_timeout=args.connect_timeout,
+                       max_points=args.max_points or MAX_POINTS)
     except (GridError, SweepError, ServerError) as e:
         return _fail(str(e))
     except KeyboardInterrupt:

@@ -24,25 +24,34 @@
 
 The blocks present are combined as a product (product x zip x points x
 seeds). An axis key is a parameter (``--set`` key, including
-``workload.<job>.<option>``) or ``preset``. Every error names the file,
-the line and the key.
+``workload.<job>.<option>``) or ``preset``. A grid of more than
+MAX_POINTS runs is refused, counted from the axes' lengths before any
+expansion. Every error names the file, the line and the key.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
+import re
 from dataclasses import dataclass, field
 from itertools import product as cartesian
 from typing import Any, Callable, Iterable
 
 import yaml
 
-from flashvp.units import UnitError, expand_list, expand_range, is_range, parse_quantity
+from flashvp.units import ELLIPSIS, UnitError, expand_list, expand_range, is_range, parse_quantity
 
 
 class GridError(ValueError):
     """A grid that cannot be used; the message names file, line and key."""
+
+
+# Runs (points x seeds) a grid may have unless the caller raises it
+# (flashvp sweep --max-points): a mistyped axis or seeds count would
+# otherwise fill the memory listing points before anything runs.
+MAX_POINTS = 100_000
 
 
 _TOP = ("base", "axes", "seeds", "description")
@@ -144,12 +153,16 @@ def _load(path: str) -> _Doc:
     loader = yaml.SafeLoader(text)
     try:
         node = loader.get_single_node()
+        if node is not None:
+            _no_duplicate_keys(path, node)  # before construction: YAML would keep the last silently
         data = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         raise GridError(f"{path}:{mark.line + 1 if mark else 1}: not valid YAML: {e.problem or e.context}") from None
     except yaml.YAMLError as e:
         raise GridError(f"{path}: not valid YAML: {e}") from None
+    except RecursionError:
+        raise GridError(f"{path}: not a grid: nested too deeply") from None
     finally:
         loader.dispose()
     doc = _Doc(path, data)
@@ -171,6 +184,31 @@ def _load(path: str) -> _Doc:
     return doc
 
 
+def _no_duplicate_keys(path: str, root: yaml.Node) -> None:
+    """A key given twice in one mapping is refused, naming both lines. Run
+    on the composed nodes: construction merges `<<: *anchor` keys into the
+    mapping, and a key that overrides a merged one is no duplicate."""
+    todo, seen_nodes = [(root, ())], set()
+    while todo:
+        n, where = todo.pop()
+        if id(n) in seen_nodes:  # an alias: its node was checked where the anchor is
+            continue
+        seen_nodes.add(id(n))
+        if isinstance(n, yaml.MappingNode):
+            first: dict = {}
+            for k, v in n.value:
+                if isinstance(k, yaml.ScalarNode):
+                    name = (k.tag, k.value)
+                    if name in first:
+                        key = ".".join(str(w) for w in where + (k.value,))
+                        raise GridError(f"{path}:{k.start_mark.line + 1}: {key}: given twice (lines "
+                                        f"{first[name]} and {k.start_mark.line + 1}); YAML would keep only the last")
+                    first[name] = k.start_mark.line + 1
+                todo.append((v, where + (k.value if isinstance(k, yaml.ScalarNode) else "?",)))
+        elif isinstance(n, yaml.SequenceNode):
+            todo.extend((v, where) for v in n.value)
+
+
 def _mapping(doc: _Doc, value, where: tuple, allowed: Iterable[str] | None = None) -> dict:
     if not isinstance(value, dict):
         raise doc.fail(where, f"must be a mapping (key: value), not {_kind(value)}")
@@ -186,10 +224,17 @@ def _kind(v) -> str:
     return {dict: "a mapping", list: "a list", type(None): "nothing"}.get(type(v), f"{type(v).__name__} {v!r}")
 
 
+# inf, -Infinity, .nan: YAML's .inf and .nan are floats, the bare words text.
+_NOT_FINITE = re.compile(r"^\s*[-+]?\.?(inf|infinity|nan)\s*$", re.IGNORECASE)
+
+
 def set_text(doc: _Doc, where: tuple, v) -> str:
     """A YAML scalar as vp-server's --set reads it."""
     if isinstance(v, bool):
         return "true" if v else "false"
+    if isinstance(v, float) and not math.isfinite(v) or isinstance(v, str) and _NOT_FINITE.match(v):
+        # No parameter takes one, and a range or a timeout cannot use it.
+        raise doc.fail(where, f"{v!r} is not a finite number")
     if isinstance(v, (int, str)):
         return str(v)
     if isinstance(v, float):
@@ -210,6 +255,9 @@ def _values(doc: _Doc, where: tuple, v) -> list:
             out = [v]
     except UnitError as e:
         raise doc.fail(where, str(e)) from None
+    for i, x in enumerate(v if isinstance(v, list) else []):
+        if x != ELLIPSIS:
+            set_text(doc, where + (i,), x)  # on the item's own line
     for x in out:
         set_text(doc, where, x)
     return out
@@ -219,10 +267,11 @@ class Grid:
     """A parsed grid file; ``points()`` lists its runs in a stable order."""
 
     def __init__(self, path: str, known_params: set[str] | None = None,
-                 preset_digest: Callable[[str], str] | None = None):
+                 preset_digest: Callable[[str], str] | None = None, max_points: int = MAX_POINTS):
         """`preset_digest(name)`: a digest of what the preset configures
         (vp-server's --print-config of it), part of each point's identity
-        so that a preset edited under the same name reruns its points."""
+        so that a preset edited under the same name reruns its points.
+        A grid of more than `max_points` runs (points x seeds) is refused."""
         self.path = os.path.abspath(path)
         self._preset_digest = preset_digest
         self._digests: dict[str, str] = {}
@@ -262,7 +311,7 @@ class Grid:
                 seconds = float(q.base) / 1e12 if q.unit else float(q.value)
                 if q.unit and q.dimension != "time":
                     raise UnitError("not a time")
-            except UnitError:
+            except (UnitError, OverflowError):  # overflow: 1e400 is a number, not a float
                 raise doc.fail(("base", "timeout"), f"{t!r} is not a time (seconds, or 600s, 1500ms)") from None
             if seconds <= 0:
                 raise doc.fail(("base", "timeout"), "must be above 0")
@@ -271,7 +320,7 @@ class Grid:
         if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
             raise doc.fail(("seeds",), f"must be a whole number >= 1, not {seeds!r}")
         self.seeds = seeds
-        self.axes = self._axes(_mapping(doc, top.get("axes") or {}, ("axes",), _AXES), known_params)
+        self.axes = self._axes(_mapping(doc, top.get("axes") or {}, ("axes",), _AXES), known_params, max_points)
         for k, _ in self.sets:
             self._check_key(("base", "set", k), k, known_params, special=False)
 
@@ -295,9 +344,11 @@ class Grid:
         near = sorted(k for k in known if k.rsplit(".", 1)[0] == key.rsplit(".", 1)[0])[:8]
         raise self._doc.fail(where, "unknown parameter" + (f" (in that scope: {', '.join(near)})" if near else ""))
 
-    def _axes(self, axes: dict, known) -> list[list[tuple[tuple[str, Any], ...]]]:
-        """Each block as a list of assignments (tuples of key, value)."""
-        doc, blocks, seen = self._doc, [], {}
+    def _axes(self, axes: dict, known, max_points: int) -> list[list[tuple[tuple[str, Any], ...]]]:
+        """Each block as a list of assignments (tuples of key, value), once
+        the grid's size, counted from the axes' lengths, is within
+        `max_points`: a product is expanded only when it may run."""
+        doc, specs, seen = self._doc, [], {}
 
         def claim(where, key):
             if key in seen:
@@ -318,13 +369,14 @@ class Grid:
                     claim(where + (k,), k)
                     lists.append([(k, x) for x in _values(doc, where + (k,), v)])
                 if name == "product":
-                    blocks.append([tuple(c) for c in cartesian(*lists)])
+                    specs.append((where, math.prod(len(lst) for lst in lists),
+                                  lambda lists=lists: [tuple(c) for c in cartesian(*lists)]))
                 else:
                     lens = {len(lst) for lst in lists}
                     if len(lens) > 1:
                         sizes = ", ".join(f"{k}: {len(lst)}" for k, lst in zip(block, lists))
                         raise doc.fail(where, f"zip needs lists of one length (got {sizes})")
-                    blocks.append([tuple(c) for c in zip(*lists)])
+                    specs.append((where, lens.pop(), lambda lists=lists: [tuple(c) for c in zip(*lists)]))
             else:
                 pts = axes[name]
                 if not isinstance(pts, list) or not pts:
@@ -342,8 +394,17 @@ class Grid:
                     rows.append(tuple(p.items()))
                 if len(set(rows)) != len(rows):
                     raise doc.fail(where, "the same point is given twice")
-                blocks.append(rows)
-        return blocks
+                specs.append((where, len(rows), lambda rows=rows: rows))
+        # The blocks multiply, and the seeds with them.
+        factors = [(w, n) for w, n, _ in specs] + [(("seeds",), self.seeds)]
+        self.size = math.prod(n for _, n in factors)
+        if self.size > max_points:
+            biggest = max(factors, key=lambda f: f[1])[0]
+            terms = " x ".join(f"{'.'.join(w)} {n:,}" for w, n in factors)
+            raise doc.fail(biggest,
+                           f"the grid is {self.size:,} runs ({terms}), above the bound of {max_points:,} runs; "
+                           f"--max-points N raises it")
+        return [build() for _, _, build in specs]
 
     def points(self) -> list[Point]:
         out = []

@@ -425,6 +425,7 @@ def repro(study_name: str, out: str, server: str, quick: bool = False, jobs: int
     """Runs the study (only the runs of the variants in `only`, when given) and writes its outputs; with
     `update_docs`, the block of that study page for this scale too."""
     from flashvp.studies import STUDIES
+    from flashvp.sweep import writable_folder
 
     if study_name not in STUDIES:
         raise ReproError(f"no study {study_name!r} (known: {', '.join(STUDIES)})")
@@ -434,7 +435,7 @@ def repro(study_name: str, out: str, server: str, quick: bool = False, jobs: int
             raise ReproError("--update-docs writes the whole study's figures: not with --only")
         check_page(Path(update_docs), quick)  # before the runs, not minutes later
     folder = Path(out) / study.name
-    folder.mkdir(parents=True, exist_ok=True)
+    writable_folder(folder, "sweeps")  # a read-only --out: one line, before anything runs
     if only:
         known = {r.variant for _, runs in study.grids(quick).values() for r in runs}
         unknown = [v for v in only if v not in known]

@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from flashvp.grid import Grid, Point
+from flashvp.grid import MAX_POINTS, Grid, Point
 from flashvp.progress import Progress
 from flashvp import worker
 from flashvp.server import RunResult, known_params, preset_digest, result_of, validate
@@ -52,6 +52,18 @@ def plan(grid: Grid, out: Path) -> list[tuple[Point, Path]]:
             raise SweepError(f"{grid.path}: two points are the same run ({seen[p.key].label()} and {p.label()})")
         seen[p.key] = p
     return [(p, out / "points" / p.key) for p in pts]
+
+
+def writable_folder(folder: Path, sub: str = "points", option: str = "--out") -> None:
+    """Creates `folder` and `folder/sub` and checks a file can be made
+    there, so a read-only or misplaced --out is one line before anything
+    runs, not a traceback or a failure per point."""
+    try:
+        (folder / sub).mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder / sub, prefix=".flashvp-probe-"):
+            pass
+    except OSError as e:
+        raise SweepError(f"{option} {folder}: cannot write there ({e.strerror or e})") from None
 
 
 def check_points(server: str, todo: list[Point], jobs: int) -> None:
@@ -117,9 +129,11 @@ def _task(remote: bool, *args) -> tuple:
 
 
 def sweep(grid_path: str, out: str, server: str, jobs: int | None = None, scheduler: str | None = None,
-          cluster: str | None = None, stream=None, connect_timeout: float = 20) -> SweepReport:
+          cluster: str | None = None, stream=None, connect_timeout: float = 20,
+          max_points: int = MAX_POINTS) -> SweepReport:
     jobs = jobs or os.cpu_count() or 1
-    grid = Grid(grid_path, known_params(server), preset_digest=lambda name: preset_digest(server, name))
+    grid = Grid(grid_path, known_params(server), preset_digest=lambda name: preset_digest(server, name),
+                max_points=max_points)
     out_dir = Path(out).resolve()
     planned = plan(grid, out_dir)
     report = SweepReport([p for p, _ in planned])
@@ -127,7 +141,7 @@ def sweep(grid_path: str, out: str, server: str, jobs: int | None = None, schedu
     for p, f in planned:
         if finished(f):
             report.results[p.key] = RunResult(p.key, True, "ok", 0, 0.0, "", skipped=True)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    writable_folder(out_dir)
     (out_dir / "grid.json").write_text(json.dumps(
         {"grid": grid.path, "axes": grid.axis_keys(), "points": [p.key for p in report.points]}, indent=1) + "\n")
     progress = Progress(len(todo), jobs, skipped=len(planned) - len(todo), stream=stream)

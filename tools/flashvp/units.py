@@ -11,6 +11,7 @@ exact arithmetic on them for ranges, and the range forms a grid accepts:
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -89,6 +90,8 @@ def parse_quantity(text: object) -> Quantity:
     if isinstance(text, int):
         return Quantity(Fraction(text), "")
     if isinstance(text, float):
+        if not math.isfinite(text):  # YAML's .inf and .nan: no Fraction, no vp-server value
+            raise UnitError(f"{text!r} is not a finite number")
         return Quantity(Fraction(str(text)), "")
     m = _QUANTITY.match(str(text))
     if not m:

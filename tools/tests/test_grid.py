@@ -112,6 +112,18 @@ def test_a_preset_edited_under_its_name_reruns_its_points(server):
     ("base: {config: nowhere.yaml}\n", 1, ["base.config", "no such file"]),
     ("axes:\n  product:\n    sim.seed: [1, 2]\n", 3, ["sim.seed", "seeds: N"]),
     ("axes: [\n", 2, ["not valid YAML"]),
+    # Infinities and NaNs, YAML's .inf and .nan or the bare words (a traceback from Fraction before).
+    ("axes:\n  product:\n    host.cores: [1, .inf]\n", 3, ["axes.product.host.cores", "inf is not a finite number"]),
+    ("axes:\n  product:\n    host.cores:\n      - 1\n      - .nan\n", 5, ["host.cores", "nan is not a finite"]),
+    ("axes:\n  product:\n    ssd.flash.t_read: [1, 2, ..., .inf]\n", 3, ["ssd.flash.t_read", "not a finite number"]),
+    ("base:\n  preset: quick\n  timeout: .inf\n", 3, ["base.timeout", "not a time"]),
+    ("base:\n  set: {host.cores: inf}\n", 2, ["base.set.host.cores", "'inf' is not a finite number"]),
+    ("axes:\n  points:\n    - {host.cores: 1}\n    - {host.cores: -.Inf}\n", 4, ["axes.points.host.cores", "finite"]),
+    # A key given twice: YAML keeps the last silently; refused naming both lines.
+    ("axes:\n  product:\n    host.cores: [1, 2]\n    ssd.fw.cores: [1]\n    host.cores: [3]\n", 5,
+     ["axes.product.host.cores", "given twice (lines 3 and 5)"]),
+    ("base: {preset: quick}\nseeds: 2\nbase: {preset: zssd}\n", 3, ["base: given twice (lines 1 and 3)"]),
+    ("axes:\n  points:\n    - {host.cores: 1, host.cores: 2}\n", 3, ["axes.points.host.cores", "given twice"]),
 ])
 def test_errors_name_file_line_and_key(write, text, line, words):
     g = write("bad.yaml", text)
@@ -121,3 +133,61 @@ def test_errors_name_file_line_and_key(write, text, line, words):
     assert msg.startswith(f"{g}:{line}: "), msg
     for w in words:
         assert w in msg, msg
+
+
+def test_a_merged_key_overridden_is_no_duplicate(write):
+    g = write("g.yaml", """\
+        axes:
+          points:
+            - &one {host.cores: 1, ssd.fw.cores: 2}
+            - {<<: *one, host.cores: 4}
+        """)
+    assert [dict(p.params) for p in Grid(str(g), KNOWN).points()] == [
+        {"host.cores": 1, "ssd.fw.cores": 2}, {"host.cores": 4, "ssd.fw.cores": 2}]
+
+
+def test_a_grid_too_large_is_refused_from_its_axes_lengths(write):
+    import tracemalloc
+
+    # 300 x 400 = 120,000 runs: above the default bound of 100,000.
+    g = write("g.yaml", """\
+        axes:
+          product:
+            host.cores: 1..300
+          zip:
+            ssd.fw.cores: 1..400
+            ssd.cache.size: 1MiB..400MiB step 1MiB
+        """)
+    with pytest.raises(GridError) as e:
+        Grid(str(g), KNOWN)
+    assert str(e.value) == (f"{g}:4: axes.zip: the grid is 120,000 runs (axes.product 300 x axes.zip 400 x "
+                            "seeds 1), above the bound of 100,000 runs; --max-points N raises it")
+    grid = Grid(str(g), KNOWN, max_points=120_000)  # raised: accepted
+    assert grid.size == 120_000
+    # Seeds multiply (no axes at all here); points add one run each.
+    g = write("s.yaml", "seeds: 10000000\n")
+    with pytest.raises(GridError, match=r"s.yaml:1: seeds: the grid is 10,000,000 runs \(seeds 10,000,000\)"):
+        Grid(str(g), KNOWN)
+    g = write("p.yaml", "axes:\n  points: [{host.cores: 1}, {host.cores: 2}, {host.cores: 3}, {host.cores: 4}]\n"
+                        "seeds: 3\n")
+    with pytest.raises(GridError, match=r"p.yaml:2: axes.points: the grid is 12 runs \(axes.points 4 x seeds 3\)"
+                                        r", above the bound of 10 runs"):
+        Grid(str(g), KNOWN, max_points=10)
+    assert len(Grid(str(g), KNOWN, max_points=12).points()) == 12
+    # 10^12 runs are counted, never listed: the refusal takes no memory to speak of.
+    g = write("huge.yaml", """\
+        axes:
+          product:
+            host.cores: 1..1000
+            ssd.fw.cores: 1..1000
+            ssd.flash.t_read: 1us..1000us step 1us
+            ssd.cache.size: 1MiB..1000MiB step 1MiB
+        """)
+    tracemalloc.start()
+    try:
+        with pytest.raises(GridError, match="1,000,000,000,000 runs"):
+            Grid(str(g), KNOWN)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 20e6, peak

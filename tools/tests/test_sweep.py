@@ -2,10 +2,12 @@
 """Sweeps of the quick preset: points, resumption, failures, and the same
 sweep through a Dask cluster given by address."""
 import json
+import os
 import stat
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from flashvp.cli import main
 from flashvp.collect import collect
@@ -193,3 +195,35 @@ def test_a_terminated_sweep_kills_its_points_and_leaves_no_scratch(write, tmp_pa
     assert "interrupted" in err
     assert servers_writing_to(out) == []
     assert list(scratch.glob("flashvp-dask-*")) == []
+
+
+@pytest.fixture
+def read_only(tmp_path):
+    """A folder no one may write into, root included (chattr +i when the mode bits do not stop root)."""
+    import subprocess
+
+    d = tmp_path / "ro"
+    d.mkdir()
+    d.chmod(0o555)
+    immutable = False
+    if os.access(d, os.W_OK):
+        immutable = subprocess.run(["chattr", "+i", str(d)], capture_output=True).returncode == 0
+        if not immutable:
+            pytest.skip("cannot make a folder read-only here")
+    yield d
+    if immutable:
+        subprocess.run(["chattr", "-i", str(d)], check=True)
+    d.chmod(0o755)
+
+
+def test_a_read_only_out_is_one_line_before_anything_runs(write, read_only, server, capsys):
+    grid = write("g.yaml", "base: {preset: quick}\naxes: {product: {host.cores: [1]}}\n")
+    for out in (read_only, read_only / "sub", Path(grid) / "sub"):  # the last: a file in the way
+        assert run_sweep(grid, out, "--server", server) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"flashvp: --out {out}: cannot write there (") and err.count("\n") == 1, err
+        assert "Traceback" not in err
+    assert main(["repro", "rwiso", "--quick", "--out", str(read_only), "--server", server]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"flashvp: --out {read_only / 'rwiso'}: cannot write there (") and err.count("\n") == 1
+    assert list(read_only.iterdir()) == []

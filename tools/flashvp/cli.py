@@ -1,12 +1,15 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The flashvp command: sweep, collect, plot, plot-run, repro (docs/tools.md, docs/study-*.md).
 
-Exit status: 0 done; 1 some points failed; 2 bad input (grid, table,
-column, option) or a sweep that could not start, with a message naming it.
+Exit status: 0 done; 1 some points failed or were running in another
+flashvp (their folders locked); 2 bad input (grid, table,
+column, option) or a sweep that could not start, with a message naming it;
+128 + the signal when stopped by SIGINT (130), SIGHUP (129) or SIGTERM (143).
 """
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
 import signal
 import sys
@@ -81,16 +84,54 @@ def _fail(msg: str) -> int:
     return 2
 
 
-def _terminated(signum, frame):
-    # A batch system or kill(1) stops us like Ctrl-C does: the running
-    # points' vp-servers are killed and the Dask scratch folder removed.
+# Ctrl-C, kill(1) or a batch system ending the job, a closed terminal.
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+_caught: list[int] = []
+
+
+def _stopped(signum, frame):
+    # The running points' vp-servers (in their own sessions, which no
+    # terminal signal reaches) are killed at once; then the sweep unwinds
+    # as on Ctrl-C (Dask closed, its scratch folder removed) and exits
+    # 128 + the signal. A second signal while unwinding stops at once.
+    from flashvp import worker
+
+    worker.kill_all(wait=False)
+    if _caught:
+        os._exit(128 + signum)
+    _caught.append(signum)
     raise KeyboardInterrupt
+
+
+def _interrupted(what: str, again: str) -> int:
+    try:
+        sys.stderr.write(f"\nflashvp: interrupted; finished {what} are kept, run {again} again to go on\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):  # the terminal is gone (SIGHUP)
+        pass
+    return 128 + (_caught[0] if _caught else signal.SIGINT)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, _terminated)
+    if threading.current_thread() is not threading.main_thread():
+        return _main(args)
+    from flashvp import worker
+
+    # Any exit Python sees (an uncaught error, sys.exit) ends the children too;
+    # kill -9 cannot be caught: the children's PR_SET_PDEATHSIG covers it.
+    atexit.unregister(worker.kill_all)
+    atexit.register(worker.kill_all)
+    _caught.clear()
+    before = {s: signal.signal(s, _stopped) for s in _STOP_SIGNALS}
+    try:
+        return _main(args)
+    finally:
+        for s, h in before.items():
+            signal.signal(s, h)
+
+
+def _main(args) -> int:
     if args.command == "sweep":
         return _sweep(args)
     if args.command == "repro":
@@ -152,8 +193,7 @@ def _sweep(args) -> int:
     except (GridError, SweepError, ServerError) as e:
         return _fail(str(e))
     except KeyboardInterrupt:
-        sys.stderr.write("\nflashvp: interrupted; finished points are kept, run the sweep again to go on\n")
-        return 130
+        return _interrupted("points", "the sweep")
     print_failures(report)
     if not args.no_collect:
         try:
@@ -161,7 +201,7 @@ def _sweep(args) -> int:
                 print(f)
         except (FileNotFoundError, SchemaError) as e:
             return _fail(str(e))
-    return 1 if report.failed else 0
+    return 1 if report.failed or report.busy else 0
 
 
 def _repro(args) -> int:
@@ -183,7 +223,6 @@ def _repro(args) -> int:
     except (GridError, SweepError, ServerError) as e:
         return _fail(str(e))
     except KeyboardInterrupt:
-        sys.stderr.write("\nflashvp: interrupted; finished runs are kept, run repro again to go on\n")
-        return 130
+        return _interrupted("runs", "repro")
     print(report)
     return 0

@@ -136,6 +136,10 @@ def run_study(study: Study, out: Path, server: str, quick: bool, jobs: int | Non
             print_failures(report, stream)
             raise ReproError(f"{len(report.failed)} runs of {study.name}/{gname} failed (see above); "
                              f"their folders are under {gdir}/points/")
+        if report.busy:  # another repro or sweep into this folder runs them: no summary to read yet
+            print_failures(report, stream)
+            raise ReproError(f"{len(report.busy)} runs of {study.name}/{gname} are running in another flashvp; "
+                             "run repro again once it ends")
         index = {_canon(q): r for q, r in zip(grid_points(runs), runs)}
         for p in report.points:
             r = index[_canon(_point_params(p))]

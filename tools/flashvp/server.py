@@ -66,10 +66,10 @@ class RunResult:
     wall_s: float
     stderr_tail: str
     skipped: bool = False  # finished by an earlier sweep
-
+    busy: bool = False  # its folder locked by another flashvp running it: not run here
 
 
 def result_of(key: str, r: dict) -> RunResult:
     """A worker's answer (flashvp.worker.run_point) as a RunResult."""
     return RunResult(key, r["status"] == "ok", r["status"], r["exit_code"], r["wall_s"], r["stderr_tail"],
-                     skipped=r.get("skipped", False))
+                     skipped=r.get("skipped", False), busy=r.get("busy", False))

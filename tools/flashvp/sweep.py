@@ -41,7 +41,12 @@ class SweepReport:
 
     @property
     def failed(self) -> list[RunResult]:
-        return [r for r in self.results.values() if not r.ok]
+        return [r for r in self.results.values() if not r.ok and not r.busy]
+
+    @property
+    def busy(self) -> list[RunResult]:
+        """Points another flashvp was running (their folders locked): not run here."""
+        return [r for r in self.results.values() if r.busy]
 
 
 def plan(grid: Grid, out: Path) -> list[tuple[Point, Path]]:
@@ -142,8 +147,11 @@ def sweep(grid_path: str, out: str, server: str, jobs: int | None = None, schedu
         if finished(f):
             report.results[p.key] = RunResult(p.key, True, "ok", 0, 0.0, "", skipped=True)
     writable_folder(out_dir)
-    (out_dir / "grid.json").write_text(json.dumps(
+    # Whole or not at all, for a collect or another sweep into the same folder reading it.
+    tmp = out_dir / f".grid.json.{os.getpid()}"
+    tmp.write_text(json.dumps(
         {"grid": grid.path, "axes": grid.axis_keys(), "points": [p.key for p in report.points]}, indent=1) + "\n")
+    os.replace(tmp, out_dir / "grid.json")
     progress = Progress(len(todo), jobs, skipped=len(planned) - len(todo), stream=stream)
     if not todo:
         progress.begin()
@@ -180,7 +188,7 @@ def _run(report, todo, progress, server, jobs, scheduler, cluster, connect_timeo
                 except Exception as e:  # noqa: BLE001 - a worker lost, say, is one failed point
                     r = RunResult(p.key, False, "failed", None, 0.0, f"flashvp: the worker failed: {e!r}")
                 report.results[p.key] = r
-                progress.finished(r.ok, p.label(), r.wall_s)
+                progress.finished(r.ok, p.label(), r.wall_s, busy=r.busy)
         except KeyboardInterrupt:
             client.cancel(list(futures))
             kill_all()  # local workers' children; the folders they leave are rerun next time
@@ -199,3 +207,6 @@ def print_failures(report: SweepReport, stream=None) -> None:
     for r in report.failed:
         tail = "\n    ".join(r.stderr_tail.strip().splitlines()[-5:])
         stream.write(f"FAILED ({r.status}, exit {r.exit_code}) {by_key[r.key].label()} [points/{r.key}]\n    {tail}\n")
+    for r in report.busy:
+        stream.write(f"RUNNING ELSEWHERE {by_key[r.key].label()} [points/{r.key}]: another flashvp holds its "
+                     f"lock; not run here (run the sweep again once that one ends)\n")

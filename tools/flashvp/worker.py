@@ -8,10 +8,12 @@ package.
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -22,13 +24,46 @@ from pathlib import Path
 _live: set[subprocess.Popen] = set()
 
 
-def kill_all() -> None:
+def kill_all(wait: bool = True) -> None:
+    """Kills the live vp-servers' process groups; `wait=False` from a signal
+    handler, which must not block on a child another thread waits for."""
     for p in list(_live):
-        _kill(p)
+        _kill(p, wait)
+
+
+def _die_with_parent():
+    """A preexec_fn that makes the child get SIGKILL when the thread that
+    started it ends (PR_SET_PDEATHSIG), so even flashvp killed with -9
+    takes its vp-servers down; None where prctl is not to be had. That
+    thread is the worker's, which waits for the child: it ends with the
+    process, not before the child."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        # Looked up before the fork: the child only calls it.
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    parent, args = os.getpid(), (ctypes.c_int(1), ctypes.c_ulong(int(signal.SIGKILL)),  # PR_SET_PDEATHSIG
+                                 ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))
+
+    def preexec() -> None:
+        prctl(*args)
+        if os.getppid() != parent:  # the parent died before prctl took: no signal will come
+            os._exit(1)
+
+    return preexec
 
 
 STATUS = "status.json"
 POINT = "point.json"
+# flock'ed while the point runs, so two sweeps into one folder never run it
+# twice at once. A dotfile, as vp-server's own .vp-server.lock: neither is
+# an output, and nothing that judges a folder looks at either.
+LOCK = ".flashvp.lock"
+BUSY = "running elsewhere"
 
 
 def finished(folder: Path) -> bool:
@@ -55,13 +90,42 @@ def run_point(server: str, args: list[str], folder: str, timeout: float | None, 
         st = json.loads((out / STATUS).read_text())
         return {**st, "skipped": True}
     out.mkdir(parents=True, exist_ok=True)
+    lock = _lock(out / LOCK)
+    if lock is None:  # another sweep runs it now: not started here, its folder left alone
+        return {"status": BUSY, "exit_code": None, "wall_s": 0.0, "busy": True,
+                "stderr_tail": f"flashvp: another flashvp holds {out / LOCK}: running elsewhere, not run here"}
+    try:
+        if finished(out):  # finished by that other sweep before the lock came free
+            st = json.loads((out / STATUS).read_text())
+            return {**st, "skipped": True}
+        return _run(server, args, out, timeout, record, lock)
+    finally:
+        os.close(lock)
+
+
+def _lock(path: Path) -> int | None:
+    """An exclusive flock on `path` (made if missing), or None when another
+    process holds it."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _run(server: str, args: list[str], out: Path, timeout: float | None, record: dict, lock: int) -> dict:
     (out / STATUS).unlink(missing_ok=True)
     _write_json(out / POINT, record)
     start = time.monotonic()
     cmd = [server, *args, "--out", str(out), "--overwrite"]
     with open(out / "stdout.txt", "w") as so, open(out / "stderr.txt", "w+") as se:
-        # Its own process group, so a timeout or an interrupted sweep ends it and nothing it started.
-        p = subprocess.Popen(cmd, stdout=so, stderr=se, stdin=subprocess.DEVNULL, start_new_session=True)
+        # Its own process group, so a timeout or an interrupted sweep ends it and nothing it started;
+        # killed by the kernel if this process dies without the chance to. It holds the lock too, so a
+        # vp-server that outlives this process (no PR_SET_PDEATHSIG) keeps its folder locked.
+        p = subprocess.Popen(cmd, stdout=so, stderr=se, stdin=subprocess.DEVNULL, start_new_session=True,
+                             preexec_fn=_die_with_parent(), pass_fds=(lock,))
         _live.add(p)
         try:
             code = p.wait(timeout=timeout)
@@ -86,9 +150,11 @@ def run_point(server: str, args: list[str], folder: str, timeout: float | None, 
     return st
 
 
-def _kill(p: subprocess.Popen) -> None:
-    try:
-        os.killpg(p.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    p.wait()
+def _kill(p: subprocess.Popen, wait: bool = True) -> None:
+    if p.returncode is None:  # not reaped yet: its pid is still its own
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    if wait:
+        p.wait()

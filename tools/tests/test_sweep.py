@@ -170,8 +170,8 @@ def test_the_same_sweep_through_a_dask_cluster_given_by_address(write, tmp_path,
     assert "cannot reach the Dask scheduler" in capsys.readouterr().err
 
 
-def test_a_terminated_sweep_kills_its_points_and_leaves_no_scratch(write, tmp_path, server):
-    import os
+@pytest.mark.parametrize("sig, code", [("SIGTERM", 143), ("SIGINT", 130), ("SIGHUP", 129), ("SIGKILL", -9)])
+def test_a_stopped_sweep_kills_its_points_and_leaves_no_scratch(write, tmp_path, server, sig, code):
     import signal
     import subprocess
     import sys
@@ -189,12 +189,17 @@ def test_a_terminated_sweep_kills_its_points_and_leaves_no_scratch(write, tmp_pa
     while not servers_writing_to(out) and time.time() < deadline:
         time.sleep(0.1)
     assert servers_writing_to(out), "the point never started"
-    p.send_signal(signal.SIGTERM)
+    p.send_signal(getattr(signal, sig))
     _, err = p.communicate(timeout=60)
-    assert p.returncode == 130, err
-    assert "interrupted" in err
+    assert p.returncode == code, err
+    # kill -9 cannot be caught: the kernel kills the children (PR_SET_PDEATHSIG), not at once.
+    deadline = time.time() + 10
+    while servers_writing_to(out) and time.time() < deadline:
+        time.sleep(0.1)
     assert servers_writing_to(out) == []
-    assert list(scratch.glob("flashvp-dask-*")) == []
+    if sig != "SIGKILL":
+        assert "interrupted" in err
+        assert list(scratch.glob("flashvp-dask-*")) == []
 
 
 @pytest.fixture
@@ -227,3 +232,64 @@ def test_a_read_only_out_is_one_line_before_anything_runs(write, read_only, serv
     err = capsys.readouterr().err
     assert err.startswith(f"flashvp: --out {read_only / 'rwiso'}: cannot write there (") and err.count("\n") == 1
     assert list(read_only.iterdir()) == []
+
+
+def test_a_point_locked_by_another_flashvp_is_not_run_twice(write, tmp_path, server, capsys):
+    import fcntl
+
+    from flashvp.grid import Grid
+    from flashvp.server import preset_digest
+
+    grid = write("g.yaml", "base: {preset: quick, set: {workload.randread.number_ios: 200}}\n"
+                           "axes: {product: {workload.randread.iodepth: [1, 2]}}\n")
+    out = tmp_path / "out"
+    keys = [p.key for p in Grid(str(grid), preset_digest=lambda n: preset_digest(server, n)).points()]
+    held = out / "points" / keys[0]
+    held.mkdir(parents=True)
+    with open(held / ".flashvp.lock", "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)  # as another sweep running that point would
+        assert run_sweep(grid, out, "--server", server) == 1
+        err = capsys.readouterr().err
+        assert ran(err) == ["workload.randread.iodepth=2 seed=1"]
+        assert "running elsewhere workload.randread.iodepth=1 seed=1" in err and "1 running elsewhere" in err
+        assert f"RUNNING ELSEWHERE workload.randread.iodepth=1 seed=1 [points/{keys[0]}]" in err
+        assert "FAILED" not in err
+        assert sorted(q.name for q in held.iterdir()) == [".flashvp.lock"]  # not started, not touched
+    # Released: the next sweep runs it alone. Its folder then holds the lock files (flashvp's and, from
+    # vp-server, its own): dotfiles that do not stop it counting as finished.
+    assert run_sweep(grid, out, "--server", server) == 0
+    assert ran(capsys.readouterr().err) == ["workload.randread.iodepth=1 seed=1"]
+    (held / ".vp-server.lock").touch()
+    assert run_sweep(grid, out, "--server", server) == 0
+    assert "2 finished before, skipped" in capsys.readouterr().err
+    assert sorted(collect(str(out))["status"]) == ["ok", "ok"]
+
+
+def test_two_sweeps_of_one_grid_into_one_folder_run_each_point_once(write, tmp_path, server):
+    import subprocess
+    import sys
+
+    log = tmp_path / "runs.log"
+    # A vp-server that logs each run (not the --print-config checks) and takes a second longer.
+    wrapper = write("vp-server-logged", f"""\
+        #!/bin/sh
+        case "$*" in
+          *--print-config*|*--list-params*) ;;
+          *) echo "$$ $*" >> {log}; sleep 1 ;;
+        esac
+        exec {server} "$@"
+        """)
+    wrapper.chmod(wrapper.stat().st_mode | stat.S_IEXEC)
+    grid = write("g.yaml", "base: {preset: quick, set: {workload.randread.number_ios: 200}}\n"
+                           "axes: {product: {workload.randread.iodepth: [1, 2, 3, 4]}}\n")
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "flashvp", "sweep", str(grid), "--out", str(out), "--jobs", "2",
+           "--server", str(wrapper), "--no-collect"]
+    sweeps = [subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    errs = [p.communicate(timeout=300)[1] for p in sweeps]
+    for p, err in zip(sweeps, errs):
+        assert p.returncode in (0, 1) and "FAILED" not in err and "Traceback" not in err, err
+    runs = [line.split("--out ")[1].split()[0] for line in log.read_text().splitlines()]
+    assert len(runs) == 4 and len(set(runs)) == 4, (runs, errs)
+    df = collect(str(out))
+    assert sorted(df["workload.randread.iodepth"]) == [1, 2, 3, 4] and (df["status"] == "ok").all()

@@ -10,7 +10,9 @@ skips finished points and runs only new or failed ones.
 """
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import os
 import shutil
 import sys
@@ -194,11 +196,40 @@ def _run(report, todo, progress, server, jobs, scheduler, cluster, connect_timeo
             kill_all()  # local workers' children; the folders they leave are rerun next time
             raise
         progress.end()
+        futures.clear()  # released while the client still runs, not from __del__ after it closed
     finally:
-        client.close()
-        if cl is not None:
-            cl.close()
+        _close(client, cl)
     return report
+
+
+@contextlib.contextmanager
+def _quiet_dask():
+    """Dask's loggers muted: what they say while a finished sweep's cluster
+    goes down (a comm closed under a heartbeat or a report loop, logged with
+    a CommClosedError traceback) is no news to the user."""
+    # logging.disable, not the "distributed" logger's level: its children
+    # (distributed.client, .core, ...) carry levels of their own.
+    before = logging.root.manager.disable
+    logging.disable(logging.ERROR)
+    try:
+        yield
+    finally:
+        logging.disable(before)
+
+
+def _close(client, cl) -> None:
+    """The client first, then the cluster (scheduler and workers): a
+    scheduler closed under a live client breaks the client's comm. Each
+    step is tried even if the one before failed; a close that times out on
+    a loaded machine is no failure of the sweep, whose results are written."""
+    with _quiet_dask():
+        for step in (client.close, cl.close if cl is not None else None):
+            if step is None:
+                continue
+            try:
+                step()
+            except Exception:  # noqa: BLE001 - see above; a KeyboardInterrupt still goes through
+                pass
 
 
 def print_failures(report: SweepReport, stream=None) -> None:

@@ -124,8 +124,14 @@ def _run(server: str, args: list[str], out: Path, timeout: float | None, record:
         # Its own process group, so a timeout or an interrupted sweep ends it and nothing it started;
         # killed by the kernel if this process dies without the chance to. It holds the lock too, so a
         # vp-server that outlives this process (no PR_SET_PDEATHSIG) keeps its folder locked.
-        p = subprocess.Popen(cmd, stdout=so, stderr=se, stdin=subprocess.DEVNULL, start_new_session=True,
-                             preexec_fn=_die_with_parent(), pass_fds=(lock,))
+        try:
+            p = subprocess.Popen(cmd, stdout=so, stderr=se, stdin=subprocess.DEVNULL, start_new_session=True,
+                                 preexec_fn=_die_with_parent(), pass_fds=(lock,))
+        except OSError as e:  # a binary gone or being rebuilt: this point failed, not the worker
+            st = {"status": "failed", "exit_code": None, "wall_s": 0.0, "command": cmd,
+                  "stderr_tail": f"flashvp: cannot start {server}: {e.strerror or e}"}
+            _write_json(out / STATUS, st)
+            return st
         _live.add(p)
         try:
             code = p.wait(timeout=timeout)

@@ -3,6 +3,8 @@
 // Helpers shared by the tests: a run of the server platform in this process
 // (one per test case: SystemC elaborates once per process), the rows of the
 // CSV files it writes, and a run of the vp-server binary.
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <unistd.h>
@@ -16,6 +18,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -145,6 +148,24 @@ inline Shell shell(const std::string& cmd) {
   int st = pclose(p);
   s.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   return s;
+}
+
+// A size a test takes from the environment (FLASHVP_CRASH_RUNS, ...), else `fallback`.
+inline uint64_t env_or(const char* name, uint64_t fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::stoull(v) : fallback;
+}
+
+// fn(0) .. fn(n - 1) on as many threads as cores (at least two), for tests
+// that run many vp-server processes; fn must not use Catch's assertions.
+inline void parallel_for(uint64_t n, const std::function<void(uint64_t)>& fn) {
+  std::atomic<uint64_t> next{0};
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t)
+    pool.emplace_back([&] {
+      for (uint64_t i; (i = next++) < n;) fn(i);
+    });
+  for (auto& t : pool) t.join();
 }
 
 inline std::string slurp(const std::string& path) {

@@ -23,6 +23,7 @@
 
 #include "platforms/qemu/QemuProcess.hpp"
 #include "platforms/qemu/QemuTop.hpp"
+#include "platforms/server/OutputFolder.hpp"
 #include "platforms/server/ServerTop.hpp"
 #include "platforms/server/ServerRun.hpp"
 #include "vp/core/BuildInfo.hpp"
@@ -310,7 +311,8 @@ int sc_main(int argc, char** argv) {
                                     "MSI-X, which only the ivshmem route delivers",
                                     cfg.origin("accel.enabled")));
     cfg.validate();
-    if (!opt.out_dir.empty()) claim_out_dir(opt.out_dir, vm.count("overwrite") != 0);
+    OutputFolder out;  // held (locked) while QEMU runs
+    if (!opt.out_dir.empty()) out = OutputFolder::claim(opt.out_dir, vm.count("overwrite") != 0);
     return serve_guest(cfg, qo, GuestRun{irq_route, pacing == "paced", scale, trace, spin_us, opt.out_dir});
   } catch (const ConfigError& e) {
     fmt::print(stderr, "vp-qemu: configuration error: {}\n", e.what());

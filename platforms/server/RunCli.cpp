@@ -3,19 +3,40 @@
 
 #include <algorithm>
 #include <boost/program_options.hpp>
+#include <csignal>
 #include <cstdlib>
 #include <fmt/format.h>
 #include <iostream>
 #include <sstream>
 #include <systemc>
 
+#include "platforms/server/OutputFolder.hpp"
 #include "platforms/server/ServerRun.hpp"
 #include "vp/core/Quote.hpp"
+#include "vp/core/SimControl.hpp"
 #include "vp/host/AppProfile.hpp"
 
 namespace vp::platform {
 
 namespace po = boost::program_options;
+
+namespace {
+extern "C" void on_stop_signal(int sig) { sim_interrupt(sig); }
+
+// SIGINT and SIGTERM end the run at the simulation's next instant, with
+// its outputs; a second one (the handler resets) ends the process at once.
+// A file-size limit makes a trace's write fail, which the run reports,
+// rather than killing it.
+void catch_stop_signals() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sa.sa_flags = SA_RESETHAND;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  std::signal(SIGXFSZ, SIG_IGN);
+}
+}  // namespace
 
 int run_cli(int argc, char** argv, Platform platform) {
   const std::string prog = platform == Platform::Drive ? "vp-drive" : "vp-server";
@@ -139,20 +160,23 @@ int run_cli(int argc, char** argv, Platform platform) {
     std::cout << cfg.to_yaml();
     return 0;
   }
+  OutputFolder out;  // locked until the run's outputs are written
   try {
-    opt.out_dir = claim_out_dir(opt.out_dir, vm.count("overwrite") != 0);
+    out = OutputFolder::claim(opt.out_dir, vm.count("overwrite") != 0);
+    opt.out_dir = out.path();
   } catch (const ConfigError& e) {
     fmt::print(stderr, "{}: {}\n", prog, e.what());
     return 2;
   }
   opt.progress = true;
   opt.print_summary = true;
+  catch_stop_signals();
   try {
     RunResult r = run_platform(cfg, opt);
     fmt::print("outputs in {}/\n", opt.out_dir);
     if (!r.aborted.empty()) {
       fmt::print(stderr, "{}: run stopped early: {}\n", prog, r.aborted);
-      return 3;
+      return r.signal ? 128 + r.signal : 3;
     }
   } catch (const ConfigError& e) {
     fmt::print(stderr, "{}: configuration error: {}\n", prog, e.what());

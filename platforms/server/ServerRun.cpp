@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -16,6 +17,8 @@
 
 #include "platforms/drive/DriveTop.hpp"
 #include "platforms/server/Presets.hpp"
+#include "platforms/server/RunTraces.hpp"
+#include "platforms/server/RunWatchdog.hpp"
 #include "platforms/server/ServerTop.hpp"
 #include "vp/core/BuildInfo.hpp"
 #include "vp/core/InputFile.hpp"
@@ -338,9 +341,18 @@ nlohmann::json lose_power(Top& top, const Config& cfg) {
     lost = top.drive.plp.cut();
     j["plp"] = top.drive.plp.summary();
   }
+  const ssd::PageMappingFtl::InFlight f = top.drive.ftl.in_flight();
+  j["during"] = {{"gc_jobs", f.gc_jobs}, {"checkpoint", f.checkpoint}, {"host_programs", f.host_programs}};
   top.drive.ftl.power_loss();
   auto wall0 = std::chrono::steady_clock::now();
   top.drive.ftl.recover();
+  if (cfg.get_bool("ssd.power_loss_in_recovery")) {
+    // The rebuild writes nothing to flash before it ends, so a second cut
+    // during it loses only its DRAM state, at most all of it: cut there,
+    // then boot again.
+    top.drive.ftl.power_loss();
+    top.drive.ftl.recover();
+  }
   j["rebuild_wall_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   host::VerifyTracker::PowerLossReport rep;
   if (v) {
@@ -366,35 +378,6 @@ nlohmann::json lose_power(Top& top, const Config& cfg) {
 }
 
 }  // namespace
-
-std::string claim_out_dir(const std::string& out, bool overwrite, const std::string& parent) {
-  std::error_code ec;
-  if (!out.empty()) {
-    for (const char* f : {"summary.json", "config.yaml"})
-      if (!overwrite && fs::is_regular_file(fs::path(out) / f, ec))
-        throw ConfigError(fmt::format("--out {} holds an earlier run ({}): give another folder, or add --overwrite to "
-                                      "replace it",
-                                      vp::quoted(out), f));
-    return out;
-  }
-  fs::create_directories(parent, ec);
-  if (ec) throw ConfigError(fmt::format("cannot create the output folder {}: {}", vp::quoted(parent), ec.message()));
-  // create_directory claims a number atomically: two runs started together
-  // get different folders.
-  for (unsigned n = 1;; ++n) {
-    std::string name = fmt::format("{:03}", n);
-    fs::path dir = fs::path(parent) / name;
-    if (fs::create_directory(dir, ec)) {
-      fs::path link = fs::path(parent) / "latest", tmp = fs::path(parent) / fmt::format(".latest.{}", getpid());
-      fs::remove(tmp, ec);
-      fs::create_directory_symlink(name, tmp, ec);
-      if (!ec) fs::rename(tmp, link, ec);  // replaces the old link in one step
-      return dir.string();
-    }
-    if (ec) throw ConfigError(fmt::format("cannot create the output folder {}: {}", vp::quoted(dir.string()),
-                                          ec.message()));
-  }
-}
 
 std::unique_ptr<StatRegistry> platform_stats(const Config& cfg, Platform platform) {
   auto stats = std::make_unique<StatRegistry>();
@@ -446,19 +429,41 @@ uint64_t ios_done(Top& top) {
   return n;
 }
 
+// Why a run stopped from outside (sim_interrupt) ended, for summary.json.
+std::string interrupt_reason(const RunWatchdog& watchdog) {
+  const int cause = sim_interrupt_cause();
+  if (cause == kWatchdog || watchdog.fired())
+    return fmt::format("no simulated progress for {:g} s of wall time (sim.watchdog): stopped at simulated time {}, "
+                       "where the model was stuck",
+                       watchdog.bound_s(), format_time(now_ps()));
+  return fmt::format("interrupted by {} at simulated time {}", cause == SIGINT ? "SIGINT" : cause == SIGTERM ? "SIGTERM"
+                                                                : fmt::format("signal {}", cause),
+                     format_time(now_ps()));
+}
+
 // Runs the simulation in chunks until the jobs end, the power fails, the
 // time limit is reached or nothing is left to happen; says in res.aborted
 // why it stopped early, and returns the power-loss report (null: none).
 template <class Top>
 nlohmann::json simulate(Top& top, const Config& cfg, const RunOptions& opt, Clock::time_point wall0,
-                        RunResult& res) {
+                        RunResult& res, RunTraces& traces) {
   Tick max_time = cfg.get_time("sim.max_time");
   Tick power_loss_at = cfg.get_time("ssd.power_loss_at");
   nlohmann::json power_loss;
   Tick chunk = 1 * MS;
   auto last_print = wall0;
+  RunWatchdog watchdog(double(cfg.get_time("sim.watchdog")) / 1e12, opt.out_dir);
   for (;;) {
     if (sc_core::sc_get_status() == sc_core::SC_STOPPED) break;
+    if (sim_interrupted()) {
+      res.aborted = interrupt_reason(watchdog);
+      if (sim_interrupt_cause() > 0) res.signal = sim_interrupt_cause();
+      break;
+    }
+    if (std::string full = traces.check(); !full.empty()) {
+      res.aborted = full;
+      break;
+    }
     // With a power loss to come, the drive idles from the jobs' end until then.
     bool finished = top.workload.finished();
     if (finished && !power_loss_at) break;
@@ -467,6 +472,10 @@ nlohmann::json simulate(Top& top, const Config& cfg, const RunOptions& opt, Cloc
       break;
     }
     Tick step = chunk;
+    // Nothing due for longer than a chunk (long latencies): straight to
+    // the next event rather than through empty chunks.
+    if (sc_core::sc_time next = sc_core::sc_time_to_pending_activity(); next != sc_core::sc_max_time())
+      step = std::max<Tick>(step, next.value());
     if (power_loss_at) {
       if (now_ps() >= power_loss_at) {
         power_loss = lose_power(top, cfg);
@@ -488,7 +497,12 @@ nlohmann::json simulate(Top& top, const Config& cfg, const RunOptions& opt, Cloc
       step = std::min(step, max_time - now);
     }
     auto chunk_start = Clock::now();
+    // The first chunk elaborates too (preconditioning, ageing), which takes
+    // the wall time it needs; the watchdog looks at simulated time only.
+    const bool watched = sc_core::sc_get_status() != sc_core::SC_ELABORATION;
+    if (watched) watchdog.chunk_started();
     Calendar::get().run_for(step);
+    if (watched) watchdog.chunk_ended();
     // A chunk that takes long in wall time is cut smaller, so the progress
     // line keeps coming; where the simulation pauses changes no result.
     double took = std::chrono::duration<double>(Clock::now() - chunk_start).count();
@@ -561,10 +575,15 @@ void write_responses(const fs::path& path, const host::Workload& wl) {
 // responses.csv with online jobs) and the waves.
 template <class Top>
 void write_outputs(const fs::path& out, const Config& cfg, const nlohmann::json& s, Top& top,
-                   const RunOptions& opt, RequestLog* reqlog, Waves& waves) {
+                   const RunOptions& opt, RunTraces& traces) {
+  if (traces.failed()) {
+    if (traces.requests) traces.requests->discard();
+    traces.waves().close(false);
+  }
   write_run_files(out.string(), cfg, s);
   top.drive.cache.write_outputs(out.string(), opt.cache);
-  if (reqlog) {
+  Waves& waves = traces.waves();
+  if (RequestLog* reqlog = traces.requests.get(); reqlog && !traces.failed()) {
     reqlog->close();
     bool online = false;
     for (const auto& r : top.workload.runners()) online = online || r->client();
@@ -587,22 +606,22 @@ RunResult run_top(const Config& cfg, const RunOptions& opt) {
   StatRegistry stats;
   Waves waves;
   RequestTracker tracker;
-  std::unique_ptr<RequestLog> reqlog;
+  RunTraces traces(opt.out_dir, waves);
   if (!opt.out_dir.empty()) {
     fs::create_directories(opt.out_dir);
     if (opt.vcd) waves.open((fs::path(opt.out_dir) / "waves").string());
-    if (opt.requests) reqlog = std::make_unique<RequestLog>((fs::path(opt.out_dir) / "requests.csv").string());
+    if (opt.requests) traces.requests = std::make_unique<RequestLog>((fs::path(opt.out_dir) / "requests.csv").string());
   }
-  Services svc{cfg, stats, waves, tracker, static_cast<uint64_t>(cfg.get_int("sim.seed")), reqlog.get()};
+  Services svc{cfg, stats, waves, tracker, static_cast<uint64_t>(cfg.get_int("sim.seed")), traces.requests.get()};
   Top top("top", svc);
   ssd::SsdImage image(cfg, top.drive.ftl, ssd::Drive::capacity_bytes(cfg));
   watch_persisted(top, cfg);
   RunResult res;
-  nlohmann::json power_loss = simulate(top, cfg, opt, wall0, res);
+  nlohmann::json power_loss = simulate(top, cfg, opt, wall0, res, traces);
   image.save();  // what the drive holds now, also after a power loss or an early stop
   double wall = std::chrono::duration<double>(Clock::now() - wall0).count();
   res.summary = run_summary(top, cfg, stats, res, wall, power_loss, image);
-  if (!opt.out_dir.empty()) write_outputs(fs::path(opt.out_dir), cfg, res.summary, top, opt, reqlog.get(), waves);
+  if (!opt.out_dir.empty()) write_outputs(fs::path(opt.out_dir), cfg, res.summary, top, opt, traces);
   if (opt.print_summary) print_summary(res.summary);
   return res;
 }

@@ -65,13 +65,6 @@ Config build_config(const RunOptions& opt);
 // Applies such sets (key workload.<job>.<option>) to `jobs`.
 void set_job_options(std::vector<host::FioJob>& jobs, const std::vector<JobSet>& sets);
 
-// Where a run's outputs go, made sure not to overwrite an earlier run
-// silently. `out` empty: a new numbered folder under `parent` (vp-out/001,
-// vp-out/002, ...; `parent`/latest links to it). `out` given: used as is,
-// unless it holds an earlier run's config.yaml or summary.json and
-// `overwrite` is false: then a ConfigError names --out. Returns the folder.
-std::string claim_out_dir(const std::string& out, bool overwrite, const std::string& parent = "vp-out");
-
 // The statistics the platform registers for `cfg`, elaborated and not run
 // (--list-stats).
 std::unique_ptr<StatRegistry> platform_stats(const Config& cfg, Platform platform = Platform::Server);
@@ -79,6 +72,7 @@ std::unique_ptr<StatRegistry> platform_stats(const Config& cfg, Platform platfor
 struct RunResult {
   nlohmann::json summary;
   std::string aborted;  // why the run stopped early, if it did
+  int signal = 0;       // the signal (SIGINT, SIGTERM) that stopped it, if one did
 };
 RunResult run_platform(const Config& cfg, const RunOptions& opt);  // on opt.platform
 

@@ -124,11 +124,17 @@ std::vector<std::string> ServerTop::check_workload(const std::vector<host::FioJo
 void ServerTop::declare_params(ParamRegistry& r) {
   r.integer("sim.seed", 1, "seed of every random stream of the run (--seed)").at_least(0);
   r.time("sim.max_time", "0ns", "stop the run after this much simulated time (0: run until the jobs end)");
+  r.time("sim.watchdog", "300s",
+         "wall-clock time (not simulated) a chunk of the simulation may take before the run is taken as stuck: it "
+         "stops with its summary (completed false, the simulated time it was stuck at) and exit code 3 (0: never)");
   r.time("ssd.power_loss_at", "0ns",
          "the power fails at this simulated time (the drive idles until then if the jobs end first): with "
          "ssd.plp.enabled the drive drains its buffers on hold-up power, then its power is cut, the FTL is rebuilt "
          "from flash and every block verify=1 jobs acknowledged is checked against what NVMe promised (durable "
          "blocks must read back); the run ends there (0: never)");
+  r.boolean("ssd.power_loss_in_recovery", false,
+            "with ssd.power_loss_at: the power fails a second time while the FTL rebuilds, once the rebuild's state "
+            "in DRAM is complete (it writes nothing to flash before it ends), and the FTL rebuilds again");
   host::HostCore::declare_params(ParamScope(r, host::HostCore::kScope));
   host::HostProfile::declare_params(ParamScope(r, host::HostCore::kScope));
   host::HostDram::declare_params(ParamScope(r, host::HostDram::kScope));

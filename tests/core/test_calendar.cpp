@@ -4,13 +4,16 @@
 #define SC_INCLUDE_DYNAMIC_PROCESSES
 #include <catch2/catch.hpp>
 #include <algorithm>
+#include <chrono>
 #include <fmt/format.h>
 #include <functional>
 #include <string>
 #include <systemc>
+#include <thread>
 #include <vector>
 
 #include "vp/core/EventQueue.hpp"
+#include "vp/core/SimControl.hpp"
 
 using vp::Calendar;
 using vp::EventQueue;
@@ -208,4 +211,25 @@ TEST_CASE("callbacks that schedule callbacks run in (instant, order scheduled) o
   CHECK(ran.size() == expected.size());
   CHECK(ran == expected);
   CHECK(Calendar::get().pending() == 0);
+}
+
+TEST_CASE("a run interrupted from another thread stops at the instant it is stuck in, even in a callback loop that "
+          "never lets time pass", "[core][calendar]") {
+  EventQueue q("q");
+  uint64_t spins = 0;
+  std::function<void()> again = [&] {
+    ++spins;
+    q.at(now_ps(), again);  // due now: the instant never ends
+  };
+  q.at(5000, again);
+  std::thread interrupter([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    vp::sim_interrupt(vp::kWatchdog);
+  });
+  Calendar::get().run_for(1'000'000);  // would never return without the interrupt
+  interrupter.join();
+  CHECK(sc_core::sc_time_stamp().value() == 5000);
+  CHECK(spins > 0);
+  CHECK(vp::sim_interrupt_cause() == vp::kWatchdog);
+  vp::sim_clear_interrupt();
 }

@@ -76,7 +76,7 @@ TEST_CASE("a cell fills only the keys the configuration leaves unset", "[flash][
   CHECK(t.t_prog[2] == 5 * MS);
   CHECK(t.cache_read);
   CHECK(cfg.origin("ssd.flash.t_read") == "--set");
-  CHECK(cfg.origin("ssd.flash.t_read_csb") == "cell tlc-fastdrain");
+  CHECK(cfg.origin("ssd.flash.t_read_csb") == "cell tlc-fastdrain from ssd.flash.cell");
   CHECK(flash::FlashArray::geometry_from(ScopedConfig(cfg, "ssd.flash")).bits_per_cell == 3);
 }
 

@@ -352,10 +352,10 @@ TEST_CASE("every rule between keys names each key with its value and origin, wha
                       {"ssd.ftl.shards = '3'", "ssd.flash.channels = '4' (preset quick:6)",
                        "ssd.ftl.shard_partition = 'channel' (--set)"});
   expect_config_error("--set ssd.ftl.page_alloc=lsb_group",
-                      {"--set: ssd.ftl.page_alloc = 'lsb_group', ssd.flash.bits_per_cell = '1' (cell znand)"});
+                      {"--set: ssd.ftl.page_alloc = 'lsb_group', ssd.flash.bits_per_cell = '1' (cell znand from ssd.flash.cell)"});
   // A value the cell preset filled in comes after the one the user set.
   expect_config_error("--set ssd.flash.bits_per_cell=2",
-                      {"--set: ssd.flash.bits_per_cell = '2', ssd.flash.t_read_msb = '0us' (cell znand): a cell with "
+                      {"--set: ssd.flash.bits_per_cell = '2', ssd.flash.t_read_msb = '0us' (cell znand from ssd.flash.cell): a cell with "
                        "2 bits has msb pages"});
   expect_config_error("--set ssd.nvme.lba_size=1KiB",
                       {"ssd.nvme.lba_size = '1KiB'", "ssd.flash.page_size = '2KiB' (default)"});

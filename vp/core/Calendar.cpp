@@ -2,6 +2,8 @@
 #define SC_INCLUDE_DYNAMIC_PROCESSES  // sc_spawn
 #include "vp/core/Calendar.hpp"
 
+#include "vp/core/SimControl.hpp"
+
 #include <algorithm>
 #include <boost/context/protected_fixedsize_stack.hpp>
 #include <stdexcept>
@@ -65,6 +67,7 @@ void Calendar::drain() {
   const Tick now = detail::calendar_now;
   running_ = true;
   while (!heap_.empty() && heap_.front().when() <= now) {
+    if (interrupt()) break;
     // The job runs while its entry is still the heap's top, and the first
     // callback it schedules takes that place: one sift down instead of a pop
     // and a push. The heap orders by unique keys, so the run order is the same.
@@ -76,7 +79,7 @@ void Calendar::drain() {
       heap_.pop_back();
     }
   }
-  while (now_next_ < now_.size()) run_job(now_[now_next_++]);
+  while (now_next_ < now_.size() && !interrupt()) run_job(now_[now_next_++]);
   now_.clear();
   now_next_ = 0;
   running_ = false;
@@ -87,6 +90,7 @@ void Calendar::drain() {
 // sc_stop ends it there; then the delta notifications, last notified first.
 bool Calendar::deltas(Tick now) {
   for (;;) {
+    if (interrupt()) return true;
     run_procs();
     if (halt_ == Halt::Stop) return true;
     notify_deltas();
@@ -133,6 +137,14 @@ void Calendar::run() {
     }
   }
   rearm(kernel);
+}
+
+// A run stopped from outside (sim_interrupt) pauses the kernel at this
+// instant, even one whose callbacks or processes would never end.
+bool Calendar::interrupt() {
+  if (!sim_interrupted()) return false;
+  pause();
+  return true;
 }
 
 void Calendar::rearm(Tick kernel) {

@@ -164,6 +164,7 @@ class Calendar {
     return deltas(now);
   }
   bool deltas(Tick now);  // the rest of the instant once a process is involved
+  bool interrupt();
   void rearm(Tick kernel);  // the kernel's next activation of run()
   // Processes: run the runnable ones (first woken first), suspend the
   // current one until woken, wait on `l`.

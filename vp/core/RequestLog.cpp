@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "vp/core/RequestLog.hpp"
 
+#include <cerrno>
 #include <fmt/format.h>
 #include <stdexcept>
 
@@ -19,6 +20,7 @@ RequestLog::~RequestLog() {
 }
 
 void RequestLog::close() {
+  if (!f_) return;  // discarded
   bool ok = std::fflush(f_) == 0 && !std::ferror(f_);
   ok = std::fclose(f_) == 0 && ok;
   f_ = nullptr;
@@ -40,7 +42,12 @@ void RequestLog::write(const Row& r) {
       b.push_back(',');
   }
   fmt::format_to(std::back_inserter(b), ",{}\n", r.done - r.issued);
-  std::fwrite(b.data(), 1, b.size(), f_);
+  if (std::fwrite(b.data(), 1, b.size(), f_) != b.size() && !error_) error_ = errno ? errno : EIO;
+}
+
+void RequestLog::discard() {
+  if (f_) std::fclose(f_);
+  f_ = nullptr;
 }
 
 }  // namespace vp

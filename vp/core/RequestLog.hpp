@@ -18,6 +18,12 @@ class RequestLog {
   explicit RequestLog(const std::string& path);
   ~RequestLog();
   void close();
+  // Ends it without publishing it: the partial temporary is removed.
+  void discard();
+  // errno of the first write that failed (a full disk, a file-size limit), 0 if none.
+  int error() const { return error_; }
+  const std::string& path() const { return file_.path(); }
+  const std::string& temp_path() const { return file_.temp_path(); }
   struct Commands {
     const uint64_t* serials;
     size_t count;
@@ -40,6 +46,7 @@ class RequestLog {
  private:
   AtomicFile file_;
   std::FILE* f_;
+  int error_ = 0;
 };
 
 }  // namespace vp

@@ -18,4 +18,5 @@ void sim_abort(const std::string& msg) {
   Calendar::get().stop();
 }
 const std::string& sim_abort_message() { return message(); }
+void sim_clear_interrupt() { detail::interrupt_cause.store(0, std::memory_order_relaxed); }
 }  // namespace vp

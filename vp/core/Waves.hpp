@@ -21,6 +21,8 @@ class Waves {
   // Writes vcd_base + ".vcd", under a temporary name until close().
   void open(const std::string& vcd_base);
   bool enabled() const { return tf_ != nullptr; }
+  // Where the VCD is being written until close() ("" when off).
+  std::string temp_path() const { return vcd_ ? vcd_->temp_path() : std::string(); }
   // `group` is the GTKWave group the signal is shown in. Counts are shown
   // in decimal, flags as one-bit waves.
   void trace(const uint64_t& var, const std::string& name, const std::string& group);

@@ -116,8 +116,10 @@ void FlashArray::apply_cell(Config& cfg, const std::string& scope) {
 
 void FlashArray::apply_cell_text(Config& cfg, const std::string& name, const std::string& yaml,
                                  const std::string& scope) {
-  std::string origin = "cell " + name;
-  for (const auto& e : Config::parse_yaml(yaml, origin)) {
+  // Values name the key that chose the cell, so an error about one leads
+  // back to what the user set.
+  const std::string origin = fmt::format("cell {} from {}", name, scoped_key(scope, "cell"));
+  for (const auto& e : Config::parse_yaml(yaml, "cell " + name)) {
     auto* k = std::find_if(std::begin(kCellKeys), std::end(kCellKeys),
                            [&](const char* c) { return e.key == scoped_key(kScope, c); });
     if (k == std::end(kCellKeys)) {

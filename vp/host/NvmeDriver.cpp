@@ -23,7 +23,9 @@ void NvmeDriver::declare_params(const ParamScope& r) {
   r.integer("queue_depth", 1024, "entries of each I/O submission and completion queue").range(2, 65536);
   r.integer("admin_queue_depth", 32, "entries of the admin submission and completion queues")
       .range(2, 4096);
-  r.time("poll_interval", "1us", "interval at which the driver polls CSTS.RDY during bring-up");
+  r.time("poll_interval", "1us",
+         "interval at which the driver polls CSTS.RDY during bring-up (after a thousand polls it doubles at each "
+         "poll up to 100 ms; the driver gives up after CAP.TO)");
   r.integer("irq_coalescing_threshold", 1,
             "completions per interrupt the driver asks for (Set Features 08h, as nvme-cli set-feature -f 8 "
             "would); 1 = no coalescing")
@@ -344,7 +346,7 @@ void NvmeDriver::enable_controller() {
                        "(bit 18): one SQ per queue\n", name());
   // Disable and wait for the controller to drop RDY.
   mmio_write(CC, 0, 4);
-  while (mmio_read(CSTS, 4) & CSTS_RDY) Calendar::get().wait_for(poll_);
+  wait_ready(false);
   // Admin queues.
   admin_.size = admin_depth_;
   admin_.sqs.resize(1);
@@ -360,11 +362,26 @@ void NvmeDriver::enable_controller() {
   // Enable: NVM command set, 4 KiB pages, round robin (vendor specific with
   // dual SQs), 64/16-byte entries.
   mmio_write(CC, CC_EN | (dual_ ? uint32_t(AMS_VENDOR) << 11 : 0u) | (6u << 16) | (4u << 20), 4);
-  for (;;) {
+  wait_ready(true);
+}
+
+// Polls CSTS.RDY until it reads `ready`, every poll_interval for the first
+// thousand polls, then at twice the interval each time up to 100 ms (as
+// Linux's msleep(100)), so a slow controller costs few polls; gives up after
+// CAP.TO x 500 ms, as Linux does.
+void NvmeDriver::wait_ready(bool ready) {
+  const Tick limit = now_ps() + ((info_.cap >> 24) & 0xFF) * 500 * MS;
+  Tick wait = poll_;
+  for (unsigned polls = 0;; ++polls) {
+    const Tick sent = now_ps();
     uint32_t csts = static_cast<uint32_t>(mmio_read(CSTS, 4));
-    if (csts & CSTS_CFS) fail("controller reported fatal status (CSTS.CFS) while enabling");
-    if (csts & CSTS_RDY) break;
-    Calendar::get().wait_for(poll_);
+    if (ready && (csts & CSTS_CFS)) fail("controller reported fatal status (CSTS.CFS) while enabling");
+    if (bool(csts & CSTS_RDY) == ready) return;
+    if (now_ps() >= limit)
+      fail(fmt::format("controller did not {} CSTS.RDY within CAP.TO = {} ms (one read of CSTS took {})",
+                       ready ? "set" : "clear", ((info_.cap >> 24) & 0xFF) * 500, format_time(now_ps() - sent)));
+    if (polls >= 1000) wait = std::min<Tick>(std::max<Tick>(2 * wait, 1), 100 * MS);
+    Calendar::get().wait_for(std::min(wait, limit - now_ps()));
   }
 }
 

@@ -188,6 +188,7 @@ class NvmeDriver : public sc_core::sc_module, public HostBlockDriver, public Irq
   void bring_up();
   // bring_up's steps, in order.
   void enable_controller();
+  void wait_ready(bool ready);  // CSTS.RDY reads `ready`, within CAP.TO
   void identify_controller(uint64_t id_buf);
   uint32_t set_queue_count(uint32_t npoll, uint32_t nstacked);
   void set_irq_coalescing();

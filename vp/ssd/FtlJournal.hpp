@@ -39,6 +39,7 @@ class FtlJournal : public flash::FlashClient {
   // Rebuilds the map and the blocks from flash, as at boot.
   void recover();
   uint64_t recoveries() const { return recoveries_.value; }
+  bool checkpointing() const { return pending_ != nullptr; }  // one taken, not yet committed
   void report(nlohmann::json& j) const { j["checkpoints"] = ckpts_.value; }
 
   void flash_done(flash::FlashTransaction& t) override;

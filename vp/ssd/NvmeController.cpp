@@ -37,7 +37,10 @@ void NvmeController::declare_params(const ParamScope& r) {
   r.integer("mdts", 5, "maximum data transfer size, as a power of two of 4 KiB pages (Identify MDTS)")
       .range(1, 10);
   r.size("lba_size", "4KiB", "logical block size of namespace 1").range(512, 65536);
-  r.time("ready_time", "10us", "time from CC.EN changing to CSTS.RDY following it");
+  // CAP.TO counts 500 ms units in 8 bits: a host gives up after 127.5 s.
+  r.time("ready_time", "10us",
+         "time from CC.EN changing to CSTS.RDY following it (CAP.TO reports it, in 500 ms units, at least 10 s)")
+      .range(0, 255.0 * 500 * double(MS));
   r.time("admin_time", "2us", "controller time to execute one admin command");
   r.string("model", "FlashVP ULL Z-SSD", "model number reported by Identify");
   r.string("serial", "FVP0000000001", "serial number reported by Identify");
@@ -206,6 +209,13 @@ void NvmeController::config_changed(pcie::PciConfigSpace::Change c) {
 
 // ---------------------------------------------------------------- registers
 
+// CAP.TO: how long a host waits for CSTS.RDY, in 500 ms units; 10 s as
+// before unless the ready time needs more.
+uint64_t NvmeController::cap_timeout() const {
+  const Tick unit = 500 * MS;
+  return std::max<uint64_t>(20, (ready_time_ + unit - 1) / unit);
+}
+
 // The MSI-X table and PBA are the function's (PciFunction serves them);
 // the rest of the table's range and beyond reads 0.
 uint64_t NvmeController::bar_read(uint32_t off, unsigned len) {
@@ -213,7 +223,7 @@ uint64_t NvmeController::bar_read(uint32_t off, unsigned len) {
   uint64_t cap = uint64_t(max_entries_ - 1)   // MQES
                  | (1ull << 16)               // CQR: queues must be physically contiguous
                  | CAP_AMS_WRR | CAP_AMS_VENDOR  // WRR with urgent class; vendor specific = FlashShare
-                 | (20ull << 24)              // TO: 10 s
+                 | (cap_timeout() << 24)      // TO
                  | (uint64_t(dstrd_) << 32)   // DSTRD
                  | (1ull << 37);              // CSS: NVM command set; MPSMIN = MPSMAX = 0 (4 KiB)
   switch (off) {

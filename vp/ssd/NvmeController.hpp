@@ -143,6 +143,7 @@ class NvmeController : public pcie::PciFunction, public FirmwareClient {
     uint32_t nsid;
   };
 
+  uint64_t cap_timeout() const;
   uint64_t bar_read(uint32_t off, unsigned len) override;
   void bar_write(uint32_t off, uint64_t v, unsigned len) override;
   void config_changed(pcie::PciConfigSpace::Change c) override;

@@ -337,6 +337,14 @@ void PageMappingFtl::request_done(FtlRequest& r) {
   r.client->ftl_done(r);
 }
 
+PageMappingFtl::InFlight PageMappingFtl::in_flight() const {
+  InFlight f;
+  for (uint32_t first : s_.gc_first_seq) f.gc_jobs += first != 0;
+  f.checkpoint = journal_.checkpointing();
+  f.host_programs = s_.host_programs;
+  return f;
+}
+
 void PageMappingFtl::power_loss() {
   s_.flash->power_loss();
   open_pages_.clear();

@@ -77,6 +77,13 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
   MediaHealth health() const override;
   void flash_done(flash::FlashTransaction& t) override;
 
+  // What a power cut now would interrupt (the power-loss report's "during").
+  struct InFlight {
+    uint32_t gc_jobs = 0;        // planes whose GC is moving pages
+    bool checkpoint = false;     // a checkpoint taken and not yet committed
+    uint64_t host_programs = 0;  // host pages being programmed
+  };
+  InFlight in_flight() const;
   // Power is cut now: flash work in flight is lost, the FTL's DRAM is gone,
   // requests in flight never complete.
   void power_loss();

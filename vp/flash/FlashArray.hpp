@@ -67,6 +67,7 @@ class FlashArray : public sc_core::sc_module, public IFlash {
     store_.set_fill_rule(rule, seq, order);
   }
   bool as_filled(uint64_t block) const override { return store_.as_filled(block); }
+  bool holds_pages(uint64_t block) const override { return store_.holds_pages(block); }
   void preload_erase(uint64_t block) override { store_.erase(block); }
   uint32_t erase_count(uint64_t block) const override { return store_.erase_count(block); }
   void power_loss() override;

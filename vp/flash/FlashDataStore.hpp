@@ -150,6 +150,17 @@ class FlashDataStore {
     const Block* c = blocks_.find(block);
     return !c || c->as_filled;
   }
+  // Some page of the block is programmed. A block never made holds nothing,
+  // or what the fill rule puts there (made then: the filler knows).
+  bool holds_pages(uint64_t block) const {
+    const Block* c = blocks_.find(block);
+    if (!c && !fill_rule_) return false;
+    const Block& b = c ? *c : blocks_[block];
+    if (!b.oob) return b.rule_pages > 0;
+    for (uint32_t p = 0; p < ppb_; ++p)
+      if (b.oob[p].seq != 0 || b.oob[p].lpn != kNoLpn) return true;
+    return false;
+  }
   // Calls f(first, count, erase count) for runs of blocks, in order.
   template <class F>
   void for_each_erase_count(F&& f) const {

@@ -189,6 +189,9 @@ struct IFlash : virtual sc_core::sc_interface {
   // The block holds just what that rule put there (nothing, for a block it
   // left free), neither erased nor programmed since; false without a rule.
   virtual bool as_filled(uint64_t block) const = 0;
+  // Some page of the block is programmed (since its last erase): what a
+  // boot scan learns from the block's first pages, without reading them all.
+  virtual bool holds_pages(uint64_t block) const = 0;
   virtual void preload_erase(uint64_t block) = 0;  // erased; its P/E count grows by one
   virtual uint32_t erase_count(uint64_t block) const = 0;
   // Power is cut: operations in flight are lost (a page being programmed

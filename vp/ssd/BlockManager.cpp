@@ -13,7 +13,13 @@ using flash::PageType;
 static_assert(sizeof(BlockInfo) <= 48, "BlockInfo grew");
 
 BlockManager::BlockManager(const flash::FlashGeometry& g, bool wear_aware)
-    : geo_(g), wear_aware_(wear_aware), info_(g.total_blocks()), free_(g.total_planes()) {}
+    : geo_(g),
+      wear_aware_(wear_aware),
+      info_(g.total_blocks()),
+      free_(g.total_planes()),
+      changed_((g.total_blocks() + 63) / 64, ~uint64_t(0)) {
+  if (g.total_blocks() % 64) changed_.back() = (uint64_t(1) << (g.total_blocks() % 64)) - 1;
+}
 
 void BlockManager::add_free(uint64_t b) {
   uint32_t erases = 0;
@@ -29,6 +35,7 @@ void BlockManager::add_free(uint64_t b) {
     i->lsb_opened = false;
     erases = i->erase_count;
   }
+  touch(b);
   // Without wear awareness the pool is first in, first out: a rising sequence key.
   pool_add(plane_of(b), static_cast<uint32_t>(b % geo_.blocks_per_plane), wear_aware_ ? erases : fifo_seq_++);
   ++free_total_;
@@ -130,6 +137,7 @@ BlockManager::Wear BlockManager::wear() const {
 }
 
 void BlockManager::open(uint64_t b, Tick now) {
+  touch(b);
   BlockInfo& i = info_.at(b);
   i.state = BlockState::Open;
   i.last_write = now;
@@ -168,6 +176,7 @@ bool BlockManager::next_sequential(uint64_t b, uint32_t& page) const {
 }
 
 void BlockManager::use(uint64_t b, uint32_t page, Tick now) {
+  touch(b);
   BlockInfo& i = info_.at(b);
   ++i.used[int(geo_.page_type(page))];
   i.valid_bits[page / 64] |= uint64_t(1) << (page % 64);
@@ -175,7 +184,10 @@ void BlockManager::use(uint64_t b, uint32_t page, Tick now) {
   i.last_write = now;
 }
 
-void BlockManager::skip(uint64_t b, uint32_t page) { ++info_.at(b).used[int(geo_.page_type(page))]; }
+void BlockManager::skip(uint64_t b, uint32_t page) {
+  touch(b);
+  ++info_.at(b).used[int(geo_.page_type(page))];
+}
 
 void BlockManager::round_up_to_pages(uint64_t b) {
   BlockInfo& i = info_.at(b);
@@ -224,6 +236,7 @@ void BlockManager::invalidate(uint64_t b, uint32_t page) {
 }
 
 void BlockManager::fill_by_rule(uint64_t b, uint32_t pages) {
+  touch(b);
   fill(info_.at(b), pages, geo_.bits_per_cell, static_cast<uint16_t>(pages_of_type()));
 }
 
@@ -237,6 +250,7 @@ void BlockManager::fill(BlockInfo& i, uint32_t pages, uint32_t bits_per_cell, ui
 }
 
 void BlockManager::erased(uint64_t b) {
+  touch(b);
   ++info_.at(b).erase_count;
   add_free(b);
 }

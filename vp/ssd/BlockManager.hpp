@@ -10,6 +10,7 @@
 // per-block memory until it is used.
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "vp/core/LazyTable.hpp"
@@ -54,6 +55,20 @@ class BlockManager {
   bool is_meta(uint64_t b) const {
     const BlockInfo* i = info_.find(b);
     return i && i->state == BlockState::Meta;
+  }
+  // The block's record if made (null: fresh, or as the fill rule has it).
+  const BlockInfo* find(uint64_t b) const { return info_.find(b); }
+  const flash::FillRule* fill_rule() const { return rule_; }
+  // Blocks whose state, programs in flight or erase count may have changed
+  // since take_changed last ran (all of them at first): what a checkpoint
+  // saves of the block table. Marked by the manager's own changes and by
+  // touch() where the FTL changes a record itself.
+  void touch(uint64_t b) { changed_[b >> 6] |= uint64_t(1) << (b & 63); }
+  template <class F>
+  void take_changed(F&& f) {
+    for (uint64_t w = 0; w < changed_.size(); ++w)
+      for (uint64_t bits = std::exchange(changed_[w], 0); bits; bits &= bits - 1)
+        f(w * 64 + uint64_t(__builtin_ctzll(bits)));
   }
   uint64_t plane_of(uint64_t block) const { return block / geo_.blocks_per_plane; }
 
@@ -136,6 +151,7 @@ class BlockManager {
   LazyTable<BlockInfo, 8> info_;
   const flash::FillRule* rule_ = nullptr;
   std::vector<Pool> free_;
+  std::vector<uint64_t> changed_;  // a bit a block
   uint64_t free_total_ = 0, bitmap_blocks_ = 0, fifo_seq_ = 0;
 };
 

@@ -42,6 +42,7 @@ class FcmdStage : public flash::IFlash {
     flash_->preload_rule(rule, seq, order);
   }
   bool as_filled(uint64_t block) const override { return flash_->as_filled(block); }
+  bool holds_pages(uint64_t block) const override { return flash_->holds_pages(block); }
   void preload_erase(uint64_t block) override { flash_->preload_erase(block); }
   uint32_t erase_count(uint64_t block) const override { return flash_->erase_count(block); }
   void power_loss() override { flash_->power_loss(); }

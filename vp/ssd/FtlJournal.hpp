@@ -2,10 +2,11 @@
 #pragma once
 // Journaling and recovery of the page-mapping FTL. Each page's spare area
 // records its logical page and a write sequence number (the writers put it
-// there); a periodic checkpoint saves the parts of the map changed since the
-// last one to reserved blocks, a circular log written one page at a time.
-// After a power loss the map is rebuilt from the last committed checkpoint
-// plus a scan of the spare areas written since, newest copy winning.
+// there); a periodic checkpoint saves the parts of the map and of the block
+// table changed since the last one to reserved blocks, a circular log
+// written one page at a time. After a power loss the map is rebuilt from
+// the last committed checkpoint plus a scan of the spare areas of the blocks
+// written or erased since, newest copy winning.
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -40,12 +41,33 @@ class FtlJournal : public flash::FlashClient {
   void recover();
   uint64_t recoveries() const { return recoveries_.value; }
   bool checkpointing() const { return pending_ != nullptr; }  // one taken, not yet committed
+  // Blocks the last recovery read page by page (the others: from the
+  // checkpoint's block table and the map, or known erased).
+  uint64_t scanned_blocks() const { return scanned_; }
   void report(nlohmann::json& j) const { j["checkpoints"] = ckpts_.value; }
 
   void flash_done(flash::FlashTransaction& t) override;
 
  private:
   struct Checkpoint;
+  // A block as a checkpoint saved it: Full is full with no program in
+  // flight, so unchanged until its next erase; rule_pages, pages [0, n)
+  // laid out by preconditioning's rule (the map's layout).
+  struct BlockRecord {
+    enum Kind : uint8_t { Free, Busy, Full, Meta };
+    uint32_t erases = 0, rule_pages = 0;
+    Kind kind = Free;
+    bool operator==(const BlockRecord& o) const {
+      return erases == o.erases && rule_pages == o.rule_pages && kind == o.kind;
+    }
+  };
+  static constexpr uint64_t kBlockChunk = 256;
+  BlockRecord record_now(uint64_t block) const;
+  BlockRecord record_before(uint64_t block) const;  // as preconditioning left it
+  BlockRecord saved(const Checkpoint& cp, uint64_t block) const;
+  uint64_t save_blocks(Checkpoint& cp);  // returns the records changed
+  void recover_from_checkpoint();
+  void recover_from_spare_areas();
 
   void start_timer();
   void take_checkpoint(bool timed);
@@ -63,6 +85,7 @@ class FtlJournal : public flash::FlashClient {
   bool erased_ = false, paused_ = false;
   bool written_ = false;  // the pending checkpoint's pages are on flash; host programs it waits for are not
   Counter &ckpts_, &ckpt_pages_, &recoveries_, &replayed_;
+  uint64_t scanned_ = 0;
   // After a recovery: the fill's blocks that the flash still holds as filled.
   bool still_filled(uint64_t block) const;
   struct StillFilled : flash::FillRule {

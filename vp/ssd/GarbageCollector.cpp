@@ -108,6 +108,7 @@ void GarbageCollector::maybe_collect(uint64_t plane, bool background) {
 }
 
 void GarbageCollector::program_done(uint64_t block) {
+  s_.blocks.touch(block);  // a checkpoint notes a block whose last program is done
   if (--s_.blocks[block].programming == 0 && client_.writes_waiting())
     maybe_collect(s_.blocks.plane_of(block), false);
 }

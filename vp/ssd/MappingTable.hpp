@@ -40,6 +40,7 @@ class MappingTable {
   // Entries of untouched chunks follow `rule` (which says kUnmapped where no
   // page was laid out); the rule must outlive the table's use of it.
   void set_rule(const MapRule* rule) { rule_ = rule; }
+  const MapRule* rule() const { return rule_; }
   void clear() {
     chunks_.clear();
     bytes_ = 0;
@@ -104,6 +105,49 @@ class MappingTable {
   }
   // Whether the chunk holding `lpn` was ever set (false: it still follows the rule).
   bool touched(uint64_t lpn) const { return chunks_[lpn / kChunk] != nullptr; }
+  // Chunk i as held (its entries set over the rule, sparse or dense; empty:
+  // untouched), and put back: a checkpoint copies what the chunk holds, not
+  // 256 entries each computed by the rule.
+  std::vector<uint32_t> chunk_words(uint64_t i) const {
+    const uint32_t* c = chunks_[i].get();
+    if (!c) return {};
+    return std::vector<uint32_t>(c, c[0] == kDense ? c + kHeader + kChunk : end(c));
+  }
+  void restore_chunk(uint64_t i, const std::vector<uint32_t>& words) {
+    auto& c = chunks_.at(i);
+    if (c) bytes_ -= 4 * (c[0] == kDense ? uint64_t(kHeader + kChunk) : kHeader + 2 * uint64_t(c[1]));
+    c.reset();
+    if (words.empty()) return;
+    const bool dense = words[0] == kDense;
+    const uint64_t n = dense ? kHeader + kChunk : kHeader + 2 * uint64_t(words[0]);
+    c.reset(new uint32_t[n]);
+    std::copy(words.begin(), words.begin() + n, c.get());
+    if (!dense) c[1] = words[0];  // capacity: just the pairs
+    bytes_ += 4 * n;
+  }
+  // The words of a chunk holding these n entries (n <= kChunk), each set.
+  static std::vector<uint32_t> dense_words(const uint32_t* entries, uint64_t n) {
+    std::vector<uint32_t> w(kHeader + kChunk, kUnmapped);
+    w[0] = kDense;
+    w[1] = 0;
+    std::copy(entries, entries + n, w.begin() + kHeader);
+    return w;
+  }
+  // Calls f(lpn, ppn) for the entries set (not the rule's), chunk by chunk.
+  template <class F>
+  void for_each_set(F&& f) const {
+    const uint64_t n = (lpns_ + kChunk - 1) / kChunk;
+    for (uint64_t i = 0; i < n; ++i) {
+      const uint32_t* c = chunks_[i].get();
+      if (!c) continue;
+      const uint64_t base = i * kChunk;
+      if (c[0] == kDense) {
+        for (uint64_t k = 0; k < std::min<uint64_t>(kChunk, lpns_ - base); ++k) f(base + k, c[kHeader + k]);
+      } else {
+        for (const uint32_t* e = c + kHeader; e != end(c); e += 2) f(base + e[0], e[1]);
+      }
+    }
+  }
   uint64_t dram_bytes() const { return lpns_ * sizeof(uint32_t); }
   uint64_t host_bytes() const { return bytes_ + chunks_.host_bytes(); }
 

@@ -89,6 +89,8 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
   void power_loss();
   // Rebuilds the FTL from flash (checkpoint + spare-area scan), as at boot.
   void recover();
+  // Blocks the last recovery read page by page.
+  uint64_t recovery_scanned_blocks() const { return journal_.scanned_blocks(); }
   // Functional read of a logical page as a host read would now see it: the
   // data of a write still being programmed, else the mapped page (false:
   // unmapped, zeros).

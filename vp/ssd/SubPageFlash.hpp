@@ -44,6 +44,7 @@ class SubPageFlash : public flash::IFlash, public flash::FlashClient {
     pages_.preload_rule(rule, seq, order);
   }
   bool as_filled(uint64_t block) const override { return pages_.as_filled(block); }
+  bool holds_pages(uint64_t block) const override { return pages_.holds_pages(block); }
   void preload_erase(uint64_t block) override { pages_.preload_erase(block); }
   uint32_t erase_count(uint64_t block) const override { return pages_.erase_count(block); }
   void power_loss() override;

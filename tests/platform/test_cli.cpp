@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "tests/TestSupport.hpp"
 
@@ -624,4 +625,23 @@ TEST_CASE("a preset or configuration file builds on another with base:, its job 
   for (const auto& line : {"flashshare/xler", "flashshare/dedcore", "deepflash/manylayered", "fastdrain/fd",
                            "rwiso/sync"})
     CHECK(server(std::string("--preset ") + line + " --print-config").status == 0);
+}
+
+TEST_CASE("every built-in preset is a configuration a run accepts", "[platform][cli][config]") {
+  // --print-config elaborates the platform, so it refuses what a run
+  // would (deepflash/tlc was refused: 64-page blocks of 3-page word lines).
+  Shell list = server("--list-presets");
+  REQUIRE(list.status == 0);
+  std::istringstream in(list.out);
+  unsigned checked = 0;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::string name;
+    if (!(words >> name) || name.back() == ':') continue;  // a blank line or a study folder's heading
+    Shell s = server("--preset " + name + " --print-config");
+    INFO("preset " << name << ": " << s.out.substr(0, 600));
+    CHECK(s.status == 0);
+    ++checked;
+  }
+  CHECK(checked >= 30);
 }

@@ -46,7 +46,7 @@ test: build guest venv
 # The non-guest suite and every preset under AddressSanitizer and
 # UndefinedBehaviorSanitizer (build-asan/; see docs/testing.md).
 ASAN_BUILD ?= build-asan
-test-asan: deps
+test-asan: deps venv
 	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLASHVP_SANITIZE=ON
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	bash tools/run-asan.sh $(ASAN_BUILD)

@@ -109,6 +109,7 @@ class FlashDataStore {
     b.first_lpn = first_lpn;
     b.stride = stride;
     b.seq = seq;
+    b.as_filled = true;
   }
   // Every block untouched so far holds what set_rule would put there for
   // rule->fill_of(block), made when the block is first read or changed.
@@ -142,13 +143,16 @@ class FlashDataStore {
     clear(block);
     ++blocks_.at(block).erases;
   }
-  uint32_t erase_count(uint64_t block) const { return blocks_[block].erases; }
-  // The block holds just what the fill rule put there (nothing, where it
-  // left the block free): neither erased nor programmed since.
+  uint32_t erase_count(uint64_t block) const {
+    const Block* c = blocks_.find(block);  // a block never made was never erased
+    return c ? c->erases : 0;
+  }
+  // The block holds just what preconditioning's rule put there (the fill
+  // rule's, nothing where it left the block free, or set_rule's): neither
+  // erased nor programmed since.
   bool as_filled(uint64_t block) const {
-    if (!fill_rule_) return false;
     const Block* c = blocks_.find(block);
-    return !c || c->as_filled;
+    return c ? c->as_filled : fill_rule_;
   }
   // Some page of the block is programmed. A block never made holds nothing,
   // or what the fill rule puts there (made then: the filler knows).

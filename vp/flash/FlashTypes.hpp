@@ -186,8 +186,10 @@ struct IFlash : virtual sc_core::sc_interface {
   // for every block b of `rule` with pages, each done when the block is first
   // read or changed; `rule` and `order` outlive the flash's use of them.
   virtual void preload_rule(const FillRule* rule, uint32_t seq, const RandomPermutation* order) = 0;
-  // The block holds just what that rule put there (nothing, for a block it
-  // left free), neither erased nor programmed since; false without a rule.
+  // The block holds just what preload_block or that rule put there (nothing,
+  // for a block the rule left free), neither erased nor programmed since
+  // (erases by preload_erase before preload_block count as the layout's);
+  // false for a block neither set up.
   virtual bool as_filled(uint64_t block) const = 0;
   // Some page of the block is programmed (since its last erase): what a
   // boot scan learns from the block's first pages, without reading them all.

@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "vp/core/SimControl.hpp"
-#include "vp/ssd/SequentialLayout.hpp"
+#include "vp/ssd/FillLayout.hpp"
 
 namespace vp::ssd {
 
@@ -301,7 +301,7 @@ flash::BlockFill FtlJournal::StillFilled::fill_of(uint64_t block) const {
 // each logical page between them and its fill copy, maps the fill's pages
 // by its rule, and returns the logical pages the fill adds to those found.
 uint64_t FtlJournal::adopt_fill(std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>>& newest, uint32_t& top) {
-  const SequentialLayout* fill = s_.fill;
+  const FillLayout* fill = s_.fill;
   auto& map = s_.map;
   auto& blocks = s_.blocks;
   const uint64_t ppb = s_.geo.pages_per_block;
@@ -394,7 +394,7 @@ void FtlJournal::recover_from_checkpoint() {
   for (uint64_t b = 0; b < nb; ++b) {
     if (blocks.is_meta(b)) continue;
     const BlockRecord r = saved(cp, b);
-    const uint32_t erases = s_.flash->as_filled(b) ? 0 : s_.flash->erase_count(b);
+    const uint32_t erases = s_.flash->erase_count(b);
     if (r.kind == BlockRecord::Full && erases == r.erases) {
       how[b] = r.rule_pages && s_.follows_layout ? KeptByRule : Kept;
       rule_pages[b] = r.rule_pages;
@@ -425,7 +425,7 @@ void FtlJournal::recover_from_checkpoint() {
   bool by_rule = false;
   for (uint64_t b = 0; b < nb; ++b) {
     if (how[b] == Meta) continue;
-    const uint32_t erases = s_.flash->as_filled(b) ? 0 : s_.flash->erase_count(b);
+    const uint32_t erases = s_.flash->erase_count(b);
     if (erases != std::as_const(blocks)[b].erase_count) blocks[b].erase_count = erases;
     switch (how[b]) {
       case Free: blocks.add_free(b); break;
@@ -464,7 +464,7 @@ void FtlJournal::recover_from_spare_areas() {
   // layout says, with the fill's sequence number: read by the rule, not
   // page by page (a full terabyte drive has 400 million such pages). Only
   // without a checkpoint since the fill; with one, its copies are older.
-  const SequentialLayout* fill = s_.fill && s_.fill_seq > base ? s_.fill : nullptr;
+  const FillLayout* fill = s_.fill && s_.fill_seq > base ? s_.fill : nullptr;
   auto as_filled = [&](uint64_t b) { return fill && still_filled(b); };
   std::vector<uint64_t> holding;  // the blocks to read
   for (uint64_t b = 0; b < blocks.blocks(); ++b)
@@ -506,11 +506,12 @@ void FtlJournal::recover_from_spare_areas() {
   const BlockManager& seen = blocks;
   for (uint64_t b = 0; b < blocks.blocks(); ++b) {
     if (blocks.is_meta(b)) continue;
-    if (as_filled(b)) {
-      if (!fill->fill_of(b).pages) blocks.add_free(b);  // else its record follows the rule
+    const uint32_t erases = s_.flash->erase_count(b);
+    if (as_filled(b)) {  // its record follows the rule (an aged block's erases are the layout's)
+      if (!fill->fill_of(b).pages) blocks.add_free(b);
+      if (erases) blocks[b].erase_count = erases;
       continue;
     }
-    const uint32_t erases = s_.flash->erase_count(b);
     if (erases != seen[b].erase_count) blocks[b].erase_count = erases;
     if (!s_.flash->holds_pages(b)) {
       blocks.add_free(b);

@@ -16,7 +16,7 @@
 
 namespace vp::ssd {
 
-class SequentialLayout;
+class FillLayout;
 
 // The flash as the FTL's parts address it: set once the platform has bound
 // the FTL's port (end of elaboration).
@@ -54,7 +54,7 @@ struct FtlState {
   // The fill's layout as blocks (null without a fill by rule) and its
   // pages' write sequence number: a power loss's recovery reads the blocks
   // the flash still holds as filled by this rule, not page by page.
-  const SequentialLayout* fill = nullptr;
+  const FillLayout* fill = nullptr;
   uint32_t fill_seq = 0;
   uint32_t seq = 0;          // the newest write sequence number (spare areas)
   uint64_t epoch = 0;        // power cycles: work scheduled before a power loss is dropped

@@ -163,6 +163,8 @@ void Preconditioner::age_sampled(uint64_t n) {
   sampled_planes_ = samples.size();
   s_.map.set_rule(aged_.get());
   s_.layout = aged_.get();
+  s_.fill = aged_.get();  // a power loss reads the blocks still as laid out by the rule
+  s_.fill_seq = 1;
   s_.follows_layout = true;
   writes_ = n + overwrites;
 }

@@ -13,18 +13,16 @@
 #include <stdexcept>
 #include <vector>
 
-#include "vp/core/Rng.hpp"
-#include "vp/flash/FlashTypes.hpp"
-#include "vp/ssd/MappingTable.hpp"
+#include "vp/ssd/FillLayout.hpp"
 
 namespace vp::ssd {
 
-class SequentialLayout : public MapRule, public flash::FillRule {
+class SequentialLayout : public FillLayout {
  public:
   SequentialLayout(std::vector<uint64_t> unit_plane, uint64_t blocks_per_plane, uint64_t pages_per_block,
                    uint64_t data_pages, uint64_t tp_first_lpn, uint64_t tp_pages,
                    const RandomPermutation* order = nullptr)
-      : order_(order),
+      : FillLayout(order),
         plane_(std::move(unit_plane)),
         units_(plane_.size()),
         bpp_(blocks_per_plane),
@@ -76,12 +74,6 @@ class SequentialLayout : public MapRule, public flash::FillRule {
     return {};
   }
 
-  // The logical page on page p of a block filled as `f` says.
-  uint64_t lpn_at(const flash::BlockFill& f, uint32_t p) const {
-    const uint64_t i = f.first_lpn + uint64_t(p) * f.lpn_stride;
-    return f.permuted ? lpn_written(i) : i;
-  }
-
   // Consecutive data pages step through the units: one division per run.
   void fill(uint64_t first, uint32_t n, uint32_t* out) const override {
     if (order_ || first + n > data_) {
@@ -103,7 +95,6 @@ class SequentialLayout : public MapRule, public flash::FillRule {
     return static_cast<uint32_t>((plane_[unit] * bpp_ + base + idx / ppb_) * ppb_ + idx % ppb_);
   }
 
-  const RandomPermutation* order_;
   std::vector<uint64_t> plane_;
   uint64_t units_, bpp_, ppb_, data_, tp_first_, tps_;
   std::vector<uint64_t> tp_base_;

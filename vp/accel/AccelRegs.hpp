@@ -9,12 +9,18 @@
 
 namespace vp::accel::regs {
 
+// Its PCI identity: a processing accelerator (class 12h) under Xilinx's
+// vendor id, which the guest driver (sw/guest/xler) probes for.
+constexpr uint16_t VENDOR_ID = 0x10ee, DEVICE_ID = 0x9038;
+constexpr uint32_t CLASS_CODE = 0x120000;
+
 // Per bio, latched by a write to BIO_GO (bio->bi_opf, bi_iter.bi_sector,
 // bi_iter.bi_size, bi_io_vec, bi_vcnt, and the driver's tag for the bio).
 constexpr uint32_t BIO_OP = 0x000;     // 0 read, 1 write
 constexpr uint32_t BIO_SLBA = 0x008;   // first LBA
 constexpr uint32_t BIO_BYTES = 0x010;  // bytes, a whole number of LBAs
 constexpr uint32_t BIO_SEGS = 0x018;   // host address of the segment list: nseg x {u64 addr, u32 len, u32 0}
+constexpr uint32_t SEG_BYTES = 16;     // one segment of that list
 constexpr uint32_t BIO_NSEG = 0x020;   // segments (bi_vcnt)
 constexpr uint32_t BIO_TAG = 0x028;    // handed back in DONE
 constexpr uint32_t BIO_QUEUE = 0x030;  // which queue (the submitting core's)
@@ -54,6 +60,7 @@ constexpr uint32_t kMaxQueues = 15, kMaxEntries = 1024, kPage = 4096;
 constexpr uint64_t QUEUE_WINDOW = 0x100000, QUEUE_STRIDE = 0x100000;
 constexpr uint64_t CQ_OFFSET = 0x10000, PRP_OFFSET = 0x20000, PRP_SLOT = 512;  // 64 entries, never across a page
 constexpr uint32_t kMaxPrpEntries = PRP_SLOT / 8;
+constexpr uint32_t kMaxSegs = kMaxPrpEntries + 1;  // a bio's segments: a first page piece, then whole pages
 constexpr uint64_t BAR0_SIZE = 16ull << 20;
 constexpr uint64_t queue_window(uint32_t q) { return QUEUE_WINDOW + uint64_t(q) * QUEUE_STRIDE; }
 

@@ -27,21 +27,20 @@ void IoAccelerator::declare_params(const ParamScope& r, const ParamScope& pci) {
   r.integer("poll_cycles", 2, "the CQ logic noticing a completion entry's phase tag once it lands").range(0, 1 << 20);
   r.choice("irq_per", "bio", {"bio", "command"},
            "MSI-X messages to the host: one per completed bio, or one per completed command (the bios it carried)");
-  // A processing accelerator (class 12h) under Xilinx's vendor id.
   pcie::PciIdentity id;
-  id.vendor_id = 0x10ee;
-  id.device_id = 0x9038;
+  id.vendor_id = regs::VENDOR_ID;
+  id.device_id = regs::DEVICE_ID;
   id.revision = 0x01;
-  id.subsystem_vendor_id = 0x10ee;
+  id.subsystem_vendor_id = regs::VENDOR_ID;
   id.subsystem_id = 0x0007;
-  id.class_code = 0x120000;
+  id.class_code = regs::CLASS_CODE;
   pcie::PciConfigSpace::declare_params(pci, id);
 }
 
 namespace {
 pcie::PciIdentity accel_identity(const ScopedConfig& pci) {
   pcie::PciIdentity base;
-  base.class_code = 0x120000;
+  base.class_code = regs::CLASS_CODE;
   return pcie::PciConfigSpace::identity_from(pci, base);
 }
 
@@ -217,13 +216,13 @@ IoAccelerator::Pending IoAccelerator::latch() {
   Pending p{latch_, {}, 0, false};
   const Bio& b = p.bio;
   Tick d = t_register_;
-  std::vector<uint8_t> raw(size_t(b.nseg) * 16);
-  p.bad = b.nseg == 0 || b.nseg > kMaxPrpEntries + 1 ||
+  std::vector<uint8_t> raw(size_t(b.nseg) * SEG_BYTES);
+  p.bad = b.nseg == 0 || b.nseg > kMaxSegs ||
           !dma_access(tlm::TLM_READ_COMMAND, b.segs_addr, raw.data(), static_cast<uint32_t>(raw.size()), d);
   for (uint32_t i = 0; i < b.nseg && !p.bad; ++i) {
     BioSeg s;
-    std::memcpy(&s.addr, &raw[i * 16], 8);
-    std::memcpy(&s.len, &raw[i * 16 + 8], 4);
+    std::memcpy(&s.addr, &raw[i * SEG_BYTES], 8);
+    std::memcpy(&s.len, &raw[i * SEG_BYTES + 8], 4);
     p.segs.push_back(s);
   }
   p.ready = now_ps() + d;

@@ -16,9 +16,7 @@ namespace vp::host {
 namespace regs = accel::regs;
 
 namespace {
-constexpr uint32_t kPage = 4096, kSegBytes = 16;
-// A bio's segments: its first page piece, then page by page.
-constexpr uint32_t kMaxSegs = regs::kMaxPrpEntries + 1;
+constexpr uint32_t kPage = 4096, kSegBytes = regs::SEG_BYTES, kMaxSegs = regs::kMaxSegs;
 }  // namespace
 
 void AcceleratorDriver::declare_params(const ParamScope& r) {

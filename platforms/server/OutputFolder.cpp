@@ -22,47 +22,53 @@ namespace fs = std::filesystem;
 OutputFolder OutputFolder::claim(const std::string& out, bool overwrite, const std::string& parent) {
   OutputFolder f;
   std::error_code ec;
-  if (!out.empty()) {
-    const std::string opt = "--out " + vp::quoted(out);
-    if (fs::exists(out, ec) && !fs::is_directory(out, ec))
-      throw ConfigError(fmt::format("{}: exists and is not a folder", opt));
-    fs::create_directories(out, ec);
-    if (ec) throw ConfigError(fmt::format("{}: cannot create the folder: {}", opt, ec.message()));
-    f.path_ = out;
-    f.lock(opt);
-    // Checked under the lock: a run that has just ended is seen whole.
-    for (const char* name : {"summary.json", "config.yaml"})
-      if (!overwrite && fs::is_regular_file(fs::path(out) / name, ec))
-        throw ConfigError(fmt::format("{} holds an earlier run ({}): give another folder, or add --overwrite to "
-                                      "replace it",
-                                      opt, name));
-  } else {
-    fs::create_directories(parent, ec);
-    if (ec) throw ConfigError(fmt::format("cannot create the output folder {}: {}", vp::quoted(parent), ec.message()));
-    // create_directory claims a number atomically: two runs started together
-    // get different folders.
-    for (unsigned n = 1;; ++n) {
-      std::string name = fmt::format("{:03}", n);
-      fs::path dir = fs::path(parent) / name;
-      if (fs::create_directory(dir, ec)) {
-        f.path_ = dir.string();
-        f.lock("output folder " + vp::quoted(f.path_));
-        fs::path link = fs::path(parent) / "latest", tmp = fs::path(parent) / fmt::format(".latest.{}", getpid());
-        fs::remove(tmp, ec);
-        fs::create_directory_symlink(name, tmp, ec);
-        if (!ec) fs::rename(tmp, link, ec);  // replaces the old link in one step
-        break;
+  try {
+    if (!out.empty()) {
+      const std::string opt = "--out " + vp::quoted(out);
+      if (fs::exists(out, ec) && !fs::is_directory(out, ec))
+        throw ConfigError(fmt::format("{}: exists and is not a folder", opt));
+      f.created_ = !fs::exists(out, ec);
+      fs::create_directories(out, ec);
+      if (ec) throw ConfigError(fmt::format("{}: cannot create the folder: {}", opt, ec.message()));
+      f.path_ = out;
+      f.lock(opt);
+      // Checked under the lock: a run that has just ended is seen whole.
+      for (const char* name : {"summary.json", "config.yaml"})
+        if (!overwrite && fs::is_regular_file(fs::path(out) / name, ec))
+          throw ConfigError(fmt::format("{} holds an earlier run ({}): give another folder, or add --overwrite to "
+                                        "replace it",
+                                        opt, name));
+    } else {
+      fs::create_directories(parent, ec);
+      if (ec) throw ConfigError(fmt::format("cannot create the output folder {}: {}", vp::quoted(parent), ec.message()));
+      // create_directory claims a number atomically: two runs started together
+      // get different folders.
+      for (unsigned n = 1;; ++n) {
+        std::string name = fmt::format("{:03}", n);
+        fs::path dir = fs::path(parent) / name;
+        if (fs::create_directory(dir, ec)) {
+          f.path_ = dir.string();
+          f.lock("output folder " + vp::quoted(f.path_));
+          fs::path link = fs::path(parent) / "latest", tmp = fs::path(parent) / fmt::format(".latest.{}", getpid());
+          fs::remove(tmp, ec);
+          fs::create_directory_symlink(name, tmp, ec);
+          if (!ec) fs::rename(tmp, link, ec);  // replaces the old link in one step
+          break;
+        }
+        if (ec)
+          throw ConfigError(fmt::format("cannot create the output folder {}: {}", vp::quoted(dir.string()), ec.message()));
       }
-      if (ec)
-        throw ConfigError(fmt::format("cannot create the output folder {}: {}", vp::quoted(dir.string()), ec.message()));
     }
+    uint64_t avail = free_bytes(f.path_);
+    if (avail < kReserveBytes)
+      throw ConfigError(fmt::format("{}: only {} KiB free on its file system; a run needs {} MiB for config.yaml and "
+                                    "summary.json",
+                                    out.empty() ? "output folder " + vp::quoted(f.path_) : "--out " + vp::quoted(out),
+                                    avail >> 10, kReserveBytes >> 20));
+  } catch (...) {  // refused: a folder made for this run goes again
+    f.abandon();
+    throw;
   }
-  uint64_t avail = free_bytes(f.path_);
-  if (avail < kReserveBytes)
-    throw ConfigError(fmt::format("{}: only {} KiB free on its file system; a run needs {} MiB for config.yaml and "
-                                  "summary.json",
-                                  out.empty() ? "output folder " + vp::quoted(f.path_) : "--out " + vp::quoted(out),
-                                  avail >> 10, kReserveBytes >> 20));
   return f;
 }
 
@@ -106,19 +112,31 @@ void OutputFolder::release() {
   fd_ = -1;
 }
 
-OutputFolder::OutputFolder(OutputFolder&& o) noexcept : path_(std::move(o.path_)), fd_(o.fd_) { o.fd_ = -1; }
+OutputFolder::OutputFolder(OutputFolder&& o) noexcept : path_(std::move(o.path_)), fd_(o.fd_), created_(o.created_) {
+  o.fd_ = -1;
+  o.created_ = false;
+}
 
 OutputFolder& OutputFolder::operator=(OutputFolder&& o) noexcept {
   if (this != &o) {
     release();
     path_ = std::move(o.path_);
     fd_ = o.fd_;
+    created_ = o.created_;
     o.fd_ = -1;
+    o.created_ = false;
   }
   return *this;
 }
 
 OutputFolder::~OutputFolder() { release(); }
+
+void OutputFolder::abandon() {
+  release();
+  std::error_code ec;
+  if (created_ && fs::is_empty(path_, ec)) fs::remove(path_, ec);
+  created_ = false;
+}
 
 uint64_t OutputFolder::free_bytes(const std::string& dir) {
   struct statvfs v {};

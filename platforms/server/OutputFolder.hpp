@@ -31,6 +31,10 @@ class OutputFolder {
   ~OutputFolder();  // removes the lock file and releases the lock
 
   const std::string& path() const { return path_; }
+  // The run was refused before writing its outputs: the lock is released,
+  // and a folder claim() created for it (--out naming a new folder) is
+  // removed if it holds nothing.
+  void abandon();
   // Bytes free to this user on the folder's file system (max if unknown).
   static uint64_t free_bytes(const std::string& dir);
 
@@ -39,6 +43,7 @@ class OutputFolder {
   void release();
   std::string path_;
   int fd_ = -1;
+  bool created_ = false;  // by claim(), for --out
 };
 
 }  // namespace vp::platform

@@ -179,9 +179,11 @@ int run_cli(int argc, char** argv, Platform platform) {
       return r.signal ? 128 + r.signal : 3;
     }
   } catch (const ConfigError& e) {
+    out.abandon();  // refused at elaboration: no empty folder left behind
     fmt::print(stderr, "{}: configuration error: {}\n", prog, e.what());
     return 2;
   } catch (const std::exception& e) {
+    out.abandon();
     fmt::print(stderr, "{}: error: {}\n", prog, e.what());
     return 1;
   }

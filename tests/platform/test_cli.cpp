@@ -15,11 +15,15 @@ const std::string kBin = VP_SERVER_BIN;
 
 Shell server(const std::string& args) { return shell(kBin + " " + args); }
 
+// A refused run leaves no output folder behind, even one refused at
+// elaboration after --out was claimed (no room in the SSD's DRAM, say).
 void expect_config_error(const std::string& args, const std::vector<std::string>& mentions) {
-  Shell s = server("--preset quick --out /tmp/flashvp-never-written " + args);
+  const std::string out = scratch("cli-refused") + "/never-written";
+  Shell s = server("--preset quick --out " + out + " " + args);
   INFO("args: " << args << "\noutput: " << s.out);
   CHECK(s.status == 2);
   for (const auto& m : mentions) CHECK(s.out.find(m) != std::string::npos);
+  CHECK(!std::filesystem::exists(out));
 }
 
 nlohmann::json summary_without_wall(const std::string& dir) {

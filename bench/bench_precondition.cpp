@@ -15,9 +15,9 @@
 #include <systemc>
 
 #include "bench/BenchArgs.hpp"
-#include "platforms/server/ServerRun.hpp"
+#include "vp/platform/ServerRun.hpp"
 #include "vp/flash/FlashArray.hpp"
-#include "vp/ssd/PageMappingFtl.hpp"
+#include "vp/ssd/ftl/PageMappingFtl.hpp"
 
 using namespace vp;
 using namespace vp::platform;

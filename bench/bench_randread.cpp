@@ -13,7 +13,7 @@
 #include <sys/resource.h>
 
 #include "bench/BenchArgs.hpp"
-#include "platforms/server/ServerRun.hpp"
+#include "vp/platform/ServerRun.hpp"
 
 using namespace vp;
 using namespace vp::platform;

@@ -22,7 +22,7 @@
 #include <utility>
 #include <vector>
 
-#include "platforms/server/ServerRun.hpp"
+#include "vp/platform/ServerRun.hpp"
 #include "platforms/server/ServerTop.hpp"
 #include "vp/flash/FlashArray.hpp"
 #include "vp/host/HostProfile.hpp"

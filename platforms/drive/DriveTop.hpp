@@ -20,10 +20,10 @@
 #include <vector>
 
 #include "platforms/drive/QueueHost.hpp"
-#include "platforms/server/DriveReport.hpp"
-#include "platforms/server/NvmeHost.hpp"
+#include "vp/platform/DriveReport.hpp"
+#include "vp/platform/NvmeHost.hpp"
 #include "vp/core/Services.hpp"
-#include "vp/host/Workload.hpp"
+#include "vp/host/workload/Workload.hpp"
 #include "vp/pcie/PcieLink.hpp"
 #include "vp/ssd/Drive.hpp"
 

@@ -17,10 +17,10 @@
 
 #include "vp/core/EventQueue.hpp"
 #include "vp/core/Services.hpp"
-#include "vp/host/InterruptController.hpp"
-#include "vp/host/InterruptRouting.hpp"
-#include "vp/host/NvmeDriver.hpp"
-#include "vp/host/Workload.hpp"
+#include "vp/host/hw/InterruptController.hpp"
+#include "vp/host/driver/InterruptRouting.hpp"
+#include "vp/host/driver/NvmeDriver.hpp"
+#include "vp/host/workload/Workload.hpp"
 
 namespace vp::platform {
 

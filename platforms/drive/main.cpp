@@ -4,7 +4,7 @@
 // see docs/drive.md.
 #include <systemc>  // declares sc_main extern "C"
 
-#include "platforms/server/RunCli.hpp"
+#include "vp/platform/RunCli.hpp"
 
 int sc_main(int argc, char** argv) { return vp::platform::run_cli(argc, argv, vp::platform::Platform::Drive); }
 

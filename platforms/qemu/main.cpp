@@ -23,9 +23,9 @@
 
 #include "platforms/qemu/QemuProcess.hpp"
 #include "platforms/qemu/QemuTop.hpp"
-#include "platforms/server/OutputFolder.hpp"
+#include "vp/platform/OutputFolder.hpp"
 #include "platforms/server/ServerTop.hpp"
-#include "platforms/server/ServerRun.hpp"
+#include "vp/platform/ServerRun.hpp"
 #include "vp/core/BuildInfo.hpp"
 #include "vp/core/Quote.hpp"
 #include "vp/core/RequestRecord.hpp"

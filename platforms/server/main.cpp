@@ -3,7 +3,7 @@
 // arguments; see docs/running.md for the options and docs/outputs.md for the outputs.
 #include <systemc>  // declares sc_main extern "C"
 
-#include "platforms/server/RunCli.hpp"
+#include "vp/platform/RunCli.hpp"
 
 int sc_main(int argc, char** argv) { return vp::platform::run_cli(argc, argv, vp::platform::Platform::Server); }
 

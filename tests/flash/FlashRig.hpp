@@ -12,7 +12,7 @@
 #include <systemc>
 #include <vector>
 
-#include "platforms/server/ServerRun.hpp"
+#include "vp/platform/ServerRun.hpp"
 #include "tests/TestSupport.hpp"
 #include "vp/flash/FlashArray.hpp"
 

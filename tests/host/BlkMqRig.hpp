@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "tests/TestSupport.hpp"
-#include "vp/host/BlkMqQueue.hpp"
+#include "vp/host/block/BlkMqQueue.hpp"
 
 namespace vp::test {
 

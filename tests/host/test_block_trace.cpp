@@ -3,8 +3,8 @@
 // errors naming file:line, format detection and placing a trace in a region.
 #include <catch2/catch.hpp>
 
-#include "vp/host/BlockTrace.hpp"
-#include "vp/host/FioJob.hpp"
+#include "vp/host/workload/BlockTrace.hpp"
+#include "vp/host/workload/FioJob.hpp"
 
 using namespace vp::host;
 using Catch::Matchers::Contains;

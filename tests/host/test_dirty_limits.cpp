@@ -3,8 +3,8 @@
 // by hand.
 #include <catch2/catch.hpp>
 
-#include "vp/host/DirtyLimits.hpp"
-#include "vp/host/HostMemoryMap.hpp"
+#include "vp/host/mm/DirtyLimits.hpp"
+#include "vp/host/mm/HostMemoryMap.hpp"
 
 using vp::host::DirtyLimits;
 

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <string>
 
-#include "vp/host/FioJob.hpp"
+#include "vp/host/workload/FioJob.hpp"
 
 using namespace vp::host;
 

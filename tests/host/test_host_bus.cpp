@@ -8,7 +8,7 @@
 #include <tlm_utils/simple_target_socket.h>
 #include <vector>
 
-#include "vp/host/HostBus.hpp"
+#include "vp/host/hw/HostBus.hpp"
 
 namespace {
 struct Target : sc_core::sc_module {

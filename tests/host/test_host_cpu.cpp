@@ -7,8 +7,8 @@
 #include <cmath>
 
 #include "tests/TestSupport.hpp"
-#include "vp/host/AppProfile.hpp"
-#include "vp/host/FioJob.hpp"
+#include "vp/host/workload/AppProfile.hpp"
+#include "vp/host/workload/FioJob.hpp"
 
 using namespace vp::test;
 

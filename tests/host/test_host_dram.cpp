@@ -10,7 +10,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include "tests/ModelRig.hpp"
-#include "vp/host/HostDram.hpp"
+#include "vp/host/hw/HostDram.hpp"
 
 namespace {
 using namespace vp;

@@ -5,8 +5,8 @@
 #include <fstream>
 
 #include "tests/TestSupport.hpp"
-#include "vp/host/HostMemoryAllocator.hpp"
-#include "vp/host/HostMemoryMap.hpp"
+#include "vp/host/mm/HostMemoryAllocator.hpp"
+#include "vp/host/mm/HostMemoryMap.hpp"
 
 using namespace vp;
 using namespace vp::test;

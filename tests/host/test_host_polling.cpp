@@ -6,7 +6,7 @@
 
 
 #include "tests/TestSupport.hpp"
-#include "vp/host/FioJob.hpp"
+#include "vp/host/workload/FioJob.hpp"
 
 using namespace vp::test;
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "vp/host/InterruptRouting.hpp"
+#include "vp/host/driver/InterruptRouting.hpp"
 
 using vp::host::InterruptRouting;
 using vp::host::IoRequest;

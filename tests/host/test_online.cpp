@@ -8,8 +8,8 @@
 #include <cmath>
 
 #include "tests/TestSupport.hpp"
-#include "vp/host/FioJob.hpp"
-#include "vp/host/OnlineClient.hpp"
+#include "vp/host/workload/FioJob.hpp"
+#include "vp/host/workload/OnlineClient.hpp"
 
 using namespace vp::test;
 using vp::Tick;

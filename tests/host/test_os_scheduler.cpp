@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "tests/TestSupport.hpp"
-#include "vp/host/CoreScheduler.hpp"
+#include "vp/host/sched/CoreScheduler.hpp"
 
 using namespace vp::test;
 

@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "tests/TestSupport.hpp"
-#include "vp/host/FioJob.hpp"
-#include "vp/host/FioJobRunner.hpp"
-#include "vp/host/HostBlockDriver.hpp"
-#include "vp/host/HostMemoryAllocator.hpp"
-#include "vp/host/RandomDistribution.hpp"
+#include "vp/host/workload/FioJob.hpp"
+#include "vp/host/workload/FioJobRunner.hpp"
+#include "vp/host/block/HostBlockDriver.hpp"
+#include "vp/host/mm/HostMemoryAllocator.hpp"
+#include "vp/host/workload/RandomDistribution.hpp"
 
 using namespace vp::host;
 using vp::Rng;

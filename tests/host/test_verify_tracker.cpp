@@ -6,7 +6,7 @@
 #include <map>
 #include <vector>
 
-#include "vp/host/VerifyTracker.hpp"
+#include "vp/host/workload/VerifyTracker.hpp"
 
 using namespace vp::host;
 

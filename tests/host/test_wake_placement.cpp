@@ -3,7 +3,7 @@
 // select_task_rq_fair (wake_affine, then select_idle_sibling).
 #include <catch2/catch.hpp>
 
-#include "vp/host/WakePlacement.hpp"
+#include "vp/host/sched/WakePlacement.hpp"
 
 using vp::host::CoreLoad;
 using vp::host::WakePlacement;

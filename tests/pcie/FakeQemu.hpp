@@ -15,7 +15,7 @@
 
 #include "platforms/qemu/QemuTop.hpp"
 #include "tests/TestSupport.hpp"
-#include "vp/ssd/NvmeSpec.hpp"
+#include "vp/nvme/NvmeSpec.hpp"
 #include "vp/pcie/FdPassing.hpp"
 
 namespace vp::test {

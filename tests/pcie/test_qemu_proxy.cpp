@@ -11,7 +11,7 @@
 
 #include "tests/TestSupport.hpp"
 #include "tests/pcie/FakeQemu.hpp"
-#include "vp/ssd/NvmeSpec.hpp"
+#include "vp/nvme/NvmeSpec.hpp"
 
 using namespace vp;
 using namespace vp::nvme;

@@ -8,7 +8,7 @@
 
 #include "tests/ModelRig.hpp"
 #include "vp/ssd/Drive.hpp"
-#include "vp/ssd/CacheLayer.hpp"
+#include "vp/ssd/cache/CacheLayer.hpp"
 
 namespace vp::test {
 

@@ -16,7 +16,7 @@
 #include "tests/TestSupport.hpp"
 #include "vp/core/Rng.hpp"
 #include "vp/flash/FlashArray.hpp"
-#include "vp/ssd/PageMappingFtl.hpp"
+#include "vp/ssd/ftl/PageMappingFtl.hpp"
 
 namespace vp::test {
 

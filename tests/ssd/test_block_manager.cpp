@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "vp/ssd/BlockManager.hpp"
+#include "vp/ssd/ftl/BlockManager.hpp"
 
 using vp::ssd::BlockInfo;
 using vp::ssd::BlockManager;

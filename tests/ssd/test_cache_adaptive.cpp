@@ -6,7 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "tests/ssd/CacheRig.hpp"
-#include "vp/ssd/SplitPolicy.hpp"
+#include "vp/ssd/cache/SplitPolicy.hpp"
 
 using namespace vp::test;
 using vp::ssd::IoOp;

@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "tests/ModelRig.hpp"
-#include "vp/ssd/Firmware.hpp"
-#include "vp/ssd/PageMappingFtl.hpp"
+#include "vp/ssd/firmware/Firmware.hpp"
+#include "vp/ssd/ftl/PageMappingFtl.hpp"
 
 using namespace vp;
 using namespace vp::test;

@@ -18,8 +18,8 @@
 
 #include "tests/ssd/CacheRig.hpp"
 #include "tests/ssd/FirmwareTestCosts.hpp"
-#include "vp/ssd/Firmware.hpp"
-#include "vp/ssd/PageMappingFtl.hpp"
+#include "vp/ssd/firmware/Firmware.hpp"
+#include "vp/ssd/ftl/PageMappingFtl.hpp"
 #include "vp/ssd/ShardHash.hpp"
 
 using namespace vp;

@@ -3,7 +3,7 @@
 // what was set until it is many, and memory counted by hand.
 #include <catch2/catch.hpp>
 
-#include "vp/ssd/MappingTable.hpp"
+#include "vp/ssd/ftl/MappingTable.hpp"
 
 using vp::ssd::MappingTable;
 

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <functional>
 
-#include "platforms/server/ServerRun.hpp"
+#include "vp/platform/ServerRun.hpp"
 #include "platforms/server/ServerTop.hpp"
 #include "tests/TestSupport.hpp"
 

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "vp/ssd/PrpList.hpp"
+#include "vp/ssd/nvme/PrpList.hpp"
 
 using vp::Tick;
 using vp::ssd::PrpList;

@@ -5,7 +5,7 @@
 
 #include <map>
 
-#include "vp/ssd/SequentialLayout.hpp"
+#include "vp/ssd/ftl/precondition/SequentialLayout.hpp"
 
 using vp::flash::BlockFill;
 using vp::ssd::SequentialLayout;

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "vp/ssd/SqArbiter.hpp"
+#include "vp/ssd/nvme/SqArbiter.hpp"
 
 using namespace vp;
 using namespace vp::ssd;

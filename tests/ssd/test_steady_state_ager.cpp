@@ -5,7 +5,7 @@
 
 #include <numeric>
 
-#include "vp/ssd/SteadyStateAger.hpp"
+#include "vp/ssd/ftl/precondition/SteadyStateAger.hpp"
 
 using vp::ssd::SteadyStateAger;
 using Kind = SteadyStateAger::Kind;

@@ -7,7 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "tests/ssd/CacheRig.hpp"
-#include "vp/ssd/NvmeSpec.hpp"
+#include "vp/nvme/NvmeSpec.hpp"
 
 using namespace vp::test;
 using vp::ssd::IoOp;

@@ -3,7 +3,7 @@
 sweep tool and compared with the paper's own numbers.
 
 Each study (flashvp/studies.py) gives its runs as sweep grids over the
-presets in platforms/server/presets/<study>/, a function from one run's
+presets in platforms/presets/<study>/, a function from one run's
 summary.json to its figures of merit, and the headline effects the paper
 states (flashvp/data/papers.yaml, each with its figure, section and page).
 repro writes DIR/<study>/: the grids and their runs (sweeps/<grid>/, reused

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The four studies flashvp repro runs: their runs (presets of
-platforms/server/presets/<study>/ and sets), figures of merit, headline
+platforms/presets/<study>/ and sets), figures of merit, headline
 effects and study figures. Set-ups and what differs from the papers:
 docs/study-<name>.md."""
 from __future__ import annotations

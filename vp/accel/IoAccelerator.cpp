@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "vp/ssd/NvmeSpec.hpp"
+#include "vp/nvme/NvmeSpec.hpp"
 
 namespace vp::accel {
 

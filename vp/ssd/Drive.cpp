@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <fmt/format.h>
 
-#include "vp/ssd/FtlJournal.hpp"
-#include "vp/ssd/GarbageCollector.hpp"
-#include "vp/ssd/Preconditioner.hpp"
+#include "vp/ssd/ftl/FtlJournal.hpp"
+#include "vp/ssd/ftl/GarbageCollector.hpp"
+#include "vp/ssd/ftl/precondition/Preconditioner.hpp"
 
 namespace vp::ssd {
 

@@ -17,7 +17,7 @@
 #include <string>
 
 #include "vp/core/Config.hpp"
-#include "vp/ssd/PageMappingFtl.hpp"
+#include "vp/ssd/ftl/PageMappingFtl.hpp"
 
 namespace vp::ssd {
 

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// Workload jobs written in fio's job-file syntax (the subset the host model
+// implements). Parsing only: numjobs expansion, device-relative sizes and
+// checks against the platform are the caller's business.
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "vp/host/workload/BlockTrace.hpp"
+#include "vp/host/workload/RandomDistribution.hpp"
+
+namespace vp::host {
+
+enum class RwMode { Read, Write, RandRead, RandWrite, RandRW, SeqRW };
+
+struct FioJob {
+  std::string name;
+  // Where the job and each option set for it were read ("jobs.fio:12") and
+  // the option's text, so checks made after parsing name file and line;
+  // options left at their defaults have no entry. Not part of ==.
+  struct Where {
+    std::string at, value;
+  };
+  std::string origin;
+  std::map<std::string, Where> where;
+  // "jobs.fio:12: job 'j': option 'bs' = '3k'" (or the job's own line for a default).
+  std::string at(const std::string& option) const;
+  RwMode rw = RwMode::Read;
+  unsigned rwmixread = 50;  // percent reads for RandRW / SeqRW
+  uint64_t bs = 4096;
+  unsigned iodepth = 1;
+  unsigned iodepth_batch_submit = 1;  // I/Os submitted per io_submit call
+  unsigned workload_attr = 0;  // FlashVP: the job's FlashShare workload attribute (as chworkload_attr sets it)
+  // fio's I/O priority (ioprio_set): class 0 none, 1 realtime, 2 best effort,
+  // 3 idle, and the level within it (0 highest).
+  unsigned prioclass = 0, prio = 4;
+  // The attribute the job's I/Os carry: workload_attr if set, else a
+  // realtime I/O priority class marks them latency-critical (1).
+  unsigned attribute() const { return workload_attr ? workload_attr : prioclass == 1 ? 1u : 0u; }
+  uint64_t size = 0;
+  double size_percent = 100.0;  // size==0 => use size_percent of the device
+  uint64_t offset = 0;
+  double offset_percent = 0.0;  // offset==0 && offset_percent>0 => percent
+  // fio's offset_increment: clone k of numjobs starts k increments further.
+  uint64_t offset_increment = 0;
+  double offset_increment_percent = 0.0;  // as offset_percent
+  unsigned clone = 0;                     // which clone this is (set by Workload, not an option)
+  // The byte offset where this clone's region starts on a device of `capacity` bytes.
+  uint64_t start_offset(uint64_t capacity) const;
+  uint64_t number_ios = 0;      // 0 = unlimited
+  uint64_t runtime_ps = 0;      // 0 = none
+  bool time_based = false;
+  unsigned numjobs = 1;
+  std::vector<unsigned> cpus_allowed;  // sorted, unique; empty = any
+  bool cpus_split = false;             // cpus_allowed_policy=split: clone k gets the k-th CPU of the set alone
+  uint64_t thinktime_ps = 0;
+  // fio: of each thinktime, burn this much CPU on the job's core first, then
+  // sleep the rest (ignored without thinktime, as fio does).
+  uint64_t thinktime_spin_ps = 0;
+  // VP extension: compute of this many instructions after each I/O, spun on
+  // the core at host.core.clock x host.core.ipc (set by app=).
+  uint64_t thinktime_insts = 0;
+  // VP extension `phases=` (FlashShare OSDI'18 Fig 19's bursts): over time
+  // from the job's start, a repeating list of phases, each with an I/O
+  // intensity that divides thinktime_insts (2 = twice the I/Os per
+  // instruction). Empty: steady.
+  struct Phase {
+    uint64_t duration_ps;
+    double intensity;
+    bool operator==(const Phase& o) const { return duration_ps == o.duration_ps && intensity == o.intensity; }
+  };
+  std::vector<Phase> phases;
+  // The compute after an I/O issued `since_start` after the job started.
+  uint64_t insts_between_ios(uint64_t since_start_ps) const;
+  std::string phases_text() const;  // as phases= spells it; "none" when steady
+  unsigned percentage_random = 100;  // fio: random share of a random job's offsets; the rest continue sequentially
+  // fio: where a random job's random offsets fall (uniform by default; zipf,
+  // pareto, normal, zoned, zoned_abs).
+  RandomDistribution random_distribution;
+  std::string app;  // FlashShare Table 3 application this job was filled from (app=), empty if none
+  uint64_t rate_iops = 0;  // 0 = unthrottled
+  uint64_t randseed = 0;   // 0 = derive from the run seed
+  bool direct = true;  // false: buffered, through the host page cache
+  unsigned fsync = 0;  // buffered jobs: fsync after every this many writes (0: never)
+  // libaio / io_uring: asynchronous, up to iodepth in flight; sync, psync,
+  // pvsync, pvsync2: one I/O at a time, the thread blocked in the syscall
+  // (fio runs them at depth 1 whatever iodepth says).
+  std::string ioengine = "libaio";
+  bool sync_engine() const { return ioengine != "libaio" && ioengine != "io_uring"; }
+  unsigned depth() const { return sync_engine() ? 1 : iodepth; }  // I/Os in flight at most
+  bool verify = false;  // host checks read data against what it wrote
+  bool hipri = false;   // fio's hipri (io_uring/pvsync2): polled completions where the driver has poll queues
+  bool stonewall = false;
+  uint64_t startdelay_ps = 0;
+  std::string filename;
+  // Block-trace replay: the trace gives each I/O's direction, offset and
+  // size (rw and bs are then unused); offset/size still give the region.
+  std::string read_iolog;       // empty = no replay
+  bool replay_no_stall = false;  // as fast as iodepth allows instead of at trace times
+  unsigned replay_time_scale = 100;  // percent speed: trace times x 100 / this
+  TraceFormat replay_format = TraceFormat::Auto;
+  ReplayFit replay_fit = ReplayFit::None;
+  // Online server (VP extension, FlashShare OSDI'18 sec. 5.1): a client sends
+  // requests at request_rate (rate_process as fio's); the job is the worker
+  // that serves each with its compute, then ios_per_request I/Os.
+  bool online = false;
+  uint64_t request_rate = 400;  // requests/s
+  bool rate_poisson = false;    // rate_process=poisson (else linear)
+  unsigned ios_per_request = 1;
+  std::optional<uint64_t> request_insts;  // unset: thinktime_insts x ios_per_request
+  uint64_t net_delay_ps = 0;    // one way, client <-> server
+  uint64_t requests = 0;        // requests to send (0: until runtime)
+  // Worker threads of the server, sharing its one client and request queue
+  // (0: not given, which is one).
+  unsigned workers = 0;
+  unsigned worker_count() const { return workers ? workers : 1; }
+
+  bool is_random() const;
+  // Mixed modes count only if their rwmixread lets that direction through.
+  bool has_reads() const;
+  bool has_writes() const;
+  std::string rw_name() const;  // back to fio spelling
+  std::string to_fio() const;   // one [name] section that parses back to an equal job
+  bool operator==(const FioJob& o) const;
+  bool operator!=(const FioJob& o) const { return !(*this == o); }
+};
+
+struct FioError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// `origin` is used in error messages ("jobs.fio:12: unknown option 'foo'").
+// A whole number as a job file writes it (digits only), and the factor of
+// a size unit in lower case ("", b, k, kb, kib, m, ...: fio's kb_base=1024;
+// 0 for an unknown unit).
+std::optional<uint64_t> fio_number(const std::string& s);
+uint64_t fio_size_factor(const std::string& unit);
+
+std::vector<FioJob> parse_fio(const std::string& text, const std::string& origin);
+std::vector<FioJob> parse_fio_file(const std::string& path);  // error if unreadable, names the path
+// One more option line for a parsed job (`--set workload.<job>.<option>=<value>`),
+// as if it ended the job's section; errors name `origin`.
+void set_option(FioJob& j, const std::string& key, const std::string& value, const std::string& origin);
+
+}  // namespace vp::host

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// One fio job (one of its numjobs clones) running on a host core: it decides
+// what to issue and when (rw mix, block size, offsets, iodepth, rate and
+// think time, stop conditions) and records the latency and stage breakdown of
+// every I/O it completes. Direct asynchronous I/O semantics (libaio), or
+// buffered ones (direct=0) that the core carries out through the page cache. With
+// read_iolog the next I/O and its time come from a block trace instead.
+#include <array>
+#include <nlohmann/json.hpp>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vp/core/Distribution.hpp"
+#include "vp/core/Rng.hpp"
+#include "vp/host/workload/FioJob.hpp"
+#include "vp/host/mm/HostMemoryAllocator.hpp"
+#include "vp/host/block/IoRequest.hpp"
+#include "vp/host/workload/OnlineClient.hpp"
+#include "vp/host/workload/RandomDistribution.hpp"
+
+namespace vp::host {
+
+class HostBlockDriver;
+class VerifyTracker;
+
+constexpr Tick kNever = ~Tick(0);
+
+struct JobResult {
+  std::string name;
+  unsigned core = 0;
+  uint64_t reads = 0, writes = 0, read_bytes = 0, write_bytes = 0, errors = 0, fsyncs = 0;
+  Tick started = 0, ended = 0;
+  Distribution read_lat, write_lat;  // per I/O, ps
+  std::array<Tick, kStages> read_stage{}, write_stage{};  // summed over I/Os
+};
+
+class FioJobRunner {
+ public:
+  // An online job's worker 0 makes the server's client; workers 1..N-1 of
+  // the same server are given it (`client`) and their index (`worker`).
+  FioJobRunner(const FioJob& spec, std::string name, unsigned core, uint64_t seed,
+               std::shared_ptr<OnlineClient> client = nullptr, unsigned worker = 0);
+
+  // Called when the job's group starts, once the device is known.
+  // Buffers (one per slot of the job's depth) come from `memory`.
+  void start(Tick now, HostBlockDriver& drv, HostMemoryAllocator& memory, VerifyTracker* verify);
+  bool started() const { return started_; }
+  // Ready to issue at `now`? (Notices, and remembers, when the job has run
+  // out of work.)
+  bool can_issue(Tick now);
+  // When it may issue next if only time holds it back; kNever otherwise.
+  Tick next_issue_time(Tick now) const;
+  IoRequest& issue(Tick now);
+  // CPU the job burns on its core after each issue (thinktime_spin, and
+  // thinktime_insts converted by the core); the core calls spun() when done,
+  // and the rest of thinktime is slept from there.
+  bool spins() const { return !client_ && (spin_ps_ || spec_.thinktime_insts); }
+  Tick spin_ps() const { return spin_ps_; }
+  uint64_t spin_insts(Tick now) const { return spec_.insts_between_ios(now > start_time_ ? now - start_time_ : 0); }
+  void spun(Tick end);
+  // Online jobs: the worker's compute for the request it has just taken
+  // (instructions; 0 when none is due), run on the core before the request's
+  // I/Os; the core calls computed() when done.
+  uint64_t request_compute() const { return compute_due_ ? request_insts_ : 0; }
+  void computed() { compute_due_ = computing_ = false; }
+  const OnlineClient* client() const { return client_.get(); }
+  // The job's entry in summary.json's "jobs": what it did, latency
+  // distributions and stage breakdown in us, and for an online job's worker
+  // 0 the server's response times. `workers`: the runners sharing its
+  // client (worker 0 first), empty for a plain job.
+  nlohmann::json summary(const std::vector<const FioJobRunner*>& workers) const;
+  const std::shared_ptr<OnlineClient>& shared_client() const { return client_; }
+  unsigned worker() const { return worker_; }  // index among the server's workers
+  void complete(IoRequest& r, Tick now);
+  bool done() const { return started_ && stopped_ && inflight_ == 0 && !sync_due_ && !computing_; }
+  // The core runs the job's compute (spin or request) until spun()/computed():
+  // the job is not done before it ends.
+  void compute_started() { computing_ = true; }
+  // Buffered I/O (direct=0): through the page cache.
+  bool buffered() const { return !spec_.direct; }
+  // The job's region on the device (its file, for the page cache).
+  uint64_t region_lba() const { return region_start_; }
+  uint64_t region_lbas() const { return region_blocks_ * (spec_.bs / lba_size_); }
+  // fsync=N: after N writes the job stops issuing; once its writes have
+  // completed the core starts the fsync (sync_started) and the job goes on
+  // when it finishes (synced).
+  bool wants_sync() const { return started_ && sync_due_ && !syncing_ && inflight_ == 0; }
+  void sync_started();
+  void synced(Tick now);
+  const JobResult& result() const { return res_; }
+  const FioJob& spec() const { return spec_; }
+  unsigned core() const { return core_; }
+  void move_to(unsigned core) { core_ = core; }  // its thread migrated
+
+ private:
+  bool out_of_work(Tick now) const;
+  bool requests_exhausted() const;  // online: the client sends no more requests
+  Tick trace_time(size_t i) const;
+  void pick_next(IoRequest& r);  // direction and LBA from rw, rwmix and the region  // when trace record i is due (timed replay)
+  FioJob spec_;
+  std::vector<TraceRecord> trace_;  // placed in the region by start()
+  size_t trace_next_ = 0;
+  bool replay_ = false;
+  unsigned core_;
+  Rng rng_;
+  std::optional<OffsetSampler> sampler_;  // random_distribution other than uniform (random jobs)
+  VerifyTracker* verify_ = nullptr;
+  bool device_vwc_ = false;  // the device reported a volatile write cache: an fsync sends a Flush
+  BlockTrace source_;
+  uint32_t lba_size_ = 4096;
+  uint64_t region_start_ = 0, region_blocks_ = 0, seq_next_ = 0;
+  uint64_t issued_ = 0, issued_bytes_ = 0;
+  uint32_t inflight_ = 0;
+  Tick start_time_ = 0, next_issue_ = 0, interval_ = 0;
+  Tick spin_ps_ = 0, sleep_after_spin_ = 0;
+  bool started_ = false, stopped_ = false;
+  bool sync_due_ = false, syncing_ = false;
+  bool computing_ = false;
+  uint64_t writes_since_sync_ = 0;
+  // Online: the request being served (one at a time per worker; the
+  // server's workers take requests from the shared client in arrival order).
+  std::shared_ptr<OnlineClient> client_;
+  unsigned worker_ = 0;
+  uint64_t request_insts_ = 0, cur_request_ = 0;
+  Tick cur_taken_ = 0, cur_io_ = 0, io_since_ = 0;  // the current request: taken, I/O time so far
+  bool in_request_ = false, compute_due_ = false;
+  unsigned ios_left_ = 0;  // I/Os of the current request not yet issued
+  std::vector<IoRequest> slots_;
+  std::vector<uint32_t> free_slots_;
+  JobResult res_;
+};
+
+}  // namespace vp::host

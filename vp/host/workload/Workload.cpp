@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "vp/host/workload/Workload.hpp"
+
+#include <fmt/format.h>
+
+#include "vp/core/Quote.hpp"
+#include "vp/core/Rng.hpp"
+#include "vp/host/sched/WakePlacement.hpp"
+
+namespace vp::host {
+
+void Workload::declare_params(ParamRegistry& r) {
+  r.string("workload.fio",
+           "[global]\nioengine=libaio\ndirect=1\n",
+           "the workload as a fio job file (replaced by --job FILE)");
+}
+
+std::vector<FioJob> Workload::jobs_from(const Config& cfg) {
+  try {
+    return parse_fio(cfg.get_string("workload.fio"), "workload.fio (" + cfg.origin("workload.fio") + ")");
+  } catch (const FioError& e) {
+    throw ConfigError(e.what());
+  }
+}
+
+JobNeeds Workload::check(const std::vector<FioJob>& jobs, const JobTarget& target) {
+  JobNeeds needs;
+  const uint64_t capacity = target.capacity_bytes, lba = target.lba_size;
+  if (jobs.empty()) throw ConfigError("workload.fio: no job defined (add a [job] section or pass --job FILE)");
+  uint64_t most = 0;  // the job whose buffers take the most
+  for (const auto& j : jobs) {
+    auto where_of = [&](const std::string& opt, const std::string& value) {
+      auto it = j.where.find(opt);
+      return fmt::format("{} = {}{}", opt, value, it == j.where.end() ? "" : " at " + it->second.at);
+    };
+    auto bad = [&](const std::string& opt, const std::string& why) {
+      return ConfigError(j.at(opt) + ": " + why);
+    };
+    // A second option the problem involves, where it was set.
+    auto also = [&](const std::string& opt, const std::string& value) {
+      auto it = j.where.find(opt);
+      return fmt::format("option '{}' = {} ({})", opt, vp::quoted(value),
+                         it == j.where.end() ? std::string("default") : it->second.at);
+    };
+    if (j.bs > capacity) throw bad("bs", fmt::format("{} bytes is larger than the device's {} bytes", j.bs, capacity));
+    if (j.bs % lba)
+      throw bad("bs",
+                fmt::format("{} is not a multiple of the LBA size ({})", j.bs, target.lba_size_setting));
+    // An I/O beyond the controller's largest transfer (MDTS) is split by blk-mq.
+    uint64_t off = j.start_offset(capacity);
+    uint64_t size = j.size ? j.size : static_cast<uint64_t>(double(capacity) * j.size_percent / 100.0);
+    if (off + j.bs > capacity) throw bad("offset", fmt::format("{} is beyond the device's {} bytes", off, capacity));
+    FioJob last = j;
+    last.clone = j.numjobs - 1;
+    if (uint64_t o = last.start_offset(capacity); o + j.bs > capacity)
+      throw bad("offset_increment", fmt::format("clone {} would start at {}, beyond the device's {} bytes",
+                                                last.clone, o, capacity));
+    if (off + size > capacity)
+      throw bad("size", fmt::format("offset {} + size {} exceeds the device's {} bytes", off, size, capacity));
+    if (j.size && j.read_iolog.empty() && j.size % j.bs)  // fio rounds the region down to whole blocks, and says so
+      needs.notes.push_back(fmt::format("{}: not a multiple of bs = {}: the job uses {} bytes, as fio does", j.at("size"),
+                                  j.bs, j.size / j.bs * j.bs));
+    if (!j.random_distribution.is_random()) {
+      if (!j.read_iolog.empty() || !j.is_random())  // fio uses it for random offsets only
+        needs.notes.push_back(fmt::format("{}: unused: {}", j.at("random_distribution"),
+                                          j.read_iolog.empty() ? also("rw", j.rw_name()) + " is sequential"
+                                                               : "the job replays a block trace"));
+      // fio stops a job whose zoned_abs zones reach past its region ("sizes
+      // exceed file size"); here that is found before the run.
+      else if (uint64_t abs = j.random_distribution.zoned_abs_bytes(); abs / j.bs > size / j.bs)
+        throw bad("random_distribution",
+                  fmt::format("the zones cover {} bytes ({} blocks of bs = {}), more than the job's region of {} "
+                              "bytes ({} blocks; {})",
+                              abs, abs / j.bs, j.bs, size, size / j.bs,
+                              j.size ? also("size", std::to_string(j.size))
+                                     : also("size", fmt::format("{}%", j.size_percent))));
+    }
+    for (unsigned c : j.cpus_allowed)
+      if (c >= target.cores)
+        throw bad("cpus_allowed", fmt::format("cpu {} does not exist ({})", c, target.cores_setting));
+    if (!j.number_ios && !j.runtime_ps && j.time_based && j.read_iolog.empty())
+      throw bad("time_based", "needs runtime or number_ios to end");
+    if (j.workers && !j.online)
+      throw bad("workers", "only an online job (online=1) has worker threads; use numjobs for independent clones");
+    if (j.online) {  // the request schedule paces and ends an online job
+      if (!j.requests && !j.runtime_ps) throw bad("online", "needs requests or runtime to end");
+      if (j.number_ios) throw bad("number_ios", "an online job ends by requests or runtime");
+      if (j.thinktime_ps || j.rate_iops) throw bad(j.thinktime_ps ? "thinktime" : "rate_iops",
+                                                   "not used by an online job (request_rate paces it)");
+      if (!j.read_iolog.empty()) throw bad("read_iolog", "an online job generates its I/Os");
+      if (!j.direct) throw bad("direct", "an online job's I/Os are direct (direct=1)");
+    }
+    if (!j.phases.empty()) {
+      if (j.online && j.where.count("phases")) throw bad("phases", "not used by an online job (request_rate paces it)");
+      if (j.online)
+        throw bad("app", fmt::format("brings phases {} (an offline app's bursts), which an online job cannot use "
+                                     "(request_rate paces it): add phases=none",
+                                     j.phases_text()));
+      if (!j.thinktime_insts)
+        throw bad("phases", "scales the compute between I/Os, and the job has none (set app= or thinktime_insts)");
+    }
+    if (j.hipri && j.ioengine != "io_uring" && j.ioengine != "pvsync2")
+      throw bad("hipri", fmt::format("is an option of the io_uring and pvsync2 engines, not of {}", also("ioengine", j.ioengine)));
+    if (j.fsync && j.direct)
+      throw bad("fsync", fmt::format("needs direct=0, not {} (a direct job's fsync would be only an NVMe Flush, not "
+                                     "modeled without the page cache)",
+                                     also("direct", j.direct ? "1" : "0")));
+    if (!j.direct) {
+      needs.buffered = true;
+      if (lba > 4096)
+        throw bad("direct",
+                  fmt::format("buffered I/O needs an LBA of at most the 4 KiB page ({})", target.lba_size_setting));
+      if (j.bs % 4096)
+        throw bad("bs", fmt::format("{} is not a multiple of the 4 KiB page, as buffered I/O needs ({})", j.bs,
+                                    also("direct", j.direct ? "1" : "0")));
+      if (j.offset % 4096)
+        throw bad("offset", fmt::format("{} is not a multiple of the 4 KiB page, as buffered I/O needs ({})", j.offset,
+                                        also("direct", j.direct ? "1" : "0")));
+      if (!j.read_iolog.empty())
+        throw bad("read_iolog", fmt::format("block-trace replay needs direct=1, not {}", also("direct", j.direct ? "1" : "0")));
+      // The page cache's reads and write-back complete by interrupt, as in
+      // Linux; these modes leave no interrupt-driven queue to carry them.
+      if (!target.interrupt_queues)
+        throw bad("direct", fmt::format("buffered I/O needs interrupt-driven queues ({} polls every queue; use "
+                                        "interrupt, select_isr or dedcore)",
+                                        target.completion_setting));
+    }
+    uint64_t buf = j.bs;
+    if (!j.read_iolog.empty()) {
+      // The same load and fit the runner does, so a bad trace or an I/O
+      // outside the region stops the run here, naming the trace line.
+      std::vector<TraceRecord> recs;
+      try {
+        recs = BlockTrace::load(j.read_iolog, j.replay_format).fit(size, static_cast<uint32_t>(lba), j.replay_fit);
+      } catch (const TraceError& e) {
+        throw bad("read_iolog", e.what());
+      }
+      buf = 0;
+      for (const TraceRecord& r : recs) buf = std::max(buf, r.bytes);
+    }
+    uint64_t count = uint64_t(j.numjobs) * j.worker_count() * j.depth();
+    needs.buffers.push_back({"I/O buffers of job " + vp::quoted(j.name), count, buf});
+    uint64_t bufs = count * ((buf + 4095) / 4096 * 4096);
+    if (bufs > most) {
+      most = bufs;
+      needs.largest = fmt::format("job {} ({}) takes {:.1f} GiB for its buffers: {}, {}, {}", vp::quoted(j.name), j.origin,
+                            double(bufs) / double(1ull << 30),
+                            where_of("numjobs", std::to_string(j.numjobs)), where_of("iodepth", std::to_string(j.depth())),
+                            where_of("bs", std::to_string(buf)));
+    }
+  }
+  return needs;
+}
+
+Workload::Workload(Services& svc, unsigned cores, unsigned llc_cores, uint32_t lba_size, HostMemoryAllocator& memory)
+    : per_core_(cores), memory_(memory) {
+  svc.stats.section("verify", [this]() -> nlohmann::json {
+    if (!verify_) return nullptr;
+    return {{"blocks_checked", verify_->blocks_checked()}, {"mismatches", verify_->mismatches()}};
+  });
+  svc.stats.section("jobs", [this] {
+    nlohmann::json jobs = nlohmann::json::array();
+    for (const auto& r : runners_) {
+      std::vector<const FioJobRunner*> workers;  // an online job's: the runners sharing its client
+      if (r->client())
+        for (const auto& w : runners_)
+          if (w->client() == r->client()) workers.push_back(w.get());
+      jobs.push_back(r->summary(workers));
+    }
+    return jobs;
+  });
+  std::vector<FioJob> jobs = jobs_from(svc.cfg);
+  std::vector<unsigned> load(cores, 0);
+  const WakePlacement caches(cores, llc_cores);
+  std::vector<unsigned> domain_load(caches.domains(), 0);
+  uint64_t index = 0;
+  for (const auto& j : jobs) {
+    if (j.stonewall && !groups_.empty() && !groups_.back().empty()) groups_.emplace_back();
+    if (groups_.empty()) groups_.emplace_back();
+    for (unsigned k = 0; k < j.numjobs; ++k, ++index) {
+      uint64_t seed = j.randseed ? j.randseed + k : Rng::derive(svc.seed, index);
+      std::string name = j.numjobs > 1 ? fmt::format("{}.{}", j.name, k) : j.name;
+      // An online clone is one server: its workers share worker 0's client.
+      std::shared_ptr<OnlineClient> client;
+      for (unsigned w = 0; w < j.worker_count(); ++w) {
+        FioJob jk = j;
+        jk.clone = k;
+        // split: each thread its own CPU of the set, wrapping when there are more threads.
+        if (j.cpus_split && !j.cpus_allowed.empty())
+          jk.cpus_allowed = {j.cpus_allowed[(k * j.worker_count() + w) % j.cpus_allowed.size()]};
+        // Fork balancing: the least loaded last-level cache domain, then its
+        // least loaded allowed core, lowest index first (deterministic).
+        unsigned core = 0;
+        uint64_t best = ~uint64_t(0);
+        for (unsigned c = 0; c < cores; ++c) {
+          bool allowed = jk.cpus_allowed.empty() ||
+                         std::find(jk.cpus_allowed.begin(), jk.cpus_allowed.end(), c) != jk.cpus_allowed.end();
+          uint64_t key = uint64_t(domain_load[caches.domain(c)]) << 32 | load[c];
+          if (allowed && key < best) {
+            best = key;
+            core = c;
+          }
+        }
+        ++load[core];
+        ++domain_load[caches.domain(core)];
+        // Worker 0 keeps the clone's seed (and name, with one worker), so
+        // workers=1 runs exactly as before; the others pick their own I/Os.
+        uint64_t wseed = w ? Rng::derive(seed, 0x776f726b00ull + w) : seed;
+        std::string wname = j.workers > 1 ? fmt::format("{}.w{}", name, w) : name;
+        runners_.push_back(std::make_unique<FioJobRunner>(jk, wname, core, wseed, client, w));
+        client = runners_.back()->shared_client();
+        groups_.back().push_back(runners_.back().get());
+        per_core_[core].push_back(runners_.back().get());
+      }
+    }
+  }
+  for (const auto& j : jobs)
+    if (j.verify) verify_ = std::make_unique<VerifyTracker>(lba_size);
+}
+
+bool Workload::buffered() const {
+  for (const auto& r : runners_)
+    if (r->buffered()) return true;
+  return false;
+}
+
+void Workload::start_group(size_t g, HostBlockDriver& drv) {
+  group_ = g;
+  for (FioJobRunner* r : groups_[g]) r->start(now_ps(), drv, memory_, verify_.get());
+  Calendar::get().notify(group_ev_);
+}
+
+void Workload::begin(HostBlockDriver& drv) {
+  if (groups_.empty())
+    finished_ = true;  // nothing to run (a test driving the device itself)
+  else
+    start_group(0, drv);
+}
+
+void Workload::job_progress(HostBlockDriver& drv) {
+  if (finished_ || groups_.empty()) return;
+  for (FioJobRunner* r : groups_[group_])
+    if (!r->done()) return;
+  if (group_ + 1 < groups_.size()) {
+    start_group(group_ + 1, drv);
+    return;
+  }
+  finished_ = true;
+  Calendar::get().pause();  // the platform decides whether time goes on (an idle drive until a power loss)
+}
+
+}  // namespace vp::host

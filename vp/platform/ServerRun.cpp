@@ -1,0 +1,640 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "vp/platform/ServerRun.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <tuple>
+#include <type_traits>
+#include <unistd.h>
+
+#include "platforms/drive/DriveTop.hpp"
+#include "vp/platform/Presets.hpp"
+#include "vp/platform/RunTraces.hpp"
+#include "vp/platform/RunWatchdog.hpp"
+#include "platforms/server/ServerTop.hpp"
+#include "vp/core/BuildInfo.hpp"
+#include "vp/core/InputFile.hpp"
+#include "vp/core/AtomicFile.hpp"
+#include "vp/core/Quote.hpp"
+#include "vp/core/RequestLog.hpp"
+#include "vp/core/SimControl.hpp"
+#include "vp/host/HostProfile.hpp"
+
+namespace vp::platform {
+
+namespace fs = std::filesystem;
+
+const ParamRegistry& server_params() {
+  static ParamRegistry reg = [] {
+    ParamRegistry r;
+    ServerTop::declare_params(r);
+    return r;
+  }();
+  return reg;
+}
+
+std::vector<std::string> preset_names() {
+  std::vector<std::string> n;
+  for (const auto& [name, _] : embedded_presets()) n.push_back(name);
+  return n;
+}
+
+std::string preset_text(const std::string& name) {
+  for (const auto& [n, text] : embedded_presets())
+    if (n == name) return text;
+  std::string known;
+  for (const auto& n : preset_names()) known += " " + n;
+  throw ConfigError(fmt::format("--preset {}: no such preset (known:{})", vp::quoted(name), known));
+}
+
+std::string preset_description(const std::string& name) {
+  // The first line of the file's leading comment.
+  std::istringstream in(preset_text(name));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("#", 0) != 0) break;
+    line.erase(0, line.find_first_not_of("# "));
+    if (!line.empty()) return line;
+  }
+  return "";
+}
+
+namespace {
+bool is_job_option(const std::string& key) { return key.rfind("workload.", 0) == 0 && key != "workload.fio"; }
+
+// A layer that may start from another preset (`base: NAME`): the base's
+// values first, then the layer's own. `chain` holds the presets being
+// loaded, so a cycle is an error rather than a stack overflow.
+void load_layer(Config& cfg, const std::string& text, const std::string& origin, std::vector<std::string>& chain,
+                std::vector<JobSet>& job_sets) {
+  auto entries = Config::parse_yaml(text, origin);
+  for (const auto& e : entries)
+    if (e.key == "base") {
+      if (std::find(chain.begin(), chain.end(), e.value) != chain.end())
+        throw ConfigError(fmt::format("{}: base {} includes itself (through {})", e.where, vp::quoted(e.value),
+                                      fmt::join(chain, " -> ")));
+      std::string base_text;
+      try {
+        base_text = preset_text(e.value);
+      } catch (const ConfigError& err) {
+        throw ConfigError(fmt::format("{}: base: {}", e.where, err.what()));
+      }
+      chain.push_back(e.value);
+      load_layer(cfg, base_text, "preset " + e.value, chain, job_sets);
+      chain.pop_back();
+    }
+  for (const auto& e : entries)
+    if (e.key == "workload.fio") job_sets.clear();  // a new workload: the base's job options were for its jobs
+  for (const auto& e : entries)
+    if (is_job_option(e.key))
+      job_sets.push_back({e.key, e.value, e.where + ": " + e.key});
+    else if (e.key != "base")
+      cfg.set(e.key, e.value, e.where);
+}
+}  // namespace
+
+std::vector<JobSet> load_preset(Config& cfg, const std::string& name) {
+  std::vector<std::string> chain{name};
+  std::vector<JobSet> job_sets;
+  load_layer(cfg, preset_text(name), "preset " + name, chain, job_sets);
+  return job_sets;
+}
+
+std::vector<JobSet> load_config_file(Config& cfg, const std::string& path) {
+  std::string text;
+  try {
+    text = read_input_file(path, "configuration file");
+  } catch (const InputError& e) {
+    throw ConfigError(e.what());
+  }
+  std::vector<std::string> chain;
+  std::vector<JobSet> job_sets;
+  load_layer(cfg, text, vp::printable(path), chain, job_sets);
+  return job_sets;
+}
+
+bool add_sets(const std::vector<std::string>& sets, RunOptions& opt, const char* program) {
+  for (const auto& s : sets) {
+    auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      fmt::print(stderr, "{}: --set {}: expected key=value\n", program, vp::quoted(s));
+      return false;
+    }
+    opt.sets.emplace_back(s.substr(0, eq), s.substr(eq + 1));
+  }
+  return true;
+}
+
+void set_job_options(std::vector<host::FioJob>& jobs, const std::vector<JobSet>& sets) {
+  for (const auto& [key, value, origin] : sets) {
+    // workload.<job>.<option>: a job's name may hold dots, an option's does not.
+    const std::string rest = key.substr(std::string("workload.").size());
+    const size_t dot = rest.rfind('.');
+    if (dot == std::string::npos || dot == 0 || dot + 1 == rest.size())
+      throw ConfigError(fmt::format("{}: expected workload.<job>.<option> (a job's section name, or * for every "
+                                    "job, and a fio option)", origin));
+    const std::string job = rest.substr(0, dot), option = rest.substr(dot + 1);
+    bool found = false;
+    for (auto& j : jobs) {
+      if (job != "*" && j.name != job) continue;
+      found = true;
+      try {
+        host::set_option(j, option, value, origin);
+      } catch (const host::FioError& e) {
+        throw ConfigError(e.what());
+      }
+    }
+    if (!found) {
+      std::string names;
+      for (const auto& j : jobs) names += (names.empty() ? "" : ", ") + vp::quoted(j.name);
+      throw ConfigError(fmt::format("{}: the workload has no job {} (its jobs: {})", origin, vp::quoted(job), names));
+    }
+  }
+}
+
+Config build_config(const RunOptions& opt) {
+  Config cfg(server_params());
+  if (!opt.config_file.empty() && !opt.preset.empty())
+    throw ConfigError("--preset and --config are exclusive: give one of them");
+  // The preset's (or file's) own job options apply to its workload; --job
+  // or --set workload.fio replace that workload and drop them.
+  std::vector<JobSet> job_sets = !opt.config_file.empty()
+                                     ? load_config_file(cfg, opt.config_file)
+                                     : load_preset(cfg, opt.preset.empty() ? kDefaultPreset : opt.preset);
+  for (const auto& [k, v] : opt.sets)
+    if (k == "workload.fio") job_sets.clear();
+  if (!opt.job_files.empty()) job_sets.clear();
+  for (const auto& [k, v] : opt.sets)
+    if (is_job_option(k))
+      job_sets.push_back({k, v, "--set " + vp::printable(k)});
+    else
+      cfg.set(k, v, "--set");
+  std::vector<host::FioJob> file_jobs;  // as read, so checks name their files and lines
+  if (!opt.job_files.empty()) {
+    // Re-serialise every job so each file's [global] applies to its own jobs only.
+    std::string text;
+    for (const auto& f : opt.job_files) {
+      try {
+        for (auto& j : host::parse_fio_file(f)) {
+          text += j.to_fio() + "\n";
+          file_jobs.push_back(std::move(j));
+        }
+      } catch (const host::FioError& e) {
+        throw ConfigError(e.what());
+      }
+    }
+    if (file_jobs.empty()) {  // only [global] sections, or nothing: name the files, not workload.fio
+      std::string files;
+      for (const auto& f : opt.job_files) files += (files.empty() ? "" : ", ") + vp::printable(f);
+      throw ConfigError(fmt::format("--job {}: no job defined (add a [name] section after [global])", files));
+    }
+    cfg.set("workload.fio", text, "--job");
+  }
+  if (!job_sets.empty()) {
+    if (file_jobs.empty()) file_jobs = host::Workload::jobs_from(cfg);
+    set_job_options(file_jobs, job_sets);
+    std::string text;
+    for (const auto& j : file_jobs) text += j.to_fio() + "\n";
+    cfg.set("workload.fio", text, cfg.origin("workload.fio") + " with --set workload.<job>.<option>");
+  }
+  if (!opt.seed.empty()) cfg.set("sim.seed", opt.seed, "--seed");
+  flash::FlashArray::apply_cell(cfg);
+  host::HostProfile::apply(cfg);
+  cfg.validate();
+  const std::vector<host::FioJob> jobs = file_jobs.empty() ? host::Workload::jobs_from(cfg) : file_jobs;
+  for (const auto& note : opt.platform == Platform::Drive ? DriveTop::check_workload(jobs, cfg)
+                                                          : ServerTop::check_workload(jobs, cfg))
+    fmt::print(stderr, "note: {}\n", note);
+  ssd::SsdImage::check(cfg, ssd::Drive::capacity_bytes(cfg));
+  return cfg;
+}
+
+namespace {
+
+// One job's line, its online requests and its latency per direction with
+// the stages in path order.
+void print_job(const nlohmann::json& j) {
+  fmt::print("job {:<14} {:>9} {:>3}x{:<6} {:>9} I/Os {:>10.0f} IOPS {:>8.1f} MB/s", j["name"].get<std::string>(),
+             j["rw"].get<std::string>(), j["iodepth"].get<unsigned>(), j["bs"].get<uint64_t>(),
+             j["ios"].get<uint64_t>(), j["iops"].get<double>(), j["bandwidth_MBps"].get<double>());
+  if (j["errors"].get<uint64_t>()) fmt::print("  {} ERRORS", j["errors"].get<uint64_t>());
+  fmt::print("\n");
+  if (j.contains("online") && j["online"]["requests"].get<uint64_t>()) {
+    const auto& o = j["online"];
+    const auto& l = o["response_us"];
+    fmt::print("  {} requests, {} worker{}, response us: mean {:8.2f} p95 {:8.2f} p99 {:8.2f} p99.9 {:8.2f}\n",
+               o["requests"].get<uint64_t>(), o["workers"].get<uint64_t>(),
+               o["workers"].get<uint64_t>() > 1 ? "s" : "", l["mean"].get<double>(), l["p95"].get<double>(),
+               l["p99"].get<double>(), l["p999"].get<double>());
+  }
+  for (const char* op : {"read", "write"}) {
+    const auto& l = j["latency_us"][op];
+    if (l["count"].get<uint64_t>() == 0) continue;
+    fmt::print("  {:<5} lat us: mean {:8.2f} p50 {:8.2f} p99 {:8.2f} p99.9 {:8.2f} max {:8.2f}\n", op,
+               l["mean"].get<double>(), l["p50"].get<double>(), l["p99"].get<double>(), l["p999"].get<double>(),
+               l["max"].get<double>());
+    std::string b;  // in path order
+    for (size_t i = 0; i < kStages; ++i) {
+      const char* stage = stage_name(static_cast<Stage>(i));
+      double v = j["breakdown_us"][op][stage].get<double>();
+      if (v > 0.0005) b += fmt::format(" {} {:.2f}", stage, v);
+    }
+    fmt::print("        stages:{}\n", b);
+  }
+}
+
+// What the drive and its link did: flash, PCIe, DRAM, firmware and FTL.
+void print_device(const nlohmann::json& s) {
+  const auto& d = s["device"];
+  fmt::print("device: flash reads {} programs {} erases {}; PCIe down {} B up {} B\n", d["flash_reads"].get<uint64_t>(),
+             d["flash_programs"].get<uint64_t>(), d["flash_erases"].get<uint64_t>(), d["pcie_bytes_down"].get<uint64_t>(),
+             d["pcie_bytes_up"].get<uint64_t>());
+  const auto& p = s["pcie"];
+  fmt::print("pcie: utilisation down {:.1f}% up {:.1f}%, payload down {:.3f} GB/s up {:.3f} GB/s of {:.3f} GB/s raw\n",
+             100 * p["down"]["utilisation"].get<double>(), 100 * p["up"]["utilisation"].get<double>(),
+             p["down"]["payload_GBps"].get<double>(), p["up"]["payload_GBps"].get<double>(),
+             p["raw_GBps"].get<double>());
+  const auto& m = s["dram"];
+  fmt::print("ssd dram: utilisation {:.1f}%, row hit rate {:.1f}%, {} of {} bytes reserved\n",
+             100 * m["utilisation"].get<double>(), 100 * m["row_hit_rate"].get<double>(),
+             m["reserved_bytes"].get<uint64_t>(), m["size_bytes"].get<uint64_t>());
+  const auto& w = s["firmware"];
+  std::string busiest;
+  double top_util = -1;
+  for (const auto& [name, t] : w["threads"].items())
+    if (t["utilisation"].get<double>() > top_util) top_util = t["utilisation"].get<double>(), busiest = name;
+  fmt::print("firmware: {} ({}) on {} cores, utilisation mean {:.1f}% max {:.1f}%, busiest thread {} {:.1f}%\n",
+             w["organisation"].get<std::string>(), w["dispatch"].get<std::string>(), w["cores"].size(),
+             100 * w["mean_core_utilisation"].get<double>(), 100 * w["max_core_utilisation"].get<double>(), busiest,
+             100 * top_util);
+  const auto& f = s["ftl"];
+  fmt::print("ftl: write amplification {:.3f}, GC {} blocks ({} in idle time), {} pages moved, erase count "
+             "min/mean/max {}/{:.1f}/{}\n",
+             f["write_amplification"].get<double>(), f["gc_invocations"].get<uint64_t>(),
+             f["gc_background"].get<uint64_t>(), f["gc_pages_moved"].get<uint64_t>(),
+             f["erase_count"]["min"].get<uint64_t>(), f["erase_count"]["mean"].get<double>(),
+             f["erase_count"]["max"].get<uint64_t>());
+}
+
+void print_power_loss(const nlohmann::json& p) {
+  if (p.contains("plp"))
+    fmt::print("power loss at {:.6f} s: hold-up {:.3f} ms, {} buffered pages, {}\n", p["at_s"].get<double>(),
+               1e3 * p["plp"]["holdup_s"].get<double>(), p["plp"]["buffered_pages"].get<uint64_t>(),
+               p["plp"]["drained"].get<bool>()
+                   ? fmt::format("drained in {:.3f} ms", 1e3 * p["plp"]["drain_time_s"].get<double>())
+                   : fmt::format("{} pages did not fit and were lost", p["plp"]["lost_pages"].get<uint64_t>()));
+  fmt::print("power loss at {:.6f} s: FTL rebuilt from flash, {} acknowledged blocks checked: {} intact, {} "
+             "acknowledged, not durable (volatile cache), {} not drained in the hold-up time, {} mismatches\n",
+             p["at_s"].get<double>(), p["blocks_checked"].get<uint64_t>(), p["intact"].get<uint64_t>(),
+             p["not_durable"].get<uint64_t>(), p["not_drained"].get<uint64_t>(), p["mismatches"].get<uint64_t>());
+}
+
+void print_summary(const nlohmann::json& s) {
+  fmt::print("FlashVP {}: {:.6f} s simulated in {:.2f} s wall, {} kernel events\n", s["platform"].get<std::string>(),
+             s["sim_time_s"].get<double>(),
+             s["wall_time_s"].get<double>(), s["kernel_events"].get<uint64_t>());
+  for (const auto& j : s["jobs"]) print_job(j);
+  for (const auto& c : s.value("cpu", nlohmann::json::array()))
+    fmt::print("core {}: user {:5.1f}% kernel {:5.1f}% irq {:5.1f}% ctxsw {:5.1f}% poll {:5.1f}% idle {:5.1f}%\n",
+               c["core"].get<unsigned>(), c["user_pct"].get<double>(), c["kernel_pct"].get<double>(),
+               c["irq_pct"].get<double>(), c["ctxsw_pct"].get<double>(), c["poll_pct"].get<double>(),
+               c["idle_pct"].get<double>());
+  print_device(s);
+  if (s.contains("power_loss") && s["power_loss"].contains("at_s")) print_power_loss(s["power_loss"]);
+  if (s.contains("image")) {
+    const auto& i = s["image"];
+    fmt::print("image {}: {} pages loaded in {:.3f} s, {} pages saved in {:.3f} s\n", i["file"].get<std::string>(),
+               i["loaded_pages"].get<uint64_t>(), i["load_wall_s"].get<double>(), i["saved_pages"].get<uint64_t>(),
+               i["save_wall_s"].get<double>());
+  }
+  if (s.contains("verify"))
+    fmt::print("verify: {} blocks checked, {} mismatches\n", s["verify"]["blocks_checked"].get<uint64_t>(),
+               s["verify"]["mismatches"].get<uint64_t>());
+}
+
+// The power fails at the current time. A drive with power-loss protection
+// first drains its buffers on hold-up power, while the host and its link
+// are gone; then the drive's power is cut, its FTL boots again from flash
+// alone, and every block the verify=1 jobs acknowledged is read back and
+// judged against what NVMe promised the host (VerifyTracker).
+template <class Top>
+nlohmann::json lose_power(Top& top, const Config& cfg) {
+  Tick at = now_ps();
+  host::VerifyTracker* v = top.workload.verify();
+  nlohmann::json j;
+  j["at_s"] = double(at) / 1e12;
+  std::vector<uint64_t> lost;  // pages the hold-up time did not save, sorted
+  if (top.drive.plp.enabled()) {
+    top.link.link_down();
+    if (v) v->freeze();
+    top.drive.plp.power_fail();
+    while (!top.drive.plp.done() && sc_core::sc_get_status() != sc_core::SC_STOPPED)
+      Calendar::get().run_for(top.drive.plp.deadline() - now_ps());
+    lost = top.drive.plp.cut();
+    j["plp"] = top.drive.plp.summary();
+  }
+  const ssd::PageMappingFtl::InFlight f = top.drive.ftl.in_flight();
+  j["during"] = {{"gc_jobs", f.gc_jobs}, {"checkpoint", f.checkpoint}, {"host_programs", f.host_programs}};
+  top.drive.ftl.power_loss();
+  auto wall0 = std::chrono::steady_clock::now();
+  top.drive.ftl.recover();
+  if (cfg.get_bool("ssd.power_loss_in_recovery")) {
+    // The rebuild writes nothing to flash before it ends, so a second cut
+    // during it loses only its DRAM state, at most all of it: cut there,
+    // then boot again.
+    top.drive.ftl.power_loss();
+    top.drive.ftl.recover();
+  }
+  j["rebuild_wall_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  host::VerifyTracker::PowerLossReport rep;
+  if (v) {
+    uint64_t lba_size = cfg.get_size("ssd.nvme.lba_size");
+    uint32_t page = top.drive.ftl.page_size();
+    auto read = [&](uint64_t lba, uint8_t* buf) {
+      for (uint64_t off = 0; off < lba_size; off += page) top.drive.ftl.debug_read((lba * lba_size + off) / page, buf + off);
+    };
+    auto undrained = [&](uint64_t lba) {
+      auto first = std::lower_bound(lost.begin(), lost.end(), lba * lba_size / page);
+      return first != lost.end() && *first < (lba + 1) * lba_size / page;
+    };
+    rep = v->check_power_loss(read, undrained);
+  }
+  j["blocks_checked"] = rep.checked;
+  j["intact"] = rep.intact;
+  j["not_durable"] = rep.not_durable;
+  j["not_drained"] = rep.not_drained;
+  j["torn"] = rep.torn;
+  j["mismatches"] = rep.mismatches;
+  if (rep.mismatches) j["first_bad_lba"] = rep.first_bad;
+  return j;
+}
+
+}  // namespace
+
+std::unique_ptr<StatRegistry> platform_stats(const Config& cfg, Platform platform) {
+  auto stats = std::make_unique<StatRegistry>();
+  Waves waves;
+  RequestTracker tracker;
+  Services svc{cfg, *stats, waves, tracker, static_cast<uint64_t>(cfg.get_int("sim.seed"))};
+  if (platform == Platform::Drive)
+    DriveTop top("top", svc);
+  else
+    ServerTop top("top", svc);
+  return stats;
+}
+
+void write_run_files(const std::string& dir, const Config& cfg, const nlohmann::json& summary) {
+  AtomicFile::write(dir + "/config.yaml", [&](std::ostream& f) {
+    f << "# effective configuration; reproduce with --config\n" << cfg.to_yaml();
+  });
+  // Strings are checked as UTF-8 before the run; a stray byte is still
+  // replaced rather than losing the run's results.
+  AtomicFile::write(dir + "/summary.json", [&](std::ostream& f) {
+    f << summary.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  });
+}
+
+namespace {
+using Clock = std::chrono::steady_clock;
+
+// What the drive puts on flash raises what a power loss must keep.
+template <class Top>
+void watch_persisted(Top& top, const Config& cfg) {
+  auto* v = top.workload.verify();
+  if (!v) return;
+  // Only a power-loss check needs each block's write history.
+  const bool power_loss = cfg.get_time("ssd.power_loss_at") != 0;
+  v->keep_history(power_loss);
+  if (!power_loss) return;
+  v->set_part_bytes(top.drive.ftl.page_size());
+  uint64_t lba_size = cfg.get_size("ssd.nvme.lba_size");
+  top.drive.cache.on_persisted.subscribe([v, lba_size, page = top.drive.ftl.page_size()](uint64_t lpn, const uint8_t* data) {
+    uint64_t off = lpn * page;
+    v->persisted(off / lba_size, static_cast<uint32_t>(off % lba_size), data, page);
+  });
+}
+
+template <class Top>
+uint64_t ios_done(Top& top) {
+  uint64_t n = 0;
+  for (const auto& r : top.workload.runners()) n += r->result().reads + r->result().writes;
+  return n;
+}
+
+// Why a run stopped from outside (sim_interrupt) ended, for summary.json.
+std::string interrupt_reason(const RunWatchdog& watchdog) {
+  const int cause = sim_interrupt_cause();
+  if (cause == kWatchdog || watchdog.fired())
+    return fmt::format("no simulated progress for {:g} s of wall time (sim.watchdog): stopped at simulated time {}, "
+                       "where the model was stuck",
+                       watchdog.bound_s(), format_time(now_ps()));
+  return fmt::format("interrupted by {} at simulated time {}", cause == SIGINT ? "SIGINT" : cause == SIGTERM ? "SIGTERM"
+                                                                : fmt::format("signal {}", cause),
+                     format_time(now_ps()));
+}
+
+// Runs the simulation in chunks until the jobs end, the power fails, the
+// time limit is reached or nothing is left to happen; says in res.aborted
+// why it stopped early, and returns the power-loss report (null: none).
+template <class Top>
+nlohmann::json simulate(Top& top, const Config& cfg, const RunOptions& opt, Clock::time_point wall0,
+                        RunResult& res, RunTraces& traces) {
+  Tick max_time = cfg.get_time("sim.max_time");
+  Tick power_loss_at = cfg.get_time("ssd.power_loss_at");
+  nlohmann::json power_loss;
+  Tick chunk = 1 * MS;
+  auto last_print = wall0;
+  RunWatchdog watchdog(double(cfg.get_time("sim.watchdog")) / 1e12, opt.out_dir);
+  for (;;) {
+    if (sc_core::sc_get_status() == sc_core::SC_STOPPED) break;
+    if (sim_interrupted()) {
+      res.aborted = interrupt_reason(watchdog);
+      if (sim_interrupt_cause() > 0) res.signal = sim_interrupt_cause();
+      break;
+    }
+    if (std::string full = traces.check(); !full.empty()) {
+      res.aborted = full;
+      break;
+    }
+    // With a power loss to come, the drive idles from the jobs' end until then.
+    bool finished = top.workload.finished();
+    if (finished && !power_loss_at) break;
+    if (!finished && sc_core::sc_time_stamp().value() > 0 && !sc_core::sc_pending_activity()) {
+      res.aborted = "simulation stalled: no event pending while jobs are unfinished";
+      break;
+    }
+    Tick step = chunk;
+    // Nothing due for longer than a chunk (long latencies): straight to
+    // the next event rather than through empty chunks.
+    if (sc_core::sc_time next = sc_core::sc_time_to_pending_activity(); next != sc_core::sc_max_time())
+      step = std::max<Tick>(step, next.value());
+    if (power_loss_at) {
+      if (now_ps() >= power_loss_at) {
+        power_loss = lose_power(top, cfg);
+        if (power_loss["mismatches"].get<uint64_t>())
+          res.aborted = fmt::format("power loss at {}: {} durable blocks did not read back after recovery (first: LBA {})",
+                                    format_time(power_loss_at), power_loss["mismatches"].get<uint64_t>(),
+                                    power_loss["first_bad_lba"].get<uint64_t>());
+        break;
+      }
+      step = finished ? power_loss_at - now_ps() : std::min(step, power_loss_at - now_ps());
+    }
+    if (max_time) {
+      Tick now = now_ps();
+      if (now >= max_time) {
+        res.aborted = fmt::format("sim.max_time = {} reached before the {}", format_time(max_time),
+                                  finished ? "power loss (ssd.power_loss_at)" : "jobs finished");
+        break;
+      }
+      step = std::min(step, max_time - now);
+    }
+    auto chunk_start = Clock::now();
+    // The first chunk elaborates too (preconditioning, ageing), which takes
+    // the wall time it needs; the watchdog looks at simulated time only.
+    const bool watched = sc_core::sc_get_status() != sc_core::SC_ELABORATION;
+    if (watched) watchdog.chunk_started();
+    Calendar::get().run_for(step);
+    if (watched) watchdog.chunk_ended();
+    // A chunk that takes long in wall time is cut smaller, so the progress
+    // line keeps coming; where the simulation pauses changes no result.
+    double took = std::chrono::duration<double>(Clock::now() - chunk_start).count();
+    if (took > 0.5 && chunk > 1 * US)
+      chunk /= 10;
+    else if (took < 0.05 && chunk < 1 * MS)
+      chunk = std::min<Tick>(chunk * 2, 1 * MS);
+    if (opt.progress) {
+      auto t = Clock::now();
+      double since_start = std::chrono::duration<double>(t - wall0).count();
+      if (since_start > 3.0 && std::chrono::duration<double>(t - last_print).count() > 2.0) {
+        uint64_t n = ios_done(top);
+        fmt::print(stderr, "[vp-{}] simulated {:.3f} ms, {} I/Os done, {:.0f} I/Os per wall second\n",
+                   opt.platform == Platform::Drive ? "drive" : "server", double(now_ps()) / 1e9, n, double(n) / since_start);
+        last_print = t;
+      }
+    }
+  }
+  if (!sim_abort_message().empty()) res.aborted = sim_abort_message();
+  return power_loss;
+}
+
+// summary.json: the run's own fields, then what each component reports of
+// itself (jobs, cpu, device, pagecache, verify, write_buffer, ftl, flash,
+// pcie, dram, firmware) and every counter.
+template <class Top>
+nlohmann::json run_summary(Top& top, const Config& cfg, const StatRegistry& stats, const RunResult& res,
+                           double wall, const nlohmann::json& power_loss, const ssd::SsdImage& image) {
+  nlohmann::json s;
+  s["schema_version"] = kSummarySchemaVersion;
+  s["git_revision"] = build_revision();
+  s["platform"] = std::is_same_v<Top, DriveTop> ? "drive" : "server";
+  s["seed"] = cfg.get_int("sim.seed");
+  s["sim_time_s"] = double(now_ps()) / 1e12;
+  s["wall_time_s"] = wall;
+  s["kernel_events"] = top.kernel_events();
+  // The kernel's delta cycles, with the instants the calendar ran ahead
+  // (each one delta cycle had it not): the same whether or not it ran ahead.
+  s["delta_cycles"] = sc_core::sc_delta_count() + Calendar::get().instants_ahead();
+  s["completed"] = res.aborted.empty();
+  if (!res.aborted.empty()) s["aborted"] = res.aborted;
+  uint64_t total = ios_done(top);
+  s["total_ios"] = total;
+  s["stage_order_violations"] = stage_order_violations();
+  s["kernel_events_per_io"] = total ? double(top.kernel_events()) / double(total) : 0.0;
+  s.update(stats.sections_json());
+  if (!power_loss.is_null()) s["power_loss"] = power_loss;
+  if (image.enabled()) s["image"] = image.summary();
+  s["counters"] = stats.to_json();
+  s["counter_units"] = stats.units_json();
+  if (!stats.distributions().empty()) s["distributions"] = stats.distributions_json();
+  return s;
+}
+
+// responses.csv: one row per response an online server's client received
+// (the series behind the summary's response_us, for plots over time).
+void write_responses(const fs::path& path, const host::Workload& wl) {
+  AtomicFile::write(path.string(), [&](std::ostream& o) {
+    o << "job,request,worker,sent_ps,taken_ps,received_ps,response_ps,network_ps,queue_ps,io_ps,compute_ps\n";
+    for (const auto& r : wl.runners())
+      if (const host::OnlineClient* c = r->client(); c && r->worker() == 0)
+        for (const host::OnlineClient::Response& x : c->responses())
+          o << r->result().name << ',' << x.request << ',' << x.worker << ',' << x.sent << ',' << x.taken << ','
+            << x.received << ',' << x.time() << ',' << 2 * x.net << ',' << x.queued() << ',' << x.io << ','
+            << x.compute() << '\n';
+  });
+}
+
+// config.yaml, summary.json, the cache's epochs, requests.csv (and
+// responses.csv with online jobs) and the waves.
+template <class Top>
+void write_outputs(const fs::path& out, const Config& cfg, const nlohmann::json& s, Top& top,
+                   const RunOptions& opt, RunTraces& traces) {
+  if (traces.failed()) {
+    if (traces.requests) traces.requests->discard();
+    traces.waves().close(false);
+  }
+  write_run_files(out.string(), cfg, s);
+  top.drive.cache.write_outputs(out.string(), opt.cache);
+  Waves& waves = traces.waves();
+  if (RequestLog* reqlog = traces.requests.get(); reqlog && !traces.failed()) {
+    reqlog->close();
+    bool online = false;
+    for (const auto& r : top.workload.runners()) online = online || r->client();
+    if (online) write_responses(out / "responses.csv", top.workload);
+  }
+  if (waves.enabled()) {
+    Tick first = 0;
+    for (const auto& r : top.workload.runners())
+      if (r->result().started && (!first || r->result().started < first)) first = r->result().started;
+    waves.set_view_start(first / 1000);
+    waves.close();
+    waves.write_gtkw((out / "waves.gtkw").string(), fs::absolute(out / "waves.vcd").string());
+  }
+}
+
+template <class Top>
+RunResult run_top(const Config& cfg, const RunOptions& opt) {
+  auto wall0 = Clock::now();
+  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  StatRegistry stats;
+  Waves waves;
+  RequestTracker tracker;
+  RunTraces traces(opt.out_dir, waves);
+  if (!opt.out_dir.empty()) {
+    fs::create_directories(opt.out_dir);
+    if (opt.vcd) waves.open((fs::path(opt.out_dir) / "waves").string());
+    if (opt.requests) traces.requests = std::make_unique<RequestLog>((fs::path(opt.out_dir) / "requests.csv").string());
+  }
+  Services svc{cfg, stats, waves, tracker, static_cast<uint64_t>(cfg.get_int("sim.seed")), traces.requests.get()};
+  Top top("top", svc);
+  ssd::SsdImage image(cfg, top.drive.ftl, ssd::Drive::capacity_bytes(cfg));
+  watch_persisted(top, cfg);
+  RunResult res;
+  nlohmann::json power_loss = simulate(top, cfg, opt, wall0, res, traces);
+  image.save();  // what the drive holds now, also after a power loss or an early stop
+  double wall = std::chrono::duration<double>(Clock::now() - wall0).count();
+  res.summary = run_summary(top, cfg, stats, res, wall, power_loss, image);
+  if (!opt.out_dir.empty()) write_outputs(fs::path(opt.out_dir), cfg, res.summary, top, opt, traces);
+  if (opt.print_summary) print_summary(res.summary);
+  return res;
+}
+
+}  // namespace
+
+RunResult run_platform(const Config& cfg, const RunOptions& opt) {
+  return opt.platform == Platform::Drive ? run_top<DriveTop>(cfg, opt) : run_top<ServerTop>(cfg, opt);
+}
+
+int systemc_main(int argc, char** argv) {
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+  return sc_core::sc_elab_and_sim(argc, argv);
+}
+
+}  // namespace vp::platform

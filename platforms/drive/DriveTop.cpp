@@ -43,11 +43,10 @@ DriveTop::DriveTop(sc_core::sc_module_name name, Services& svc)
     : NvmeHost(name, svc, queue_pairs(svc.cfg)),
       workload(svc, queue_pairs(svc.cfg), static_cast<unsigned>(svc.cfg.get_int("host.sched.llc_cores")),
                static_cast<uint32_t>(svc.cfg.get_size("ssd.nvme.lba_size")), memory),
-      link("pcie", svc, "pcie"),
-      drive("ssd", svc, link.timing()),
+      drive("ssd", svc, link().timing()),
       queues("queues", svc, driver, irqs, workload, queue_pairs(svc.cfg)),
-      report_(svc.stats, drive, driver) {
-  attach(link, drive);
+      report_(drive, link(), driver) {
+  attach(drive);
   for (unsigned q = 0; q < queue_pairs(svc.cfg); ++q) intc.cpu.bind(queues.irq(q));
   svc.stats.section("device", [this] { return report_.summary(); });
 }

@@ -42,7 +42,6 @@ class DriveTop : public NvmeHost {
   uint64_t kernel_events() const;
 
   host::Workload workload;
-  pcie::PcieLink link;
   ssd::Drive drive;
   QueueHost queues;
 

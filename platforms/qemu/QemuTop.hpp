@@ -21,6 +21,7 @@
 #include "vp/core/Services.hpp"
 #include "vp/pcie/PcieLink.hpp"
 #include "vp/pcie/QemuProxy2Tlm.hpp"
+#include "vp/platform/QemuFabric.hpp"
 #include "vp/ssd/Drive.hpp"
 
 namespace vp::platform {
@@ -35,7 +36,7 @@ class QemuTop : public sc_core::sc_module {
   // QemuProxy2Tlm::serve); false once QEMU has closed a connection.
   bool serve(int timeout_ms);
   uint64_t messages() const;
-  pcie::QemuProxy2Tlm* accel_bridge() { return accel_bridge_.get(); }
+  pcie::QemuProxy2Tlm* accel_bridge() { return accel_ ? &fabric.bridge(1) : nullptr; }
 
   // Before the model is built: the INTx route cannot deliver MSI or MSI-X,
   // so the function is built without them (ssd.pci.msi/msix = false) unless
@@ -43,13 +44,12 @@ class QemuTop : public sc_core::sc_module {
   // capability left on under the INTx route yields a warning (returned).
   static std::vector<std::string> configure_interrupt_route(Config& cfg, bool intx);
 
-  pcie::QemuProxy2Tlm bridge;
-  pcie::PcieLink link;
+  QemuFabric fabric;
+  PciePort& drive_port;
+  pcie::QemuProxy2Tlm& bridge;  // the drive's proxy
   ssd::Drive drive;
 
  private:
-  std::unique_ptr<pcie::QemuProxy2Tlm> accel_bridge_;
-  std::unique_ptr<pcie::PcieLink> accel_link_;
   std::unique_ptr<accel::IoAccelerator> accel_;
 };
 

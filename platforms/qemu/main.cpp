@@ -189,7 +189,7 @@ int serve_guest(const Config& cfg, const QemuOptions& qo, const GuestRun& run) {
   std::unique_ptr<pcie::IvshmemServer> irq;
   if (!run.intx()) irq = std::make_unique<pcie::IvshmemServer>(run_dir.path + "/irq.sock");
   QemuTop top("top", svc, sv[0], av[0]);
-  ssd::SsdImage image(cfg, top.drive.ftl, ssd::Drive::capacity_bytes(cfg));  // loaded at elaboration
+  ssd::SsdImage& image = top.drive.image;  // loaded at elaboration
   top.bridge.set_intx_route(run.intx());
   if (irq) top.bridge.raise_irq = [&irq](uint32_t v) { irq->raise(v); };
   if (irq && top.accel_bridge())

@@ -9,10 +9,6 @@
 namespace vp::platform {
 
 namespace {
-// The I/O-stack accelerator: bus 0 device 1, its BAR 128 MiB into the MMIO window.
-constexpr uint64_t kAccelConfig = host::HostMemoryMap::config_address(0, 1, 0);
-constexpr uint64_t kAccelBar = host::HostBus::kPcieMmioBase + 0x8000000;
-
 using host::NvmeDriver;
 
 unsigned host_cores(const Config& c) { return static_cast<unsigned>(c.get_int("host.cores")); }
@@ -127,14 +123,6 @@ void ServerTop::declare_params(ParamRegistry& r) {
   r.time("sim.watchdog", "300s",
          "wall-clock time (not simulated) a chunk of the simulation may take before the run is taken as stuck: it "
          "stops with its summary (completed false, the simulated time it was stuck at) and exit code 3 (0: never)");
-  r.time("ssd.power_loss_at", "0ns",
-         "the power fails at this simulated time (the drive idles until then if the jobs end first): with "
-         "ssd.plp.enabled the drive drains its buffers on hold-up power, then its power is cut, the FTL is rebuilt "
-         "from flash and every block verify=1 jobs acknowledged is checked against what NVMe promised (durable "
-         "blocks must read back); the run ends there (0: never)");
-  r.boolean("ssd.power_loss_in_recovery", false,
-            "with ssd.power_loss_at: the power fails a second time while the FTL rebuilds, once the rebuild's state "
-            "in DRAM is complete (it writes nothing to flash before it ends), and the FTL rebuilds again");
   host::HostCore::declare_params(ParamScope(r, host::HostCore::kScope));
   host::HostProfile::declare_params(ParamScope(r, host::HostCore::kScope));
   host::HostDram::declare_params(ParamScope(r, host::HostDram::kScope));
@@ -145,13 +133,12 @@ void ServerTop::declare_params(ParamRegistry& r) {
   pcie::PcieLink::declare_params(ParamScope(r, "pcie"));
   // The I/O-stack accelerator and its own link (vp/accel), and its driver.
   r.choice("accel.enabled", "off", {"off", "on"},
-           "FlashShare's I/O-stack accelerator as a PCIe function of its own (bus 0 device 1, BAR at 0xe8000000), "
-           "on a link of its own (accel.pcie.*); host.nvme.completion = xler uses it");
+           "FlashShare's I/O-stack accelerator as a PCIe function of its own, in the root port after the drive's "
+           "(bus 0 device 1), on a link of its own (accel.pcie.*); host.nvme.completion = xler uses it");
   accel::IoAccelerator::declare_params(ParamScope(r, accel::IoAccelerator::kScope), ParamScope(r, "accel.pci"));
   pcie::PcieLink::declare_params(ParamScope(r, "accel.pcie"));
   host::AcceleratorDriver::declare_params(ParamScope(r, host::AcceleratorDriver::kScope));
   ssd::Drive::declare_params(ParamScope(r, ssd::Drive::kScope));
-  ssd::SsdImage::declare_params(r);
   r.rule(check_host_queues);
   r.rule(check_driver_on_controller);
 }
@@ -163,11 +150,10 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
       pagecache(svc, memory),
       workload(svc, host_cores(svc.cfg), static_cast<unsigned>(svc.cfg.get_int("host.sched.llc_cores")),
                static_cast<uint32_t>(svc.cfg.get_size("ssd.nvme.lba_size")), memory),
-      link("pcie", svc, "pcie"),
-      drive("ssd", svc, link.timing(), firmware),
-      report_(svc.stats, drive, driver) {
+      drive("ssd", svc, link().timing(), firmware),
+      report_(drive, link(), driver) {
   const unsigned n_cores = host_cores(svc.cfg);
-  attach(link, drive);
+  attach(drive);
   if (svc.cfg.get_switch("accel.enabled")) attach_accelerator(svc);
   unsigned polling = host::HostCore::polling_core(ScopedConfig(svc.cfg, host::HostCore::kScope));
   for (unsigned c = 0; c < n_cores; ++c) {
@@ -196,22 +182,16 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
   svc.stats.section("device", [this] { return report_.summary(); });
 }
 
-// On a link of its own, its BAR and configuration space mapped on the host
-// bus; its DMA (segment lists, doorbells peer to peer) and the SSD's
-// accesses to its queue windows go through the bus.
+// The next root port (bus 0 device 1), on a link of its own; its DMA
+// (segment lists, doorbells peer to peer) and the SSD's accesses to its
+// queue windows go through the host bus.
 void ServerTop::attach_accelerator(Services& svc) {
-  accel_link_ = std::make_unique<pcie::PcieLink>("accel_pcie", svc, "accel.pcie");
-  accel_ = std::make_unique<accel::IoAccelerator>("accel", svc, accel_link_->timing());
-  bus.map(accel_link_->down_in, kAccelBar, accel::regs::BAR0_SIZE, "accelerator bar0");
-  bus.map(accel_link_->cfg_in, kAccelConfig, pcie::PciConfigSpace::kSize, "accelerator config space");
-  accel_link_->down_out.bind(accel_->bar0);
-  accel_link_->cfg_out.bind(accel_->config);
-  accel_->dma.bind(accel_link_->up_in);
-  accel_link_->up_out.bind(bus.in);
-  accel_->set_intx_address(host::InterruptController::intx_address());
+  PciePort& port = root.port("accel_pcie", svc, "accel.pcie", accel::regs::BAR0_SIZE);
+  accel_ = std::make_unique<accel::IoAccelerator>("accel", svc, port.link.timing());
+  root.attach(port, *accel_);
   if (driver.completion() != NvmeDriver::Completion::Xler) return;  // on the fabric, unused
-  accel_driver_ = std::make_unique<host::AcceleratorDriver>("accel_driver", svc, irqs, memory, driver, kAccelConfig,
-                                                            kAccelBar);
+  accel_driver_ = std::make_unique<host::AcceleratorDriver>("accel_driver", svc, irqs, memory, driver,
+                                                            port.config_address(), port.bar0_base());
   accel_driver_->bus.bind(bus.in);
   // A thread polling the accelerator's register waits for what its next read would see.
   accel::IoAccelerator* a = accel_.get();

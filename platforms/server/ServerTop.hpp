@@ -59,12 +59,10 @@ class ServerTop : public NvmeHost {
   host::BlkMqQueue blkmq;
   host::PageCache pagecache;
   host::Workload workload;
-  pcie::PcieLink link;
   ssd::Drive drive;
 
  private:
   void attach_accelerator(Services& svc);
-  std::unique_ptr<pcie::PcieLink> accel_link_;
   std::unique_ptr<accel::IoAccelerator> accel_;
   std::unique_ptr<host::AcceleratorDriver> accel_driver_;
   std::vector<std::unique_ptr<host::HostCore>> cores_;

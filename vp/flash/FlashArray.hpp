@@ -86,6 +86,7 @@ class FlashArray : public sc_core::sc_module, public IFlash {
     double mean = 0;
   };
   EraseCounts erase_counts() const;  // over every block
+  const FlashCounters& counters() const { return ctr_; }
 
  private:
   FlashGeometry geo_;

@@ -42,6 +42,8 @@ class PciFunction : public sc_core::sc_module {
 
   // Where INTx assert/deassert messages go (set by the platform).
   void set_intx_address(uint64_t a) { signals_.intx_address = a; }
+  // The memory window BAR0 asks for (a power of two; the platform places it).
+  uint64_t bar0_size() const { return pci_.bar0_size(); }
   uint64_t events() const { return eq_.fired(); }
   // A conventional PCI reset (power-on state of the function and the device).
   void pci_reset();

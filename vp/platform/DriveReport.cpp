@@ -5,8 +5,8 @@
 
 namespace vp::platform {
 
-DriveReport::DriveReport(StatRegistry& stats, ssd::Drive& drive, const host::HostBlockDriver& driver)
-    : stats_(stats), drive_(drive), driver_(driver) {
+DriveReport::DriveReport(ssd::Drive& drive, const pcie::PcieLink& link, const host::HostBlockDriver& driver)
+    : drive_(drive), link_(link), driver_(driver) {
   drive.nvme.on_command.subscribe([this](const ssd::NvmeController::CommandRecord& c) {
     if (c.opcode == nvme::IO_READ) ++reads_;
     if (c.opcode != nvme::IO_WRITE) return;
@@ -20,12 +20,13 @@ DriveReport::DriveReport(StatRegistry& stats, ssd::Drive& drive, const host::Hos
 }
 
 nlohmann::json DriveReport::summary() const {
-  return {{"flash_reads", stats_.value("ssd.flash.reads")},
-          {"flash_programs", stats_.value("ssd.flash.programs")},
-          {"flash_erases", stats_.value("ssd.flash.erases")},
-          {"pcie_bytes_down", stats_.value("pcie.bytes_down")},
-          {"pcie_bytes_up", stats_.value("pcie.bytes_up")},
-          {"nvme_error_completions", stats_.value("ssd.nvme.error_completions")},
+  const flash::FlashCounters& f = drive_.flash.counters();
+  return {{"flash_reads", f.reads.value},
+          {"flash_programs", f.programs.value},
+          {"flash_erases", f.erases.value},
+          {"pcie_bytes_down", link_.down_stats().payload_bytes},
+          {"pcie_bytes_up", link_.up_stats().payload_bytes},
+          {"nvme_error_completions", drive_.nvme.error_completions()},
           {"volatile_write_cache", driver_.info().volatile_write_cache},  // Identify VWC as the host read it
           {"flash_stored_bytes", drive_.flash.stored_bytes()},
           {"read_commands", reads_},

@@ -7,7 +7,7 @@
 // modeled NVMe driver (vp-server, vp-drive).
 #include <nlohmann/json.hpp>
 
-#include "vp/core/StatRegistry.hpp"
+#include "vp/pcie/PcieLink.hpp"
 #include "vp/host/block/HostBlockDriver.hpp"
 #include "vp/ssd/Drive.hpp"
 
@@ -15,12 +15,13 @@ namespace vp::platform {
 
 class DriveReport {
  public:
-  DriveReport(StatRegistry& stats, ssd::Drive& drive, const host::HostBlockDriver& driver);
+  // `link`: the drive's link, `driver`: the host's driver of the drive.
+  DriveReport(ssd::Drive& drive, const pcie::PcieLink& link, const host::HostBlockDriver& driver);
   nlohmann::json summary() const;
 
  private:
-  StatRegistry& stats_;
   ssd::Drive& drive_;
+  const pcie::PcieLink& link_;
   const host::HostBlockDriver& driver_;
   uint64_t reads_ = 0, writes_ = 0, written_blocks_ = 0, victim_writes_ = 0, victim_pages_max_ = 0;
 };

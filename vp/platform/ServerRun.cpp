@@ -213,7 +213,7 @@ Config build_config(const RunOptions& opt) {
   for (const auto& note : opt.platform == Platform::Drive ? DriveTop::check_workload(jobs, cfg)
                                                           : ServerTop::check_workload(jobs, cfg))
     fmt::print(stderr, "note: {}\n", note);
-  ssd::SsdImage::check(cfg, ssd::Drive::capacity_bytes(cfg));
+  ssd::SsdImage::check(ScopedConfig(cfg, ssd::Drive::kScope), ssd::Drive::capacity_bytes(cfg));
   return cfg;
 }
 
@@ -320,52 +320,23 @@ void print_summary(const nlohmann::json& s) {
                s["verify"]["mismatches"].get<uint64_t>());
 }
 
-// The power fails at the current time. A drive with power-loss protection
-// first drains its buffers on hold-up power, while the host and its link
-// are gone; then the drive's power is cut, its FTL boots again from flash
-// alone, and every block the verify=1 jobs acknowledged is read back and
-// judged against what NVMe promised the host (VerifyTracker).
+// The power fails at the current time (Drive::lose_power: the host and
+// the link go with it), then every block the verify=1 jobs acknowledged is
+// read back and judged against what NVMe promised the host (VerifyTracker).
 template <class Top>
-nlohmann::json lose_power(Top& top, const Config& cfg) {
-  Tick at = now_ps();
+nlohmann::json lose_power(Top& top) {
   host::VerifyTracker* v = top.workload.verify();
-  nlohmann::json j;
-  j["at_s"] = double(at) / 1e12;
-  std::vector<uint64_t> lost;  // pages the hold-up time did not save, sorted
-  if (top.drive.plp.enabled()) {
-    top.link.link_down();
+  ssd::Drive& d = top.drive;
+  ssd::Drive::PowerLoss pl = d.lose_power([&] {
+    top.link().link_down();
     if (v) v->freeze();
-    top.drive.plp.power_fail();
-    while (!top.drive.plp.done() && sc_core::sc_get_status() != sc_core::SC_STOPPED)
-      Calendar::get().run_for(top.drive.plp.deadline() - now_ps());
-    lost = top.drive.plp.cut();
-    j["plp"] = top.drive.plp.summary();
-  }
-  const ssd::PageMappingFtl::InFlight f = top.drive.ftl.in_flight();
-  j["during"] = {{"gc_jobs", f.gc_jobs}, {"checkpoint", f.checkpoint}, {"host_programs", f.host_programs}};
-  top.drive.ftl.power_loss();
-  auto wall0 = std::chrono::steady_clock::now();
-  top.drive.ftl.recover();
-  if (cfg.get_bool("ssd.power_loss_in_recovery")) {
-    // The rebuild writes nothing to flash before it ends, so a second cut
-    // during it loses only its DRAM state, at most all of it: cut there,
-    // then boot again.
-    top.drive.ftl.power_loss();
-    top.drive.ftl.recover();
-  }
-  j["rebuild_wall_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  });
+  nlohmann::json j = std::move(pl.report);
   host::VerifyTracker::PowerLossReport rep;
   if (v) {
-    uint64_t lba_size = cfg.get_size("ssd.nvme.lba_size");
-    uint32_t page = top.drive.ftl.page_size();
-    auto read = [&](uint64_t lba, uint8_t* buf) {
-      for (uint64_t off = 0; off < lba_size; off += page) top.drive.ftl.debug_read((lba * lba_size + off) / page, buf + off);
-    };
-    auto undrained = [&](uint64_t lba) {
-      auto first = std::lower_bound(lost.begin(), lost.end(), lba * lba_size / page);
-      return first != lost.end() && *first < (lba + 1) * lba_size / page;
-    };
-    rep = v->check_power_loss(read, undrained);
+    const uint32_t page = d.ftl.page_size();
+    rep = v->check_power_loss([&](uint64_t lba, uint8_t* buf) { d.read_lba(lba, buf); },
+                              [&](uint64_t lba) { return pl.undrained(lba, d.lba_size(), page); });
   }
   j["blocks_checked"] = rep.checked;
   j["intact"] = rep.intact;
@@ -407,18 +378,16 @@ using Clock = std::chrono::steady_clock;
 
 // What the drive puts on flash raises what a power loss must keep.
 template <class Top>
-void watch_persisted(Top& top, const Config& cfg) {
+void watch_persisted(Top& top) {
   auto* v = top.workload.verify();
   if (!v) return;
   // Only a power-loss check needs each block's write history.
-  const bool power_loss = cfg.get_time("ssd.power_loss_at") != 0;
+  const bool power_loss = top.drive.power_loss_at() != 0;
   v->keep_history(power_loss);
   if (!power_loss) return;
   v->set_part_bytes(top.drive.ftl.page_size());
-  uint64_t lba_size = cfg.get_size("ssd.nvme.lba_size");
-  top.drive.cache.on_persisted.subscribe([v, lba_size, page = top.drive.ftl.page_size()](uint64_t lpn, const uint8_t* data) {
-    uint64_t off = lpn * page;
-    v->persisted(off / lba_size, static_cast<uint32_t>(off % lba_size), data, page);
+  top.drive.on_persisted([v, lba_size = top.drive.lba_size()](uint64_t byte, const uint8_t* data, uint32_t bytes) {
+    v->persisted(byte / lba_size, static_cast<uint32_t>(byte % lba_size), data, bytes);
   });
 }
 
@@ -448,7 +417,7 @@ template <class Top>
 nlohmann::json simulate(Top& top, const Config& cfg, const RunOptions& opt, Clock::time_point wall0,
                         RunResult& res, RunTraces& traces) {
   Tick max_time = cfg.get_time("sim.max_time");
-  Tick power_loss_at = cfg.get_time("ssd.power_loss_at");
+  Tick power_loss_at = top.drive.power_loss_at();
   nlohmann::json power_loss;
   Tick chunk = 1 * MS;
   auto last_print = wall0;
@@ -478,7 +447,7 @@ nlohmann::json simulate(Top& top, const Config& cfg, const RunOptions& opt, Cloc
       step = std::max<Tick>(step, next.value());
     if (power_loss_at) {
       if (now_ps() >= power_loss_at) {
-        power_loss = lose_power(top, cfg);
+        power_loss = lose_power(top);
         if (power_loss["mismatches"].get<uint64_t>())
           res.aborted = fmt::format("power loss at {}: {} durable blocks did not read back after recovery (first: LBA {})",
                                     format_time(power_loss_at), power_loss["mismatches"].get<uint64_t>(),
@@ -530,7 +499,7 @@ nlohmann::json simulate(Top& top, const Config& cfg, const RunOptions& opt, Cloc
 // pcie, dram, firmware) and every counter.
 template <class Top>
 nlohmann::json run_summary(Top& top, const Config& cfg, const StatRegistry& stats, const RunResult& res,
-                           double wall, const nlohmann::json& power_loss, const ssd::SsdImage& image) {
+                           double wall, const nlohmann::json& power_loss) {
   nlohmann::json s;
   s["schema_version"] = kSummarySchemaVersion;
   s["git_revision"] = build_revision();
@@ -550,7 +519,7 @@ nlohmann::json run_summary(Top& top, const Config& cfg, const StatRegistry& stat
   s["kernel_events_per_io"] = total ? double(top.kernel_events()) / double(total) : 0.0;
   s.update(stats.sections_json());
   if (!power_loss.is_null()) s["power_loss"] = power_loss;
-  if (image.enabled()) s["image"] = image.summary();
+  if (top.drive.image.enabled()) s["image"] = top.drive.image.summary();
   s["counters"] = stats.to_json();
   s["counter_units"] = stats.units_json();
   if (!stats.distributions().empty()) s["distributions"] = stats.distributions_json();
@@ -614,13 +583,12 @@ RunResult run_top(const Config& cfg, const RunOptions& opt) {
   }
   Services svc{cfg, stats, waves, tracker, static_cast<uint64_t>(cfg.get_int("sim.seed")), traces.requests.get()};
   Top top("top", svc);
-  ssd::SsdImage image(cfg, top.drive.ftl, ssd::Drive::capacity_bytes(cfg));
-  watch_persisted(top, cfg);
+  watch_persisted(top);
   RunResult res;
   nlohmann::json power_loss = simulate(top, cfg, opt, wall0, res, traces);
-  image.save();  // what the drive holds now, also after a power loss or an early stop
+  top.drive.image.save();  // what the drive holds now, also after a power loss or an early stop
   double wall = std::chrono::duration<double>(Clock::now() - wall0).count();
-  res.summary = run_summary(top, cfg, stats, res, wall, power_loss, image);
+  res.summary = run_summary(top, cfg, stats, res, wall, power_loss);
   if (!opt.out_dir.empty()) write_outputs(fs::path(opt.out_dir), cfg, res.summary, top, opt, traces);
   if (opt.print_summary) print_summary(res.summary);
   return res;

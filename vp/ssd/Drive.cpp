@@ -2,8 +2,10 @@
 #include "vp/ssd/Drive.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <fmt/format.h>
 
+#include "vp/core/Calendar.hpp"
 #include "vp/ssd/ftl/FtlJournal.hpp"
 #include "vp/ssd/ftl/GarbageCollector.hpp"
 #include "vp/ssd/ftl/precondition/Preconditioner.hpp"
@@ -98,6 +100,15 @@ void Drive::declare_params(const ParamScope& r) {
   SsdDram::declare_params(r.sub("dram"));
   PowerLossProtection::declare_params(r.sub("plp"));
   flash::FlashArray::declare_params(r.sub("flash"));
+  SsdImage::declare_params(r);
+  r.time("power_loss_at", "0ns",
+         "the power fails at this simulated time (the drive idles until then if the jobs end first): with "
+         "the drive's plp.enabled it drains its buffers on hold-up power, then its power is cut, the FTL is rebuilt "
+         "from flash and every block verify=1 jobs acknowledged is checked against what NVMe promised (durable "
+         "blocks must read back); the run ends there (0: never)");
+  r.boolean("power_loss_in_recovery", false,
+            "with the drive's power_loss_at: the power fails a second time while the FTL rebuilds, once the rebuild's state "
+            "in DRAM is complete (it writes nothing to flash before it ends), and the FTL rebuilds again");
   // Not in the papers: the DRAM that holds written pages on their way to
   // flash until their programs succeed. Two pages per plane keep every
   // plane programming while the next page waits (fewer starve multi-plane
@@ -159,7 +170,11 @@ Drive::Drive(sc_core::sc_module_name name, Services& svc, const pcie::LinkTiming
           scoped_key(scope, "precondition")),
       dram("dram_ssd", svc, scoped_key(scope, "dram")),
       plp("plp", svc, scoped_key(scope, "plp")),
-      flash("flash", svc, scoped_key(scope, "flash"), ftl_geometry(ScopedConfig(svc.cfg, scope)).units_per_page) {
+      flash("flash", svc, scoped_key(scope, "flash"), ftl_geometry(ScopedConfig(svc.cfg, scope)).units_per_page),
+      image(ScopedConfig(svc.cfg, scope), ftl, capacity_bytes(svc.cfg, scope)),
+      lba_size_(static_cast<uint32_t>(ScopedConfig(svc.cfg, scope).get_size("nvme.lba_size"))),
+      power_loss_at_(ScopedConfig(svc.cfg, scope).get_time("power_loss_at")),
+      power_loss_in_recovery_(ScopedConfig(svc.cfg, scope).get_bool("power_loss_in_recovery")) {
   flash.set_latency_first(ScopedConfig(svc.cfg, scope).get_bool("priority.flash"));
   fw.set_latency_first(ScopedConfig(svc.cfg, scope).get_bool("priority.firmware"));
   nvme.set_latency_first_dma(ScopedConfig(svc.cfg, scope).get_bool("priority.dma"));
@@ -185,6 +200,50 @@ Drive::Drive(sc_core::sc_module_name name, Services& svc, const pcie::LinkTiming
   cache.dram.bind(dram.target);
   cache.set_base(dram.reserve(cache.dram_bytes(), "the cache", {key("cache.size")}));
   if (uint64_t b = cache.write_buffer_dram_bytes()) dram.reserve(b, "the write buffer", {key("write_buffer.size")});
+}
+
+void Drive::on_persisted(std::function<void(uint64_t, const uint8_t*, uint32_t)> fn) {
+  cache.on_persisted.subscribe([fn = std::move(fn), page = ftl.page_size()](uint64_t lpn, const uint8_t* data) {
+    fn(lpn * page, data, page);
+  });
+}
+
+Drive::PowerLoss Drive::lose_power(const std::function<void()>& host_gone) {
+  PowerLoss r;
+  nlohmann::json& j = r.report;
+  j["at_s"] = double(now_ps()) / 1e12;
+  if (host_gone) host_gone();
+  if (plp.enabled()) {
+    plp.power_fail();
+    while (!plp.done() && sc_core::sc_get_status() != sc_core::SC_STOPPED)
+      Calendar::get().run_for(plp.deadline() - now_ps());
+    r.lost_pages = plp.cut();
+    j["plp"] = plp.summary();
+  }
+  const PageMappingFtl::InFlight f = ftl.in_flight();
+  j["during"] = {{"gc_jobs", f.gc_jobs}, {"checkpoint", f.checkpoint}, {"host_programs", f.host_programs}};
+  ftl.power_loss();
+  auto wall0 = std::chrono::steady_clock::now();
+  ftl.recover();
+  if (power_loss_in_recovery_) {
+    // The rebuild writes nothing to flash before it ends, so a second cut
+    // during it loses only its DRAM state, at most all of it: cut there,
+    // then boot again.
+    ftl.power_loss();
+    ftl.recover();
+  }
+  j["rebuild_wall_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return r;
+}
+
+bool Drive::PowerLoss::undrained(uint64_t lba, uint32_t lba_size, uint32_t page) const {
+  auto first = std::lower_bound(lost_pages.begin(), lost_pages.end(), lba * lba_size / page);
+  return first != lost_pages.end() && *first < (lba + 1) * lba_size / page;
+}
+
+void Drive::read_lba(uint64_t lba, uint8_t* buf) {
+  const uint32_t page = ftl.page_size();
+  for (uint64_t off = 0; off < lba_size_; off += page) ftl.debug_read((lba * lba_size_ + off) / page, buf + off);
 }
 
 uint64_t Drive::events() const {

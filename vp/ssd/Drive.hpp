@@ -5,7 +5,10 @@
 // DMA sockets and tells it where INTx messages go; the server platform, the
 // QEMU platform and drive-only uses instantiate this one module.
 #include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <systemc>
+#include <vector>
 
 #include "vp/core/Param.hpp"
 #include "vp/core/ParamScope.hpp"
@@ -17,6 +20,7 @@
 #include "vp/ssd/ftl/PageMappingFtl.hpp"
 #include "vp/ssd/PowerLossProtection.hpp"
 #include "vp/ssd/SsdDram.hpp"
+#include "vp/ssd/SsdImage.hpp"
 
 namespace vp::ssd {
 
@@ -51,6 +55,27 @@ class Drive : public sc_core::sc_module {
   // Kernel events of the drive's event queues (the simulator's work).
   uint64_t events() const;
 
+  uint32_t lba_size() const { return lba_size_; }
+  // When the drive's power fails (<drive>.power_loss_at; 0: never).
+  Tick power_loss_at() const { return power_loss_at_; }
+  // What the drive puts on flash, as it lands: `fn(byte, data, bytes)` with
+  // the namespace offset of a mapping unit's data.
+  void on_persisted(std::function<void(uint64_t byte, const uint8_t* data, uint32_t bytes)> fn);
+
+  // The drive's power fails now. With power-loss protection it first
+  // drains its buffers on hold-up power; then its power is cut, its FTL
+  // boots again from flash alone (twice with <drive>.power_loss_in_recovery).
+  // `host_gone` runs first: the host and the link lose power with it.
+  struct PowerLoss {
+    nlohmann::json report;              // summary.json's power_loss, less the host's verdict
+    std::vector<uint64_t> lost_pages;   // logical pages the hold-up time did not save, sorted
+    // Whether LBA `lba` holds a page the hold-up time did not save.
+    bool undrained(uint64_t lba, uint32_t lba_size, uint32_t page) const;
+  };
+  PowerLoss lose_power(const std::function<void()>& host_gone);
+  // One LBA as a host read would return it (debug access, no time).
+  void read_lba(uint64_t lba, uint8_t* buf);
+
   NvmeController nvme;
   Firmware fw;
   CacheLayer cache;
@@ -58,6 +83,12 @@ class Drive : public sc_core::sc_module {
   SsdDram dram;
   PowerLossProtection plp;
   flash::FlashArray flash;
+  SsdImage image;  // <drive>.image
+
+ private:
+  uint32_t lba_size_;
+  Tick power_loss_at_;
+  bool power_loss_in_recovery_;
 };
 
 }  // namespace vp::ssd

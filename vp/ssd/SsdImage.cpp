@@ -27,9 +27,9 @@ std::string sys_error(const std::string& what, const std::string& path) {
   return fmt::format("ssd.image: {} {}: {}", what, vp::quoted(path), std::strerror(errno));
 }
 
-[[noreturn]] void size_mismatch(const Config& cfg, uint64_t size, uint64_t capacity) {
-  uint64_t lba = cfg.get_size("ssd.nvme.lba_size");
-  cfg.fail("ssd.image", fmt::format("the file is {} bytes but namespace 1 holds {} bytes ({} LBAs of {} bytes); give "
+[[noreturn]] void size_mismatch(const ScopedConfig& cfg, uint64_t size, uint64_t capacity) {
+  uint64_t lba = cfg.get_size("nvme.lba_size");
+  cfg.fail("image", fmt::format("the file is {} bytes but namespace 1 holds {} bytes ({} LBAs of {} bytes); give "
                                     "an image of exactly that size, or a new file name to start from an empty drive",
                                     size, capacity, capacity / lba, lba));
 }
@@ -77,36 +77,36 @@ struct Fd {
 };
 }  // namespace
 
-void SsdImage::declare_params(ParamRegistry& r) {
-  r.string("ssd.image", "",
+void SsdImage::declare_params(const ParamScope& r) {
+  r.string("image", "",
            "raw image file of namespace 1 (byte i of the file = byte i of the namespace), so the drive's contents "
            "survive a restart: loaded before the run if it exists (after preconditioning, which still applies: "
            "the image's non-zero pages are written over the preconditioned drive), written back sparse at the end "
            "(empty: no image)");
 }
 
-void SsdImage::check(const Config& cfg, uint64_t capacity) {
-  std::string path = cfg.get_string("ssd.image");
+void SsdImage::check(const ScopedConfig& cfg, uint64_t capacity) {
+  std::string path = cfg.get_string("image");
   if (path.empty()) return;
   struct stat st;
   if (stat(path.c_str(), &st) == 0) {
-    if (!S_ISREG(st.st_mode)) cfg.fail("ssd.image", "not a regular file");
+    if (!S_ISREG(st.st_mode)) cfg.fail("image", "not a regular file");
     if (uint64_t(st.st_size) != capacity) size_mismatch(cfg, uint64_t(st.st_size), capacity);
     if (access(path.c_str(), R_OK | W_OK) != 0)
-      cfg.fail("ssd.image", fmt::format("the file cannot be read and written: {}", std::strerror(errno)));
+      cfg.fail("image", fmt::format("the file cannot be read and written: {}", std::strerror(errno)));
   } else if (errno != ENOENT) {
-    cfg.fail("ssd.image", std::strerror(errno));
+    cfg.fail("image", std::strerror(errno));
   }
   fs::path dir = fs::path(resolved(path)).parent_path();
   if (dir.empty()) dir = ".";
   if (access(dir.c_str(), W_OK) != 0)
-    cfg.fail("ssd.image", fmt::format("the image is written into {} at the end of the run, and that folder is not "
+    cfg.fail("image", fmt::format("the image is written into {} at the end of the run, and that folder is not "
                                       "writable: {}",
                                       vp::quoted(dir.string()), std::strerror(errno)));
 }
 
-SsdImage::SsdImage(const Config& cfg, PageMappingFtl& ftl, uint64_t capacity)
-    : cfg_(cfg), ftl_(ftl), path_(cfg.get_string("ssd.image")), capacity_(capacity) {
+SsdImage::SsdImage(const ScopedConfig& cfg, PageMappingFtl& ftl, uint64_t capacity)
+    : cfg_(cfg), ftl_(ftl), path_(cfg.get_string("image")), capacity_(capacity) {
   if (capacity_ % ftl_.page_size() != 0 || capacity_ > ftl_.logical_pages() * uint64_t(ftl_.page_size()))
     throw std::logic_error("SsdImage: the namespace is not a whole number of the FTL's logical pages");
   if (enabled()) ftl_.at_start([this] { load(); });

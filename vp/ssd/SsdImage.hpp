@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The SSD's logical contents kept in a raw image file between runs
-// (ssd.image), so that a guest's filesystem survives a restart. Byte i of
+// (<drive>.image, ssd.image for the first drive), so that a guest's filesystem survives a restart. Byte i of
 // the file is byte i of namespace 1, as in QEMU's raw format.
 //
 // If the file exists when the run starts, it is loaded into the FTL before
@@ -17,21 +17,24 @@
 #include <string>
 
 #include "vp/core/Config.hpp"
+#include "vp/core/Param.hpp"
+#include "vp/core/ParamScope.hpp"
 #include "vp/ssd/ftl/PageMappingFtl.hpp"
 
 namespace vp::ssd {
 
 class SsdImage {
  public:
-  static void declare_params(ParamRegistry& reg);
+  // `image` in the drive's scope.
+  static void declare_params(const ParamScope& drive);
   // Before elaboration: an existing file must be a regular file of exactly
   // `capacity` bytes (the namespace), readable and writable, and its folder
-  // writable. Throws ConfigError naming ssd.image otherwise.
-  static void check(const Config& cfg, uint64_t capacity);
+  // writable. Throws ConfigError naming the drive's image key otherwise.
+  static void check(const ScopedConfig& drive, uint64_t capacity);
 
-  // Loads the file (if ssd.image is set and the file exists) when `ftl`
-  // starts, through its at_start hook. `capacity`: the namespace's bytes.
-  SsdImage(const Config& cfg, PageMappingFtl& ftl, uint64_t capacity);
+  // Loads the file (if the drive's image is set and the file exists) when
+  // `ftl` starts, through its at_start hook. `capacity`: the namespace's bytes.
+  SsdImage(const ScopedConfig& drive, PageMappingFtl& ftl, uint64_t capacity);
 
   bool enabled() const { return !path_.empty(); }
   const std::string& path() const { return path_; }
@@ -51,7 +54,7 @@ class SsdImage {
  private:
   void load();
 
-  const Config& cfg_;
+  ScopedConfig cfg_;
   PageMappingFtl& ftl_;
   std::string path_;
   uint64_t capacity_;

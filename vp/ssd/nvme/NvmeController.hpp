@@ -69,6 +69,7 @@ class NvmeController : public pcie::PciFunction, public FirmwareClient {
   // and, with in-order fetch, each SQ's time held behind its own writes.
   nlohmann::json summary(Tick now) const;
   uint64_t outstanding_max() const { return outstanding_max_.value; }
+  uint64_t error_completions() const { return errors_.value; }
   // FlashShare's workload attribute at the DMA engine (ssd.priority.dma):
   // data transfers queue per direction and latency-critical ones go first.
   void set_latency_first_dma(bool on);

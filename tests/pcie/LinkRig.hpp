@@ -66,6 +66,30 @@ struct LinkInitiator : sc_core::sc_module {
   tlm::tlm_response_status status() const { return gp.get_response_status(); }
 };
 
+// A link with every socket bound to recording targets, and its initiator,
+// for a bench with more than one link.
+struct BoundLink {
+  pcie::PcieLink link;
+  RecordingTarget host_mem, bar, cfg_space;
+  LinkInitiator init;
+  BoundLink(const std::string& name, Services& svc, const std::string& scope)
+      : link((name + "_link").c_str(), svc, scope),
+        host_mem((name + "_host_mem").c_str()),
+        bar((name + "_bar").c_str()),
+        cfg_space((name + "_cfg").c_str()),
+        init((name + "_init").c_str()) {
+    init.host.bind(link.down_in);
+    init.device.bind(link.up_in);
+    init.cfg.bind(link.cfg_in);
+    link.down_out.bind(bar.socket);
+    link.up_out.bind(host_mem.socket);
+    link.cfg_out.bind(cfg_space.socket);
+  }
+  // `len` bytes at address 0 on `s` (init.host, init.device or init.cfg).
+  Tick write(InitSocket& s, unsigned len) { return init.access(s, tlm::TLM_WRITE_COMMAND, 0, len); }
+  Tick read(InitSocket& s, unsigned len) { return init.access(s, tlm::TLM_READ_COMMAND, 0, len); }
+};
+
 inline bool open_waves(Waves& w, const std::string& vcd_base) {
   if (!vcd_base.empty()) w.open(vcd_base);
   return w.enabled();

@@ -12,28 +12,6 @@
 using namespace vp;
 using namespace vp::test;
 
-namespace {
-// A link with every socket bound to recording targets, and its initiator.
-struct BoundLink {
-  pcie::PcieLink link;
-  RecordingTarget host_mem, bar, cfg_space;
-  LinkInitiator init;
-  BoundLink(const std::string& name, Services& svc, const std::string& scope)
-      : link((name + "_link").c_str(), svc, scope),
-        host_mem((name + "_host_mem").c_str()),
-        bar((name + "_bar").c_str()),
-        cfg_space((name + "_cfg").c_str()),
-        init((name + "_init").c_str()) {
-    init.host.bind(link.down_in);
-    init.device.bind(link.up_in);
-    init.cfg.bind(link.cfg_in);
-    link.down_out.bind(bar.socket);
-    link.up_out.bind(host_mem.socket);
-    link.cfg_out.bind(cfg_space.socket);
-  }
-};
-}  // namespace
-
 TEST_CASE("a second PCIe link in its own scope reads its own keys and counts into its own statistics",
           "[pcie][scope]") {
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);

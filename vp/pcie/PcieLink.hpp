@@ -52,26 +52,10 @@
 #include "vp/core/ParamScope.hpp"
 #include "vp/core/Services.hpp"
 #include "vp/core/StatGroup.hpp"
+#include "vp/pcie/LinkDirection.hpp"
+#include "vp/pcie/LinkTiming.hpp"
 
 namespace vp::pcie {
-
-struct LinkTiming {
-  static constexpr uint32_t kDllpBytes = 8;  // on the wire, framing included
-  double bytes_per_s = 0;                    // per direction, after line encoding
-  unsigned generation = 3, lanes = 4;        // what the endpoint's Link Capabilities advertise
-  uint32_t max_payload = 256, max_read_request = 512, tlp_overhead = 24;
-  uint32_t ack_coalesce = 4, fc_coalesce = 4;  // TLPs received per ACK / UpdateFC; 0: none
-  Tick link_latency = 0;                       // one link hop, one way
-  Tick latency = 0;                            // root complex to endpoint, one way
-  // TLPs needed to carry `payload` bytes in pieces of at most `chunk` (a
-  // payload of 0 is one header-only TLP).
-  static uint64_t tlps(uint64_t payload, uint32_t chunk) { return payload == 0 ? 1 : (payload + chunk - 1) / chunk; }
-  Tick wire_time(uint64_t bytes) const;
-  // Wire time of `payload` bytes sent as TLPs of at most `chunk` bytes.
-  Tick serialize(uint64_t payload, uint32_t chunk) const;
-  // DLLPs owed when `n` more TLPs arrive after `before` (ACKs and UpdateFCs).
-  uint64_t dllps_owed(uint64_t before, uint64_t n) const;
-};
 
 class PcieLink : public sc_core::sc_module {
  public:
@@ -87,13 +71,11 @@ class PcieLink : public sc_core::sc_module {
   static LinkTiming timing_from(const ScopedConfig& cfg);
   PcieLink(sc_core::sc_module_name name, Services& svc, const std::string& scope);
   const LinkTiming& timing() const { return t_; }
+  const std::string& scope() const { return stats_.scope(); }
 
-  struct DirectionStats {
-    uint64_t payload_bytes = 0, wire_bytes = 0, tlps = 0, dllps = 0;
-    Tick busy_ps = 0;  // wire time of everything sent, TLPs and DLLPs
-  };
-  DirectionStats down_stats() const { return stats_of(down_); }
-  DirectionStats up_stats() const { return stats_of(up_); }
+  using DirectionStats = LinkDirection::Stats;
+  DirectionStats down_stats() const { return down_.stats(); }
+  DirectionStats up_stats() const { return up_.stats(); }
   // Per direction: bytes, utilisation (busy / elapsed) and effective payload
   // bandwidth over `elapsed` of simulated time; configuration requests.
   nlohmann::json summary(Tick elapsed) const;
@@ -105,18 +87,9 @@ class PcieLink : public sc_core::sc_module {
   bool link_up() const { return link_up_; }
 
  private:
-  struct Direction {
-    FcfsResource ordered, small;
-    Counter *payload, *wire, *tlps, *dllps, *busy;
-    // Waveform: a busy flag and the busy time so far, from the booked
-    // intervals clipped so that they never overlap.
-    bool traced = false, level = false;
-    uint64_t busy_ns = 0;
-    Tick traced_until = 0, traced_ps = 0;
-  };
   // `writes_ordered`: small posted writes keep their place behind bulk ones
   // (a completion entry must not overtake the data it reports).
-  void transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay, Direction& fwd, Direction& back,
+  void transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay, LinkDirection& fwd, LinkDirection& back,
                  tlm_utils::simple_initiator_socket<PcieLink>& out, bool writes_ordered);
   void b_down(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
     transport(gp, delay, down_, up_, down_out, false);
@@ -126,15 +99,12 @@ class PcieLink : public sc_core::sc_module {
   // Sends `tlps` TLPs carrying `payload` bytes in all over `d`, ready at
   // `ready`; returns when the last one reaches the far end. The receiver's
   // DLLPs go over `rev`.
-  Tick send(Direction& d, Direction& rev, Tick ready, uint64_t payload, uint64_t tlps, bool may_pass);
-  void send_dllps(Direction& d, Tick at, uint64_t n);
-  void occupy(Direction& d, Tick start, Tick wire);
-  static DirectionStats stats_of(const Direction& d);
+  Tick send(LinkDirection& d, LinkDirection& rev, Tick ready, uint64_t payload, uint64_t tlps, bool may_pass);
 
   LinkTiming t_;
   EventQueue eq_;
   StatGroup stats_;
-  Direction down_, up_;
+  LinkDirection down_, up_;
   Counter &cfg_reads_, &cfg_writes_;
   bool link_up_ = true;
   // A request that finds the link down: false if it went on as usual.

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-// One direction of one PCIe link's wire, of which PcieLink has two for an
-// endpoint's path: booking, counting and drawing its traffic.
+// One direction of one PCIe link's wire: what PcieLink has two of for an
+// endpoint's path and PcieSwitch two of for its upstream link, so that both
+// book, count and draw their traffic the same way.
 //
 // Two first-come-first-served queues share the wire: `ordered` for bulk
 // transfers and posted writes that keep their order, `small` for the TLPs

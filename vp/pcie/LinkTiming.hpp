@@ -3,7 +3,8 @@
 // The arithmetic of a PCIe link: its rate per direction after the line code
 // (generation, width, encoding), how a transfer is cut into TLPs, their wire
 // time and the DLLPs the receiver owes for them. A PcieLink has one for its
-// whole path.
+// whole path; a PcieSwitch has one for its upstream link, of which only the
+// rate counts (the TLPs are cut by the link below it).
 #include <cstdint>
 
 #include "vp/core/ParamScope.hpp"
@@ -17,6 +18,7 @@ struct LinkTiming {
   unsigned generation = 3, lanes = 4;        // what the endpoint's Link Capabilities advertise
   uint32_t max_payload = 256, max_read_request = 512, tlp_overhead = 24;
   uint32_t ack_coalesce = 4, fc_coalesce = 4;  // TLPs received per ACK / UpdateFC; 0: none
+  unsigned switches = 0;                       // switches on the path
   Tick link_latency = 0;                       // one link hop, one way
   Tick latency = 0;                            // root complex to endpoint, one way
 

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "vp/pcie/PcieSwitch.hpp"
+
 namespace vp::pcie {
 
 void PcieLink::declare_params(const ParamScope& r) {
@@ -42,7 +44,8 @@ LinkTiming PcieLink::timing_from(const ScopedConfig& c) {
   t.ack_coalesce = static_cast<uint32_t>(c.get_int("ack_coalesce"));
   t.fc_coalesce = static_cast<uint32_t>(c.get_int("fc_coalesce"));
   t.link_latency = c.get_time("link_latency");
-  auto switches = static_cast<Tick>(c.get_int("switches"));
+  t.switches = static_cast<unsigned>(c.get_int("switches"));
+  Tick switches = t.switches;
   t.latency = c.get_time("rc_latency") + (switches + 1) * t.link_latency +
               switches * c.get_time("switch_latency");
   return t;
@@ -74,6 +77,7 @@ Tick PcieLink::send(LinkDirection& d, LinkDirection& rev, Tick ready, uint64_t p
   TlpBurst b{payload, payload + tlps * t_.tlp_overhead, tlps, t_.dllps_owed(d.tlps_sent(), tlps), may_pass};
   Tick end = d.send_tlps(t_, ready, b);
   if (b.dllps) rev.send_dllps(t_, end + t_.link_latency, b.dllps);
+  if (upstream_) end = upstream_->carry(&d == &up_, end - t_.wire_time(b.bytes), end, b, t_.link_latency);
   return end + t_.latency;
 }
 

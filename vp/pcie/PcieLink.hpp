@@ -26,10 +26,12 @@
 // idle time and delay nothing.
 //
 // Latency, one way: rc_latency + (switches + 1) * link_latency +
-// switches * switch_latency. Switches are cut-through and add latency only:
-// every hop runs at the same generation and width, so one pipe per direction
-// stands for the whole path (each hop carries its own DLLPs, at the same
-// share of its own bandwidth).
+// switches * switch_latency. Switches are cut-through and add latency only,
+// with every hop at the link's generation and width, so one pipe per
+// direction stands for the whole path (each hop carries its own DLLPs, at
+// the same share of its own bandwidth); the one exception is a PcieSwitch
+// the link is attached to (PcieSwitch::attach), whose upstream link also
+// carries every TLP and DLLP of the other links below it.
 //
 // Sockets:
 //   down_in -> down_out : MMIO from the host to the endpoint's BARs
@@ -56,6 +58,8 @@
 #include "vp/pcie/LinkTiming.hpp"
 
 namespace vp::pcie {
+
+class PcieSwitch;
 
 class PcieLink : public sc_core::sc_module {
  public:
@@ -85,8 +89,11 @@ class PcieLink : public sc_core::sc_module {
   // from a removed device) and the endpoint's DMA and messages fail.
   void link_down() { link_up_ = false; }
   bool link_up() const { return link_up_; }
+  // The switch whose upstream link this link's traffic also crosses, if any.
+  const PcieSwitch* upstream() const { return upstream_; }
 
  private:
+  friend class PcieSwitch;  // attach() sets upstream_
   // `writes_ordered`: small posted writes keep their place behind bulk ones
   // (a completion entry must not overtake the data it reports).
   void transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay, LinkDirection& fwd, LinkDirection& back,
@@ -97,8 +104,9 @@ class PcieLink : public sc_core::sc_module {
   void b_up(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) { transport(gp, delay, up_, down_, up_out, true); }
   void b_cfg(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   // Sends `tlps` TLPs carrying `payload` bytes in all over `d`, ready at
-  // `ready`; returns when the last one reaches the far end. The receiver's
-  // DLLPs go over `rev`.
+  // `ready`, and through the switch's upstream link when there is one;
+  // returns when the last one reaches the far end. The receivers' DLLPs go
+  // the other way.
   Tick send(LinkDirection& d, LinkDirection& rev, Tick ready, uint64_t payload, uint64_t tlps, bool may_pass);
 
   LinkTiming t_;
@@ -107,6 +115,7 @@ class PcieLink : public sc_core::sc_module {
   LinkDirection down_, up_;
   Counter &cfg_reads_, &cfg_writes_;
   bool link_up_ = true;
+  PcieSwitch* upstream_ = nullptr;
   // A request that finds the link down: false if it went on as usual.
   bool refused(tlm::tlm_generic_payload& gp, bool from_host) const;
 };

@@ -208,6 +208,7 @@ def _repro(args) -> int:
     from flashvp.grid import GridError
     from flashvp.repro import ReproError, repro
     from flashvp.server import ServerError, find_server
+    from flashvp.summary import SchemaError
     from flashvp.sweep import SweepError
 
     if args.jobs is not None and args.jobs < 1:
@@ -220,7 +221,7 @@ def _repro(args) -> int:
     except ReproError as e:
         sys.stderr.write(f"flashvp: {e}\n")
         return 1
-    except (GridError, SweepError, ServerError) as e:
+    except (GridError, SweepError, ServerError, SchemaError) as e:
         return _fail(str(e))
     except KeyboardInterrupt:
         return _interrupted("runs", "repro")

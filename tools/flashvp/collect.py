@@ -16,28 +16,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from flashvp import SUMMARY_SCHEMA_VERSIONS
+from flashvp.summary import SchemaError, load_summary  # noqa: F401 (SchemaError re-exported)
 
 # Not figures: the units of counters, and identification already in columns.
 _SKIP_TOP = {"jobs", "counter_units", "git_revision", "schema_version"}
-
-
-class SchemaError(ValueError):
-    """A summary.json this package cannot read."""
-
-
-def load_summary(path: Path) -> dict:
-    try:
-        s = json.loads(Path(path).read_text())
-    except OSError as e:
-        raise SchemaError(f"{path}: cannot read: {e.strerror}") from None
-    except ValueError as e:
-        raise SchemaError(f"{path}: not JSON ({e})") from None
-    v = s.get("schema_version") if isinstance(s, dict) else None
-    if v not in SUMMARY_SCHEMA_VERSIONS:
-        raise SchemaError(f"{path}: schema_version {v!r}; this flashvp reads "
-                          f"{', '.join(map(str, SUMMARY_SCHEMA_VERSIONS))} (docs/outputs.md)")
-    return s
 
 
 def flatten(value, prefix: str = "", out: dict | None = None) -> dict:

@@ -11,6 +11,30 @@ import pytest
 
 from flashvp.repro import Effect, Results, effect_samples, judge, papers
 from flashvp.studies import STUDIES
+from flashvp.summary import Summary
+
+
+@pytest.mark.parametrize("first,second", [("flashvp.repro", "flashvp.studies"), ("flashvp.studies", "flashvp.repro"),
+                                          ("flashvp.studies.base", "flashvp.repro"),
+                                          ("flashvp.studies.rwiso", "flashvp.studies"),
+                                          ("flashvp.summary", "flashvp.studies.deepflash")])
+def test_repro_and_the_studies_import_in_either_order(first, second):
+    """No import cycle: each module imports alone, in a fresh interpreter, whichever comes first; only
+    repro imports repro; repro holds the studies' own registry."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import flashvp
+
+    code = (f"import sys\nimport {first}\n"
+            f"assert {first!r} == 'flashvp.repro' or 'flashvp.repro' not in sys.modules\nimport {second}\n"
+            "from flashvp.repro import STUDIES as a\nfrom flashvp.studies import STUDIES as b\nassert a is b")
+    tools = str(Path(flashvp.__file__).resolve().parents[1])
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env={**os.environ, "PYTHONPATH": tools}, timeout=120)
+    assert r.returncode == 0, r.stderr
 
 
 def _results(rows):
@@ -80,13 +104,13 @@ def test_online_figures_carry_where_the_responses_went():
     s = {"jobs": [{"name": "offline.0"},
                   {"name": "online.w0", "online": {"response_us": {"mean": 3010.0, "p99": 11000.0, "count": 200},
                                                    "response_parts_us": parts}}]}
-    f = _online(s)
+    f = _online(Summary(s))
     assert (f["response_mean"], f["response_p99"], f["responses"]) == (3010.0, 11000.0, 200)
     assert (f["resp_queue"], f["resp_io"], f["tail_io"], f["tail_compute"]) == (10.0, 600.0, 8000.0, 2400.0)
     assert f["tail_responses"] == 2
     # A summary from before the parts existed: the figures are there, the parts are not (nan).
     del s["jobs"][1]["online"]["response_parts_us"]
-    f = _online(s)
+    f = _online(Summary(s))
     assert f["response_mean"] == 3010.0 and math.isnan(f["tail_io"]) and f["tail_responses"] == 0
 
 
@@ -100,12 +124,12 @@ def test_deepflash_nvmq_figures_from_the_thread_counters():
                       "ssd.fw.thread.nvmq1.items": 100, "ssd.fw.thread.nvmq1.busy_ps": 1 * ms,
                       "ssd.fw.thread.nvmq2.items": 0, "ssd.fw.thread.nvmq2.busy_ps": 0,
                       "ssd.fw.thread.trans0.items": 999, "ssd.fw.thread.trans0.busy_ps": 2 * ms}}
-    f = _df_figures(s)
+    f = _df_figures(Summary(s))
     assert f["iops"] == 900_000
     assert f["active_nvmq"] == pytest.approx(1.5)  # 3 ms of NVMQ work in 2 ms
     assert f["nvmq_iops"] == pytest.approx(450_000)  # two threads took commands
     assert f["nvmq_spread"] == pytest.approx(2 / 3)  # (300 - 100) / 300
-    assert math.isnan(_df_figures({"sim_time_s": 1.0, "jobs": [], "counters": {}})["active_nvmq"])
+    assert math.isnan(_df_figures(Summary({"sim_time_s": 1.0, "jobs": [], "counters": {}}))["active_nvmq"])
 
 
 def test_deepflash_iops_is_the_drives_not_the_sum_of_the_jobs():
@@ -117,7 +141,7 @@ def test_deepflash_iops_is_the_drives_not_the_sum_of_the_jobs():
     s = {"sim_time_s": 0.002, "counters": {},
          "jobs": [{"ios": 1000, "runtime_s": 0.001, "iops": 1_000_000},
                   {"ios": 1000, "runtime_s": 0.002, "iops": 500_000}]}
-    assert _df_figures(s)["iops"] == pytest.approx(1_000_000)
+    assert _df_figures(Summary(s))["iops"] == pytest.approx(1_000_000)
 
 
 def test_every_effect_a_study_reports_is_in_the_papers_data_with_a_source():

@@ -26,6 +26,7 @@
 #include "vp/platform/OutputFolder.hpp"
 #include "platforms/server/ServerTop.hpp"
 #include "vp/platform/ServerRun.hpp"
+#include "vp/platform/Summary.hpp"
 #include "vp/core/BuildInfo.hpp"
 #include "vp/core/Quote.hpp"
 #include "vp/core/RequestRecord.hpp"
@@ -156,15 +157,11 @@ void print_bridge_counts(const QemuTop& top, const nlohmann::json& q, bool intx)
 void write_guest_outputs(const std::string& out_dir, const Config& cfg, const StatRegistry& stats, QemuTop& top,
                          const nlohmann::json& bridge) {
   std::filesystem::create_directories(out_dir);
-  nlohmann::json s;
-  s["schema_version"] = kSummarySchemaVersion;
-  s["git_revision"] = build_revision();
-  s["simulated_s"] = double(now_ps()) / double(SEC);
+  nlohmann::json s = summary_head("qemu", cfg);
   s["qemu"] = bridge;
-  s.update(stats.sections_json());  // nvme, pcie, dram, firmware, write_buffer, ftl, flash
+  if (top.drive.image.enabled()) s["image"] = top.drive.image.summary();
+  add_statistics(s, stats);  // nvme, pcie, dram, firmware, write_buffer, ftl, flash
   s["nvme"]["cc_ams"] = top.drive.nvme.arbitration();
-  s["counters"] = stats.to_json();
-  s["counter_units"] = stats.units_json();
   write_run_files(out_dir, cfg, s);
   top.drive.cache.write_outputs(out_dir, true);  // write_buffer.csv, cache_epochs.csv
   fmt::print(stderr, "vp-qemu: outputs in {}/\n", out_dir);

@@ -59,6 +59,19 @@ Tick cycles(const ScopedConfig& c, const char* key) {
 }
 }  // namespace
 
+IoAccelerator::Stats::Stats(const StatGroup& stats)
+    : bios(stats.counter("bios", "bios", "bios the driver handed to the accelerator")),
+      commands(stats.counter("commands", "commands", "NVMe commands composed")),
+      merges(stats.counter("merges", "bios", "bios merged into a command not yet fetched")),
+      cam_hits(stats.counter("cam_hits", "searches", "CAM searches that found an adjacent unfetched command")),
+      barrier_waits(stats.counter("barrier_waits", "fetches", "SSD fetches that waited for a merge (the barrier)")),
+      barrier_wait_ps(stats.counter("barrier_wait_ps", "ps", "time fetches waited, summed")),
+      polls(stats.counter("polls", "entries", "completion entries the CQ logic detected")),
+      irqs(stats.counter("interrupts", "messages", "MSI-X messages raised to the host")),
+      hazard_waits(stats.counter("hazard_waits", "bios", "bios held behind an overlapping command not completed")),
+      full_waits(stats.counter("full_waits", "bios", "bios held for room in a full SQ or for the tail slot's command to complete")),
+      errors(stats.counter("errors", "bios", "bios refused (bad queue, segments or size)")) {}
+
 IoAccelerator::IoAccelerator(sc_core::sc_module_name name, Services& svc, const pcie::LinkTiming& link,
                              const std::string& scope, const std::string& pci_scope)
     : PciFunction(name, accel_identity(ScopedConfig(svc.cfg, pci_scope)),
@@ -73,17 +86,7 @@ IoAccelerator::IoAccelerator(sc_core::sc_module_name name, Services& svc, const 
       t_poll_(cycles(cfg_, "poll_cycles")),
       irq_per_bio_(cfg_.is("irq_per", "bio")),
       q_(kMaxQueues),
-      bios_(stats_.counter("bios", "bios", "bios the driver handed to the accelerator")),
-      commands_(stats_.counter("commands", "commands", "NVMe commands composed")),
-      merges_(stats_.counter("merges", "bios", "bios merged into a command not yet fetched")),
-      cam_hits_(stats_.counter("cam_hits", "searches", "CAM searches that found an adjacent unfetched command")),
-      barrier_waits_(stats_.counter("barrier_waits", "fetches", "SSD fetches that waited for a merge (the barrier)")),
-      barrier_wait_ps_(stats_.counter("barrier_wait_ps", "ps", "time fetches waited, summed")),
-      polls_(stats_.counter("polls", "entries", "completion entries the CQ logic detected")),
-      irqs_(stats_.counter("interrupts", "messages", "MSI-X messages raised to the host")),
-      hazard_waits_(stats_.counter("hazard_waits", "bios", "bios held behind an overlapping command not completed")),
-      full_waits_(stats_.counter("full_waits", "bios", "bios held for room in a full SQ or for the tail slot's command to complete")),
-      errors_(stats_.counter("errors", "bios", "bios refused (bad queue, segments or size)")) {
+      st_(stats_) {
   stats_.section(kScope, "accel", [this] { return summary(); });
   if (svc.waves.enabled()) {
     svc.waves.trace(cam_valid_, Waves::signal_name(scope, "cam_valid"), Waves::group_name(scope));
@@ -97,17 +100,17 @@ void IoAccelerator::count_valid() {
 }
 
 nlohmann::json IoAccelerator::summary() const {
-  return {{"bios", bios_.value},
-          {"commands", commands_.value},
-          {"merges", merges_.value},
-          {"cam_hits", cam_hits_.value},
-          {"barrier_waits", barrier_waits_.value},
-          {"barrier_wait_us", double(barrier_wait_ps_.value) / 1e6},
-          {"polls", polls_.value},
-          {"interrupts", irqs_.value},
-          {"hazard_waits", hazard_waits_.value},
-          {"full_waits", full_waits_.value},
-          {"errors", errors_.value}};
+  return {{"bios", st_.bios.value},
+          {"commands", st_.commands.value},
+          {"merges", st_.merges.value},
+          {"cam_hits", st_.cam_hits.value},
+          {"barrier_waits", st_.barrier_waits.value},
+          {"barrier_wait_us", double(st_.barrier_wait_ps.value) / 1e6},
+          {"polls", st_.polls.value},
+          {"interrupts", st_.irqs.value},
+          {"hazard_waits", st_.hazard_waits.value},
+          {"full_waits", st_.full_waits.value},
+          {"errors", st_.errors.value}};
 }
 
 // ---------------------------------------------------------------- registers
@@ -159,7 +162,7 @@ void IoAccelerator::bar_write(uint32_t off, uint64_t v, unsigned) {
     case BIO_QUEUE: latch_.queue = static_cast<uint32_t>(v); return;
     case BIO_GO:
       in_.push_back(latch());
-      ++bios_;
+      ++st_.bios;
       ++in_flight_;
       if (!working_) {
         working_ = true;
@@ -264,7 +267,7 @@ uint32_t IoAccelerator::pages(const std::vector<BioSeg>& segs) const {
 void IoAccelerator::place(Pending p) {
   const Bio& b = p.bio;
   if (p.bad || b.queue >= kMaxQueues || !q_[b.queue].on || !segments_ok(p.segs, b.bytes)) {
-    ++errors_;
+    ++st_.errors;
     finish_bio(b.queue < kMaxQueues ? b.queue : 0, b.tag, nvme::status(nvme::SCT_GENERIC, nvme::SC_INVALID_FIELD, true),
                0);
     return next();
@@ -272,13 +275,13 @@ void IoAccelerator::place(Pending p) {
   Queue& q = q_[b.queue];
   uint32_t nlb = b.bytes >> lba_shift_;
   if (q.cam.overlaps(b.slba, nlb)) {  // one buffer per LBA: wait for that command
-    ++hazard_waits_;
+    ++st_.hazard_waits;
     q.held.push_back(std::move(p));
     return eq_.after(t_cam_, [this] { next(); });
   }
   SqCam::Hit hit = q.cam.adjacent(b.write, b.slba, nlb, q.head);
   if (hit.slot >= 0) {
-    ++cam_hits_;
+    ++st_.cam_hits;
     auto slot = static_cast<uint32_t>(hit.slot);
     SqCam::Entry& e = q.cam.at(slot);
     std::vector<BioSeg> joined = hit.front ? p.segs : e.segs;
@@ -286,7 +289,7 @@ void IoAccelerator::place(Pending p) {
     joined.insert(joined.end(), rest.begin(), rest.end());
     uint32_t total = (e.nlb + nlb) << lba_shift_;
     if (segments_ok(joined, total)) {
-      ++merges_;
+      ++st_.merges;
       e.segs = std::move(joined);
       e.nlb += nlb;
       if (hit.front) {
@@ -309,7 +312,7 @@ void IoAccelerator::place(Pending p) {
   }
   // Full, or the tail slot's command fetched and not completed: its id is still the SSD's.
   if ((q.tail + 1) % q.entries == q.head || q.cam.at(q.tail).busy) {
-    ++full_waits_;
+    ++st_.full_waits;
     q.held.push_back(std::move(p));
     return eq_.after(t_cam_, [this] { next(); });
   }
@@ -318,7 +321,7 @@ void IoAccelerator::place(Pending p) {
   e = SqCam::Entry{true, true, b.write, b.slba, nlb, std::move(p.segs), {b.tag}};
   write_sqe(q, slot);
   q.tail = (q.tail + 1) % q.entries;
-  ++commands_;
+  ++st_.commands;
   count_valid();
   Tick t = t_cam_ + t_compose_ + (pages(e.segs) - 1) * t_prp_entry_;
   uint32_t qid = b.queue;
@@ -380,8 +383,8 @@ void IoAccelerator::memory_read(uint64_t off, uint8_t* p, unsigned len, sc_core:
   if (rel < CQ_OFFSET) {  // the SSD fetches commands: the barrier, then the status bits clear
     Tick now = now_ps(), arrive = now + delay.value();
     if (q.barrier_until > arrive) {
-      ++barrier_waits_;
-      barrier_wait_ps_ += q.barrier_until - arrive;
+      ++st_.barrier_waits;
+      st_.barrier_wait_ps += q.barrier_until - arrive;
       delay = to_sc(q.barrier_until - now);
     }
     copy(q.sq.data(), q.sq.size(), rel);
@@ -429,13 +432,13 @@ void IoAccelerator::reap(uint32_t qid) {
     std::memcpy(&e, &q.cq[size_t(q.cq_head) * 16], 16);
     if (e.phase() != q.phase) break;
     any = true;
-    ++polls_;
+    ++st_.polls;
     if (e.cid < q.entries) {
       SqCam::Entry& en = q.cam.at(e.cid);
       for (uint32_t tag : en.tags) finish_bio(qid, tag, e.status(), e.cid);
       if (!irq_per_bio_ && !en.tags.empty() && q.vector != Q_NO_VECTOR) {
         signals_.signal(q.vector, 0);
-        ++irqs_;
+        ++st_.irqs;
       }
       en = SqCam::Entry{};
     }
@@ -457,7 +460,7 @@ void IoAccelerator::finish_bio(uint32_t qid, uint32_t tag, uint16_t status, uint
   Calendar::get().notify(done_changed_);
   if (irq_per_bio_ && q_[qid].vector != Q_NO_VECTOR) {
     signals_.signal(q_[qid].vector, 0);
-    ++irqs_;
+    ++st_.irqs;
   }
 }
 

@@ -126,8 +126,13 @@ class IoAccelerator : public pcie::PciFunction {
   bool barrier_merge_ = false;
   Tick barrier_release_ = 0;
   uint64_t in_flight_ = 0;
-  Counter &bios_, &commands_, &merges_, &cam_hits_, &barrier_waits_, &barrier_wait_ps_, &polls_, &irqs_,
-      &hazard_waits_, &full_waits_, &errors_;
+  // The statistics it registers, named in its scope (a group, as gem5's).
+  struct Stats {
+    explicit Stats(const StatGroup& stats);
+    Counter &bios, &commands, &merges, &cam_hits, &barrier_waits, &barrier_wait_ps, &polls, &irqs,
+        &hazard_waits, &full_waits, &errors;
+  };
+  Stats st_;
 };
 
 }  // namespace vp::accel

@@ -19,6 +19,7 @@
 #include "vp/platform/Presets.hpp"
 #include "vp/platform/RunTraces.hpp"
 #include "vp/platform/RunWatchdog.hpp"
+#include "vp/platform/Summary.hpp"
 #include "platforms/server/ServerTop.hpp"
 #include "vp/core/BuildInfo.hpp"
 #include "vp/core/InputFile.hpp"
@@ -362,6 +363,23 @@ std::unique_ptr<StatRegistry> platform_stats(const Config& cfg, Platform platfor
   return stats;
 }
 
+nlohmann::json summary_head(const std::string& platform, const Config& cfg) {
+  nlohmann::json s;
+  s["schema_version"] = kSummarySchemaVersion;
+  s["git_revision"] = build_revision();
+  s["platform"] = platform;
+  s["seed"] = cfg.get_int("sim.seed");
+  s["sim_time_s"] = double(now_ps()) / 1e12;
+  return s;
+}
+
+void add_statistics(nlohmann::json& s, const StatRegistry& stats) {
+  s.update(stats.sections_json());
+  s["counters"] = stats.to_json();
+  s["counter_units"] = stats.units_json();
+  if (!stats.distributions().empty()) s["distributions"] = stats.distributions_json();
+}
+
 void write_run_files(const std::string& dir, const Config& cfg, const nlohmann::json& summary) {
   AtomicFile::write(dir + "/config.yaml", [&](std::ostream& f) {
     f << "# effective configuration; reproduce with --config\n" << cfg.to_yaml();
@@ -500,12 +518,7 @@ nlohmann::json simulate(Top& top, const Config& cfg, const RunOptions& opt, Cloc
 template <class Top>
 nlohmann::json run_summary(Top& top, const Config& cfg, const StatRegistry& stats, const RunResult& res,
                            double wall, const nlohmann::json& power_loss) {
-  nlohmann::json s;
-  s["schema_version"] = kSummarySchemaVersion;
-  s["git_revision"] = build_revision();
-  s["platform"] = std::is_same_v<Top, DriveTop> ? "drive" : "server";
-  s["seed"] = cfg.get_int("sim.seed");
-  s["sim_time_s"] = double(now_ps()) / 1e12;
+  nlohmann::json s = summary_head(std::is_same_v<Top, DriveTop> ? "drive" : "server", cfg);
   s["wall_time_s"] = wall;
   s["kernel_events"] = top.kernel_events();
   // The kernel's delta cycles, with the instants the calendar ran ahead
@@ -517,12 +530,9 @@ nlohmann::json run_summary(Top& top, const Config& cfg, const StatRegistry& stat
   s["total_ios"] = total;
   s["stage_order_violations"] = stage_order_violations();
   s["kernel_events_per_io"] = total ? double(top.kernel_events()) / double(total) : 0.0;
-  s.update(stats.sections_json());
   if (!power_loss.is_null()) s["power_loss"] = power_loss;
   if (top.drive.image.enabled()) s["image"] = top.drive.image.summary();
-  s["counters"] = stats.to_json();
-  s["counter_units"] = stats.units_json();
-  if (!stats.distributions().empty()) s["distributions"] = stats.distributions_json();
+  add_statistics(s, stats);
   return s;
 }
 

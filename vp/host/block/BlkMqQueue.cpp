@@ -53,6 +53,24 @@ void BlkMqQueue::declare_params(const ParamScope& r) {
   DeadlineScheduler::declare_params(r.sub("deadline"));
 }
 
+BlkMqQueue::Stats::Stats(const StatGroup& s)
+    : back_merges(s.counter("back_merges", "merges", "I/Os appended to a queued request")),
+      front_merges(s.counter("front_merges", "merges", "I/Os prepended to a queued request")),
+      plug_merges(s.counter("plug_merges", "merges", "of the merges, those made in a plug")),
+      plug_flushes(s.counter("plug_flushes", "flushes", "plugs flushed to the queues")),
+      dispatches(s.counter("dispatches", "commands", "requests issued to the driver (one command each)")),
+      tag_waits(s.counter("tag_waits", "requests", "requests queued while their hardware queue had no tag")),
+      bypassed(s.counter("bypassed", "requests", "FlashShare: requests that bypassed the queues")),
+      hazard_ordered(s.counter("hazard_ordered", "requests",
+                               "FlashShare: queued requests issued ahead of an overlapping bypassing one")),
+      hazard_merged(s.counter("hazard_merged", "requests",
+                              "FlashShare: queued contiguous requests merged into a bypassing one")),
+      splits(s.counter("splits", "I/Os", "I/Os larger than the largest transfer, split into pieces")),
+      split_pieces(s.counter("split_pieces", "I/Os", "pieces the split I/Os became")),
+      kblockd_runs(s.counter("kblockd_runs", "runs", "hardware-queue runs by kblockd (dispatch=kblockd)")),
+      sync_runs(s.counter("sync_runs", "runs",
+                          "hardware-queue runs in the submitter's context at a plug flush (dispatch=kblockd)")) {}
+
 BlkMqQueue::BlkMqQueue(const ScopedConfig& cfg, const StatGroup& s, BlkMqDriver& drv, unsigned cores,
                        unsigned hw_queues)
     : drv_(drv),
@@ -68,22 +86,7 @@ BlkMqQueue::BlkMqQueue(const ScopedConfig& cfg, const StatGroup& s, BlkMqDriver&
       max_segments_(static_cast<uint32_t>(cfg.get_int("max_segments"))),
       hw_(hw_queues),
       plugs_(cores),
-      back_merges_(s.counter("back_merges", "merges", "I/Os appended to a queued request")),
-      front_merges_(s.counter("front_merges", "merges", "I/Os prepended to a queued request")),
-      plug_merges_(s.counter("plug_merges", "merges", "of the merges, those made in a plug")),
-      plug_flushes_(s.counter("plug_flushes", "flushes", "plugs flushed to the queues")),
-      dispatches_(s.counter("dispatches", "commands", "requests issued to the driver (one command each)")),
-      tag_waits_(s.counter("tag_waits", "requests", "requests queued while their hardware queue had no tag")),
-      bypassed_(s.counter("bypassed", "requests", "FlashShare: requests that bypassed the queues")),
-      hazard_ordered_(s.counter("hazard_ordered", "requests",
-                                "FlashShare: queued requests issued ahead of an overlapping bypassing one")),
-      hazard_merged_(s.counter("hazard_merged", "requests",
-                               "FlashShare: queued contiguous requests merged into a bypassing one")),
-      splits_(s.counter("splits", "I/Os", "I/Os larger than the largest transfer, split into pieces")),
-      split_pieces_(s.counter("split_pieces", "I/Os", "pieces the split I/Os became")),
-      kblockd_runs_(s.counter("kblockd_runs", "runs", "hardware-queue runs by kblockd (dispatch=kblockd)")),
-      sync_runs_(s.counter("sync_runs", "runs",
-                           "hardware-queue runs in the submitter's context at a plug flush (dispatch=kblockd)")) {
+      st_(s) {
   uint32_t tags = drv.queue_tags();
   for (auto& h : hw_) {
     h.free_tags = tags;
@@ -126,7 +129,7 @@ uint32_t BlkMqQueue::piece_bytes(const IoRequest& io) const {
 // As Linux's bio split: pieces of the largest transfer from the start of the
 // I/O, the last one the rest, each carrying its part of the same buffer.
 void BlkMqQueue::split(IoRequest& io, unsigned core, Tick now) {
-  ++splits_;
+  ++st_.splits;
   Split* sp;
   if (free_splits_.empty()) {
     sp = &split_pool_.emplace_back();
@@ -155,7 +158,7 @@ void BlkMqQueue::split(IoRequest& io, unsigned core, Tick now) {
     split_of_[p] = sp;
   }
   sp->left = static_cast<unsigned>(sp->pieces.size());
-  split_pieces_ += sp->left;
+  st_.split_pieces += sp->left;
   for (IoRequest* p : sp->pieces) submit(*p, core, now);  // none completes before all are submitted
 }
 
@@ -227,12 +230,12 @@ void BlkMqQueue::merge(BlkRequest* rq, IoRequest& io, bool front) {
     rq->head->merged = true;
     rq->head = &io;
     rq->lba = io.lba;
-    ++front_merges_;
+    ++st_.front_merges;
   } else {
     rq->tail->next_in_cmd = &io;
     rq->tail = &io;
     io.merged = true;
-    ++back_merges_;
+    ++st_.back_merges;
   }
   rq->nlb += io.nlb;
   rq->bytes += io.bytes;
@@ -272,7 +275,7 @@ void BlkMqQueue::issue(BlkRequest* rq, Tick now) {
   IoRequest* head = rq->head;
   head->attr = rq->attr;  // the command's attribute (a hazard merge may join attributes)
   unsigned h = rq->hwq;
-  ++dispatches_;
+  ++st_.dispatches;
   release(rq);
   drv_.issue(*head, h);
 }
@@ -294,7 +297,7 @@ void BlkMqQueue::run(unsigned h, Tick now) {
 // page-cache write-back is asynchronous (not REQ_SYNC) and left to kblockd.
 void BlkMqQueue::insert(BlkRequest* rq, Tick now, unsigned core) {
   HwQueue& q = hw_[rq->hwq];
-  if (q.free_tags == 0) ++tag_waits_;
+  if (q.free_tags == 0) ++st_.tag_waits;
   q.sched->insert(rq, now);
   if (!kblockd_) return run(rq->hwq, now);
   bool async = !direct_ || (rq->write && rq->head->cache);
@@ -315,7 +318,7 @@ BlkMqQueue::Run BlkMqQueue::next_run(unsigned core, Tick now) {
   HwQueue& q = hw_[r.hwq];
   q.queued = false;
   q.running = true;
-  ++(r.kblockd ? kblockd_runs_ : sync_runs_);
+  ++(r.kblockd ? st_.kblockd_runs : st_.sync_runs);
   while (BlkRequest* rq = next_to_dispatch(q, now)) {
     --q.free_tags;  // held from now: the run owns them
     r.taken.push_back(rq);
@@ -339,7 +342,7 @@ void BlkMqQueue::send_or_hold(BlkRequest* rq, Tick now) {
   if (q.free_tags > 0 && q.dispatch.empty() && !q.running) {
     issue(rq, now);
   } else {
-    ++tag_waits_;
+    ++st_.tag_waits;
     q.dispatch.push_back(rq);
     if (kblockd_ && q.free_tags > 0) request_run(rq->hwq, q.home, true);
   }
@@ -389,11 +392,11 @@ void BlkMqQueue::submit(IoRequest& io, unsigned core, Tick now) {
     bool front;
     if (BlkRequest* last = p.last(); last && can_merge(*last, io, front)) {
       merge(last, io, front);
-      ++plug_merges_;
+      ++st_.plug_merges;
       return;
     }
     if (p.full()) {
-      ++plug_flushes_;
+      ++st_.plug_flushes;
       std::vector<BlkRequest*> batch;
       batch.swap(p.requests);
       for (BlkRequest* rq : batch) insert(rq, now, core);
@@ -418,7 +421,7 @@ void BlkMqQueue::finish_plug(unsigned core, Tick now) {
   Plug& p = plugs_[core];
   p.active = false;
   if (p.requests.empty()) return;
-  ++plug_flushes_;
+  ++st_.plug_flushes;
   std::vector<BlkRequest*> batch;
   batch.swap(p.requests);
   for (BlkRequest* rq : batch) insert(rq, now, core);  // blk_mq_flush_plug_list
@@ -438,7 +441,7 @@ void BlkMqQueue::completed(unsigned hwq, Tick now) {
 // it. One function (about 65 lines) because both decisions are taken on the
 // queues as they were before anything moved.
 void BlkMqQueue::bypass(IoRequest& io, unsigned core, Tick now) {
-  ++bypassed_;
+  ++st_.bypassed;
   BlkRequest* rq = make(io, core);
   struct Queued {
     BlkRequest* rq;
@@ -494,12 +497,12 @@ void BlkMqQueue::bypass(IoRequest& io, unsigned core, Tick now) {
     rq->bytes += c.bytes;
     rq->segments += c.segments;
     release(&c);
-    ++hazard_merged_;
+    ++st_.hazard_merged;
   }
   std::sort(ahead.begin(), ahead.end(), [](const Queued& a, const Queued& b) { return a.rq->seq < b.rq->seq; });
   for (const Queued& q : ahead) {
     take(q);
-    ++hazard_ordered_;
+    ++st_.hazard_ordered;
     send_or_hold(q.rq, now);
   }
   send_or_hold(rq, now);

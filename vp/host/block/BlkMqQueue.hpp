@@ -198,8 +198,13 @@ class BlkMqQueue {
   std::deque<Split> split_pool_;
   std::vector<Split*> free_splits_;
   std::unordered_map<const IoRequest*, Split*> split_of_;  // piece -> its split
-  Counter &back_merges_, &front_merges_, &plug_merges_, &plug_flushes_, &dispatches_, &tag_waits_, &bypassed_,
-      &hazard_ordered_, &hazard_merged_, &splits_, &split_pieces_, &kblockd_runs_, &sync_runs_;
+  // The statistics it registers, named in its scope (a group, as gem5's).
+  struct Stats {
+    explicit Stats(const StatGroup& s);
+    Counter &back_merges, &front_merges, &plug_merges, &plug_flushes, &dispatches, &tag_waits, &bypassed,
+        &hazard_ordered, &hazard_merged, &splits, &split_pieces, &kblockd_runs, &sync_runs;
+  };
+  Stats st_;
 };
 
 }  // namespace vp::host

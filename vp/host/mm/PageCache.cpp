@@ -88,6 +88,36 @@ void PageCache::declare_params(const ParamScope& r) {
   });
 }
 
+PageCache::Stats::Stats(const StatGroup& stats)
+    : hits(stats.counter("hits", "pages", "pages buffered reads found in the cache")),
+      misses(stats.counter("misses", "pages", "pages buffered reads had to wait for a device read "
+                           "started for them")),
+      ra_pages(stats.counter("readahead_pages", "pages",
+                             "pages read from the device by read-ahead windows (the demanded ones included)")),
+      ra_windows(stats.counter("readahead_windows", "windows", "read-ahead windows started")),
+      evictions(stats.counter("evictions", "pages", "clean pages dropped to make room")),
+      dirtied(stats.counter("pages_dirtied", "pages", "clean pages made dirty by writes")),
+      high_water(stats.counter("dirty_high_water", "pages",
+                               "most pages dirty or under write-back at once")),
+      wb_runs(stats.counter("writeback_commands", "runs",
+                            "write-back runs (contiguous dirty pages, one device write each unless blk-mq merges)")),
+      wb_pages(stats.counter("writeback_pages", "pages", "pages written back")),
+      wb_background(stats.counter("writeback_background", "runs",
+                                  "write-back runs because dirty pages exceeded the background limit")),
+      wb_periodic(stats.counter("writeback_periodic", "runs",
+                                "write-back runs of pages older than dirty_expire")),
+      wb_fsync(stats.counter("writeback_fsync", "runs", "write-back runs of fsync")),
+      throttles(stats.counter("throttle_events", "writes", "buffered writes blocked at the dirty "
+                              "limit")),
+      throttle_ps(stats.counter("throttle_ps", "ps", "time writers spent blocked at the dirty "
+                                "limit")),
+      fsyncs_done(stats.counter("fsyncs", "calls", "fsyncs completed")),
+      ratio_switches(stats.counter("ratio_switches", "switches",
+                                   "FastDrain switches between the dirty-ratio sets")),
+      io_errors(stats.counter("io_errors", "pages", "page reads or write-backs the device failed")),
+      victim_tagged(stats.counter("victim_tagged", "runs",
+                                  "write-back runs tagged as FastDrain page victimization")) {}
+
 PageCache::PageCache(Services& svc, HostMemoryAllocator& memory, const std::string& scope)
     : cfg_(svc.cfg, scope),
       stats_(svc.stats, scope),
@@ -101,34 +131,7 @@ PageCache::PageCache(Services& svc, HostMemoryAllocator& memory, const std::stri
       ra_init_(cfg_.get_size("readahead_initial") / kPageSize),
       ra_max_(cfg_.get_size("readahead_max") / kPageSize),
       fastdrain_(cfg_.get_switch("fastdrain")),
-      hits_(stats_.counter("hits", "pages", "pages buffered reads found in the cache")),
-      misses_(stats_.counter("misses", "pages", "pages buffered reads had to wait for a device read "
-                                                                  "started for them")),
-      ra_pages_(stats_.counter("readahead_pages", "pages",
-                                  "pages read from the device by read-ahead windows (the demanded ones included)")),
-      ra_windows_(stats_.counter("readahead_windows", "windows", "read-ahead windows started")),
-      evictions_(stats_.counter("evictions", "pages", "clean pages dropped to make room")),
-      dirtied_(stats_.counter("pages_dirtied", "pages", "clean pages made dirty by writes")),
-      high_water_(stats_.counter("dirty_high_water", "pages",
-                                    "most pages dirty or under write-back at once")),
-      wb_runs_(stats_.counter("writeback_commands", "runs",
-                                 "write-back runs (contiguous dirty pages, one device write each unless blk-mq merges)")),
-      wb_pages_(stats_.counter("writeback_pages", "pages", "pages written back")),
-      wb_background_(stats_.counter("writeback_background", "runs",
-                                       "write-back runs because dirty pages exceeded the background limit")),
-      wb_periodic_(stats_.counter("writeback_periodic", "runs",
-                                     "write-back runs of pages older than dirty_expire")),
-      wb_fsync_(stats_.counter("writeback_fsync", "runs", "write-back runs of fsync")),
-      throttles_(stats_.counter("throttle_events", "writes", "buffered writes blocked at the dirty "
-                                                                               "limit")),
-      throttle_ps_(stats_.counter("throttle_ps", "ps", "time writers spent blocked at the dirty "
-                                                                         "limit")),
-      fsyncs_done_(stats_.counter("fsyncs", "calls", "fsyncs completed")),
-      ratio_switches_(stats_.counter("ratio_switches", "switches",
-                                        "FastDrain switches between the dirty-ratio sets")),
-      io_errors_(stats_.counter("io_errors", "pages", "page reads or write-backs the device failed")),
-      victim_tagged_(stats_.counter("victim_tagged", "runs",
-                                       "write-back runs tagged as FastDrain page victimization")) {
+      st_(stats_) {
   stats_.section(kScope, "pagecache", [this] { return active() ? summary() : nlohmann::json(); });
   set_ratios(false);
 }
@@ -191,7 +194,7 @@ bool PageCache::reserve(uint64_t frames) {
     map_.erase(p.index);
     p.present = false;
     free_.push_back(f);
-    ++evictions_;
+    ++st_.evictions;
   }
   return free_.size() >= frames;
 }
@@ -250,12 +253,12 @@ void PageCache::read_pages(uint64_t start, uint64_t n, uint64_t end, uint64_t ma
     start_io(*p, false, w);
     p->io.attr = attr;
     run.push_back(&p->io);
-    ++ra_pages_;
+    ++st_.ra_pages;
     any = true;
     if (run.size() >= max_pages_) close();
   }
   close();
-  if (any) ++ra_windows_;
+  if (any) ++st_.ra_windows;
   if (Page* m = mark < end ? find(mark) : nullptr) m->ra_mark = true;
 }
 
@@ -302,7 +305,7 @@ bool PageCache::try_read(IoRequest& r, bool count, Work& w) {
     return p && (p->uptodate || p->reading || p->dirty);
   };
   if (count)
-    for (uint64_t i = first; i < first + n; ++i) ++(cached(i) ? hits_ : misses_);
+    for (uint64_t i = first; i < first + n; ++i) ++(cached(i) ? st_.hits : st_.misses);
   for (uint64_t i = first; i < first + n; ++i) {
     Page* p = find(i);
     if (!cached(i)) {  // (a window started for an earlier page of this read may have brought it)
@@ -335,7 +338,7 @@ bool PageCache::try_read(IoRequest& r, bool count, Work& w) {
 // ---------------------------------------------------------------- writes
 
 void PageCache::note_high_water() {
-  high_water_.value = std::max(high_water_.value, nr_dirty_ + nr_writeback_);
+  st_.high_water.value = std::max(st_.high_water.value, nr_dirty_ + nr_writeback_);
 }
 
 void PageCache::make_dirty(Page& p, uint8_t attr, Tick now) {
@@ -344,7 +347,7 @@ void PageCache::make_dirty(Page& p, uint8_t attr, Tick now) {
   p.dirty = true;
   p.dirtied = now;
   ++nr_dirty_;
-  ++dirtied_;
+  ++st_.dirtied;
   dirty_idx_.insert(p.index);
   if (!p.writeback) writable_.insert({now, p.index});
 }
@@ -396,7 +399,7 @@ void PageCache::access(IoRequest& r, unsigned core, Tick now, Work& w) {
   }
   if (try_write(r, now, w)) return;
   bool throttled = nr_dirty_ + nr_writeback_ >= hard_pages_;
-  if (throttled) ++throttles_;
+  if (throttled) ++st_.throttles;
   blocked_.push_back({&r, core, now, throttled});
 }
 
@@ -430,9 +433,9 @@ void PageCache::writeback_run(uint64_t index, uint64_t lo, uint64_t hi, uint32_t
     }
     run.push_back(&p.io);
   }
-  ++wb_runs_;
-  wb_pages_ += e - s;
-  if (fastdrain_) ++victim_tagged_;
+  ++st_.wb_runs;
+  st_.wb_pages += e - s;
+  if (fastdrain_) ++st_.victim_tagged;
   w.runs.push_back(std::move(run));
 }
 
@@ -445,7 +448,7 @@ void PageCache::writeback_range(uint64_t lo, uint64_t hi, Work& w) {
     Page* p = find(i);
     if (!p->dirty || p->writeback) continue;  // written by an earlier run, or wait for its write-back first
     writeback_run(i, lo, hi, event, w);
-    ++wb_fsync_;
+    ++st_.wb_fsync;
   }
 }
 
@@ -454,7 +457,7 @@ void PageCache::fsync(FioJobRunner& job, unsigned core, Tick now, Work& w) {
   uint64_t hi = (job.region_lba() + job.region_lbas() + lba_per_page_ - 1) / lba_per_page_;
   if (!active_) {
     w.synced.push_back(&job);
-    ++fsyncs_done_;
+    ++st_.fsyncs_done;
     return;
   }
   writeback_range(lo, hi, w);
@@ -469,7 +472,7 @@ void PageCache::fsync(FioJobRunner& job, unsigned core, Tick now, Work& w) {
 bool PageCache::written_back(FsyncWait& f, Tick now, Work& w) {
   if (!drv_->info().volatile_write_cache) {
     w.synced.push_back(f.job);
-    ++fsyncs_done_;
+    ++st_.fsyncs_done;
     return true;
   }
   // blkdev_issue_flush: an empty write with REQ_PREFLUSH, which reaches the
@@ -507,10 +510,10 @@ void PageCache::flusher_run(Tick now, Work& w) {
     bool background = nr_dirty_ > bg_pages_;
     bool old = old_pending_ && t <= old_cutoff_;
     if (!background && !old) break;
-    uint64_t before = wb_pages_.value;
+    uint64_t before = st_.wb_pages.value;
     writeback_run(idx, 0, ~uint64_t(0), event, w);
-    ++(background ? wb_background_ : wb_periodic_);
-    budget -= std::min(budget, wb_pages_.value - before);
+    ++(background ? st_.wb_background : st_.wb_periodic);
+    budget -= std::min(budget, st_.wb_pages.value - before);
   }
   if (old_pending_ && (writable_.empty() || writable_.begin()->first > old_cutoff_)) old_pending_ = false;
   if (!tick_armed_ && interval_ && nr_dirty_ > 0) {
@@ -522,12 +525,12 @@ void PageCache::flusher_run(Tick now, Work& w) {
 // ---------------------------------------------------------------- completions
 
 void PageCache::completed(IoRequest& r, Tick now, Work& w) {
-  if (r.status) ++io_errors_;
+  if (r.status) ++st_.io_errors;
   if (r.flush) {  // an fsync's Flush: the fsync is done
     auto f = std::find_if(fsyncs_.begin(), fsyncs_.end(), [&](const FsyncWait& x) { return &x.flush == &r; });
     if (f != fsyncs_.end()) {
       w.synced.push_back(f->job);
-      ++fsyncs_done_;
+      ++st_.fsyncs_done;
       fsyncs_.erase(f);
     }
     return;
@@ -564,7 +567,7 @@ void PageCache::pump(Tick now, Work& w) {
       ++it;
       continue;
     }
-    if (it->throttled) throttle_ps_ += now - it->since;
+    if (it->throttled) st_.throttle_ps += now - it->since;
     it = blocked_.erase(it);
   }
   for (auto it = fsyncs_.begin(); it != fsyncs_.end();) {
@@ -591,7 +594,7 @@ void PageCache::observe_status(uint32_t result, Tick now, Work& w) {
   nvme::BufferState s = nvme::buffer_state(static_cast<uint16_t>(result));
   if ((s == nvme::BUF_FULL && !high_set_) || (s == nvme::BUF_DRAINED && high_set_)) {
     set_ratios(s == nvme::BUF_FULL);
-    ++ratio_switches_;
+    ++st_.ratio_switches;
     if (active_) pump(now, w);  // writers may go on under the high limit; the flusher may owe more
   }
 }
@@ -604,21 +607,21 @@ nlohmann::json PageCache::summary() const {
           {"cached_pages", map_.size()},
           {"dirty_pages", nr_dirty_},
           {"under_writeback_pages", nr_writeback_},
-          {"written_back_pages", wb_pages_.value},
+          {"written_back_pages", st_.wb_pages.value},
           {"dirty_background_ratio", ratio_bg_},
           {"dirty_ratio", ratio_hard_},
           {"background_limit_pages", bg_pages_},
           {"dirty_limit_pages", hard_pages_},
           {"ratio_set", !fastdrain_ ? "fixed" : high_set_ ? "high" : "low"},
-          {"hits", hits_.value},
-          {"misses", misses_.value},
-          {"readahead_pages", ra_pages_.value},
-          {"dirty_high_water", high_water_.value},
-          {"writeback_commands", wb_runs_.value},
-          {"throttle_events", throttles_.value},
-          {"throttle_s", double(throttle_ps_.value) / 1e12},
-          {"fsyncs", fsyncs_done_.value},
-          {"ratio_switches", ratio_switches_.value},
+          {"hits", st_.hits.value},
+          {"misses", st_.misses.value},
+          {"readahead_pages", st_.ra_pages.value},
+          {"dirty_high_water", st_.high_water.value},
+          {"writeback_commands", st_.wb_runs.value},
+          {"throttle_events", st_.throttles.value},
+          {"throttle_s", double(st_.throttle_ps.value) / 1e12},
+          {"fsyncs", st_.fsyncs_done.value},
+          {"ratio_switches", st_.ratio_switches.value},
           {"blocked_ios", blocked_.size()},
           {"waiting_reads", reads_.size()},
           {"waiting_fsyncs", fsyncs_.size()},

@@ -199,9 +199,14 @@ class PageCache {
   std::list<FsyncWait> fsyncs_;
   bool tick_armed_ = false, old_pending_ = false;
   Tick tick_at_ = 0, old_cutoff_ = 0;
-  Counter &hits_, &misses_, &ra_pages_, &ra_windows_, &evictions_, &dirtied_, &high_water_, &wb_runs_, &wb_pages_,
-      &wb_background_, &wb_periodic_, &wb_fsync_, &throttles_, &throttle_ps_, &fsyncs_done_, &ratio_switches_,
-      &io_errors_, &victim_tagged_;
+  // The statistics it registers, named in its scope (a group, as gem5's).
+  struct Stats {
+    explicit Stats(const StatGroup& stats);
+    Counter &hits, &misses, &ra_pages, &ra_windows, &evictions, &dirtied, &high_water, &wb_runs, &wb_pages,
+        &wb_background, &wb_periodic, &wb_fsync, &throttles, &throttle_ps, &fsyncs_done, &ratio_switches,
+        &io_errors, &victim_tagged;
+  };
+  Stats st_;
 };
 
 }  // namespace vp::host

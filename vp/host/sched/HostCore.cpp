@@ -71,6 +71,38 @@ unsigned HostCore::polling_core(const ScopedConfig& c) {
   return static_cast<unsigned>(k < 0 ? c.get_int("cores") - 1 : k);
 }
 
+HostCore::Stats::Stats(const StatGroup& stats, const StatGroup& host_stats)
+    : busy_ps(stats.counter("busy_ps", "ps", "time the core was busy")),
+      user_ps(stats.counter("cpu_user_ps", "ps", "core time in jobs' compute")),
+      kernel_ps(stats.counter("cpu_kernel_ps", "ps",
+                              "core time in the submission path (blk-mq included) and reaping completions")),
+      irq_ps(stats.counter("cpu_irq_ps", "ps",
+                           "core time entering and leaving interrupt handlers")),
+      ctxsw_ps(stats.counter("cpu_ctxsw_ps", "ps",
+                             "core time switching to threads woken from waiting")),
+      idle_ps(stats.counter("cpu_idle_ps", "ps", "core time with nothing to do")),
+      poll_ps(stats.counter("cpu_poll_ps", "ps",
+                            "core time spinning on polled completion queues")),
+      isrs(host_stats.total("isr_runs", "interrupts", "interrupt handler invocations")),
+      interrupts(stats.counter("interrupts", "interrupts",
+                               "interrupt handler invocations on this core")),
+      ctx_switches(host_stats.total("context_switches", "switches",
+                                    "context switches: to a woken thread, or between threads on a core")),
+      cache_penalty_ps(host_stats.total("sched.cache_penalty_ps", "ps",
+                                        "core time of context switches' cache-pollution penalty, all cores")),
+      preemptions(host_stats.total("sched.preemptions", "switches",
+                                   "runnable threads taken off a core (slice over, or a waking thread preempts)")),
+      migrations(host_stats.total("sched.migrations", "threads",
+                                  "waking threads moved to another core (host.sched.migration)")),
+      background_runs(host_stats.total("sched.background_runs", "runs",
+                                       "pieces of background work run (host.sched.background_rate)")),
+      polls(host_stats.total("polls", "checks", "checks of polled completion queues (poll_cost each)")),
+      poll_time(host_stats.total("poll_ps", "ps", "core time spinning on polled completion queues, all cores")),
+      hybrid_sleeps(host_stats.total("hybrid_sleeps", "sleeps", "hybrid polling sleeps before polling")),
+      hybrid_sleep_ps(host_stats.total("hybrid_sleep_ps", "ps", "time slept by hybrid polling, all cores")),
+      irqs_avoided(host_stats.total("interrupts_avoided", "completions",
+                                    "completions reaped by polling (no interrupt raised for them)")) {}
+
 HostCore::HostCore(sc_core::sc_module_name name, Services& svc, unsigned id, const CoreRole& role,
                    HostBlockDriver& drv, InterruptRouting& irqs, BlkMqQueue& blk, Workload& wl,
                    const std::string& scope)
@@ -101,36 +133,7 @@ HostCore::HostCore(sc_core::sc_module_name name, Services& svc, unsigned id, con
                          ? Tick(cfg_.get_int("core.dedcore_lines")) * cfg_.get_time("core.dedcore_line_transfer")
                          : 0),
       dedcore_lock_(mode_ == NvmeDriver::Completion::DedCore ? cfg_.get_time("core.dedcore_lock_handoff") : 0),
-      busy_ps_(stats_.counter("busy_ps", "ps", "time the core was busy")),
-      user_ps_(stats_.counter("cpu_user_ps", "ps", "core time in jobs' compute")),
-      kernel_ps_(stats_.counter("cpu_kernel_ps", "ps",
-                                   "core time in the submission path (blk-mq included) and reaping completions")),
-      irq_ps_(stats_.counter("cpu_irq_ps", "ps",
-                                "core time entering and leaving interrupt handlers")),
-      ctxsw_ps_(stats_.counter("cpu_ctxsw_ps", "ps",
-                                  "core time switching to threads woken from waiting")),
-      idle_ps_(stats_.counter("cpu_idle_ps", "ps", "core time with nothing to do")),
-      poll_ps_(stats_.counter("cpu_poll_ps", "ps",
-                                 "core time spinning on polled completion queues")),
-      isrs_(host_stats_.total("isr_runs", "interrupts", "interrupt handler invocations")),
-      interrupts_(stats_.counter("interrupts", "interrupts",
-                                    "interrupt handler invocations on this core")),
-      ctx_switches_(host_stats_.total("context_switches", "switches",
-                                      "context switches: to a woken thread, or between threads on a core")),
-      cache_penalty_ps_(host_stats_.total("sched.cache_penalty_ps", "ps",
-                                          "core time of context switches' cache-pollution penalty, all cores")),
-      preemptions_(host_stats_.total("sched.preemptions", "switches",
-                                     "runnable threads taken off a core (slice over, or a waking thread preempts)")),
-      migrations_(host_stats_.total("sched.migrations", "threads",
-                                    "waking threads moved to another core (host.sched.migration)")),
-      background_runs_(host_stats_.total("sched.background_runs", "runs",
-                                         "pieces of background work run (host.sched.background_rate)")),
-      polls_(host_stats_.total("polls", "checks", "checks of polled completion queues (poll_cost each)")),
-      poll_time_(host_stats_.total("poll_ps", "ps", "core time spinning on polled completion queues, all cores")),
-      hybrid_sleeps_(host_stats_.total("hybrid_sleeps", "sleeps", "hybrid polling sleeps before polling")),
-      hybrid_sleep_ps_(host_stats_.total("hybrid_sleep_ps", "ps", "time slept by hybrid polling, all cores")),
-      irqs_avoided_(host_stats_.total("interrupts_avoided", "completions",
-                                      "completions reaped by polling (no interrupt raised for them)")) {
+      st_(stats_, host_stats_) {
   irq.bind(*this);
   cost_.submit += dedcore_lock_;  // dedcore: each submission takes the queue's lock from the polling core
   poll_period_ = cost_.poll;
@@ -223,14 +226,14 @@ Tick HostCore::insts_time(uint64_t insts) const {
 }
 
 void HostCore::charge(const CpuTime& t) {
-  user_ps_ += t.user;
-  kernel_ps_ += t.kernel;
-  irq_ps_ += t.irq;
-  ctxsw_ps_ += t.ctxsw;
-  idle_ps_ += t.idle;
-  poll_ps_ += t.poll;
-  poll_time_ += t.poll;
-  busy_ps_ += t.user + t.kernel + t.irq + t.ctxsw + t.poll;
+  st_.user_ps += t.user;
+  st_.kernel_ps += t.kernel;
+  st_.irq_ps += t.irq;
+  st_.ctxsw_ps += t.ctxsw;
+  st_.idle_ps += t.idle;
+  st_.poll_ps += t.poll;
+  st_.poll_time += t.poll;
+  st_.busy_ps += t.user + t.kernel + t.irq + t.ctxsw + t.poll;
 }
 
 // Only the waits in busy() and idle_until() advance this thread's time, so
@@ -300,7 +303,7 @@ CpuTime HostCore::account_to(Tick now) {
   }
   charge(c);
   mark_ = now;
-  return {user_ps_.value, kernel_ps_.value, irq_ps_.value, ctxsw_ps_.value, idle_ps_.value, poll_ps_.value};
+  return {st_.user_ps.value, st_.kernel_ps.value, st_.irq_ps.value, st_.ctxsw_ps.value, st_.idle_ps.value, st_.poll_ps.value};
 }
 
 
@@ -311,8 +314,8 @@ void HostCore::service_interrupts() {
   while (!pending_.empty()) {
     uint32_t v = pending_.front();
     pending_.pop_front();
-    ++isrs_;
-    ++interrupts_;
+    ++st_.isrs;
+    ++st_.interrupts;
     size_t before = done_.size();
     Tick entered = now_ps();
     irqs_.dispatch(v, done_);
@@ -460,7 +463,7 @@ bool HostCore::migrate(HostThread& t, unsigned waker) {
   dest.idle_ = false;  // claimed: the next waking thread looks elsewhere
   ++dest.remote_;
   Calendar::get().notify(dest.wake_);
-  ++migrations_;
+  ++st_.migrations;
   return true;
 }
 
@@ -474,7 +477,7 @@ Tick HostCore::background_gap() {
 void HostCore::background(Tick now) {
   if (bg_next_ == kNever) return;
   while (bg_next_ <= now) {
-    ++background_runs_;
+    ++st_.background_runs;
     bg_next_ += background_gap();
     background_ = true;
     // Interrupts preempt it; a thread they wake finds this core busy.
@@ -552,7 +555,7 @@ void HostCore::step(HostThread& t) {
   // A polled completion that landed while the core did something else is
   // reaped by the thread's next check, before it issues more.
   if (t.polled && polled_ready()) {
-    ++polls_;
+    ++st_.polls;
     CpuTime c;
     c.poll = poll_period_;
     busy(c);
@@ -629,7 +632,7 @@ bool HostCore::polled_io(const FioJobRunner& j, const IoRequest& r) const {
 void HostCore::spun(Tick origin) {
   Tick el = now_ps() - origin;
   uint64_t checks = std::max<uint64_t>(1, (el + poll_period_ - 1) / poll_period_);
-  polls_ += checks;
+  st_.polls += checks;
   CpuTime c;
   c.poll = checks * poll_period_ - el;  // the check under way when the entry landed runs to its end
   busy(c);
@@ -644,8 +647,8 @@ void HostCore::poll(HostThread& t) {
     t.slept = true;
     auto s = static_cast<Tick>(std::llround(hybrid_fraction_ * double(polled_sum_) / double(polled_n_)));
     if (s > 0) {  // asleep: not runnable until the timer; switched back in when it fires
-      ++hybrid_sleeps_;
-      hybrid_sleep_ps_ += s;
+      ++st_.hybrid_sleeps;
+      st_.hybrid_sleep_ps += s;
       t.sleep_until = now + s;
       return;
     }
@@ -683,7 +686,7 @@ void HostCore::reap_polled() {
   CpuTime c;
   reaped(0, t, c.kernel);
   for (IoRequest* r : done_) {
-    if (!r->merged) ++irqs_avoided_;
+    if (!r->merged) ++st_.irqs_avoided;
     polled_sum_ += t - r->issued;  // issue to reaped, as Linux's poll statistics time a request
     ++polled_n_;
   }
@@ -729,7 +732,7 @@ void HostCore::run_dedicated() {
     // Each completion's lines go over to the general cores, and the queue's lock comes back.
     c.poll += Tick(done_.size()) * (dedcore_lines_ + dedcore_lock_);
     for (IoRequest* r : done_)
-      if (!r->merged) ++irqs_avoided_;
+      if (!r->merged) ++st_.irqs_avoided;
     finish(c);
     origin = now_ps();
   }
@@ -773,7 +776,7 @@ void HostCore::run() {
     scan(now);
     uint64_t preempted = sched_.preemptions();
     HostThread* t = sched_.choose(runnable_, now);
-    preemptions_ += sched_.preemptions() - preempted;
+    st_.preemptions += sched_.preemptions() - preempted;
     if (t) {
       idle_ = false;
       CoreScheduler::SwitchCost sw = sched_.switch_to(*t, now);
@@ -781,8 +784,8 @@ void HostCore::run() {
         CpuTime c;
         c.ctxsw = sw.direct + sw.penalty;
         busy(c);
-        ++ctx_switches_;
-        cache_penalty_ps_ += sw.penalty;
+        ++st_.ctx_switches;
+        st_.cache_penalty_ps += sw.penalty;
         continue;  // interrupts that came meanwhile first; the thread keeps the core
       }
       step(*t);

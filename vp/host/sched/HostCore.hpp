@@ -222,10 +222,15 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   Tick poll_period_;            // one check of what a spinning thread polls
   Tick polled_sum_ = 0;         // hybrid: completion times of this core's polled I/Os
   uint64_t polled_n_ = 0;
-  Counter &busy_ps_, &user_ps_, &kernel_ps_, &irq_ps_, &ctxsw_ps_, &idle_ps_, &poll_ps_, &isrs_, &interrupts_,
-      &ctx_switches_;
-  Counter &cache_penalty_ps_, &preemptions_, &migrations_, &background_runs_;
-  Counter &polls_, &poll_time_, &hybrid_sleeps_, &hybrid_sleep_ps_, &irqs_avoided_;
+  // The statistics it registers, named in its scope (a group, as gem5's).
+  struct Stats {
+    explicit Stats(const StatGroup& stats, const StatGroup& host_stats);
+    Counter &busy_ps, &user_ps, &kernel_ps, &irq_ps, &ctxsw_ps, &idle_ps, &poll_ps, &isrs, &interrupts,
+        &ctx_switches;
+    Counter &cache_penalty_ps, &preemptions, &migrations, &background_runs;
+    Counter &polls, &poll_time, &hybrid_sleeps, &hybrid_sleep_ps, &irqs_avoided;
+  };
+  Stats st_;
 };
 
 }  // namespace vp::host

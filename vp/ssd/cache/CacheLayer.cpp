@@ -75,6 +75,24 @@ void CacheLayer::declare_params(const ParamScope& r) {
   });
 }
 
+CacheLayer::Stats::Stats(const StatGroup& stats)
+    : prefetched_pages(stats.counter("prefetched_pages", "pages", "pages read ahead on read misses")),
+      prefetch_hits(stats.counter("prefetch_hits", "pages",
+                                  "host reads that hit a page a prefetch brought in (first use)")),
+      dirty_evictions(stats.counter("dirty_evictions", "pages",
+                                    "dirty lines replaced and written to the FTL")),
+      clean_evictions(stats.counter("clean_evictions", "pages", "clean lines replaced")),
+      write_backs(stats.counter("write_backs", "pages", "dirty lines written back by a Flush")),
+      eviction_copy_hits(stats.counter("eviction_copy_hits", "pages",
+                                       "host reads served from a page's eviction copy in flight")),
+      bypasses(stats.counter("bypasses", "pages",
+                             "written pages no way of their class could take (sent to the FTL)")),
+      write_throughs(stats.counter("write_throughs", "commands",
+                                   "writes also sent to the FTL before completing (FUA, cache switched off)")),
+      inflight_hits(stats.counter("inflight_hits", "pages",
+                                  "host read misses on a page a miss or prefetch was already reading from flash: "
+                                  "they waited for that fill (also counted as read misses)")) {}
+
 CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc, uint32_t line_bytes, uint64_t write_buffer_bytes,
                        uint64_t stripe_pages, const std::string& scope)
     : sc_module(name),
@@ -95,22 +113,7 @@ CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc, uint32_t lin
       enabled_(organisation_ != Organisation::None),
       bytes_(cfg_.get_size("size")),
       ways_(static_cast<uint32_t>(cfg_.get_int("ways"))),
-      prefetched_pages_(stats_.counter("prefetched_pages", "pages", "pages read ahead on read misses")),
-      prefetch_hits_(stats_.counter("prefetch_hits", "pages",
-                                       "host reads that hit a page a prefetch brought in (first use)")),
-      dirty_evictions_(stats_.counter("dirty_evictions", "pages",
-                                         "dirty lines replaced and written to the FTL")),
-      clean_evictions_(stats_.counter("clean_evictions", "pages", "clean lines replaced")),
-      write_backs_(stats_.counter("write_backs", "pages", "dirty lines written back by a Flush")),
-      eviction_copy_hits_(stats_.counter("eviction_copy_hits", "pages",
-                                            "host reads served from a page's eviction copy in flight")),
-      bypasses_(stats_.counter("bypasses", "pages",
-                                  "written pages no way of their class could take (sent to the FTL)")),
-      write_throughs_(stats_.counter("write_throughs", "commands",
-                                        "writes also sent to the FTL before completing (FUA, cache switched off)")),
-      inflight_hits_(stats_.counter("inflight_hits", "pages",
-                                    "host read misses on a page a miss or prefetch was already reading from flash: "
-                                    "they waited for that fill (also counted as read misses)")) {
+      st_(stats_) {
   stats_.section(kScope, "write_buffer", [this] { return buffer_->summary(); });
   target.bind(*this);
   power.bind(*this);
@@ -304,12 +307,12 @@ void CacheLayer::read(FtlRequest& r) {
       tags_->touch(l);
       if (prefetched_[size_t(l)]) {
         prefetched_[size_t(l)] = false;
-        ++prefetch_hits_;
+        ++st_.prefetch_hits;
         policy_->prefetch_hit(c);
       }
     } else if (auto e = evicting_.find(lpn); e != evicting_.end()) {
       std::memcpy(dst, e->second.back().data, page_);  // the newest copy in flight
-      ++eviction_copy_hits_;
+      ++st_.eviction_copy_hits;
       hit = true;
     }
     ++*(hit ? hits_ : misses_)[int(c)];
@@ -321,7 +324,7 @@ void CacheLayer::read(FtlRequest& r) {
     if (auto f = filling_.find(lpn); f != filling_.end()) {  // on its way: wait for that fill
       f->second.push_back({h, dst});
       ++h->waiting;
-      ++inflight_hits_;
+      ++st_.inflight_hits;
       send_run();
       continue;
     }
@@ -349,7 +352,7 @@ void CacheLayer::prefetch_after(const FtlRequest& r, CacheClass c, std::vector<C
     Child& pf = child(Child::Prefetch, nullptr, IoOp::Read, p, 1, nullptr);
     pf.buf.resize(page_);
     pf.req.data = pf.buf.data();
-    ++prefetched_pages_;
+    ++st_.prefetched_pages;
     begin_fill(p, 1);
     out.push_back(&pf);
   }
@@ -410,7 +413,7 @@ void CacheLayer::write(FtlRequest& r) {
     if (!hit) {
       l = tags_->victim(lpn, [&](unsigned w) { return policy_->may_fill(w, c); });
       if (l < 0) {  // no way of this class: straight to the FTL
-        ++bypasses_;
+        ++st_.bypasses;
         queue_write(lpn, src, nullptr, h);
         sent[i] = true;
         continue;
@@ -434,7 +437,7 @@ void CacheLayer::write(FtlRequest& r) {
     h->ready = std::max(h->ready, dram->access(frame_addr(l), page_, true, now));
   }
   if (through) {  // the lines are clean copies; each page also goes down, in its page's write order
-    ++write_throughs_;
+    ++st_.write_throughs;
     for (uint32_t i = 0; i < r.pages; ++i)
       if (!sent[i]) queue_write(r.lpn + i, r.data + size_t(i) * page_, nullptr, h);
   }
@@ -477,11 +480,11 @@ void CacheLayer::evict(int64_t l, Tick now) {
   CacheTags::Line& line = tags_->line(l);
   if (!line.valid) return;
   if (line.dirty) {
-    ++dirty_evictions_;
+    ++st_.dirty_evictions;
     write_back(l, now, false);
     buffer_->replaced_dirty(l, seq_);
   } else {
-    ++clean_evictions_;
+    ++st_.clean_evictions;
   }
   tags_->invalidate(l);
   prefetched_[size_t(l)] = false;
@@ -493,7 +496,7 @@ void CacheLayer::write_back(int64_t l, Tick now, bool keep, CacheDrain mode) {
   CacheTags::Line& line = tags_->line(l);
   dram->access(frame_addr(l), page_, false, now);
   if (keep) {
-    if (mode == CacheDrain::None) ++write_backs_;  // a Flush's, not FastDrain's eviction
+    if (mode == CacheDrain::None) ++st_.write_backs;  // a Flush's, not FastDrain's eviction
     tags_->set_dirty(l, false);
   }
   queue_write(line.lpn, nullptr, frame(l), nullptr, mode);
@@ -585,7 +588,7 @@ void CacheLayer::ftl_done(FtlRequest& fr) {
         // A read already used the page: the prefetch was a hit.
         if (int64_t l = tags_->find(fr.lpn + i); l >= 0 && prefetched_[size_t(l)]) {
           prefetched_[size_t(l)] = false;
-          ++prefetch_hits_;
+          ++st_.prefetch_hits;
           policy_->prefetch_hit(class_of(fr));
         }
       }

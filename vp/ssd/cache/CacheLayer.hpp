@@ -192,8 +192,13 @@ class CacheLayer : public sc_core::sc_module, public IFtl, public FtlClient, pub
   ObjectPool<Child> children_;
   ObjectPool<Host> hosts_;
   Counter *hits_[2], *misses_[2], *whits_[2], *wmisses_[2];
-  Counter &prefetched_pages_, &prefetch_hits_, &dirty_evictions_, &clean_evictions_, &write_backs_,
-      &eviction_copy_hits_, &bypasses_, &write_throughs_, &inflight_hits_;
+  // The statistics it registers, named in its scope (a group, as gem5's).
+  struct Stats {
+    explicit Stats(const StatGroup& stats);
+    Counter &prefetched_pages, &prefetch_hits, &dirty_evictions, &clean_evictions, &write_backs,
+        &eviction_copy_hits, &bypasses, &write_throughs, &inflight_hits;
+  };
+  Stats st_;
 };
 
 }  // namespace vp::ssd

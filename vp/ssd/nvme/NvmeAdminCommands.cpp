@@ -216,16 +216,16 @@ uint16_t NvmeAdminCommands::get_log_page(Slot& sl, Tick& delay) {
       d[smart::AVAILABLE_SPARE] = 100;
       d[smart::SPARE_THRESHOLD] = 10;
       d[smart::PERCENT_USED] = static_cast<uint8_t>(std::min(255.0, std::floor(h.mean_erase_count * 100 / h.endurance)));
-      put128(d + smart::DATA_UNITS_READ, (c_.bytes_read_.value + 511999) / 512000);  // thousands of 512-byte units
-      put128(d + smart::DATA_UNITS_WRITTEN, (c_.bytes_written_.value + 511999) / 512000);
-      put128(d + smart::HOST_READS, c_.read_cmds_.value);
-      put128(d + smart::HOST_WRITES, c_.write_cmds_.value);
+      put128(d + smart::DATA_UNITS_READ, (c_.st_.bytes_read.value + 511999) / 512000);  // thousands of 512-byte units
+      put128(d + smart::DATA_UNITS_WRITTEN, (c_.st_.bytes_written.value + 511999) / 512000);
+      put128(d + smart::HOST_READS, c_.st_.read_cmds.value);
+      put128(d + smart::HOST_WRITES, c_.st_.write_cmds.value);
       Tick busy = c_.busy_ps_ + (c_.io_outstanding_ ? now_ps() - c_.busy_since_ : 0);
       put128(d + smart::BUSY_MINUTES, busy / (60 * SEC));
       put128(d + smart::POWER_CYCLES, 1 + h.unsafe_shutdowns);
       put128(d + smart::POWER_ON_HOURS, now_ps() / (3600 * SEC));
       put128(d + smart::UNSAFE_SHUTDOWNS, h.unsafe_shutdowns);
-      put128(d + smart::ERROR_ENTRIES, c_.errors_.value);
+      put128(d + smart::ERROR_ENTRIES, c_.st_.errors.value);
       break;
     }
     case LOG_FW_SLOT:

@@ -105,6 +105,25 @@ pcie::PciFunctionShape function_shape(const ScopedConfig& c, const ScopedConfig&
 }
 }  // namespace
 
+NvmeController::Stats::Stats(const StatGroup& stats)
+    : io_cmds(stats.counter("io_commands", "commands", "I/O commands completed")),
+      admin_cmds(stats.counter("admin_commands", "commands", "admin commands completed")),
+      errors(stats.counter("error_completions", "commands", "errors logged: commands completed with an error status, bad doorbell writes, keep alive expiry")),
+      doorbells(stats.counter("doorbell_writes", "writes", "doorbell register writes")),
+      bytes_read(stats.counter("bytes_read", "bytes", "bytes read by the host")),
+      bytes_written(stats.counter("bytes_written", "bytes", "bytes written by the host")),
+      read_cmds(stats.counter("read_commands", "commands", "Read commands accepted")),
+      write_cmds(stats.counter("write_commands", "commands", "Write commands accepted")),
+      fetch_reads(stats.counter("fetch_reads", "reads", "command fetch reads (one per arbitration grant)")),
+      events(stats.counter("async_events", "events", "asynchronous events reported")),
+      hol_stall_ps(stats.counter("hol_stall_ps", "ps",
+                                 "time SQs were held behind a write of their own (in-order fetch), summed over SQs")),
+      outstanding_max(stats.counter("outstanding_max", "commands",
+                                    "most commands held at once, fetched and not yet completed")),
+      dma_waits(stats.counter("dma_waits", "transfers",
+                              "data transfers that waited for the DMA engine (latency-first DMA only)")),
+      dma_wait_ps(stats.counter("dma_wait_ps", "ps", "time data transfers waited for the DMA engine, summed")) {}
+
 NvmeController::NvmeController(sc_core::sc_module_name name, Services& svc, const pcie::LinkTiming& link,
                                const std::string& scope, const std::string& pci_scope)
     : PciFunction(name, pcie::PciConfigSpace::identity_from(ScopedConfig(svc.cfg, pci_scope)),
@@ -147,24 +166,8 @@ NvmeController::NvmeController(sc_core::sc_module_name name, Services& svc, cons
       cqs_(max_queues_ + 1),
       slots_(static_cast<size_t>(cfg_.get_int("max_outstanding"))),
       sq_occupancy_(max_queues_ + 1, 0),
-      io_cmds_(stats_.counter("io_commands", "commands", "I/O commands completed")),
-      admin_cmds_(stats_.counter("admin_commands", "commands", "admin commands completed")),
-      errors_(stats_.counter("error_completions", "commands", "errors logged: commands completed with an error status, bad doorbell writes, keep alive expiry")),
-      doorbells_(stats_.counter("doorbell_writes", "writes", "doorbell register writes")),
-      bytes_read_(stats_.counter("bytes_read", "bytes", "bytes read by the host")),
-      bytes_written_(stats_.counter("bytes_written", "bytes", "bytes written by the host")),
-      read_cmds_(stats_.counter("read_commands", "commands", "Read commands accepted")),
-      write_cmds_(stats_.counter("write_commands", "commands", "Write commands accepted")),
-      fetch_reads_(stats_.counter("fetch_reads", "reads", "command fetch reads (one per arbitration grant)")),
-      events_(stats_.counter("async_events", "events", "asynchronous events reported")),
-      hol_stall_ps_(stats_.counter("hol_stall_ps", "ps",
-                                   "time SQs were held behind a write of their own (in-order fetch), summed over SQs")),
-      outstanding_max_(stats_.counter("outstanding_max", "commands",
-                                      "most commands held at once, fetched and not yet completed")),
-      dma_waits_(stats_.counter("dma_waits", "transfers",
-                                "data transfers that waited for the DMA engine (latency-first DMA only)")),
-      dma_wait_ps_(stats_.counter("dma_wait_ps", "ps", "time data transfers waited for the DMA engine, summed")),
-      outstanding_(outstanding_max_),
+      st_(stats_),
+      outstanding_(st_.outstanding_max),
       hol_ps_(max_queues_ + 1, 0),
       held_since_(max_queues_ + 1, 0) {
   stats_.section(kScope, "nvme", [this] { return summary(now_ps()); });
@@ -356,7 +359,7 @@ void NvmeController::shutdown_when_idle() {
 }
 
 void NvmeController::doorbell(uint32_t off, uint32_t v) {
-  ++doorbells_;
+  ++st_.doorbells;
   ++doorbell_writes_;
   if (!(csts_ & CSTS_RDY) || (csts_ & CSTS_CFS)) return;  // a disabled controller ignores doorbells
   uint32_t idx = (off - DOORBELL_BASE) / (4u << dstrd_);
@@ -398,8 +401,8 @@ void NvmeController::doorbell_error(uint32_t qid, uint8_t info) {
 }
 
 void NvmeController::log_error(uint16_t sqid, uint16_t cid, uint16_t st, uint64_t lba, uint32_t nsid) {
-  ++errors_;
-  error_log_.push_front({errors_.value, sqid, cid, st, lba, nsid});
+  ++st_.errors;
+  error_log_.push_front({st_.errors.value, sqid, cid, st, lba, nsid});
   if (error_log_.size() > ERROR_LOG_ENTRIES) error_log_.pop_back();
 }
 
@@ -430,7 +433,7 @@ void NvmeController::fetch() {
       taken.clear();
     }
     bool ok = read_entries(g->qid, g->count, start, delay, taken);
-    ++fetch_reads_;
+    ++st_.fetch_reads;
     if (!ok) {  // the SQ memory is unreachable: nothing sensible can be completed
       csts_ |= CSTS_CFS;
       for (uint32_t s : taken) {
@@ -558,7 +561,7 @@ void NvmeController::in_order_write_done(Slot& sl) {
   if (sl.generation != generation_ || !q.valid || --q.writes_out > 0) return;
   arb_.hold(sl.sqid, false);
   hol_ps_[sl.sqid] += now_ps() - held_since_[sl.sqid];
-  hol_stall_ps_ += now_ps() - held_since_[sl.sqid];
+  st_.hol_stall_ps += now_ps() - held_since_[sl.sqid];
   while (!q.parked.empty() && q.writes_out == 0) {
     uint32_t p = q.parked.front();
     q.parked.pop_front();
@@ -659,7 +662,7 @@ void NvmeController::post(uint32_t s, Tick delay) {
     irq_.completion_posted(cq.vector, delay, sq.cqid != 0);
     if (irq_.pin_based()) irq_.cq_level(true, delay);
   }
-  if (sl.sqid == 0) ++admin_cmds_;
+  if (sl.sqid == 0) ++st_.admin_cmds;
   if (on_command && sl.sqid != 0) {
     const Sqe& c = sl.sqe;
     // Decoded from the entry: a command failed before execution has no HostCommand.
@@ -696,19 +699,19 @@ void NvmeController::set_latency_first_dma(bool on) {
     return false;
   };
   to_host_ = std::make_unique<DataDmaQueue>(
-      eq_, engines, [this, live](uint32_t s) { return live(s) ? io_->send_read_data(s, 0) : now_ps(); }, dma_waits_,
-      dma_wait_ps_);
+      eq_, engines, [this, live](uint32_t s) { return live(s) ? io_->send_read_data(s, 0) : now_ps(); }, st_.dma_waits,
+      st_.dma_wait_ps);
   from_host_ = std::make_unique<DataDmaQueue>(
       eq_, engines, [this, live](uint32_t s) { return live(s) ? io_->fetch_write_data(s, 0) : now_ps(); },
-      dma_waits_, dma_wait_ps_);
+      st_.dma_waits, st_.dma_wait_ps);
 }
 
 nlohmann::json NvmeController::summary(Tick now) const {
   nlohmann::json j;
   j["outstanding"] = {{"mean", outstanding_.mean(now)}, {"max", outstanding_max()}};
   if (to_host_)
-    j["dma"] = {{"waits", dma_waits_.value},
-                {"wait_us_mean", dma_waits_.value ? double(dma_wait_ps_.value) / double(dma_waits_.value) / 1e6 : 0.0}};
+    j["dma"] = {{"waits", st_.dma_waits.value},
+                {"wait_us_mean", st_.dma_waits.value ? double(st_.dma_wait_ps.value) / double(st_.dma_waits.value) / 1e6 : 0.0}};
   if (in_order_fetch_) {
     nlohmann::json per_sq = nlohmann::json::object();
     for (size_t q = 1; q < hol_ps_.size(); ++q)
@@ -747,7 +750,7 @@ void NvmeController::deliver_events() {
     slots_[s].dw0 = *it;
     if ((*it & 7) == AER_ERROR) error_events_masked_ = true;
     aer_events_.erase(it);
-    ++events_;
+    ++st_.events;
     complete(s, 0);
   }
 }

@@ -68,8 +68,8 @@ class NvmeController : public pcie::PciFunction, public FirmwareClient {
   // summary.json's "nvme": commands held (time-weighted mean and maximum)
   // and, with in-order fetch, each SQ's time held behind its own writes.
   nlohmann::json summary(Tick now) const;
-  uint64_t outstanding_max() const { return outstanding_max_.value; }
-  uint64_t error_completions() const { return errors_.value; }
+  uint64_t outstanding_max() const { return st_.outstanding_max.value; }
+  uint64_t error_completions() const { return st_.errors.value; }
   // FlashShare's workload attribute at the DMA engine (ssd.priority.dma):
   // data transfers queue per direction and latency-critical ones go first.
   void set_latency_first_dma(bool on);
@@ -245,8 +245,13 @@ class NvmeController : public pcie::PciFunction, public FirmwareClient {
   // Observation.
   std::vector<uint64_t> sq_occupancy_;  // traced
   uint64_t doorbell_writes_ = 0;  // traced
-  Counter &io_cmds_, &admin_cmds_, &errors_, &doorbells_, &bytes_read_, &bytes_written_, &read_cmds_, &write_cmds_,
-      &fetch_reads_, &events_, &hol_stall_ps_, &outstanding_max_, &dma_waits_, &dma_wait_ps_;
+  // The statistics it registers, named in its scope (a group, as gem5's).
+  struct Stats {
+    explicit Stats(const StatGroup& stats);
+    Counter &io_cmds, &admin_cmds, &errors, &doorbells, &bytes_read, &bytes_written, &read_cmds, &write_cmds,
+        &fetch_reads, &events, &hol_stall_ps, &outstanding_max, &dma_waits, &dma_wait_ps;
+  };
+  Stats st_;
   TimeAverage outstanding_;        // commands held (fetched and not completed)
   std::vector<Tick> hol_ps_, held_since_;  // per SQ: time held behind a write (in-order fetch)
   // Health and error logs.

@@ -68,17 +68,17 @@ void NvmeIoCommands::read_write(uint32_t s) {
   if (st != 0) return c_.complete(s, st, delay);
   if (sl.buf.size() < bytes) sl.buf.resize(bytes);  // buffers grow to the largest transfer seen
   hc.op = op == IO_WRITE ? IoOp::Write : IoOp::Read;  // a Compare reads the media first
-  ++(op == IO_WRITE ? c_.write_cmds_ : c_.read_cmds_);  // SMART counts a Compare as a host read
+  ++(op == IO_WRITE ? c_.st_.write_cmds : c_.st_.read_cmds);  // SMART counts a Compare as a host read
   hc.byte_offset = slba * c_.lba_size_;
   hc.bytes = static_cast<uint32_t>(bytes);
   hc.data = sl.buf.data();
-  ++c_.io_cmds_;
+  ++c_.st_.io_cmds;
   if (hc.op == IoOp::Write) {
-    c_.bytes_written_ += bytes;
+    c_.st_.bytes_written += bytes;
     c_.fw->prefetch(hc);  // the firmware sees it after the data's transfer
     transfer(c_.from_host_.get(), s, delay, &NvmeIoCommands::fetch_write_data);  // after the PRP list
   } else {
-    c_.bytes_read_ += bytes;
+    c_.st_.bytes_read += bytes;
     if (delay == 0) return c_.fw->submit(hc);
     c_.eq_.after(delay, [this, s] { c_.fw->submit(c_.slots_[s].hc); });  // PRP list fetched first
   }
@@ -95,7 +95,7 @@ void NvmeIoCommands::dsm(uint32_t s) {
   if (st != 0) return c_.complete(s, st, delay);
   if (sl.buf.size() < bytes) sl.buf.resize(bytes);
   if (!c_.move_data(sl, false, bytes, delay)) return c_.complete(s, status(SCT_GENERIC, SC_DATA_TRANSFER_ERROR), delay);
-  ++c_.io_cmds_;
+  ++c_.st_.io_cmds;
   // The FTL takes at most 1 GiB per request; a range is split below that.
   const uint64_t piece = (uint64_t(1) << 30) / c_.lba_size_ * c_.lba_size_;
   for (uint32_t r = 0; r < ranges; ++r) {
@@ -126,7 +126,7 @@ void NvmeIoCommands::write_zeroes(uint32_t s) {
   uint64_t slba = c.slba(), nlb = c.nlb();
   if (slba + nlb > c_.namespace_lbas() || slba + nlb < slba)
     return c_.complete(s, status(SCT_GENERIC, SC_LBA_OUT_OF_RANGE, true));
-  ++c_.io_cmds_;
+  ++c_.st_.io_cmds;
   const uint64_t piece = uint64_t(kHostPage) << c_.mdts_;
   uint64_t end = (slba + nlb) * c_.lba_size_;
   for (uint64_t off = slba * c_.lba_size_; off < end; off += piece)
@@ -142,7 +142,7 @@ void NvmeIoCommands::run_step(uint32_t s) {
   sl.hc.byte_offset = st.offset;
   sl.hc.bytes = st.bytes;
   sl.hc.data = st.op == IoOp::Write ? sl.buf.data() : nullptr;
-  if (st.op == IoOp::Write) c_.bytes_written_ += st.bytes;
+  if (st.op == IoOp::Write) c_.st_.bytes_written += st.bytes;
   c_.fw->submit(sl.hc);
 }
 

@@ -72,18 +72,7 @@ unsigned HostCore::polling_core(const ScopedConfig& c) {
 }
 
 HostCore::Stats::Stats(const StatGroup& stats, const StatGroup& host_stats)
-    : busy_ps(stats.counter("busy_ps", "ps", "time the core was busy")),
-      user_ps(stats.counter("cpu_user_ps", "ps", "core time in jobs' compute")),
-      kernel_ps(stats.counter("cpu_kernel_ps", "ps",
-                              "core time in the submission path (blk-mq included) and reaping completions")),
-      irq_ps(stats.counter("cpu_irq_ps", "ps",
-                           "core time entering and leaving interrupt handlers")),
-      ctxsw_ps(stats.counter("cpu_ctxsw_ps", "ps",
-                             "core time switching to threads woken from waiting")),
-      idle_ps(stats.counter("cpu_idle_ps", "ps", "core time with nothing to do")),
-      poll_ps(stats.counter("cpu_poll_ps", "ps",
-                            "core time spinning on polled completion queues")),
-      isrs(host_stats.total("isr_runs", "interrupts", "interrupt handler invocations")),
+    : isrs(host_stats.total("isr_runs", "interrupts", "interrupt handler invocations")),
       interrupts(stats.counter("interrupts", "interrupts",
                                "interrupt handler invocations on this core")),
       ctx_switches(host_stats.total("context_switches", "switches",
@@ -97,7 +86,6 @@ HostCore::Stats::Stats(const StatGroup& stats, const StatGroup& host_stats)
       background_runs(host_stats.total("sched.background_runs", "runs",
                                        "pieces of background work run (host.sched.background_rate)")),
       polls(host_stats.total("polls", "checks", "checks of polled completion queues (poll_cost each)")),
-      poll_time(host_stats.total("poll_ps", "ps", "core time spinning on polled completion queues, all cores")),
       hybrid_sleeps(host_stats.total("hybrid_sleeps", "sleeps", "hybrid polling sleeps before polling")),
       hybrid_sleep_ps(host_stats.total("hybrid_sleep_ps", "ps", "time slept by hybrid polling, all cores")),
       irqs_avoided(host_stats.total("interrupts_avoided", "completions",
@@ -133,11 +121,11 @@ HostCore::HostCore(sc_core::sc_module_name name, Services& svc, unsigned id, con
                          ? Tick(cfg_.get_int("core.dedcore_lines")) * cfg_.get_time("core.dedcore_line_transfer")
                          : 0),
       dedcore_lock_(mode_ == NvmeDriver::Completion::DedCore ? cfg_.get_time("core.dedcore_lock_handoff") : 0),
-      st_(stats_, host_stats_) {
+      st_(stats_, host_stats_),
+      cpu_(stats_, host_stats_, svc.waves, [this](Tick d) { sched_.ran(d); }) {
   irq.bind(*this);
   cost_.submit += dedcore_lock_;  // dedcore: each submission takes the queue's lock from the polling core
   poll_period_ = cost_.poll;
-  if (svc.waves.enabled()) svc.waves.trace(busy_trace_, Waves::signal_name(stats_.scope(), "busy"), "host cores");
   Calendar::get().spawn(sc_module::name(), [this] { run(); });
 }
 
@@ -148,17 +136,6 @@ void HostCore::set_accelerator(AcceleratorDriver* a) {
 }
 
 bool HostCore::polled_ready() const { return drv_.poll_ready(id_) || (accel_ && accel_->poll_ready(id_)); }
-
-Tick HostCore::stall_since(Tick entered, Tick CpuTime::*cat) {
-  Tick s = now_ps() - entered;
-  if (!s) return 0;
-  CpuTime c;
-  c.*cat = s;
-  charge(c);
-  sched_.ran(s);
-  mark_ = now_ps();
-  return s;
-}
 
 void HostCore::interrupt(uint32_t vector) {
   pending_.push_back(vector);
@@ -213,7 +190,7 @@ void HostCore::submit_flush(IoRequest& io) {
 void HostCore::submit_io(IoRequest& io, Tick path) {
   CpuTime k;
   k.kernel = io.offloaded ? accel_->submit_cost() : path + blk_.submit_cost(io, id_);
-  busy(k);
+  cpu_.busy(k);
   io.clock.mark(Stage::HostSubmit, now_ps());
   if (io.offloaded)
     accel_->submit(io, id_);
@@ -225,87 +202,11 @@ Tick HostCore::insts_time(uint64_t insts) const {
   return round_ps(double(insts) / insts_per_ps_);
 }
 
-void HostCore::charge(const CpuTime& t) {
-  st_.user_ps += t.user;
-  st_.kernel_ps += t.kernel;
-  st_.irq_ps += t.irq;
-  st_.ctxsw_ps += t.ctxsw;
-  st_.idle_ps += t.idle;
-  st_.poll_ps += t.poll;
-  st_.poll_time += t.poll;
-  st_.busy_ps += t.user + t.kernel + t.irq + t.ctxsw + t.poll;
-}
-
-// Only the waits in busy() and idle_until() advance this thread's time, so
-// each stretch starts where the one before ended (mark_).
-void HostCore::busy(const CpuTime& t) {
-  Tick d = t.user + t.kernel + t.irq + t.ctxsw + t.poll;
-  if (d == 0) return;
-  in_busy_ = t;
-  busy_trace_ = true;
-  Calendar::get().wait_for(d);
-  busy_trace_ = false;
-  charge(in_busy_);
-  sched_.ran(d);
-  in_busy_ = {};
-  mark_ = now_ps();
-}
-
-Tick HostCore::busy_until(Tick len, Tick total, Tick CpuTime::*cat, const EventList& ev) {
-  Tick from = now_ps();
-  in_busy_ = {};
-  in_busy_.*cat = total;
-  busy_trace_ = true;
-  Calendar::get().wait_for(len, ev);
-  busy_trace_ = false;
-  CpuTime c;
-  c.*cat = now_ps() - from;
-  charge(c);
-  in_busy_ = {};
-  mark_ = now_ps();
-  return c.*cat;
-}
-
 Tick HostCore::run_user(Tick d, Tick limit) {
-  Tick ran = busy_until(std::min(d, limit - now_ps()), d, &CpuTime::user, wake_ | wl_.group_started());
+  Tick ran = cpu_.busy_until(std::min(d, limit - now_ps()), d, &CpuTime::user, wake_ | wl_.group_started());
   sched_.ran(ran);
   return ran;
 }
-
-void HostCore::idle_until(const EventList& ev) {
-  in_idle_ = true;
-  Calendar::get().wait(ev);
-  in_idle_ = false;
-  account_to(now_ps());
-}
-
-void HostCore::idle_until(Tick d, const EventList& ev) {
-  in_idle_ = true;
-  Calendar::get().wait_for(d, ev);
-  in_idle_ = false;
-  account_to(now_ps());
-}
-
-CpuTime HostCore::account_to(Tick now) {
-  Tick el = now - mark_;
-  CpuTime c;
-  if (in_busy_.user + in_busy_.kernel + in_busy_.irq + in_busy_.ctxsw + in_busy_.poll == 0) {
-    (in_poll_ ? c.poll : c.idle) = el;  // waiting or spinning (no time passes outside the waits)
-    if (in_poll_) sched_.ran(el);
-  } else {  // stopped part-way through a busy stretch: charge what has run, in category order
-    using Part = std::pair<Tick*, Tick*>;
-    for (Part p : {Part{&c.user, &in_busy_.user}, Part{&c.kernel, &in_busy_.kernel}, Part{&c.irq, &in_busy_.irq},
-                   Part{&c.ctxsw, &in_busy_.ctxsw}, Part{&c.poll, &in_busy_.poll}}) {
-      *p.first = std::min(*p.second, el);
-      *p.second -= *p.first;
-      el -= *p.first;
-    }
-  }
-  charge(c);
-  mark_ = now;
-  return {st_.user_ps.value, st_.kernel_ps.value, st_.irq_ps.value, st_.ctxsw_ps.value, st_.idle_ps.value, st_.poll_ps.value};
-}
-
 
 void HostCore::service_interrupts() {
   Tick t = now_ps();
@@ -319,7 +220,7 @@ void HostCore::service_interrupts() {
     size_t before = done_.size();
     Tick entered = now_ps();
     irqs_.dispatch(v, done_);
-    t += stall_since(entered, &CpuTime::irq);  // the handler's uncached reads held the core
+    t += cpu_.stall_since(entered, &CpuTime::irq);  // the handler's uncached reads held the core
     t += cost_.isr;
     c.irq += cost_.isr;
     reaped(before, t, c.kernel);
@@ -344,7 +245,7 @@ void HostCore::finish(CpuTime c) {
     if (DeviceHalf* d = svc_.tracker.device(r->sqid, r->cid)) d->valid = false;
     if (!r->merged && !r->offloaded) blk_.completed(drv_.hw_queue_of(r->sqid), now);  // one tag per command
   }
-  busy(c);
+  cpu_.busy(c);
   Tick end = now_ps();
   cw_ = {};
   for (IoRequest* piece : done_) {
@@ -369,18 +270,18 @@ void HostCore::run_hw_queue() {
   CpuTime c;
   c.kernel = r.cpu;
   if (r.kblockd) c.ctxsw = 2 * cost_.ctx_switch;
-  busy(c);
+  cpu_.busy(c);
   blk_.end_run(r, now_ps());
 }
 
 void HostCore::blk_run_queued() {
-  if (in_idle_ || (dedicated_ && in_poll_)) Calendar::get().notify(wake_);  // a busy core takes it at its next scheduling point
+  if (cpu_.idle() || (dedicated_ && cpu_.spinning())) Calendar::get().notify(wake_);  // a busy core takes it at its next scheduling point
 }
 
 void HostCore::cache_work(PageCache::Work& w) {
   CpuTime c;
   c.kernel = w.cpu;
-  busy(c);
+  cpu_.busy(c);
   for (auto& run : w.runs) {  // one run of pages: built once, merged by blk-mq under the plug
     blk_.start_plug(id_);
     bool first = true;
@@ -482,7 +383,7 @@ void HostCore::background(Tick now) {
     background_ = true;
     // Interrupts preempt it; a thread they wake finds this core busy.
     for (Tick left = bg_cost_; left;) {
-      left -= busy_until(left, left, &CpuTime::kernel, wake_);
+      left -= cpu_.busy_until(left, left, &CpuTime::kernel, wake_);
       if (!pending_.empty()) service_interrupts();
     }
     background_ = false;
@@ -509,7 +410,7 @@ bool HostCore::take_news(HostThread& t) {
   if (dedcore_lines_ && !t.done.empty()) {  // the polling core's lines come over
     CpuTime k;
     k.kernel = Tick(t.done.size()) * dedcore_lines_;
-    busy(k);
+    cpu_.busy(k);
   }
   Tick now = now_ps();
   for (IoRequest* r : t.done) deliver(*r, now);
@@ -558,7 +459,7 @@ void HostCore::step(HostThread& t) {
     ++st_.polls;
     CpuTime c;
     c.poll = poll_period_;
-    busy(c);
+    cpu_.busy(c);
     reap_polled();
     return;
   }
@@ -635,7 +536,7 @@ void HostCore::spun(Tick origin) {
   st_.polls += checks;
   CpuTime c;
   c.poll = checks * poll_period_ - el;  // the check under way when the entry landed runs to its end
-  busy(c);
+  cpu_.busy(c);
 }
 
 // The thread spins on its core's polled CQ until an entry lands, something
@@ -656,8 +557,7 @@ void HostCore::poll(HostThread& t) {
   Tick limit = std::min(next_timer(now), sched_.slice_end(runnable_.size()));
   Tick origin = now;
   remote_ = 0;
-  in_poll_ = true;
-  busy_trace_ = true;  // spinning is busy in the waveform too
+  cpu_.set_spinning(true);  // busy in the waveform too
   EventList landed = drv_.memory_written() | wake_ | wl_.group_started();
   if (accel_ && accel_->polled()) landed |= accel_->status_changed();
   for (;;) {
@@ -669,9 +569,8 @@ void HostCore::poll(HostThread& t) {
     else
       Calendar::get().wait_for(limit - now, landed);
   }
-  account_to(now_ps());
-  in_poll_ = false;
-  busy_trace_ = false;
+  cpu_.account_to(now_ps());
+  cpu_.set_spinning(false);
   spun(origin);
   if (polled_ready()) reap_polled();
 }
@@ -681,7 +580,7 @@ void HostCore::reap_polled() {
   drv_.poll(id_, done_);
   Tick entered = now_ps();
   if (accel_ && accel_->polled()) accel_->poll(id_, done_);  // reads of its register: the core stalls
-  stall_since(entered, &CpuTime::poll);
+  cpu_.stall_since(entered, &CpuTime::poll);
   Tick t = now_ps();
   CpuTime c;
   reaped(0, t, c.kernel);
@@ -717,10 +616,10 @@ void HostCore::run_dedicated() {
     bool any = false;
     for (unsigned k = 0; k < n && !any; ++k) any = drv_.poll_ready(k);
     if (!any) {
-      in_poll_ = busy_trace_ = true;
+      cpu_.set_spinning(true);
       Calendar::get().wait(drv_.memory_written() | wake_);
-      account_to(now_ps());
-      in_poll_ = busy_trace_ = false;
+      cpu_.account_to(now_ps());
+      cpu_.set_spinning(false);
       continue;
     }
     spun(origin);
@@ -748,7 +647,7 @@ void HostCore::run() {
     }
     remote_ = 0;
     if (!drv_.ready()) {
-      idle_until(wake_ | drv_.ready_event());
+      cpu_.idle_until(wake_ | drv_.ready_event());
       continue;
     }
     if (!begun && id_ == 0) {
@@ -783,7 +682,7 @@ void HostCore::run() {
       if (sw.direct + sw.penalty) {
         CpuTime c;
         c.ctxsw = sw.direct + sw.penalty;
-        busy(c);
+        cpu_.busy(c);
         ++st_.ctx_switches;
         st_.cache_penalty_ps += sw.penalty;
         continue;  // interrupts that came meanwhile first; the thread keeps the core
@@ -799,9 +698,9 @@ void HostCore::run() {
     if (!pending_.empty() || remote_) continue;
     Tick next = next_timer(now);
     if (next == kNever || next <= now)
-      idle_until(wake_ | wl_.group_started());
+      cpu_.idle_until(wake_ | wl_.group_started());
     else
-      idle_until(next - now, wake_ | wl_.group_started());
+      cpu_.idle_until(next - now, wake_ | wl_.group_started());
   }
 }
 

@@ -17,7 +17,7 @@
 // to the thread's own core. One calendar process per core (Calendar::spawn), woken
 // by interrupts, wake-ups and timers; none per request or per software thread.
 //
-// Core time is accounted per category, together always the simulated time:
+// Core time is accounted per category (CpuAccount), together always the simulated time:
 // user (threads' compute), kernel (submission path incl. blk-mq, completion
 // reaping, the page cache), irq (entering/leaving the ISR), ctxsw (context
 // switches and their cache penalty), poll and idle.
@@ -50,6 +50,7 @@
 #include "vp/core/Services.hpp"
 #include "vp/core/StatGroup.hpp"
 #include "vp/host/sched/CoreScheduler.hpp"
+#include "vp/host/sched/CpuAccount.hpp"
 #include "vp/host/hw/InterruptController.hpp"
 #include "vp/host/block/IoRequest.hpp"
 #include "vp/host/mm/PageCache.hpp"
@@ -73,12 +74,6 @@ struct CoreRole {
 
 struct CoreCosts {
   Tick submit, isr, complete, ctx_switch, poll;
-};
-
-// Core time by category, ps; the six add up to the time accounted.
-struct CpuTime {
-  Tick user = 0, kernel = 0, irq = 0, ctxsw = 0, idle = 0, poll = 0;
-  Tick total() const { return user + kernel + irq + ctxsw + idle + poll; }
 };
 
 class HostCore : public sc_core::sc_module, public IrqSink {
@@ -123,7 +118,7 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   uint64_t wakeups() const { return wakeups_; }
   // Brings the counters up to `now` (the idle or busy stretch in progress)
   // and returns them; call when the simulation has stopped.
-  CpuTime account_to(Tick now);
+  CpuTime account_to(Tick now) { return cpu_.account_to(now); }
   const CoreScheduler& scheduler() const { return sched_; }
   // Core time of `insts` instructions at host.core.clock x host.core.ipc.
   Tick insts_time(uint64_t insts) const;
@@ -160,17 +155,7 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   [[noreturn]] void run_dedicated();
   void spun(Tick origin);  // rounds the spin since `origin` up to whole checks and counts them
   bool polled_ready() const;  // a polled completion (CQ or the accelerator's register) waits for this core
-  // The core stood still since `entered` in a driver's uncached register
-  // reads: charged to category `cat` now, as busy() would; returns it.
-  Tick stall_since(Tick entered, Tick CpuTime::*cat);
-  void busy(const CpuTime& t);  // idle unused
   Tick run_user(Tick d, Tick limit);  // compute for d, cut short at `limit` or a wake-up; returns the time run
-  // Busy in category `cat` for `len` unless `ev` ends it first (`total`:
-  // what is left of the work, for the accounts); returns the time run.
-  Tick busy_until(Tick len, Tick total, Tick CpuTime::*cat, const EventList& ev);
-  void idle_until(const EventList& ev);
-  void idle_until(Tick d, const EventList& ev);
-  void charge(const CpuTime& t);
   // Does what the page cache left for this core (CPU, device I/Os to
   // submit) and hands finished buffered I/Os and fsyncs to their threads.
   void cache_work(PageCache::Work& w);
@@ -208,13 +193,8 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   std::deque<uint32_t> pending_;
   Event wake_;
   uint64_t wakeups_ = 0;
-  bool busy_trace_ = false;
   std::vector<IoRequest*> done_;
   double insts_per_ps_;
-  Tick mark_ = 0;                // everything before this is in the counters
-  CpuTime in_busy_{};            // the busy stretch in progress (charged when it ends)
-  bool in_idle_ = false;
-  bool in_poll_ = false;        // spinning on a CQ: time so far is poll, not idle
   NvmeDriver::Completion mode_;
   bool dedicated_;              // this core is dedcore's polling core
   double hybrid_fraction_;
@@ -225,12 +205,12 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   // The statistics it registers, named in its scope (a group, as gem5's).
   struct Stats {
     explicit Stats(const StatGroup& stats, const StatGroup& host_stats);
-    Counter &busy_ps, &user_ps, &kernel_ps, &irq_ps, &ctxsw_ps, &idle_ps, &poll_ps, &isrs, &interrupts,
-        &ctx_switches;
+    Counter &isrs, &interrupts, &ctx_switches;
     Counter &cache_penalty_ps, &preemptions, &migrations, &background_runs;
-    Counter &polls, &poll_time, &hybrid_sleeps, &hybrid_sleep_ps, &irqs_avoided;
+    Counter &polls, &hybrid_sleeps, &hybrid_sleep_ps, &irqs_avoided;
   };
   Stats st_;
+  CpuAccount cpu_;  // the core's time by category
 };
 
 }  // namespace vp::host

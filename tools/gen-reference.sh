@@ -28,6 +28,7 @@ trap 'rm -rf "$tmp"' EXIT
 configs=(
   "--preset zssd" "--preset quick" "--preset deepflash"
   "--preset quick --set ssd.fw.organisation=manylayered --set ssd.ftl.shard_partition=channel"
+  "--preset quick --set platform.drives=ssd,ssd1 --set host.md.level=raid5 --set platform.switched=ssd1 --set ssd1.pcie.switches=1"
 )
 for org in uni uni-dyn split fastdrain burst; do configs+=("--preset quick --set ssd.cache.organisation=$org"); done
 i=0
@@ -41,8 +42,10 @@ done
   echo
   echo "Every statistic the platform registers, with kind, unit and meaning: the union"
   echo "of \`vp-server --list-stats --markdown\` over the presets (zssd, quick, deepflash),"
-  echo "the ManyLayered firmware and every SSD cache organisation. A name with \`<n>\`"
-  echo "stands for one statistic per instance (core, channel, die, thread). A counter"
+  echo "the ManyLayered firmware, every SSD cache organisation, and two drives under a"
+  echo "RAID-5 array with the second below a PCIe switch. A name with \`<n>\` stands for"
+  echo "one statistic per instance (core, channel, die, thread; \`ssd<n>\`, \`host.nvme<n>\`,"
+  echo "\`host.blkmq<n>\`: a drive after the first and its driver and queue). A counter"
   echo "counts for one component; a total is summed by every instance that adds to it;"
   echo "a distribution keeps every sample. Values are in summary.json under \`counters\`"
   echo "(units under \`counter_units\`) and \`distributions\`. \`vp-server --list-stats\`"

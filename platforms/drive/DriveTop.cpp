@@ -3,7 +3,8 @@
 
 #include <fmt/format.h>
 
-#include "platforms/server/ServerTop.hpp"
+#include "vp/host/sched/CoreScheduler.hpp"
+#include "vp/platform/PlatformParams.hpp"
 
 namespace vp::platform {
 
@@ -22,9 +23,6 @@ std::vector<std::string> DriveTop::check_workload(const std::vector<host::FioJob
   if (m != NvmeDriver::Completion::Interrupt && m != NvmeDriver::Completion::Poll)
     c.fail({"host.nvme.completion"}, "vp-drive takes completions by interrupt or by polling (interrupt, poll); the "
                                      "others are host-side mechanisms of vp-server");
-  if (c.get_switch("host.blkmq.rw_isolation"))
-    c.fail({"host.blkmq.rw_isolation"}, "vp-drive has no blk-mq: each job uses its own core's queue pair");
-  if (c.get_switch("accel.enabled")) c.fail({"accel.enabled"}, "vp-drive has no I/O-stack accelerator");
   const int64_t mdts = c.get_int("ssd.nvme.mdts");
   const uint64_t max_transfer = mdts > 0 ? uint64_t(4096) << mdts : 0;
   for (const host::FioJob& j : jobs) {
@@ -36,7 +34,21 @@ std::vector<std::string> DriveTop::check_workload(const std::vector<host::FioJob
       refuse(j, "bs", fmt::format("a {}-byte I/O is over the drive's largest transfer ({} bytes, ssd.nvme.mdts = {}), "
                                   "and there is no blk-mq to split it", j.bs, max_transfer, mdts));
   }
-  return ServerTop::check_workload(jobs, c);
+  host::JobNeeds needs = host::Workload::check(jobs, nvme_job_target(c));
+  check_host_memory(c, needs, nullptr, {});
+  return needs.notes;
+}
+
+void DriveTop::declare_params(ParamRegistry& r) {
+  declare_run_params(r, true);
+  declare_drives(r, {"ssd"});
+  declare_nvme_host_params(r);
+  r.integer("host.cores", 4,
+            "I/O queue pairs the driver creates, one per modeled host core: a job is placed on a core (cpus_allowed) "
+            "and issues on its queue pair")
+      .range(1, 256);
+  host::CoreScheduler::declare_llc_cores(ParamScope(r, "host.sched"));
+  add_nvme_host_rules(r, {"ssd"});
 }
 
 DriveTop::DriveTop(sc_core::sc_module_name name, Services& svc)

@@ -12,9 +12,13 @@
 //   PcieLink.down -> Drive (config, bar0)      Drive.dma -> PcieLink.up -> HostBus
 //   inside the Drive: NvmeController -> Firmware -> CacheLayer -> PageMappingFtl -> FlashArray, SsdDram
 //
-// It takes vp-server's parameters (its presets run unchanged); host.cores is
-// the number of I/O queue pairs, and the parameters of the host's CPU,
-// scheduler, blk-mq and page cache are not used.
+// It declares only the parameters of what it has: the run's, host DRAM,
+// the NVMe driver, host.cores (the I/O queue pairs, one per modeled core)
+// and host.sched.llc_cores (how jobs are spread over them), the workload,
+// the drive and its link. vp-server's presets run unchanged: their keys
+// for parts vp-drive lacks (the cores' costs, the scheduler, blk-mq, the
+// page cache, md, the accelerator) are left out, while the same keys given
+// by --set or a configuration file are refused (ServerRun).
 #include <string>
 #include <systemc>
 #include <vector>
@@ -31,6 +35,7 @@ namespace vp::platform {
 
 class DriveTop : public NvmeHost {
  public:
+  static void declare_params(ParamRegistry& reg);
   // The jobs against the drive platform: what needs a host it does not have
   // (buffered I/O, fsync, CPU think time, online servers; host-side
   // completion mechanisms) is refused naming the job option or key, then

@@ -12,6 +12,7 @@ QueueHost::QueueHost(sc_core::sc_module_name name, Services& svc, host::NvmeDriv
                      host::InterruptRouting& irqs, host::Workload& workload, unsigned queues)
     : sc_module(name), svc_(svc), driver_(driver), irqs_(irqs), workload_(workload), queues_(queues),
       timers_("timers") {
+  devices_.add(driver, nullptr, svc.tracker);
   for (unsigned q = 0; q < queues; ++q) sinks_.push_back(std::make_unique<Sink>(this));
   SC_HAS_PROCESS(QueueHost);
   SC_METHOD(begin);
@@ -35,7 +36,7 @@ void QueueHost::begin() {
     o.dont_initialize();
     sc_core::sc_spawn([this] { memory_written(); }, "poller", &o);
   }
-  workload_.begin(driver_);
+  workload_.begin(devices_);
   issue_all();
 }
 
@@ -68,7 +69,7 @@ void QueueHost::complete() {
     j.complete(*r, now);
     issue(j, now);
   }
-  workload_.job_progress(driver_);
+  workload_.job_progress(devices_);
 }
 
 void QueueHost::issue_all() {
@@ -77,7 +78,7 @@ void QueueHost::issue_all() {
   Tick now = now_ps();
   for (const auto& j : workload_.runners())
     if (j->started()) issue(*j, now);
-  workload_.job_progress(driver_);  // jobs with nothing to do end at once
+  workload_.job_progress(devices_);  // jobs with nothing to do end at once
 }
 
 void QueueHost::issue(host::FioJobRunner& j, Tick now) {

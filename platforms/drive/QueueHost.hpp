@@ -17,6 +17,7 @@
 
 #include "vp/core/EventQueue.hpp"
 #include "vp/core/Services.hpp"
+#include "vp/host/block/BlockDevices.hpp"
 #include "vp/host/hw/InterruptController.hpp"
 #include "vp/host/driver/InterruptRouting.hpp"
 #include "vp/host/driver/NvmeDriver.hpp"
@@ -53,6 +54,7 @@ class QueueHost : public sc_core::sc_module {
   host::NvmeDriver& driver_;
   host::InterruptRouting& irqs_;
   host::Workload& workload_;
+  host::BlockDevices devices_;  // the drive's namespace, /dev/nvme0n1, what the jobs open
   unsigned queues_;
   std::vector<std::unique_ptr<Sink>> sinks_;
   EventQueue timers_;

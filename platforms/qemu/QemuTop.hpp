@@ -12,6 +12,10 @@
 // accelerator rings the SSD's doorbells and the SSD fetches from and posts
 // into the accelerator's queue windows peer to peer:
 //   QEMU --(second x-pci-proxy-dev)-- QemuProxy2Tlm -> PcieLink(accel.pcie) -> IoAccelerator
+// With several drives (platform.drives), drive k > 0 is a proxied function
+// of its own (its bridge, link <drive>.pcie and Drive), listed to QEMU
+// after the first drive and before the accelerator; the guest sees
+// /dev/nvme<k>n1.
 #include <memory>
 #include <string>
 #include <systemc>
@@ -29,14 +33,20 @@ namespace vp::platform {
 class QemuTop : public sc_core::sc_module {
  public:
   // `proxy_fd`: this process's end of the socket QEMU's proxy device uses;
-  // `accel_fd`: the accelerator's proxy device's (-1: no accelerator).
-  QemuTop(sc_core::sc_module_name name, Services& svc, int proxy_fd, int accel_fd = -1);
+  // `accel_fd`: the accelerator's proxy device's (-1: no accelerator);
+  // `more_fds`: the proxies of drives 1.. of platform.drives, in order.
+  QemuTop(sc_core::sc_module_name name, Services& svc, int proxy_fd, int accel_fd = -1,
+          const std::vector<int>& more_fds = {});
 
   // Serves every message either proxy sends within `timeout_ms` (as
   // QemuProxy2Tlm::serve); false once QEMU has closed a connection.
   bool serve(int timeout_ms);
   uint64_t messages() const;
-  pcie::QemuProxy2Tlm* accel_bridge() { return accel_ ? &fabric.bridge(1) : nullptr; }
+  pcie::QemuProxy2Tlm* accel_bridge() { return accel_ ? &fabric.bridge(fabric.size() - 1) : nullptr; }
+  // Drive k (0: `drive`) and its proxy.
+  size_t drives() const { return 1 + more_.size(); }
+  ssd::Drive& drive_at(size_t k) { return k ? more_.at(k - 1)->drive : drive; }
+  pcie::QemuProxy2Tlm& bridge_at(size_t k) { return fabric.bridge(k); }
 
   // Before the model is built: the INTx route cannot deliver MSI or MSI-X,
   // so the function is built without them (ssd.pci.msi/msix = false) unless
@@ -50,6 +60,15 @@ class QemuTop : public sc_core::sc_module {
   ssd::Drive drive;
 
  private:
+  // A drive after the first: the record of its commands, its Services and the drive.
+  struct MoreDrive {
+    MoreDrive(QemuFabric& fabric, Services& base, unsigned k, const std::vector<std::string>& drives, int fd);
+    RequestTracker tracker;
+    Services svc;
+    PciePort& port;
+    ssd::Drive drive;
+  };
+  std::vector<std::unique_ptr<MoreDrive>> more_;
   std::unique_ptr<accel::IoAccelerator> accel_;
 };
 

@@ -23,6 +23,7 @@
 
 #include "platforms/qemu/QemuProcess.hpp"
 #include "platforms/qemu/QemuTop.hpp"
+#include "vp/platform/DriveList.hpp"
 #include "vp/platform/OutputFolder.hpp"
 #include "platforms/server/ServerTop.hpp"
 #include "vp/platform/ServerRun.hpp"
@@ -177,6 +178,15 @@ int serve_guest(const Config& cfg, const QemuOptions& qo, const GuestRun& run) {
   Services svc{cfg, stats, waves, tracker, static_cast<uint64_t>(cfg.get_int("sim.seed"))};
   int sv[2], av[2] = {-1, -1};
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) throw std::runtime_error("socketpair failed");
+  // Drives 1.. of platform.drives: a proxied function each.
+  const std::vector<std::string> drives = drives_of(cfg);
+  std::vector<int> more_ours, more_qemu;
+  for (size_t k = 1; k < drives.size(); ++k) {
+    int dv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, dv) != 0) throw std::runtime_error("socketpair failed");
+    more_ours.push_back(dv[0]);
+    more_qemu.push_back(dv[1]);
+  }
   // FlashShare's I/O-stack accelerator: a second proxied function.
   const bool accel = cfg.get_switch("accel.enabled");
   if (accel && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, av) != 0)
@@ -185,18 +195,21 @@ int serve_guest(const Config& cfg, const QemuOptions& qo, const GuestRun& run) {
   fmt::print(stderr, "vp-qemu: run folder {} (removed at exit)\n", run_dir.path);
   std::unique_ptr<pcie::IvshmemServer> irq;
   if (!run.intx()) irq = std::make_unique<pcie::IvshmemServer>(run_dir.path + "/irq.sock");
-  QemuTop top("top", svc, sv[0], av[0]);
+  QemuTop top("top", svc, sv[0], av[0], more_ours);
   ssd::SsdImage& image = top.drive.image;  // loaded at elaboration
-  top.bridge.set_intx_route(run.intx());
-  if (irq) top.bridge.raise_irq = [&irq](uint32_t v) { irq->raise(v); };
+  for (size_t k = 0; k < top.drives(); ++k) {
+    top.bridge_at(k).set_intx_route(run.intx());
+    const uint32_t region = pcie::IvshmemServer::drive_region(static_cast<unsigned>(k));
+    if (irq) top.bridge_at(k).raise_irq = [&irq, region](uint32_t v) { irq->raise_in(v, region); };
+  }
   if (irq && top.accel_bridge())
     top.accel_bridge()->raise_irq = [&irq](uint32_t v) { irq->raise(v, pcie::IvshmemServer::Function::Accelerator); };
   CsvFile csv = open_command_trace(top, run.trace);
   std::vector<ProxyDevice> proxies = {{"flashvp-ssd", sv[1]}};
+  for (size_t k = 1; k < drives.size(); ++k) proxies.push_back({"flashvp-" + drives[k], more_qemu[k - 1]});
   if (accel) proxies.push_back({"flashvp-accel", av[1]});
   QemuProcess qemu(qo, proxies, irq ? irq->path() : "");
-  close(sv[1]);
-  if (accel) close(av[1]);
+  for (const ProxyDevice& p : proxies) close(p.fd);
   fmt::print(stderr, "vp-qemu: started {}\n", qemu.command());
   fmt::print(stderr, "vp-qemu: interrupt route {}\n",
              run.intx() ? fmt::format("intx (QEMU's irqfd/resample pair; function built with MSI {}, MSI-X {})",
@@ -237,6 +250,7 @@ int sc_main(int argc, char** argv) {
   double scale = 1.0;
   unsigned spin_us = 200;
   desc.add_options()("help,h", "show this help")
+      ("list-params", "list vp-qemu's parameters (the drives, their links, the accelerator, the seed) and exit")
       ("preset", po::value(&opt.preset), "a built-in preset (see vp-server --list-presets)")
       ("config", po::value(&opt.config_file), "a configuration in a YAML file")
       ("set", po::value(&sets), "override one parameter: --set key=value (repeatable)")
@@ -281,6 +295,10 @@ int sc_main(int argc, char** argv) {
     std::cout << desc;
     return 0;
   }
+  if (vm.count("list-params")) {
+    std::cout << platform_params(Platform::Qemu).list();
+    return 0;
+  }
   if (pacing != "fast" && pacing != "paced") {
     fmt::print(stderr, "vp-qemu: --pacing {}: expected fast or paced\n", vp::quoted(pacing));
     return 2;
@@ -296,9 +314,10 @@ int sc_main(int argc, char** argv) {
     fmt::print(stderr, "vp-qemu: --pace-scale {}: must be above 0\n", scale);
     return 2;
   }
+  opt.platform = Platform::Qemu;
   if (!add_sets(sets, opt, "vp-qemu")) return 2;
   if (vm.count("seed")) opt.seed = vm["seed"].as<std::string>();
-  Config cfg(server_params());
+  Config cfg(platform_params(Platform::Qemu));
   try {
     cfg = build_config(opt);
     for (const std::string& w : QemuTop::configure_interrupt_route(cfg, irq_route == "intx"))

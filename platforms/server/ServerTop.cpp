@@ -4,7 +4,11 @@
 #include <fmt/format.h>
 
 #include "vp/accel/IoAccelerator.hpp"
+#include "vp/core/Rng.hpp"
+#include "vp/core/Quote.hpp"
 #include "vp/host/HostProfile.hpp"
+#include "vp/platform/DriveList.hpp"
+#include "vp/platform/PlatformParams.hpp"
 
 namespace vp::platform {
 
@@ -42,37 +46,50 @@ void check_host_queues(const Config& c) {
            "dedcore needs a core for the jobs besides the polling core (host.cores >= 2)");
 }
 
-// The driver's queues against what the controller accepts.
-void check_driver_on_controller(const Config& c) {
-  ScopedConfig nvme(c, NvmeDriver::kScope);
-  int64_t qd = c.get_int("host.nvme.queue_depth"), mq = c.get_int("ssd.nvme.max_queue_entries");
-  if (qd > mq)
-    c.fail({"host.nvme.queue_depth", "ssd.nvme.max_queue_entries"}, "the queue is longer than the controller accepts");
-  if (c.get_int("host.nvme.admin_queue_depth") > std::min<int64_t>(mq, 4096))
-    c.fail({"host.nvme.admin_queue_depth", "ssd.nvme.max_queue_entries"},
-           "the admin queue is longer than the controller accepts");
-  int64_t cores = c.get_int("host.cores"), max_queues = c.get_int("ssd.nvme.max_io_queues");
-  if (cores > max_queues)
-    c.fail({"host.cores", "ssd.nvme.max_io_queues"},
-           "one I/O queue pair per core needs ssd.nvme.max_io_queues >= host.cores");
-  if (c.get_switch("host.nvme.dual_sq") && 2 * cores > max_queues)
-    c.fail({"host.nvme.dual_sq", "host.cores", "ssd.nvme.max_io_queues"},
-           "two SQs per core need ssd.nvme.max_io_queues >= 2 * host.cores");
-  if (int64_t sqs = NvmeDriver::sq_ids(nvme, static_cast<unsigned>(cores)) - 1;
-      NvmeDriver::separate_poll_queues(nvme) && sqs > max_queues) {
-    const bool xler = c.is("host.nvme.completion", "xler");
-    std::vector<std::string> keys = {xler || c.is("host.nvme.completion", "select_isr") ? "host.nvme.completion"
-                                                                                         : "host.nvme.poll_queues",
-                                     "host.cores", "ssd.nvme.max_io_queues"};
-    if (c.get_switch("host.nvme.dual_sq")) keys.push_back("host.nvme.dual_sq");
-    c.fail(keys, fmt::format("a poll queue pair per core{} besides the others needs ssd.nvme.max_io_queues >= {}",
-                             xler ? " and the accelerator's pair per core" : "", sqs));
-  }
+constexpr const char* kSwitchedKey = "platform.switched";
+
+std::vector<std::string> switched_drives(const Config& c) {
+  if (c.get_string(kSwitchedKey).empty()) return {};
+  return parse_drives(c.get_string(kSwitchedKey), c.origin(kSwitchedKey));
 }
 
-// The host memory a run takes (the driver's queues and PRP lists, the page
-// cache's frames, the jobs' buffers), placed by the allocator the run uses.
-void check_host_memory(const Config& c, const host::JobNeeds& needs) {
+// What several drives (and an array over them) need of each other and of the host.
+void check_drives(const Config& c) {
+  const std::vector<std::string> drives = drives_of(c);
+  const host::MdRaid::Level md = host::MdRaid::level_from(ScopedConfig(c, host::MdRaid::kScope));
+  if (md != host::MdRaid::Level::None) {
+    if (drives.size() < 2)
+      c.fail({"host.md.level", kDrivesKey}, "an array needs at least two drives");
+    for (const auto& d : drives)
+      if (c.get_size(d + ".nvme.lba_size") != c.get_size(drives[0] + ".nvme.lba_size"))
+        c.fail({"host.md.level", d + ".nvme.lba_size", drives[0] + ".nvme.lba_size"},
+               "the array's members need one LBA size");
+    if (c.get_size("host.md.chunk") % 4096 || c.get_size("host.md.chunk") % c.get_size(drives[0] + ".nvme.lba_size"))
+      c.fail({"host.md.chunk", drives[0] + ".nvme.lba_size"}, "not a multiple of 4 KiB and of the LBA size");
+  }
+  const std::vector<std::string> switched = switched_drives(c);
+  for (const auto& d : switched) {
+    auto k = std::find(drives.begin(), drives.end(), d);
+    if (k == drives.end())
+      c.fail({kSwitchedKey, kDrivesKey}, fmt::format("{} is not a drive of the platform", vp::quoted(d)));
+    const std::string sw = link_scope(drives, static_cast<unsigned>(k - drives.begin())) + ".switches";
+    if (c.get_int(sw) < 1)
+      c.fail({kSwitchedKey, sw}, fmt::format("drive {} is below the switch, one of the switches its link counts: 1 or more", d));
+  }
+  if (drives.size() < 2) return;
+  if (c.is("host.nvme.completion", "xler"))
+    c.fail({"host.nvme.completion", kDrivesKey},
+           "the accelerator serves one drive; xler with several drives is not modeled");
+  for (size_t k = 1; k < drives.size(); ++k)
+    for (const char* own : {".power_loss_at"})
+      if (c.get_time(drives[k] + own) != 0)
+        c.fail({drives[k] + own, kDrivesKey},
+               fmt::format("only the first drive ({}) can lose power in a run of several drives", drives[0]));
+}
+
+// What vp-server's own parts take of host memory besides the drivers' and
+// the jobs': the page cache's frames, the accelerator's queues, md's stripe cache.
+void check_server_memory(const Config& c, const host::JobNeeds& needs) {
   using host::HostMemoryAllocator;
   host::HostMemoryMap map(c.get_size("host.dram.size"));
   const uint64_t frames = needs.buffered ? c.get_size("host.pagecache.size") : 0;
@@ -80,67 +97,84 @@ void check_host_memory(const Config& c, const host::JobNeeds& needs) {
     c.fail({"host.pagecache.size", "host.dram.size"},
            fmt::format("{} of page frames fit neither below the PCI hole ({}) nor above 4 GiB ({})",
                        format_size(frames), format_size(map.low_bytes()), format_size(map.high_bytes())));
-  auto place = [&](HostMemoryAllocator& m) {
-    NvmeDriver::reserve_memory(ScopedConfig(c, NvmeDriver::kScope), host_cores(c), m);
-    if (c.is("host.nvme.completion", "xler"))
-      host::AcceleratorDriver::reserve_memory(ScopedConfig(c, NvmeDriver::kScope), host_cores(c), m);
-    if (needs.buffered) m.alloc("page cache frames", frames);
-    for (const auto& b : needs.buffers) m.alloc_many(b.what, b.count, b.bytes);
-  };
-  try {
-    HostMemoryAllocator run(map);
-    place(run);
-  } catch (const host::HostMemoryError& e) {
-    HostMemoryAllocator unbounded(host::HostMemoryMap(uint64_t(1) << 62));
-    place(unbounded);
-    uint64_t need = HostMemoryAllocator::kReservedLow + unbounded.used_low() + unbounded.used_high();
-    std::vector<std::string> keys = {"host.dram.size", "host.cores", "host.nvme.queue_depth"};
-    if (needs.buffered) keys.push_back("host.pagecache.size");
-    c.fail(keys, fmt::format("too small for the queues and I/O buffers of this run (needs about {:.1f} GiB; {})",
-                             double(need) / double(1ull << 30), needs.largest.empty() ? e.what() : needs.largest));
-  }
+  const unsigned drives = static_cast<unsigned>(drives_of(c).size());
+  std::vector<std::string> keys;
+  if (needs.buffered) keys.push_back("host.pagecache.size");
+  check_host_memory(
+      c, needs,
+      [&](HostMemoryAllocator& m) {
+        if (c.is("host.nvme.completion", "xler"))
+          host::AcceleratorDriver::reserve_memory(ScopedConfig(c, NvmeDriver::kScope), host_cores(c), m);
+        if (needs.buffered) m.alloc("page cache frames", frames);
+        if (uint64_t cache = host::MdRaid::stripe_cache_bytes(ScopedConfig(c, host::MdRaid::kScope), drives))
+          m.alloc("md stripe cache", cache);
+      },
+      keys);
 }
 }  // namespace
 
 std::vector<std::string> ServerTop::check_workload(const std::vector<host::FioJob>& jobs, const Config& c) {
-  host::JobTarget target;
-  target.capacity_bytes = ssd::Drive::capacity_bytes(c);
-  target.lba_size = c.get_size("ssd.nvme.lba_size");
-  target.lba_size_setting = c.describe("ssd.nvme.lba_size");
-  target.cores = host_cores(c);
-  target.cores_setting = c.describe("host.cores");
-  NvmeDriver::Completion m = NvmeDriver::completion_from(ScopedConfig(c, NvmeDriver::kScope));
-  target.interrupt_queues = m != NvmeDriver::Completion::Poll && m != NvmeDriver::Completion::Hybrid;
-  target.completion_setting = c.describe("host.nvme.completion");
+  const std::vector<std::string> drives = drives_of(c);
+  host::JobTarget target = nvme_job_target(c);
+  uint64_t smallest = ~uint64_t(0);
+  for (const auto& d : target.devices) smallest = std::min(smallest, d.capacity_bytes);
+  ScopedConfig md(c, host::MdRaid::kScope);
+  if (host::MdRaid::Level level = host::MdRaid::level_from(md); level != host::MdRaid::Level::None)
+    target.devices.push_back({host::MdRaid::kPath, host::MdRaid::capacity(level, md.get_size("chunk"), smallest,
+                                                                           static_cast<unsigned>(drives.size()))});
   host::JobNeeds needs = host::Workload::check(jobs, target);
-  check_host_memory(c, needs);
+  if (host::MdRaid::level_from(md) == host::MdRaid::Level::Raid5)
+    for (const auto& j : jobs)
+      if (j.filename == host::MdRaid::kPath && j.has_writes() &&
+          host::MdRaid::max_rows(j.bs, md.get_size("chunk"), static_cast<unsigned>(drives.size())) >
+              uint64_t(md.get_int("stripe_cache")))
+        c.fail({"host.md.stripe_cache", "host.md.chunk"},
+               fmt::format("{}: a write of {} bytes may touch {} rows of the RAID-5 array, more than its stripe "
+                           "heads",
+                           j.at("bs"), j.bs,
+                           host::MdRaid::max_rows(j.bs, md.get_size("chunk"), static_cast<unsigned>(drives.size()))));
+  check_server_memory(c, needs);
   return needs.notes;
 }
 
-void ServerTop::declare_params(ParamRegistry& r) {
-  r.integer("sim.seed", 1, "seed of every random stream of the run (--seed)").at_least(0);
-  r.time("sim.max_time", "0ns", "stop the run after this much simulated time (0: run until the jobs end)");
-  r.time("sim.watchdog", "300s",
-         "wall-clock time (not simulated) a chunk of the simulation may take before the run is taken as stuck: it "
-         "stops with its summary (completed false, the simulated time it was stuck at) and exit code 3 (0: never)");
+void ServerTop::declare_params(ParamRegistry& r, const std::vector<std::string>& drives) {
+  declare_run_params(r, true);
+  declare_drives(r, drives);
+  declare_nvme_host_params(r);
   host::HostCore::declare_params(ParamScope(r, host::HostCore::kScope));
   host::HostProfile::declare_params(ParamScope(r, host::HostCore::kScope));
-  host::HostDram::declare_params(ParamScope(r, host::HostDram::kScope));
-  NvmeDriver::declare_params(ParamScope(r, NvmeDriver::kScope));
   host::BlkMqQueue::declare_params(ParamScope(r, host::BlkMqQueue::kScope));
   host::PageCache::declare_params(ParamScope(r, host::PageCache::kScope));
-  host::Workload::declare_params(r);
-  pcie::PcieLink::declare_params(ParamScope(r, "pcie"));
+  host::MdRaid::declare_params(ParamScope(r, host::MdRaid::kScope));
+  r.string(kSwitchedKey, "",
+           "drives whose links are below one PCIe switch (names of platform.drives, a YAML list or separated by commas; "
+           "empty: none): their traffic also crosses the switch's upstream link, pcie_switch.* (gen, lanes, "
+           "encoding), and shares its bandwidth; each such link must count the switch (<link>.switches >= 1)")
+      .as_list();
+  pcie::PcieSwitch::declare_params(ParamScope(r, "pcie_switch"));
   // The I/O-stack accelerator and its own link (vp/accel), and its driver.
-  r.choice("accel.enabled", "off", {"off", "on"},
-           "FlashShare's I/O-stack accelerator as a PCIe function of its own, in the root port after the drive's "
-           "(bus 0 device 1), on a link of its own (accel.pcie.*); host.nvme.completion = xler uses it");
-  accel::IoAccelerator::declare_params(ParamScope(r, accel::IoAccelerator::kScope), ParamScope(r, "accel.pci"));
-  pcie::PcieLink::declare_params(ParamScope(r, "accel.pcie"));
+  declare_accelerator_params(r);
   host::AcceleratorDriver::declare_params(ParamScope(r, host::AcceleratorDriver::kScope));
-  ssd::Drive::declare_params(ParamScope(r, ssd::Drive::kScope));
   r.rule(check_host_queues);
-  r.rule(check_driver_on_controller);
+  add_nvme_host_rules(r, drives);
+  r.rule(check_drives);
+}
+
+ServerTop::MoreDrive::MoreDrive(ServerTop& top, Services& base, unsigned k, const std::vector<std::string>& drives)
+    : svc{base.cfg, base.stats, base.waves, tracker, Rng::derive(base.seed, 0x6472697665ull + k), base.requests},
+      port(top.root.port(drives[k] + "_pcie", svc, link_scope(drives, k), nvme::BAR0_SIZE)),
+      driver(fmt::format("driver{}", k).c_str(), svc, top.irqs, top.memory, host_cores(base.cfg),
+             port.config_address(), port.bar0_base(), NvmeDriver::kScope, fmt::format("host.nvme{}", k)),
+      blkmq(ScopedConfig(base.cfg, host::BlkMqQueue::kScope), StatGroup(base.stats, fmt::format("host.blkmq{}", k)),
+            driver, host_cores(base.cfg), host_cores(base.cfg)),
+      drive(drives[k].c_str(), svc, port.link.timing(), nullptr, drives[k]),
+      report(drive, port.link, driver) {
+  ScopedConfig driver_cfg(base.cfg, NvmeDriver::kScope);
+  tracker.resize(NvmeDriver::sq_ids(driver_cfg, host_cores(base.cfg)),
+                 static_cast<unsigned>(driver_cfg.get_int("queue_depth")));
+  driver.bus.bind(top.bus.in);
+  driver.watch_memory(top.dram);
+  top.root.attach(port, drive.nvme);
 }
 
 ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware* firmware)
@@ -149,18 +183,33 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
             host_cores(svc.cfg), host_cores(svc.cfg)),
       pagecache(svc, memory),
       workload(svc, host_cores(svc.cfg), static_cast<unsigned>(svc.cfg.get_int("host.sched.llc_cores")),
-               static_cast<uint32_t>(svc.cfg.get_size("ssd.nvme.lba_size")), memory),
-      drive("ssd", svc, link().timing(), firmware),
+               static_cast<uint32_t>(svc.cfg.get_size(drives_of(svc.cfg)[0] + ".nvme.lba_size")), memory),
+      drive(drives_of(svc.cfg)[0].c_str(), svc, link().timing(), firmware, drives_of(svc.cfg)[0]),
       report_(drive, link(), driver) {
   const unsigned n_cores = host_cores(svc.cfg);
   attach(drive);
+  devices.add(driver, &blkmq, svc.tracker);
+  const std::vector<std::string> drives = drives_of(svc.cfg);
+  for (unsigned k = 1; k < drives.size(); ++k) {
+    more_.push_back(std::make_unique<MoreDrive>(*this, svc, k, drives));
+    devices.add(more_.back()->driver, &more_.back()->blkmq, more_.back()->tracker);
+  }
+  if (const auto below = switched_drives(svc.cfg); !below.empty()) {
+    switch_ = std::make_unique<pcie::PcieSwitch>("pcie_switch", svc, "pcie_switch");
+    for (const auto& d : below) {
+      const unsigned k = static_cast<unsigned>(std::find(drives.begin(), drives.end(), d) - drives.begin());
+      switch_->attach(k == 0 ? link() : more_[k - 1]->port.link);
+    }
+  }
+  if (host::MdRaid::level_from(ScopedConfig(svc.cfg, host::MdRaid::kScope)) != host::MdRaid::Level::None)
+    devices.add_md(ScopedConfig(svc.cfg, host::MdRaid::kScope), StatGroup(svc.stats, host::MdRaid::kScope), memory);
   if (svc.cfg.get_switch("accel.enabled")) attach_accelerator(svc);
   unsigned polling = host::HostCore::polling_core(ScopedConfig(svc.cfg, host::HostCore::kScope));
   for (unsigned c = 0; c < n_cores; ++c) {
     host::CoreRole role{driver.completion(),
                         driver.completion() == NvmeDriver::Completion::DedCore && c == polling};
-    cores_.push_back(std::make_unique<host::HostCore>(fmt::format("core{}", c).c_str(), svc, c, role, driver, irqs,
-                                                      blkmq, workload));
+    cores_.push_back(
+        std::make_unique<host::HostCore>(fmt::format("core{}", c).c_str(), svc, c, role, devices, irqs, workload));
     intc.cpu.bind(cores_.back()->irq);
     peers_.push_back(cores_.back().get());
   }
@@ -171,6 +220,7 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
   }
   pagecache.kick = [this] { cores_[0]->kick(); };  // core 0 runs the flusher
   blkmq.on_run_queued = [this](unsigned c) { cores_[c]->blk_run_queued(); };
+  for (auto& m : more_) m->blkmq.on_run_queued = [this](unsigned c) { cores_[c]->blk_run_queued(); };
   svc.stats.section("cpu", [this] { return cpu_summary(); });
   // The CFS tunables in effect (host.sched.*: 0 takes Linux's for the core count).
   svc.stats.section("sched", [this] {
@@ -180,6 +230,14 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
                           {"wakeup_granularity_us", double(s.wakeup_granularity()) / 1e6}};
   });
   svc.stats.section("device", [this] { return report_.summary(); });
+  if (!more_.empty())  // every drive, the first one's as in "device"
+    svc.stats.section("drives", [this, drives] {
+      nlohmann::json rows = nlohmann::json::array();
+      rows.push_back({{"name", drives[0]}, {"path", devices.path(0)}, {"device", report_.summary()}});
+      for (unsigned k = 1; k < drives.size(); ++k)
+        rows.push_back({{"name", drives[k]}, {"path", devices.path(k)}, {"device", more_[k - 1]->report.summary()}});
+      return rows;
+    });
 }
 
 // The next root port (bus 0 device 1), on a link of its own; its DMA

@@ -13,6 +13,9 @@
 //   with accel.enabled: HostBus -> PcieLink(accel.pcie).down -> IoAccelerator (config, bar0: registers, queue
 //   windows)   IoAccelerator.dma -> PcieLink.up -> HostBus (segment lists, SSD doorbells peer to peer);
 //   xler: HostCore* -> AcceleratorDriver (above blk-mq) -> HostBus
+//   platform.drives: drive k > 0 on root port bus 0 device k with its own link (<drive>.pcie), NvmeDriver
+//   (host.nvme<k>) and BlkMqQueue (host.blkmq<k>); the cores route an I/O by its block device (/dev/nvme<k>n1,
+//   /dev/md0 over all of them with host.md.level), the accelerator's port comes after the drives'
 #include <memory>
 #include <systemc>
 #include <vector>
@@ -23,6 +26,7 @@
 #include "vp/core/Services.hpp"
 #include "vp/host/driver/AcceleratorDriver.hpp"
 #include "vp/host/block/BlkMqQueue.hpp"
+#include "vp/host/block/BlockDevices.hpp"
 #include "vp/host/hw/HostBus.hpp"
 #include "vp/host/sched/HostCore.hpp"
 #include "vp/host/hw/HostDram.hpp"
@@ -31,6 +35,7 @@
 #include "vp/host/mm/PageCache.hpp"
 #include "vp/host/workload/Workload.hpp"
 #include "vp/pcie/PcieLink.hpp"
+#include "vp/pcie/PcieSwitch.hpp"
 #include "vp/ssd/Drive.hpp"
 #include "vp/ssd/SsdImage.hpp"
 
@@ -38,8 +43,10 @@ namespace vp::platform {
 
 class ServerTop : public NvmeHost {
  public:
-  // Every parameter of every component on this platform, plus the run's own.
-  static void declare_params(ParamRegistry& reg);
+  // Every parameter of every component on this platform, plus the run's
+  // own, with a scope for each drive of `drives` (and for ssd, the drives'
+  // common keys, when no drive has that name).
+  static void declare_params(ParamRegistry& reg, const std::vector<std::string>& drives = {"ssd"});
   // The jobs against the platform they run on (device capacity and LBA,
   // cores, completion mode) and the host memory they, the driver and the
   // page cache take; throws ConfigError naming the job option or the keys.
@@ -56,12 +63,27 @@ class ServerTop : public NvmeHost {
   // Per-core time by category; each row adds up to elapsed_ps (summary.json's "cpu").
   nlohmann::json cpu_summary();
 
-  host::BlkMqQueue blkmq;
+  host::BlkMqQueue blkmq;  // drive 0's
   host::PageCache pagecache;
   host::Workload workload;
-  ssd::Drive drive;
+  ssd::Drive drive;  // drive 0 (platform.drives' first)
+  host::BlockDevices devices;
 
  private:
+  // A drive after the first: its port, the record of its commands, its
+  // driver and blk-mq queue on the host, and its summary.
+  struct MoreDrive {
+    MoreDrive(ServerTop& top, Services& svc, unsigned k, const std::vector<std::string>& drives);
+    RequestTracker tracker;
+    Services svc;
+    PciePort& port;
+    host::NvmeDriver driver;
+    host::BlkMqQueue blkmq;
+    ssd::Drive drive;
+    DriveReport report;
+  };
+  std::vector<std::unique_ptr<MoreDrive>> more_;
+  std::unique_ptr<pcie::PcieSwitch> switch_;  // platform.switched's, when any
   void attach_accelerator(Services& svc);
   std::unique_ptr<accel::IoAccelerator> accel_;
   std::unique_ptr<host::AcceleratorDriver> accel_driver_;

@@ -13,6 +13,7 @@
 
 #include "tests/TestSupport.hpp"
 #include "vp/host/workload/FioJob.hpp"
+#include "vp/host/block/BlockDevices.hpp"
 #include "vp/host/workload/FioJobRunner.hpp"
 #include "vp/host/block/HostBlockDriver.hpp"
 #include "vp/host/mm/HostMemoryAllocator.hpp"
@@ -96,7 +97,10 @@ std::vector<std::pair<uint64_t, int>> job_ios(const std::string& fio, uint64_t s
   d.ci.lba_size = 512;
   HostMemoryAllocator mem(HostMemoryMap(uint64_t(1) << 30));
   FioJobRunner r(j, j.name, 0, seed);
-  r.start(0, d, mem, nullptr);
+  vp::RequestTracker tracker;
+  BlockDevices devs;
+  devs.add(d, nullptr, tracker);
+  r.start(0, devs, mem, nullptr);
   std::vector<std::pair<uint64_t, int>> out;
   for (size_t i = 0; i < ios; ++i) {
     IoRequest& q = r.issue(0);

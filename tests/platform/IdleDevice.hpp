@@ -46,6 +46,15 @@ inline const Sets kIdle = {
     {"ssd.dram.refresh_overhead", "0.2"},
 };
 
+// kIdle for vp-drive: without the keys of host parts it does not have (the cores' costs).
+inline Sets drive_keys(const Sets& sets) {
+  Sets kept;
+  for (const auto& kv : sets)
+    if (platform::drive_params().find(kv.first)) kept.push_back(kv);
+  return kept;
+}
+
+
 // PCIe 3.0 x4 after 128b/130b: 8e9 * 4 * 128/130 / 8 = 3.938461538e9 B/s.
 // Wire time of a TLP carrying n payload bytes plus 24 bytes of overhead:
 inline constexpr double kLinkBps = 8e9 * 4 * 128.0 / 130.0 / 8.0;

@@ -40,7 +40,7 @@ void check_device_stages(const nlohmann::json& b, const IdleRead& r) {
 
 TEST_CASE("vp-drive: a 4 KiB read on an idle drive takes the device's stages and the MSI-X, no host time",
           "[platform][drive][latency]") {
-  auto s = run_drive("zssd", kIdle, "[idle]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=10\nthinktime=200\n");
+  auto s = run_drive("zssd", drive_keys(kIdle), "[idle]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=10\nthinktime=200\n");
   CHECK(s["platform"] == "drive");
   CHECK_FALSE(s.contains("cpu"));  // no host cores
   CHECK(s["stage_order_violations"].get<uint64_t>() == 0);
@@ -59,7 +59,7 @@ TEST_CASE("vp-drive: a 4 KiB read on an idle drive takes the device's stages and
 }
 
 TEST_CASE("vp-drive: with polled completions a read ends when its CQ entry lands", "[platform][drive][latency]") {
-  auto s = run_drive("zssd", with(kIdle, {{"host.nvme.completion", "poll"}}),
+  auto s = run_drive("zssd", with(drive_keys(kIdle), {{"host.nvme.completion", "poll"}}),
                      "[idle]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=10\nthinktime=200\n");
   const auto& job = s["jobs"][0];
   REQUIRE(job["reads"] == 10);
@@ -74,7 +74,7 @@ TEST_CASE("vp-drive: with polled completions a read ends when its CQ entry lands
 TEST_CASE("vp-drive: at queue depth 1 a job's I/Os follow each other with no gap", "[platform][drive]") {
   // 50 reads back to back on the idle drive: the job's run time is 50
   // latencies of 11.7875 us, so its IOPS is 1e6 / 11.7875 = 84,836.
-  auto s = run_drive("zssd", kIdle, "[qd1]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=50\n");
+  auto s = run_drive("zssd", drive_keys(kIdle), "[qd1]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=50\n");
   const auto& job = s["jobs"][0];
   REQUIRE(job["reads"] == 50);
   CHECK(job["latency_us"]["read"]["mean"].get<double>() == Approx(11.7875).margin(0.01));
@@ -85,7 +85,7 @@ TEST_CASE("vp-drive: at queue depth 1 a job's I/Os follow each other with no gap
 TEST_CASE("vp-drive: a rate-limited job issues on its schedule", "[platform][drive]") {
   // rate_iops=20000: an I/O every 50 us, 100 of them; the last is issued
   // 99 x 50 = 4,950 us after the first and takes 11.7875 us.
-  auto s = run_drive("zssd", kIdle, "[rate]\nrw=randread\nbs=4k\niodepth=4\nnumber_ios=100\nrate_iops=20000\n");
+  auto s = run_drive("zssd", drive_keys(kIdle), "[rate]\nrw=randread\nbs=4k\niodepth=4\nnumber_ios=100\nrate_iops=20000\n");
   const auto& job = s["jobs"][0];
   REQUIRE(job["reads"] == 100);
   CHECK(job["runtime_s"].get<double>() == Approx((4950 + 11.7875) * 1e-6).epsilon(1e-4));
@@ -134,6 +134,17 @@ TEST_CASE("vp-drive: what needs a host is refused, naming the option or key", "[
   CHECK(o.find("ssd.nvme.mdts = 5") != std::string::npos);
   o = refused("--set workload.randread.app=ap");
   CHECK(o.find("host core") != std::string::npos);
+  // The keys of vp-server's host parts are not vp-drive's: refused from the user, left out of presets.
+  o = refused("--set host.core.submit_cost=1us");
+  CHECK(o.find("'host.core.submit_cost'") != std::string::npos);
+  CHECK(o.find("vp-drive does not have") != std::string::npos);
+  o = refused("--set host.blkmq.rw_isolation=on");
+  CHECK(o.find("'host.blkmq.rw_isolation'") != std::string::npos);
+  Shell params = shell(bin + " --list-params");
+  CHECK(params.out.find("host.nvme.queue_depth") != std::string::npos);
+  CHECK(params.out.find("\nhost.core.") == std::string::npos);  // as a key, at the start of a line
+  CHECK(params.out.find("\nhost.blkmq.") == std::string::npos);
+  CHECK(params.out.find("\naccel.") == std::string::npos);
 }
 
 TEST_CASE("vp-drive: the binary runs a preset and writes vp-server's outputs", "[platform][drive][cli]") {

@@ -23,6 +23,11 @@ void flatten(const YAML::Node& n, const std::string& prefix, const std::string& 
     out.push_back({prefix, n.Scalar(), where});
   } else if (n.IsNull()) {
     throw ConfigError(fmt::format("{}: key {} has no value", where, vp::quoted(prefix)));
+  } else if (n.IsSequence() &&
+             std::all_of(n.begin(), n.end(), [](const YAML::Node& e) { return e.IsScalar(); })) {  // [] too
+    std::string joined;
+    for (const auto& e : n) joined += (joined.empty() ? "" : ", ") + e.Scalar();
+    out.push_back({prefix, joined, where, true});
   } else {
     throw ConfigError(fmt::format("{}: key {} must be a single value, not a list", where, vp::quoted(prefix)));
   }
@@ -44,10 +49,10 @@ std::vector<Config::Entry> Config::parse_yaml(const std::string& text, const std
 }
 
 void Config::load_yaml_text(const std::string& text, const std::string& origin) {
-  for (auto& e : parse_yaml(text, origin)) set(e.key, e.value, e.where);
+  for (auto& e : parse_yaml(text, origin)) set(e.key, e.value, e.where, e.list);
 }
 
-void Config::set(const std::string& key, const std::string& value, const std::string& origin) {
+void Config::set(const std::string& key, const std::string& value, const std::string& origin, bool list) {
   const ParamSpec* s = reg_->find(key);
   if (!s) {
     // Name the nearest known parameters so a typo is easy to fix.
@@ -60,6 +65,8 @@ void Config::set(const std::string& key, const std::string& value, const std::st
     throw ConfigError(fmt::format("{}: unknown parameter {}{}", origin, vp::quoted(key),
                                   hint.empty() ? " (see --list-params)" : " (known under '" + parent + "': " + hint + ")"));
   }
+  if (list && !s->list)
+    throw ConfigError(fmt::format("{}: key {} must be a single value, not a list", origin, vp::quoted(key)));
   // Every value ends up in config.yaml and summary.json: it must be text.
   if (size_t bad = invalid_utf8(value); bad != std::string::npos)
     throw ConfigError(fmt::format("{}: {} = {}: not valid UTF-8 (byte {} is {:#04x})", origin, key, vp::quoted(value),
@@ -186,7 +193,15 @@ std::string Config::to_yaml() const {
     // Typed for a program reading it: numbers and booleans plain, text
     // (enums, and values with units such as 3us or 2GiB) quoted, since
     // YAML 1.1 reads a bare off or no as false.
-    if (v.find('\n') != std::string::npos)
+    if (spec.list) {  // as it is written: a list of names
+      out << YAML::Flow << YAML::BeginSeq;
+      std::stringstream items(v);
+      for (std::string item; std::getline(items, item, ',');) {
+        item.erase(0, item.find_first_not_of(' '));
+        out << item;
+      }
+      out << YAML::EndSeq;
+    } else if (v.find('\n') != std::string::npos)
       out << YAML::Literal << v;
     else if (spec.type == ParamType::Int || spec.type == ParamType::Double || spec.type == ParamType::Bool)
       out << v;

@@ -21,10 +21,12 @@ class Config {
   // ConfigError for syntax errors, lists and empty values. Keys are not checked.
   struct Entry {
     std::string key, value, where;
+    bool list = false;  // a YAML list of scalars, joined as "a, b"
   };
   static std::vector<Entry> parse_yaml(const std::string& text, const std::string& origin);
   void load_yaml_text(const std::string& text, const std::string& origin);
-  void set(const std::string& key, const std::string& value, const std::string& origin = "--set");
+  // `list`: the value came as a YAML list (only a list parameter takes one).
+  void set(const std::string& key, const std::string& value, const std::string& origin = "--set", bool list = false);
   // Parses every value, checks ranges, then the registry's cross-parameter rules.
   void validate() const;
 

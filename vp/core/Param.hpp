@@ -28,8 +28,10 @@ struct ParamSpec {
   double min = -std::numeric_limits<double>::infinity();  // in base units (ps, B, Hz, ...)
   double max = std::numeric_limits<double>::infinity();
   std::vector<std::string> choices;  // Enum only
+  bool list = false;  // a string that YAML may give as a list of names (kept as "a, b")
 
   ParamSpec& range(double lo, double hi) { min = lo; max = hi; return *this; }
+  ParamSpec& as_list() { list = true; return *this; }
   ParamSpec& at_least(double lo) { min = lo; return *this; }
 
   std::string type_name() const;   // "time", "int", "enum"...

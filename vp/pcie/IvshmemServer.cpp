@@ -70,10 +70,9 @@ bool IvshmemServer::accept_client(int timeout_ms) {
   return true;
 }
 
-void IvshmemServer::raise(uint32_t v, Function f) {
+void IvshmemServer::raise_in(uint32_t v, uint32_t region) {
   if (v >= kVectorsTracked) v = kVectorsTracked - 1;
-  auto* word = reinterpret_cast<uint64_t*>(mem_ + kPendingOffset + static_cast<uint32_t>(f) * kVectorsTracked / 8) +
-               v / 64;
+  auto* word = reinterpret_cast<uint64_t*>(mem_ + kPendingOffset + region * kVectorsTracked / 8) + v / 64;
   __atomic_fetch_or(word, uint64_t(1) << (v % 64), __ATOMIC_SEQ_CST);
   uint64_t one = 1;
   if (write(vector_fd_, &one, sizeof one) < 0 && errno != EAGAIN) fail("eventfd write");

@@ -15,6 +15,9 @@
 //              index; 0 for INTx)
 //   offset 128: u64 pending[8]; bit i = the I/O-stack accelerator's vector i
 //              (when vp-qemu serves it beside the SSD)
+//   offset 128 + 64 k (k >= 1): u64 pending[8]; bit i = vector i of NVMe
+//              drive k (the k-th proxied NVMe function, in the order QEMU
+//              places them) when vp-qemu serves several drives
 #include <cstdint>
 #include <string>
 
@@ -23,8 +26,10 @@ namespace vp::pcie {
 class IvshmemServer {
  public:
   static constexpr uint32_t kMagic = 0x49505646, kVersion = 1, kPendingOffset = 64, kVectorsTracked = 512;
-  // Which function's pending words: the SSD's, the accelerator's.
+  // Which function's pending words: the first drive's, the accelerator's,
+  // drive k's (k >= 1).
   enum class Function : uint32_t { Ssd = 0, Accelerator = 1 };
+  static uint32_t drive_region(unsigned k) { return k == 0 ? 0 : k + 1; }
   static constexpr uint64_t kShmSize = 1 << 20;  // a power of two, as the device's BAR2 must be
 
   // Creates the shared memory and listens on `socket_path` (removed first if it exists).
@@ -37,8 +42,11 @@ class IvshmemServer {
   // False on timeout; throws std::runtime_error on a socket error.
   bool accept_client(int timeout_ms);
   bool connected() const { return client_ >= 0; }
-  // Marks vector `v` of function `f` pending and rings the doorbell.
-  void raise(uint32_t v, Function f = Function::Ssd);
+  // Marks vector `v` of function `f` (or of the function whose pending
+  // words are region `region`, 64 bytes each from offset 64) pending and
+  // rings the doorbell.
+  void raise(uint32_t v, Function f = Function::Ssd) { raise_in(v, static_cast<uint32_t>(f)); }
+  void raise_in(uint32_t v, uint32_t region);
   uint64_t raised() const { return raised_; }
   const std::string& path() const { return path_; }
 

@@ -86,7 +86,7 @@ int run_cli(int argc, char** argv, Platform platform) {
     return 2;
   }
   if (vm.count("list-params")) {
-    const ParamRegistry& p = server_params();
+    const ParamRegistry& p = platform_params(platform);
     std::cout << (vm.count("json") ? p.describe().dump(2) + "\n" : vm.count("markdown") ? p.markdown() : p.list());
     return 0;
   }
@@ -130,7 +130,7 @@ int run_cli(int argc, char** argv, Platform platform) {
     }
   }
   if (vm.count("seed")) opt.seed = vm["seed"].as<std::string>();
-  Config cfg(server_params());
+  Config cfg(platform_params(platform));
   try {
     cfg = build_config(opt);
   } catch (const ConfigError& e) {

@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <tuple>
@@ -16,6 +18,8 @@
 #include <unistd.h>
 
 #include "platforms/drive/DriveTop.hpp"
+#include "vp/platform/DriveList.hpp"
+#include "vp/platform/PlatformParams.hpp"
 #include "vp/platform/Presets.hpp"
 #include "vp/platform/RunTraces.hpp"
 #include "vp/platform/RunWatchdog.hpp"
@@ -33,13 +37,47 @@ namespace vp::platform {
 
 namespace fs = std::filesystem;
 
-const ParamRegistry& server_params() {
-  static ParamRegistry reg = [] {
+const ParamRegistry& server_params() { return server_params({kTemplateDrive}); }
+
+const ParamRegistry& drive_params() {
+  static const ParamRegistry reg = [] {
     ParamRegistry r;
-    ServerTop::declare_params(r);
+    DriveTop::declare_params(r);
     return r;
   }();
   return reg;
+}
+
+const ParamRegistry& qemu_params(const std::vector<std::string>& drives) {
+  static std::map<std::vector<std::string>, std::unique_ptr<ParamRegistry>> regs;
+  auto& reg = regs[drives];
+  if (!reg) {
+    reg = std::make_unique<ParamRegistry>();
+    declare_run_params(*reg, false);
+    declare_drives(*reg, drives);
+    declare_accelerator_params(*reg);
+  }
+  return *reg;
+}
+
+const ParamRegistry& platform_params(Platform p) {
+  switch (p) {
+    case Platform::Drive: return drive_params();
+    case Platform::Qemu: return qemu_params({kTemplateDrive});
+    case Platform::Server: break;
+  }
+  return server_params();
+}
+
+const ParamRegistry& server_params(const std::vector<std::string>& drives) {
+  // One registry per drive list, kept for the configurations built on it.
+  static std::map<std::vector<std::string>, std::unique_ptr<ParamRegistry>> regs;
+  auto& reg = regs[drives];
+  if (!reg) {
+    reg = std::make_unique<ParamRegistry>();
+    ServerTop::declare_params(*reg, drives);
+  }
+  return *reg;
 }
 
 std::vector<std::string> preset_names() {
@@ -74,7 +112,9 @@ bool is_job_option(const std::string& key) { return key.rfind("workload.", 0) ==
 // A layer that may start from another preset (`base: NAME`): the base's
 // values first, then the layer's own. `chain` holds the presets being
 // loaded, so a cycle is an error rather than a stack overflow.
-void load_layer(Config& cfg, const std::string& text, const std::string& origin, std::vector<std::string>& chain,
+using SetFn = std::function<void(const Config::Entry&)>;
+
+void load_layer(const SetFn& set, const std::string& text, const std::string& origin, std::vector<std::string>& chain,
                 std::vector<JobSet>& job_sets) {
   auto entries = Config::parse_yaml(text, origin);
   for (const auto& e : entries)
@@ -89,7 +129,7 @@ void load_layer(Config& cfg, const std::string& text, const std::string& origin,
         throw ConfigError(fmt::format("{}: base: {}", e.where, err.what()));
       }
       chain.push_back(e.value);
-      load_layer(cfg, base_text, "preset " + e.value, chain, job_sets);
+      load_layer(set, base_text, "preset " + e.value, chain, job_sets);
       chain.pop_back();
     }
   for (const auto& e : entries)
@@ -98,18 +138,21 @@ void load_layer(Config& cfg, const std::string& text, const std::string& origin,
     if (is_job_option(e.key))
       job_sets.push_back({e.key, e.value, e.where + ": " + e.key});
     else if (e.key != "base")
-      cfg.set(e.key, e.value, e.where);
+      set(e);
 }
-}  // namespace
 
-std::vector<JobSet> load_preset(Config& cfg, const std::string& name) {
+SetFn into(Config& cfg) {
+  return [&cfg](const Config::Entry& e) { cfg.set(e.key, e.value, e.where, e.list); };
+}
+
+std::vector<JobSet> load_preset(const SetFn& set, const std::string& name) {
   std::vector<std::string> chain{name};
   std::vector<JobSet> job_sets;
-  load_layer(cfg, preset_text(name), "preset " + name, chain, job_sets);
+  load_layer(set, preset_text(name), "preset " + name, chain, job_sets);
   return job_sets;
 }
 
-std::vector<JobSet> load_config_file(Config& cfg, const std::string& path) {
+std::vector<JobSet> load_config_file(const SetFn& set, const std::string& path) {
   std::string text;
   try {
     text = read_input_file(path, "configuration file");
@@ -118,8 +161,30 @@ std::vector<JobSet> load_config_file(Config& cfg, const std::string& path) {
   }
   std::vector<std::string> chain;
   std::vector<JobSet> job_sets;
-  load_layer(cfg, text, vp::printable(path), chain, job_sets);
+  load_layer(set, text, vp::printable(path), chain, job_sets);
   return job_sets;
+}
+
+// The platform's drives, as the layers and --set give platform.drives (the
+// last one wins), read before the parameters that depend on them are declared.
+std::vector<std::string> drive_list(const RunOptions& opt) {
+  std::string value = kTemplateDrive, origin = "default";
+  SetFn note = [&](const Config::Entry& e) {
+    if (e.key == kDrivesKey) value = e.value, origin = e.where;
+  };
+  if (!opt.config_file.empty())
+    load_config_file(note, opt.config_file);
+  else
+    load_preset(note, opt.preset.empty() ? kDefaultPreset : opt.preset);
+  for (const auto& [k, v] : opt.sets)
+    if (k == kDrivesKey) value = v, origin = "--set";
+  return parse_drives(value, origin);
+}
+}  // namespace
+
+std::vector<JobSet> load_preset(Config& cfg, const std::string& name) { return load_preset(into(cfg), name); }
+std::vector<JobSet> load_config_file(Config& cfg, const std::string& path) {
+  return load_config_file(into(cfg), path);
 }
 
 bool add_sets(const std::vector<std::string>& sets, RunOptions& opt, const char* program) {
@@ -162,22 +227,59 @@ void set_job_options(std::vector<host::FioJob>& jobs, const std::vector<JobSet>&
 }
 
 Config build_config(const RunOptions& opt) {
-  Config cfg(server_params());
   if (!opt.config_file.empty() && !opt.preset.empty())
     throw ConfigError("--preset and --config are exclusive: give one of them");
+  const std::vector<std::string> drives = drive_list(opt);
+  const bool drive = opt.platform == Platform::Drive, qemu = opt.platform == Platform::Qemu;
+  if (drive && drives != std::vector<std::string>{kTemplateDrive})
+    throw ConfigError(fmt::format("{}: vp-drive holds one drive, ssd; several drives run on vp-server", kDrivesKey));
+  const ParamRegistry& reg = drive ? drive_params() : qemu ? qemu_params(drives) : server_params(drives);
+  Config cfg(reg);
+  // vp-drive and vp-qemu: a preset's keys for vp-server's parts they lack
+  // are left out; the same keys from the user are refused, naming the part.
+  auto lacks = [&](const std::string& key) { return !reg.find(key) && server_params(drives).find(key); };
+  auto refuse = [&](const std::string& where, const std::string& key) {
+    throw ConfigError(
+        drive ? fmt::format("{}: {} is a parameter of vp-server's host (its cores, scheduler, blk-mq, page cache, md, "
+                            "accelerator), which vp-drive does not have: its host is the NVMe queues alone "
+                            "(vp-drive --list-params lists its own)",
+                            where, vp::quoted(key))
+              : fmt::format("{}: {} is a parameter of vp-server's modeled host or its jobs, which vp-qemu does not "
+                            "have: the guest in QEMU is the host (vp-qemu --list-params lists its own)",
+                            where, vp::quoted(key)));
+  };
+  const SetFn set = [&](const Config::Entry& e) {
+    if ((drive || qemu) && lacks(e.key)) {
+      if (e.where.rfind("preset ", 0) == 0) return;
+      refuse(e.where, e.key);
+    }
+    cfg.set(e.key, e.value, e.where, e.list);
+  };
   // The preset's (or file's) own job options apply to its workload; --job
   // or --set workload.fio replace that workload and drop them.
   std::vector<JobSet> job_sets = !opt.config_file.empty()
-                                     ? load_config_file(cfg, opt.config_file)
-                                     : load_preset(cfg, opt.preset.empty() ? kDefaultPreset : opt.preset);
+                                     ? load_config_file(set, opt.config_file)
+                                     : load_preset(set, opt.preset.empty() ? kDefaultPreset : opt.preset);
   for (const auto& [k, v] : opt.sets)
     if (k == "workload.fio") job_sets.clear();
   if (!opt.job_files.empty()) job_sets.clear();
   for (const auto& [k, v] : opt.sets)
-    if (is_job_option(k))
+    if (is_job_option(k) && qemu)
+      refuse("--set", k);
+    else if (is_job_option(k))
       job_sets.push_back({k, v, "--set " + vp::printable(k)});
     else
-      cfg.set(k, v, "--set");
+      set({k, v, "--set"});
+  if (qemu) {  // no jobs: the guest runs its own
+    inherit_drive_keys(cfg, reg, drives);
+    if (std::find(drives.begin(), drives.end(), kTemplateDrive) == drives.end())
+      flash::FlashArray::apply_cell(cfg, std::string(kTemplateDrive) + ".flash");
+    for (const auto& d : drives) flash::FlashArray::apply_cell(cfg, d + ".flash");
+    if (!opt.seed.empty()) cfg.set("sim.seed", opt.seed, "--seed");
+    cfg.validate();
+    for (const auto& d : drives) ssd::SsdImage::check(ScopedConfig(cfg, d), ssd::Drive::capacity_bytes(cfg, d));
+    return cfg;
+  }
   std::vector<host::FioJob> file_jobs;  // as read, so checks name their files and lines
   if (!opt.job_files.empty()) {
     // Re-serialise every job so each file's [global] applies to its own jobs only.
@@ -207,14 +309,17 @@ Config build_config(const RunOptions& opt) {
     cfg.set("workload.fio", text, cfg.origin("workload.fio") + " with --set workload.<job>.<option>");
   }
   if (!opt.seed.empty()) cfg.set("sim.seed", opt.seed, "--seed");
-  flash::FlashArray::apply_cell(cfg);
-  host::HostProfile::apply(cfg);
+  inherit_drive_keys(cfg, reg, drives);
+  if (std::find(drives.begin(), drives.end(), kTemplateDrive) == drives.end())
+    flash::FlashArray::apply_cell(cfg, std::string(kTemplateDrive) + ".flash");
+  for (const auto& d : drives) flash::FlashArray::apply_cell(cfg, d + ".flash");
+  if (!drive) host::HostProfile::apply(cfg);
   cfg.validate();
   const std::vector<host::FioJob> jobs = file_jobs.empty() ? host::Workload::jobs_from(cfg) : file_jobs;
   for (const auto& note : opt.platform == Platform::Drive ? DriveTop::check_workload(jobs, cfg)
                                                           : ServerTop::check_workload(jobs, cfg))
     fmt::print(stderr, "note: {}\n", note);
-  ssd::SsdImage::check(ScopedConfig(cfg, ssd::Drive::kScope), ssd::Drive::capacity_bytes(cfg));
+  for (const auto& d : drives) ssd::SsdImage::check(ScopedConfig(cfg, d), ssd::Drive::capacity_bytes(cfg, d));
   return cfg;
 }
 

@@ -19,7 +19,7 @@ namespace vp::platform {
 
 // Which platform runs: vp-server's (the modeled host over the drive) or
 // vp-drive's (the drive driven from its NVMe queues alone).
-enum class Platform { Server, Drive };
+enum class Platform { Server, Drive, Qemu };
 
 struct RunOptions {
   Platform platform = Platform::Server;
@@ -34,7 +34,15 @@ struct RunOptions {
   bool progress = false, print_summary = false;
 };
 
+// The parameters of the platform with one drive, ssd (--list-params), and
+// with the drives `drives` (platform.drives).
 const ParamRegistry& server_params();
+const ParamRegistry& server_params(const std::vector<std::string>& drives);
+// vp-drive's and vp-qemu's: only the parts each has (DriveTop::declare_params;
+// the run's seed, the drives and the accelerator).
+const ParamRegistry& drive_params();
+const ParamRegistry& qemu_params(const std::vector<std::string>& drives);
+const ParamRegistry& platform_params(Platform p);
 std::vector<std::string> preset_names();
 std::string preset_text(const std::string& name);  // throws ConfigError for an unknown name
 // One fio option of one job (key workload.<job>.<option>, <job> * for every

@@ -19,6 +19,10 @@
  *   offset 128: u64 pending[8], the same for FlashShare's I/O-stack
  *              accelerator (PCI 10ee:9038) when FlashVP serves it; its
  *              vectors are forwarded once its driver has enabled MSI-X.
+ *   offset 128 + 64 k (k = 1..7): u64 pending[8], the same for NVMe drive k
+ *              when FlashVP serves several: the k-th device of class 0x010802
+ *              after the first, in PCI order (QEMU places the proxies in the
+ *              order vp-qemu lists them).
  * FlashVP sets bits with an atomic OR, then kicks the eventfd of the ivshmem
  * device's MSI-X vector 0. This handler exchanges each word with 0 and, for
  * every bit i that was set, calls generic_handle_irq_safe() on the Linux irq
@@ -43,7 +47,8 @@
 #define FVPI_PENDING_OFFSET 64
 #define FVPI_PENDING_WORDS 8
 #define FVPI_ACCEL_OFFSET 128
-#define FVPI_MIN_SIZE (FVPI_ACCEL_OFFSET + FVPI_PENDING_WORDS * 8)
+#define FVPI_MORE_NVME 7
+#define FVPI_MIN_SIZE (FVPI_ACCEL_OFFSET + (1 + FVPI_MORE_NVME) * FVPI_PENDING_WORDS * 8)
 #define ACCEL_VENDOR 0x10ee
 #define ACCEL_DEVICE 0x9038
 #define NVME_CLASS 0x010802
@@ -59,6 +64,8 @@ MODULE_PARM_DESC(nvme, "NVMe device as DDDD:BB:DD.F (default: first of class 0x0
 struct irqfwd {
 	struct pci_dev *nvme;
 	struct pci_dev *accel;	/* NULL: not served */
+	struct pci_dev *more[FVPI_MORE_NVME];	/* drives 1.. (none with nvme=) */
+	unsigned int n_more;
 	void *shm;
 	size_t shm_size;
 	/* Vectors forwarded and vectors that had no Linux irq, for the log. */
@@ -126,6 +133,7 @@ static void irqfwd_forward(struct irqfwd *fwd, struct pci_dev *pdev, unsigned in
 static irqreturn_t irqfwd_doorbell(int irq, void *data)
 {
 	struct irqfwd *fwd = data;
+	unsigned int k;
 
 	if (!irqfwd_magic_ok(fwd)) {
 		pr_warn_ratelimited("flashvp_irqfwd: doorbell without FVPI v1 header, ignored\n");
@@ -133,7 +141,19 @@ static irqreturn_t irqfwd_doorbell(int irq, void *data)
 	}
 	irqfwd_forward(fwd, fwd->nvme, FVPI_PENDING_OFFSET);
 	irqfwd_forward(fwd, fwd->accel, FVPI_ACCEL_OFFSET);
+	for (k = 0; k < fwd->n_more; k++)
+		irqfwd_forward(fwd, fwd->more[k], FVPI_ACCEL_OFFSET + (k + 1) * FVPI_PENDING_WORDS * 8);
 	return IRQ_HANDLED;
+}
+
+static void irqfwd_put_devices(struct irqfwd *fwd)
+{
+	unsigned int k;
+
+	for (k = 0; k < fwd->n_more; k++)
+		pci_dev_put(fwd->more[k]);
+	pci_dev_put(fwd->accel);
+	pci_dev_put(fwd->nvme);
 }
 
 static int irqfwd_probe(struct pci_dev *pdev, const struct pci_device_id *id)
@@ -168,6 +188,13 @@ static int irqfwd_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return -ENODEV;
 	}
 	fwd->accel = pci_get_device(ACCEL_VENDOR, ACCEL_DEVICE, NULL);
+	if (!(nvme && nvme[0])) {
+		struct pci_dev *d = pci_dev_get(fwd->nvme);
+
+		while (fwd->n_more < FVPI_MORE_NVME && (d = pci_get_class(NVME_CLASS, d)))
+			fwd->more[fwd->n_more++] = pci_dev_get(d);
+		pci_dev_put(d);
+	}
 
 	/* MSI-X messages are memory writes by the device: needs bus master. */
 	pci_set_master(pdev);
@@ -181,8 +208,8 @@ static int irqfwd_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	pci_set_drvdata(pdev, fwd);
 
 	if (irqfwd_magic_ok(fwd))
-		dev_info(&pdev->dev, "forwarding to nvme %s%s%s (shm %llu bytes, FVPI v1)\n",
-			 pci_name(fwd->nvme), fwd->accel ? " and accelerator " : "",
+		dev_info(&pdev->dev, "forwarding to nvme %s and %u more%s%s (shm %llu bytes, FVPI v1)\n",
+			 pci_name(fwd->nvme), fwd->n_more, fwd->accel ? ", accelerator " : "",
 			 fwd->accel ? pci_name(fwd->accel) : "", (unsigned long long)len);
 	else
 		dev_warn(&pdev->dev, "no FVPI v1 header in shared memory: forwarding nothing until it appears (nvme %s)\n",
@@ -192,8 +219,7 @@ static int irqfwd_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 free_vectors:
 	pci_free_irq_vectors(pdev);
 put_nvme:
-	pci_dev_put(fwd->accel);
-	pci_dev_put(fwd->nvme);
+	irqfwd_put_devices(fwd);
 	return ret;
 }
 
@@ -206,8 +232,7 @@ static void irqfwd_remove(struct pci_dev *pdev)
 	dev_info(&pdev->dev, "forwarded %lld vectors, %lld without irq\n",
 		 (long long)atomic64_read(&fwd->forwarded),
 		 (long long)atomic64_read(&fwd->dropped));
-	pci_dev_put(fwd->accel);
-	pci_dev_put(fwd->nvme);
+	irqfwd_put_devices(fwd);
 }
 
 static const struct pci_device_id irqfwd_ids[] = {

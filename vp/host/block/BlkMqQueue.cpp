@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "vp/host/block/DeadlineScheduler.hpp"
+#include "vp/host/block/IoParts.hpp"
 #include "vp/host/block/NoneScheduler.hpp"
 
 namespace vp::host {
@@ -169,16 +170,8 @@ IoRequest* BlkMqQueue::fan_in(IoRequest& r) {
   if (r.status && !sp->status) sp->status = r.status;  // an error beats success; the first error stands
   if (--sp->left > 0) return nullptr;
   IoRequest& app = *sp->parent;
-  app.status = sp->status;
-  app.sqid = r.sqid;
-  app.cid = r.cid;
-  app.attr = r.attr;
-  app.result = r.result;
-  app.clock = r.clock;  // from the application's issue to its last piece's completion
-  app.command = r.command;
-  app.commands.clear();
+  complete_from_parts(app, r, sp->status, sp->pieces);
   for (IoRequest* p : sp->pieces) {
-    app.commands.push_back(p->command);
     split_of_.erase(p);
     free_pieces_.push_back(p);
   }

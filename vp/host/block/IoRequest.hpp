@@ -26,6 +26,7 @@ struct IoRequest {
   uint32_t slot = 0;       // the job's in-flight slot
   uint16_t status = 0;     // NVMe status field of the completion
   uint16_t sqid = 0, cid = 0;
+  uint16_t dev = 0;  // the host's block device it is on (BlockDevices' index)
   // The serial number of the command it rode in (RequestTracker::issue);
   // a split I/O, from its fan-in to its delivery, the serials of its pieces.
   uint64_t command = 0;

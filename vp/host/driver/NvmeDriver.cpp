@@ -101,7 +101,7 @@ bool NvmeDriver::separate_poll_queues(const ScopedConfig& cfg) {
 
 NvmeDriver::NvmeDriver(sc_core::sc_module_name name, Services& svc, InterruptRouting& irqs,
                        HostMemoryAllocator& memory, unsigned cores, uint64_t config, uint64_t bar0,
-                       const std::string& scope)
+                       const std::string& scope, const std::string& stat_scope)
     : sc_module(name),
       bus("bus"),
       svc_(svc),
@@ -119,15 +119,15 @@ NvmeDriver::NvmeDriver(sc_core::sc_module_name name, Services& svc, InterruptRou
       poll_queues_wanted_(separate_poll_queues(cfg_)),
       irq_cpus_(irq_cpus_from(cfg_)),
       io_(cores),
-      doorbells_(StatGroup(svc.stats, scope).counter("doorbell_writes", "writes", "doorbell writes by the driver")),
-      commands_(StatGroup(svc.stats, scope).counter("io_submitted", "commands", "I/O commands put in SQs")),
-      normal_sq_commands_(StatGroup(svc.stats, scope).counter("io_submitted_normal_sq", "commands",
+      doorbells_(StatGroup(svc.stats, stat_scope.empty() ? scope : stat_scope).counter("doorbell_writes", "writes", "doorbell writes by the driver")),
+      commands_(StatGroup(svc.stats, stat_scope.empty() ? scope : stat_scope).counter("io_submitted", "commands", "I/O commands put in SQs")),
+      normal_sq_commands_(StatGroup(svc.stats, stat_scope.empty() ? scope : stat_scope).counter("io_submitted_normal_sq", "commands",
                                             "I/O commands put in the normal SQs (SQ q: all of them without "
                                             "host.nvme.dual_sq, else the throughput class, QPRIO medium)")),
-      high_sq_commands_(StatGroup(svc.stats, scope).counter("io_submitted_high_sq", "commands",
+      high_sq_commands_(StatGroup(svc.stats, stat_scope.empty() ? scope : stat_scope).counter("io_submitted_high_sq", "commands",
                                           "I/O commands put in the latency-critical SQs (SQ N+q, QPRIO high; "
                                           "host.nvme.dual_sq only)")),
-      flushes_(StatGroup(svc.stats, scope).counter("flushes", "commands",
+      flushes_(StatGroup(svc.stats, stat_scope.empty() ? scope : stat_scope).counter("flushes", "commands",
                                  "NVMe Flush commands put in SQs (fsync with a volatile write cache)")),
       memory_(memory) {
   Calendar::get().spawn(std::string(sc_module::name()) + ".bring_up", [this] { bring_up(); });

@@ -64,9 +64,12 @@ class NvmeDriver : public sc_core::sc_module, public HostBlockDriver, public Irq
   static constexpr const char* kScope = "host.nvme";
   static void declare_params(const ParamScope& p);
   // `irqs`: the host's vector table, where the driver takes its vectors;
-  // `memory`: the host memory its queues and PRP lists come from.
+  // `memory`: the host memory its queues and PRP lists come from; `scope`:
+  // its keys, `stat_scope` its statistics (the scope too when empty; every
+  // controller's driver reads host.nvme, controller k counts in host.nvme<k>).
   NvmeDriver(sc_core::sc_module_name name, Services& svc, InterruptRouting& irqs, HostMemoryAllocator& memory,
-             unsigned cores, uint64_t config, uint64_t bar0, const std::string& scope = kScope);
+             unsigned cores, uint64_t config, uint64_t bar0, const std::string& scope = kScope,
+             const std::string& stat_scope = "");
   // Takes from `memory` everything a driver with `cfg` may allocate: queues,
   // the identify buffer and a PRP list page pair per command id of every SQ
   // (the configuration check runs it on a dry allocator).

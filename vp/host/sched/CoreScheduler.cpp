@@ -28,6 +28,13 @@ constexpr Tunable kWakeGran{"wakeup_granularity", 1 * MS, "sched_wakeup_granular
                             "more than this"};
 }  // namespace
 
+void CoreScheduler::declare_llc_cores(const ParamScope& r) {
+  r.integer("llc_cores", 0,
+            "cores per last-level cache, consecutive from core 0 (a socket: wake-ups look for an idle core "
+            "within it, new threads are spread over the caches first); 0: all cores share one")
+      .range(0, 256);
+}
+
 void CoreScheduler::declare_params(const ParamScope& r) {
   for (const Tunable& t : {kLatency, kMinGran, kWakeGran})
     r.time(t.key, "0ns",
@@ -44,10 +51,7 @@ void CoreScheduler::declare_params(const ParamScope& r) {
             "a waking thread may move to another core: to the core that woke it when that one is less loaded, "
             "else to an idle core sharing the last-level cache (Linux 4.9's wake_affine and select_idle_sibling); "
             "threads pinned by cpus_allowed to one core stay");
-  r.integer("llc_cores", 0,
-            "cores per last-level cache, consecutive from core 0 (a socket: wake-ups look for an idle core "
-            "within it); 0: all cores share one")
-      .range(0, 256);
+  declare_llc_cores(r);
   // OS noise: kworkers, timers, the benchmark's own monitoring threads.
   r.real("background_rate", 0,
          "kernel background work (kworkers, timers, monitoring threads) woken on each core, per second, as a "

@@ -26,6 +26,8 @@ class CoreScheduler {
  public:
   // In the scheduler's scope (host.sched on the server).
   static void declare_params(const ParamScope& p);
+  // Its llc_cores alone (vp-drive places jobs on queue pairs as on cores).
+  static void declare_llc_cores(const ParamScope& p);
   // `cpus`: the host's cores (Linux's defaults scale with them);
   // `ctx_switch_cost`: the core's cost of switching to another thread;
   // `core`: its number (threads keep a host-wide index for tie-breaks).

@@ -92,7 +92,7 @@ HostCore::Stats::Stats(const StatGroup& stats, const StatGroup& host_stats)
                                     "completions reaped by polling (no interrupt raised for them)")) {}
 
 HostCore::HostCore(sc_core::sc_module_name name, Services& svc, unsigned id, const CoreRole& role,
-                   HostBlockDriver& drv, InterruptRouting& irqs, BlkMqQueue& blk, Workload& wl,
+                   BlockDevices& devs, InterruptRouting& irqs, Workload& wl,
                    const std::string& scope)
     : sc_module(name),
       irq("irq"),
@@ -101,9 +101,8 @@ HostCore::HostCore(sc_core::sc_module_name name, Services& svc, unsigned id, con
       host_stats_(svc.stats, scope),
       stats_(host_stats_.group(fmt::format("core{}", id))),
       id_(id),
-      drv_(drv),
+      devs_(devs),
       irqs_(irqs),
-      blk_(blk),
       wl_(wl),
       cost_(costs_from(cfg_)),
       sched_(cfg_.sub("sched"), static_cast<unsigned>(cfg_.get_int("cores")), cost_.ctx_switch, id,
@@ -135,7 +134,11 @@ void HostCore::set_accelerator(AcceleratorDriver* a) {
   if (accel_ && accel_->polled()) poll_period_ = accel_->poll_check_cost();
 }
 
-bool HostCore::polled_ready() const { return drv_.poll_ready(id_) || (accel_ && accel_->poll_ready(id_)); }
+bool HostCore::polled_ready() const {
+  for (size_t d = 0; d < devs_.nvme_count(); ++d)
+    if (devs_.nvme(static_cast<unsigned>(d)).driver->poll_ready(id_)) return true;
+  return accel_ && accel_->poll_ready(id_);
+}
 
 void HostCore::interrupt(uint32_t vector) {
   pending_.push_back(vector);
@@ -188,14 +191,50 @@ void HostCore::submit_flush(IoRequest& io) {
 }
 
 void HostCore::submit_io(IoRequest& io, Tick path) {
+  if (devs_.is_md(io.dev)) return submit_md(io, path);
   CpuTime k;
-  k.kernel = io.offloaded ? accel_->submit_cost() : path + blk_.submit_cost(io, id_);
+  k.kernel = io.offloaded ? accel_->submit_cost() : path + blk(io).submit_cost(io, id_);
   cpu_.busy(k);
   io.clock.mark(Stage::HostSubmit, now_ps());
   if (io.offloaded)
     accel_->submit(io, id_);
   else
-    blk_.submit(io, id_, now_ps());
+    blk(io).submit(io, id_, now_ps());
+}
+
+// md's work when a member I/O completes (raid5: the parity and the writes
+// after the reads, writes that waited for stripe heads) is this core's.
+IoRequest* HostCore::md_fan_in(IoRequest& member) {
+  MdRaid::Next next;
+  IoRequest* r = devs_.md().fan_in(member, next);
+  if (next.submit.empty() && !next.cpu) return r;
+  CpuTime k;
+  k.kernel = next.cpu;
+  for (IoRequest* p : next.submit) k.kernel += blk(*p).submit_cost(*p, id_);
+  cpu_.busy(k);
+  const Tick now = now_ps();
+  for (IoRequest* p : next.submit) {
+    p->clock.mark(Stage::HostSubmit, now);  // md's read phase counts in host_submit
+    blk(*p).submit(*p, id_, now);
+  }
+  return r;
+}
+
+void HostCore::submit_md(IoRequest& io, Tick path) {
+  MdRaid& md = devs_.md();
+  // A copy: while this core is busy another one may split an I/O of its own.
+  Tick parity = 0;
+  const std::vector<IoRequest*> parts = md.split(io, parity);
+  CpuTime k;
+  k.kernel = path + parity;
+  for (IoRequest* p : parts) k.kernel += md.bio_cost() + blk(*p).submit_cost(*p, id_);
+  cpu_.busy(k);
+  const Tick now = now_ps();
+  io.clock.mark(Stage::HostSubmit, now);
+  for (IoRequest* p : parts) {
+    p->clock.mark(Stage::HostSubmit, now);
+    blk(*p).submit(*p, id_, now);
+  }
 }
 
 Tick HostCore::insts_time(uint64_t insts) const {
@@ -234,7 +273,7 @@ void HostCore::reaped(size_t from, Tick& t, Tick& cat) {
     t += cost_.complete;
     cat += cost_.complete;
     // every I/O a merged command carried shares its device half
-    join_device_half(r, svc_.tracker, r.offloaded ? Stage::Accel : Stage::SqWait);
+    join_device_half(r, *devs_.nvme(r.dev).tracker, r.offloaded ? Stage::Accel : Stage::SqWait);
     r.clock.mark(Stage::Interrupt, t);
   }
 }
@@ -242,15 +281,17 @@ void HostCore::reaped(size_t from, Tick& t, Tick& cat) {
 void HostCore::finish(CpuTime c) {
   Tick now = now_ps();
   for (IoRequest* r : done_) {
-    if (DeviceHalf* d = svc_.tracker.device(r->sqid, r->cid)) d->valid = false;
-    if (!r->merged && !r->offloaded) blk_.completed(drv_.hw_queue_of(r->sqid), now);  // one tag per command
+    const BlockDevices::Nvme& dev = devs_.nvme(r->dev);
+    if (DeviceHalf* d = dev.tracker->device(r->sqid, r->cid)) d->valid = false;
+    if (!r->merged && !r->offloaded) dev.blk->completed(dev.driver->hw_queue_of(r->sqid), now);  // one tag per command
   }
   cpu_.busy(c);
   Tick end = now_ps();
   cw_ = {};
   for (IoRequest* piece : done_) {
     if (pc_) pc_->observe_status(piece->result, end, cw_);
-    IoRequest* r = blk_.fan_in(*piece);  // a split I/O completes with its last piece
+    IoRequest* r = blk(*piece).fan_in(*piece);  // a split I/O completes with its last piece
+    if (r && devs_.has_md() && devs_.md().carries(*r)) r = md_fan_in(*r);  // an array's, with its last member I/O
     if (!r) continue;
     if (r->cache)
       deliver(*r, end);
@@ -265,13 +306,13 @@ void HostCore::finish(CpuTime c) {
 
 // A hardware-queue run of kblockd dispatch: kblockd's worker is switched
 // in and out; a run in the submitter's context (a plug flush) is not.
-void HostCore::run_hw_queue() {
-  BlkMqQueue::Run r = blk_.next_run(id_, now_ps());
+void HostCore::run_hw_queue(BlkMqQueue& blk) {
+  BlkMqQueue::Run r = blk.next_run(id_, now_ps());
   CpuTime c;
   c.kernel = r.cpu;
   if (r.kblockd) c.ctxsw = 2 * cost_.ctx_switch;
   cpu_.busy(c);
-  blk_.end_run(r, now_ps());
+  blk.end_run(r, now_ps());
 }
 
 void HostCore::blk_run_queued() {
@@ -283,14 +324,14 @@ void HostCore::cache_work(PageCache::Work& w) {
   c.kernel = w.cpu;
   cpu_.busy(c);
   for (auto& run : w.runs) {  // one run of pages: built once, merged by blk-mq under the plug
-    blk_.start_plug(id_);
+    devs_.start_plug(0, id_);  // the page cache is on /dev/nvme0n1
     bool first = true;
     for (IoRequest* io : run) {
       io->offloaded = accel_ && accel_->takes(*io);
       submit_io(*io, first ? cost_.submit : 0);
       first = false;
     }
-    blk_.finish_plug(id_, now_ps());
+    devs_.finish_plug(0, id_, now_ps());
   }
   for (IoRequest* r : w.done) core_of(*r->job).hand_cached(*r, id_);
   for (FioJobRunner* j : w.synced) core_of(*j).hand_synced(*j, id_);
@@ -428,7 +469,7 @@ bool HostCore::take_news(HostThread& t) {
   t.cache_done.clear();
   t.synced = false;
   for (IoRequest* f : flushes) submit_flush(*f);
-  wl_.job_progress(drv_);
+  wl_.job_progress(devs_);
   return true;
 }
 
@@ -443,7 +484,7 @@ void HostCore::after_compute(HostThread& t) {
   if (t.after == HostThread::After::Request) t.job->computed();
   if (t.after == HostThread::After::Spin) t.job->spun(now_ps());
   t.after = HostThread::After::None;
-  wl_.job_progress(drv_);  // the compute after a job's last I/O may be what it was waiting for
+  wl_.job_progress(devs_);  // the compute after a job's last I/O may be what it was waiting for
 }
 
 void HostCore::step(HostThread& t) {
@@ -491,7 +532,8 @@ void HostCore::issue(HostThread& t) {
   unsigned batch = std::max(1u, j.spec().iodepth_batch_submit);
   bool buffered = pc_ && j.buffered();
   bool plug = batch > 2 && !buffered;
-  if (plug) blk_.start_plug(id_);
+  const unsigned dev = j.device();
+  if (plug) devs_.start_plug(dev, id_);
   unsigned n = 0;
   do {
     IoRequest& r = j.issue(now_ps());
@@ -506,7 +548,7 @@ void HostCore::issue(HostThread& t) {
     if (r.polled) ++t.polled;
     submit_io(r, cost_.submit);
   } while (++n < batch && j.can_issue(now_ps()));
-  if (plug) blk_.finish_plug(id_, now_ps());
+  if (plug) devs_.finish_plug(dev, id_, now_ps());
   if (j.spins()) {  // the job's compute after its I/Os, once per I/O issued
     t.compute_left = n * (j.spin_ps() + insts_time(j.spin_insts(now_ps())));
     t.after = HostThread::After::Spin;
@@ -524,7 +566,7 @@ bool HostCore::polled_io(const FioJobRunner& j, const IoRequest& r) const {
     case C::Hybrid: return true;
     case C::SelectIsr: return r.attr != 0;
     case C::Xler: return r.offloaded ? accel_->polled() : r.attr != 0;  // what the accelerator leaves polls, as select_isr
-    case C::Interrupt: return j.spec().hipri && drv_.has_poll_queues();
+    case C::Interrupt: return j.spec().hipri && devs_.first_of(r.dev).driver->has_poll_queues();
     case C::DedCore: return false;  // the dedicated core reaps; the job blocks
   }
   return false;
@@ -558,7 +600,7 @@ void HostCore::poll(HostThread& t) {
   Tick origin = now;
   remote_ = 0;
   cpu_.set_spinning(true);  // busy in the waveform too
-  EventList landed = drv_.memory_written() | wake_ | wl_.group_started();
+  EventList landed = devs_.nvme(0).driver->memory_written() | wake_ | wl_.group_started();  // one host memory
   if (accel_ && accel_->polled()) landed |= accel_->status_changed();
   for (;;) {
     if (polled_ready() || !pending_.empty() || remote_) break;
@@ -577,7 +619,7 @@ void HostCore::poll(HostThread& t) {
 
 void HostCore::reap_polled() {
   done_.clear();
-  drv_.poll(id_, done_);
+  for (size_t d = 0; d < devs_.nvme_count(); ++d) devs_.nvme(static_cast<unsigned>(d)).driver->poll(id_, done_);
   Tick entered = now_ps();
   if (accel_ && accel_->polled()) accel_->poll(id_, done_);  // reads of its register: the core stalls
   cpu_.stall_since(entered, &CpuTime::poll);
@@ -608,23 +650,25 @@ void HostCore::run_dedicated() {
       origin = now_ps();
       continue;
     }
-    if (blk_.run_pending(id_)) {  // a queue whose home is this core (kblockd dispatch)
-      run_hw_queue();
+    if (BlkMqQueue* q = devs_.run_pending(id_)) {  // a queue whose home is this core (kblockd dispatch)
+      run_hw_queue(*q);
       origin = now_ps();
       continue;
     }
     bool any = false;
-    for (unsigned k = 0; k < n && !any; ++k) any = drv_.poll_ready(k);
+    for (size_t d = 0; d < devs_.nvme_count() && !any; ++d)
+      for (unsigned k = 0; k < n && !any; ++k) any = devs_.nvme(static_cast<unsigned>(d)).driver->poll_ready(k);
     if (!any) {
       cpu_.set_spinning(true);
-      Calendar::get().wait(drv_.memory_written() | wake_);
+      Calendar::get().wait(devs_.nvme(0).driver->memory_written() | wake_);
       cpu_.account_to(now_ps());
       cpu_.set_spinning(false);
       continue;
     }
     spun(origin);
     done_.clear();
-    for (unsigned k = 0; k < n; ++k) drv_.poll(k, done_);
+    for (size_t d = 0; d < devs_.nvme_count(); ++d)
+      for (unsigned k = 0; k < n; ++k) devs_.nvme(static_cast<unsigned>(d)).driver->poll(k, done_);
     Tick t = now_ps();
     CpuTime c;
     reaped(0, t, c.poll);  // reaping is part of the polling loop: all of this core's time is poll
@@ -646,19 +690,19 @@ void HostCore::run() {
       continue;
     }
     remote_ = 0;
-    if (!drv_.ready()) {
-      cpu_.idle_until(wake_ | drv_.ready_event());
+    if (!devs_.ready()) {
+      cpu_.idle_until(wake_ | devs_.not_ready().ready_event());
       continue;
     }
     if (!begun && id_ == 0) {
-      if (pc_) pc_->begin(drv_, wl_.buffered());
-      wl_.begin(drv_);
+      if (pc_) pc_->begin(*devs_.nvme(0).driver, wl_.buffered());
+      wl_.begin(devs_);
     }
     if (!begun && bg_rate_ > 0 && !dedicated_) bg_next_ = now_ps() + background_gap();
     begun = true;
     if (dedicated_) run_dedicated();
-    if (blk_.run_pending(id_)) {  // blk-mq's runs (kblockd dispatch) ahead of the threads
-      run_hw_queue();
+    if (BlkMqQueue* q = devs_.run_pending(id_)) {  // blk-mq's runs (kblockd dispatch) ahead of the threads
+      run_hw_queue(*q);
       continue;
     }
     Tick now = now_ps();
@@ -692,7 +736,7 @@ void HostCore::run() {
     }
     sched_.idle();
     idle_ = true;
-    wl_.job_progress(drv_);
+    wl_.job_progress(devs_);
     // An interrupt or news for a thread that came while this core was busy
     // above found no wait to end: look again instead of sleeping on it.
     if (!pending_.empty() || remote_) continue;

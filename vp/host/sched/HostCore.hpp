@@ -52,6 +52,7 @@
 #include "vp/host/sched/CoreScheduler.hpp"
 #include "vp/host/sched/CpuAccount.hpp"
 #include "vp/host/hw/InterruptController.hpp"
+#include "vp/host/block/BlockDevices.hpp"
 #include "vp/host/block/IoRequest.hpp"
 #include "vp/host/mm/PageCache.hpp"
 #include "vp/host/driver/NvmeDriver.hpp"
@@ -90,9 +91,10 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   static unsigned polling_core(const ScopedConfig& host);
   // `role`: how the driver reaps completions and whether this core is the
   // polling one (the platform joins the two). `irqs`: where an interrupt's
-  // vector finds its driver's handler.
-  HostCore(sc_core::sc_module_name name, Services& svc, unsigned id, const CoreRole& role, HostBlockDriver& drv,
-           InterruptRouting& irqs, BlkMqQueue& blk, Workload& wl, const std::string& scope = kScope);
+  // vector finds its driver's handler; `devs`: the block devices the jobs
+  // use, each with its driver and blk-mq queue.
+  HostCore(sc_core::sc_module_name name, Services& svc, unsigned id, const CoreRole& role, BlockDevices& devs,
+           InterruptRouting& irqs, Workload& wl, const std::string& scope = kScope);
 
   void interrupt(uint32_t vector) override;
   // All cores of the platform, indexed by id (to wake a job's core when
@@ -164,15 +166,17 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   // driver when it takes it (xler), else to blk-mq; `path` is the
   // submission path's CPU time besides blk-mq's own.
   void submit_io(IoRequest& io, Tick path);
-  void run_hw_queue();  // the oldest blk-mq run queued here
+  void submit_md(IoRequest& io, Tick path);  // md splits it; its member I/Os go to their queues
+  IoRequest* md_fan_in(IoRequest& member);   // a member I/O of the array completed here
+  void run_hw_queue(BlkMqQueue& blk);  // the oldest blk-mq run of `blk` queued here
+  BlkMqQueue& blk(const IoRequest& r) { return *devs_.nvme(r.dev).blk; }
 
   Services& svc_;
   ScopedConfig cfg_;
   StatGroup host_stats_, stats_;  // the host's (summed over cores) and this core's
   unsigned id_;
-  HostBlockDriver& drv_;
+  BlockDevices& devs_;
   InterruptRouting& irqs_;
-  BlkMqQueue& blk_;
   Workload& wl_;
   const std::vector<HostCore*>* peers_ = nullptr;
   PageCache* pc_ = nullptr;

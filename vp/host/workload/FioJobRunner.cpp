@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "vp/host/block/HostBlockDriver.hpp"
+#include "vp/host/block/BlockDevices.hpp"
 #include "vp/host/workload/VerifyTracker.hpp"
 
 namespace vp::host {
@@ -40,9 +40,10 @@ Tick FioJobRunner::trace_time(size_t i) const {
   return t >= kNever ? kNever - 1 : static_cast<Tick>(t);
 }
 
-void FioJobRunner::start(Tick now, HostBlockDriver& drv, HostMemoryAllocator& memory, VerifyTracker* verify) {
+void FioJobRunner::start(Tick now, BlockDevices& devs, HostMemoryAllocator& memory, VerifyTracker* verify) {
   verify_ = spec_.verify ? verify : nullptr;
-  const ControllerInfo& dev = drv.info();
+  dev_ = static_cast<unsigned>(std::max(0, devs.find(spec_.filename)));
+  const ControllerInfo dev = devs.info(dev_);
   device_vwc_ = dev.volatile_write_cache;
   lba_size_ = dev.lba_size;
   uint64_t dev_bytes = dev.ns_lbas * uint64_t(dev.lba_size);
@@ -71,7 +72,8 @@ void FioJobRunner::start(Tick now, HostBlockDriver& drv, HostMemoryAllocator& me
     r.bytes = static_cast<uint32_t>(spec_.bs);
     r.nlb = static_cast<uint32_t>(spec_.bs / lba_size_);
     r.buf_addr = memory.alloc("I/O buffer", buf_bytes);
-    r.buf = drv.host_ptr(r.buf_addr);
+    r.buf = devs.host_ptr(r.buf_addr);
+    r.dev = static_cast<uint16_t>(dev_);
     free_slots_.push_back(spec_.depth() - 1 - i);
   }
   start_time_ = now + spec_.startdelay_ps;

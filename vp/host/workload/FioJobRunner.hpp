@@ -23,7 +23,7 @@
 
 namespace vp::host {
 
-class HostBlockDriver;
+class BlockDevices;
 class VerifyTracker;
 
 constexpr Tick kNever = ~Tick(0);
@@ -44,9 +44,12 @@ class FioJobRunner {
   FioJobRunner(const FioJob& spec, std::string name, unsigned core, uint64_t seed,
                std::shared_ptr<OnlineClient> client = nullptr, unsigned worker = 0);
 
-  // Called when the job's group starts, once the device is known.
-  // Buffers (one per slot of the job's depth) come from `memory`.
-  void start(Tick now, HostBlockDriver& drv, HostMemoryAllocator& memory, VerifyTracker* verify);
+  // Called when the job's group starts, once the devices are up: the job
+  // opens its filename (Workload::check made sure it exists). Buffers (one
+  // per slot of the job's depth) come from `memory`.
+  void start(Tick now, BlockDevices& devs, HostMemoryAllocator& memory, VerifyTracker* verify);
+  // The block device it opened (BlockDevices' index).
+  unsigned device() const { return dev_; }
   bool started() const { return started_; }
   // Ready to issue at `now`? (Notices, and remembers, when the job has run
   // out of work.)
@@ -108,6 +111,7 @@ class FioJobRunner {
   Rng rng_;
   std::optional<OffsetSampler> sampler_;  // random_distribution other than uniform (random jobs)
   VerifyTracker* verify_ = nullptr;
+  unsigned dev_ = 0;
   bool device_vwc_ = false;  // the device reported a volatile write cache: an fsync sends a Flush
   BlockTrace source_;
   uint32_t lba_size_ = 4096;

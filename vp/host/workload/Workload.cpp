@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "vp/host/workload/Workload.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "vp/core/Quote.hpp"
 #include "vp/core/Rng.hpp"
+#include "vp/host/block/BlockDevices.hpp"
 #include "vp/host/sched/WakePlacement.hpp"
 
 namespace vp::host {
@@ -25,7 +27,7 @@ std::vector<FioJob> Workload::jobs_from(const Config& cfg) {
 
 JobNeeds Workload::check(const std::vector<FioJob>& jobs, const JobTarget& target) {
   JobNeeds needs;
-  const uint64_t capacity = target.capacity_bytes, lba = target.lba_size;
+  const uint64_t lba = target.lba_size;
   if (jobs.empty()) throw ConfigError("workload.fio: no job defined (add a [job] section or pass --job FILE)");
   uint64_t most = 0;  // the job whose buffers take the most
   for (const auto& j : jobs) {
@@ -42,6 +44,23 @@ JobNeeds Workload::check(const std::vector<FioJob>& jobs, const JobTarget& targe
       return fmt::format("option '{}' = {} ({})", opt, vp::quoted(value),
                          it == j.where.end() ? std::string("default") : it->second.at);
     };
+    uint64_t capacity = target.capacity_bytes;
+    if (!target.devices.empty()) {  // the device the job opens, as a path on Linux
+      auto d = std::find_if(target.devices.begin(), target.devices.end(), [&](const JobTarget::Device& dev) {
+        return j.filename.empty() ? &dev == &target.devices.front() : dev.path == j.filename;
+      });
+      if (d == target.devices.end()) {
+        std::string known;
+        for (const auto& dev : target.devices) known += (known.empty() ? "" : ", ") + dev.path;
+        throw bad("filename", fmt::format("{}: no such block device on this platform (it has {})",
+                                          vp::quoted(j.filename), known));
+      }
+      capacity = d->capacity_bytes;
+      if (!j.direct && d != target.devices.begin())
+        throw bad("direct", fmt::format("buffered I/O goes through the page cache, which is modeled on {} only, not "
+                                        "{}",
+                                        target.devices.front().path, also("filename", j.filename)));
+    }
     if (j.bs > capacity) throw bad("bs", fmt::format("{} bytes is larger than the device's {} bytes", j.bs, capacity));
     if (j.bs % lba)
       throw bad("bs",
@@ -153,10 +172,13 @@ JobNeeds Workload::check(const std::vector<FioJob>& jobs, const JobTarget& targe
 }
 
 Workload::Workload(Services& svc, unsigned cores, unsigned llc_cores, uint32_t lba_size, HostMemoryAllocator& memory)
-    : per_core_(cores), memory_(memory) {
+    : per_core_(cores), memory_(memory), lba_size_(lba_size) {
   svc.stats.section("verify", [this]() -> nlohmann::json {
     if (!verify_) return nullptr;
-    return {{"blocks_checked", verify_->blocks_checked()}, {"mismatches", verify_->mismatches()}};
+    uint64_t checked = verify_->blocks_checked(), mismatches = verify_->mismatches();
+    for (const auto& v : other_verify_)
+      if (v) checked += v->blocks_checked(), mismatches += v->mismatches();
+    return {{"blocks_checked", checked}, {"mismatches", mismatches}};
   });
   svc.stats.section("jobs", [this] {
     nlohmann::json jobs = nlohmann::json::array();
@@ -224,25 +246,36 @@ bool Workload::buffered() const {
   return false;
 }
 
-void Workload::start_group(size_t g, HostBlockDriver& drv) {
+VerifyTracker* Workload::verify_of(unsigned dev) {
+  if (!verify_ || dev == 0) return verify_.get();
+  if (other_verify_.size() < dev) other_verify_.resize(dev);
+  auto& v = other_verify_[dev - 1];
+  if (!v) v = std::make_unique<VerifyTracker>(lba_size_);
+  return v.get();
+}
+
+void Workload::start_group(size_t g, BlockDevices& devs) {
   group_ = g;
-  for (FioJobRunner* r : groups_[g]) r->start(now_ps(), drv, memory_, verify_.get());
+  for (FioJobRunner* r : groups_[g]) {
+    const int dev = devs.find(r->spec().filename);
+    r->start(now_ps(), devs, memory_, verify_of(static_cast<unsigned>(std::max(0, dev))));
+  }
   Calendar::get().notify(group_ev_);
 }
 
-void Workload::begin(HostBlockDriver& drv) {
+void Workload::begin(BlockDevices& devs) {
   if (groups_.empty())
     finished_ = true;  // nothing to run (a test driving the device itself)
   else
-    start_group(0, drv);
+    start_group(0, devs);
 }
 
-void Workload::job_progress(HostBlockDriver& drv) {
+void Workload::job_progress(BlockDevices& devs) {
   if (finished_ || groups_.empty()) return;
   for (FioJobRunner* r : groups_[group_])
     if (!r->done()) return;
   if (group_ + 1 < groups_.size()) {
-    start_group(group_ + 1, drv);
+    start_group(group_ + 1, devs);
     return;
   }
   finished_ = true;

@@ -19,13 +19,20 @@
 
 namespace vp::host {
 
-class HostBlockDriver;
+class BlockDevices;
 
 // What the platform tells the jobs about where they run (as fio learns the
 // device's size from the device). Each *_setting names the setting behind
 // the value, for the messages.
 struct JobTarget {
-  uint64_t capacity_bytes = 0;
+  uint64_t capacity_bytes = 0;  // the first device's (a job with no filename uses it)
+  // The block devices a job's filename may name, with their sizes (none:
+  // only the first, and filename is not looked at).
+  struct Device {
+    std::string path;
+    uint64_t capacity_bytes;
+  };
+  std::vector<Device> devices;
   uint64_t lba_size = 512;
   std::string lba_size_setting;
   unsigned cores = 1;
@@ -61,25 +68,29 @@ class Workload {
   Workload(Services& svc, unsigned cores, unsigned llc_cores, uint32_t lba_size, HostMemoryAllocator& memory);
 
   const std::vector<FioJobRunner*>& runners_on(unsigned core) const { return per_core_[core]; }
-  // Starts the first group (called once the driver is ready).
-  void begin(HostBlockDriver& drv);
+  // Starts the first group (called once the devices are up).
+  void begin(BlockDevices& devs);
   // A core reports a completion; may start the next group or end the run.
-  void job_progress(HostBlockDriver& drv);
+  void job_progress(BlockDevices& devs);
   const Event& group_started() const { return group_ev_; }
   bool finished() const { return finished_; }
   // Some job does buffered I/O (direct=0): the page cache is needed.
   bool buffered() const;
   const std::vector<std::unique_ptr<FioJobRunner>>& runners() const { return runners_; }
+  // verify=1's record of /dev/nvme0n1 (what a power loss of the first drive is judged by).
   const VerifyTracker* verify() const { return verify_.get(); }
   VerifyTracker* verify() { return verify_.get(); }
 
  private:
-  void start_group(size_t g, HostBlockDriver& drv);
+  void start_group(size_t g, BlockDevices& devs);
+  VerifyTracker* verify_of(unsigned dev);  // each device's blocks are their own
   std::vector<std::vector<FioJobRunner*>> groups_;
   std::vector<std::unique_ptr<FioJobRunner>> runners_;
   std::vector<std::vector<FioJobRunner*>> per_core_;
   HostMemoryAllocator& memory_;
   std::unique_ptr<VerifyTracker> verify_;
+  std::vector<std::unique_ptr<VerifyTracker>> other_verify_;  // devices 1..: made when a verify job opens one
+  uint32_t lba_size_;
   size_t group_ = 0;
   bool finished_ = false;
   Event group_ev_;

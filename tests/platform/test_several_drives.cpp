@@ -470,3 +470,14 @@ TEST_CASE("vp-qemu declares only its drives, their links and the accelerator", "
   o.sets.back() = {"workload.j.bs", "8k"};
   CHECK_THROWS_WITH(platform::build_config(o), Catch::Contains("workload.j.bs"));
 }
+
+TEST_CASE("a run whose one drive is not called ssd prints its drive's summary", "[platform][drives][cli]") {
+  const std::string dir = scratch("drive-renamed");
+  Shell sh = shell(std::string(VP_SERVER_BIN) + " --preset quick --set platform.drives=ssd0 --out " + dir + "/out");
+  INFO(sh.out);
+  REQUIRE(sh.status == 0);
+  CHECK(sh.out.find("ftl: write amplification") != std::string::npos);
+  CHECK(sh.out.find("firmware: layered") != std::string::npos);
+  auto s = nlohmann::json::parse(slurp(dir + "/out/summary.json"));
+  CHECK(s.contains("ssd0.ftl"));
+}

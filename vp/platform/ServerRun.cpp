@@ -357,6 +357,21 @@ void print_job(const nlohmann::json& j) {
   }
 }
 
+// A section of the first drive: under its own name when the drive is
+// called ssd, else under the drive's scope (StatGroup::section), e.g.
+// ssd0.ftl; nullptr when the run has none.
+const nlohmann::json* drive_section(const nlohmann::json& s, const std::string& name, const std::string& rel) {
+  if (s.contains(name)) return &s[name];
+  const std::string drive = s.contains("drives") ? s["drives"][0]["name"].get<std::string>() : "";
+  const std::string tail = "." + rel;
+  for (const auto& [key, value] : s.items())
+    if (drive.empty() ? key.size() > tail.size() && key.find('.') == key.size() - tail.size() &&
+                            key.compare(key.size() - tail.size(), tail.size(), tail) == 0
+                      : key == drive + tail)
+      return &value;
+  return nullptr;
+}
+
 // What the drive and its link did: flash, PCIe, DRAM, firmware and FTL.
 void print_device(const nlohmann::json& s) {
   const auto& d = s["device"];
@@ -368,11 +383,14 @@ void print_device(const nlohmann::json& s) {
              100 * p["down"]["utilisation"].get<double>(), 100 * p["up"]["utilisation"].get<double>(),
              p["down"]["payload_GBps"].get<double>(), p["up"]["payload_GBps"].get<double>(),
              p["raw_GBps"].get<double>());
-  const auto& m = s["dram"];
+  const nlohmann::json *dram = drive_section(s, "dram", "dram"), *fw = drive_section(s, "firmware", "fw"),
+                       *ftl = drive_section(s, "ftl", "ftl");
+  if (!dram || !fw || !ftl) return;
+  const auto& m = *dram;
   fmt::print("ssd dram: utilisation {:.1f}%, row hit rate {:.1f}%, {} of {} bytes reserved\n",
              100 * m["utilisation"].get<double>(), 100 * m["row_hit_rate"].get<double>(),
              m["reserved_bytes"].get<uint64_t>(), m["size_bytes"].get<uint64_t>());
-  const auto& w = s["firmware"];
+  const auto& w = *fw;
   std::string busiest;
   double top_util = -1;
   for (const auto& [name, t] : w["threads"].items())
@@ -381,7 +399,7 @@ void print_device(const nlohmann::json& s) {
              w["organisation"].get<std::string>(), w["dispatch"].get<std::string>(), w["cores"].size(),
              100 * w["mean_core_utilisation"].get<double>(), 100 * w["max_core_utilisation"].get<double>(), busiest,
              100 * top_util);
-  const auto& f = s["ftl"];
+  const auto& f = *ftl;
   fmt::print("ftl: write amplification {:.3f}, GC {} blocks ({} in idle time), {} pages moved, erase count "
              "min/mean/max {}/{:.1f}/{}\n",
              f["write_amplification"].get<double>(), f["gc_invocations"].get<uint64_t>(),

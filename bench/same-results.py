@@ -7,7 +7,10 @@ Usage: bench/same-results.py OLD_BIN_DIR NEW_BIN_DIR [--preset NAME]... [--scrat
 
 Keys that describe the simulator rather than the model are left out
 (wall times, the build's revision, kernel event counts, delta cycles,
-the simulator's memory).
+the simulator's memory), and so is the layout's schema_version: a
+schema_version 1 summary is first regrouped as version 2 (flashvp's
+upgrade_v1, tools/flashvp/summary.py), so a build of either layout compares
+with one of the other.
 Exits 1 and lists the differing keys when any run differs.
 """
 import argparse
@@ -18,6 +21,10 @@ import subprocess
 import sys
 import tempfile
 
+# flashvp.summary imports the standard library only: no venv needed.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "tools"))
+from flashvp.summary import upgrade_v1  # noqa: E402
+
 # The default set: issue 22's check (zssd, deepflash) and a preset of every
 # study, so that each platform feature is on in some run.
 PRESETS = ["zssd", "quick", "deepflash", "rwiso/baseline", "fastdrain/fd", "flashshare/vanilla", "flashshare/xler"]
@@ -25,7 +32,9 @@ PRESETS = ["zssd", "quick", "deepflash", "rwiso/baseline", "fastdrain/fd", "flas
 # its memory (ftl.sim_memory_bytes) is what a change of data structure moves,
 # and the SystemC kernel's delta cycles what a change of how the calendar
 # enters the kernel moves.
-IGNORED = {"wall_time_s", "git_revision", "kernel_events", "kernel_events_per_io", "sim_memory_bytes", "delta_cycles"}
+# The layout's version is left out too: both sides are compared as version 2.
+IGNORED = {"wall_time_s", "git_revision", "kernel_events", "kernel_events_per_io", "sim_memory_bytes", "delta_cycles",
+           "schema_version"}
 
 
 def flatten(x, prefix=""):
@@ -45,7 +54,8 @@ def run(bin_dir, binary, preset, out, extra):
     if p.returncode != 0:
         sys.exit(f"{' '.join(cmd)} exited {p.returncode}: {p.stderr.strip()[-400:]}")
     with open(os.path.join(out, "summary.json")) as f:
-        return dict(flatten(json.load(f)))
+        s = json.load(f)
+    return dict(flatten(upgrade_v1(s) if s.get("schema_version") == 1 else s))
 
 
 def differences(a, b):

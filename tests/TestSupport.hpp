@@ -66,6 +66,12 @@ inline Config model_config(const std::string& preset, const Sets& base, const Se
   return cfg;
 }
 
+// A summary's parts (schema_version 2): drive k's entry and the host's
+// sections. at(), not [], so a test that reads a part the run has not got
+// fails rather than reading null.
+inline const nlohmann::json& drive(const nlohmann::json& s, size_t k = 0) { return s.at("drives").at(k); }
+inline const nlohmann::json& host(const nlohmann::json& s) { return s.at("host"); }
+
 // Throws rather than REQUIREs on an aborted run so that helpers outside a
 // test case can use it too; Catch reports the exception as a failure.
 inline nlohmann::json run_options(const platform::RunOptions& o) {

@@ -5,6 +5,7 @@
 
 #include "vp/host/sched/CoreScheduler.hpp"
 #include "vp/platform/PlatformParams.hpp"
+#include "vp/platform/Summary.hpp"
 
 namespace vp::platform {
 
@@ -57,10 +58,12 @@ DriveTop::DriveTop(sc_core::sc_module_name name, Services& svc)
                static_cast<uint32_t>(svc.cfg.get_size("ssd.nvme.lba_size")), memory),
       drive("ssd", svc, link().timing()),
       queues("queues", svc, driver, irqs, workload, queue_pairs(svc.cfg)),
-      report_(drive, link(), driver) {
+      report_(svc.stats, drive, link(), driver) {
   attach(drive);
   for (unsigned q = 0; q < queue_pairs(svc.cfg); ++q) intc.cpu.bind(queues.irq(q));
-  svc.stats.section("device", [this] { return report_.summary(); });
+  SummaryParts parts;
+  parts.drives = {drive.scope()};
+  declare_parts(svc.stats, parts);
 }
 
 uint64_t DriveTop::kernel_events() const { return Calendar::get().callbacks(); }

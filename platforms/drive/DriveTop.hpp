@@ -49,6 +49,9 @@ class DriveTop : public NvmeHost {
   host::Workload workload;
   ssd::Drive drive;
   QueueHost queues;
+  // The one drive, as the platforms with several name theirs.
+  size_t drives() const { return 1; }
+  ssd::Drive& drive_at(size_t) { return drive; }
 
  private:
   DriveReport report_;

@@ -5,7 +5,7 @@
 
 #include "vp/core/Rng.hpp"
 #include "vp/platform/DriveList.hpp"
-
+#include "vp/platform/Summary.hpp"
 
 namespace vp::platform {
 
@@ -43,6 +43,11 @@ QemuTop::QemuTop(sc_core::sc_module_name name, Services& svc, int proxy_fd, int 
   const std::vector<std::string> drives = drives_of(svc.cfg);
   for (unsigned k = 1; k < drives.size(); ++k)
     more_.push_back(std::make_unique<MoreDrive>(fabric, svc, k, drives, more_fds.at(k - 1)));
+  // The guest names the block devices: no path here.
+  SummaryParts parts;
+  parts.drives = drives;
+  parts.accelerator = accel_fd >= 0;
+  declare_parts(svc.stats, parts);
   if (accel_fd < 0) return;
   PciePort& port = fabric.port("accel_pcie", "accel_bridge", svc, "accel.pcie", accel::regs::BAR0_SIZE, accel_fd);
   accel_ = std::make_unique<accel::IoAccelerator>("accel", svc, port.link.timing());

@@ -160,9 +160,8 @@ void write_guest_outputs(const std::string& out_dir, const Config& cfg, const St
   std::filesystem::create_directories(out_dir);
   nlohmann::json s = summary_head("qemu", cfg);
   s["qemu"] = bridge;
-  if (top.drive.image.enabled()) s["image"] = top.drive.image.summary();
-  add_statistics(s, stats);  // nvme, pcie, dram, firmware, write_buffer, ftl, flash
-  s["nvme"]["cc_ams"] = top.drive.nvme.arbitration();
+  add_statistics(s, stats);  // each drive's nvme, pcie, dram, firmware, write_buffer, ftl, flash, image
+  for (size_t k = 0; k < top.drives(); ++k) s["drives"][k]["nvme"]["cc_ams"] = top.drive_at(k).nvme.arbitration();
   write_run_files(out_dir, cfg, s);
   top.drive.cache.write_outputs(out_dir, true);  // write_buffer.csv, cache_epochs.csv
   fmt::print(stderr, "vp-qemu: outputs in {}/\n", out_dir);
@@ -196,7 +195,6 @@ int serve_guest(const Config& cfg, const QemuOptions& qo, const GuestRun& run) {
   std::unique_ptr<pcie::IvshmemServer> irq;
   if (!run.intx()) irq = std::make_unique<pcie::IvshmemServer>(run_dir.path + "/irq.sock");
   QemuTop top("top", svc, sv[0], av[0], more_ours);
-  ssd::SsdImage& image = top.drive.image;  // loaded at elaboration
   for (size_t k = 0; k < top.drives(); ++k) {
     top.bridge_at(k).set_intx_route(run.intx());
     const uint32_t region = pcie::IvshmemServer::drive_region(static_cast<unsigned>(k));
@@ -229,11 +227,12 @@ int serve_guest(const Config& cfg, const QemuOptions& qo, const GuestRun& run) {
   simulate_with_guest(top, qemu, run);
   nlohmann::json bridge = bridge_summary(top, qemu, run, irq ? irq->raised() : top.bridge.counts().irqfd_writes);
   print_bridge_counts(top, bridge, run.intx());
-  if (image.enabled()) {
-    image.save();
-    fmt::print(stderr, "vp-qemu: {} pages loaded from {} at start, {} pages saved to it in {:.3f} s\n",
-               image.loaded().pages, image.path(), image.saved().pages, image.saved().wall_s);
-  }
+  for (size_t k = 0; k < top.drives(); ++k)
+    if (ssd::SsdImage& image = top.drive_at(k).image; image.enabled()) {
+      image.save();
+      fmt::print(stderr, "vp-qemu: {} pages loaded from {} at start, {} pages saved to it in {:.3f} s\n",
+                 image.loaded().pages, image.path(), image.saved().pages, image.saved().wall_s);
+    }
   if (!run.out_dir.empty()) write_guest_outputs(run.out_dir, cfg, stats, top, bridge);
   int st = qemu.status();
   if (WIFSIGNALED(st)) return 4;

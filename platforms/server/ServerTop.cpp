@@ -9,6 +9,7 @@
 #include "vp/host/HostProfile.hpp"
 #include "vp/platform/DriveList.hpp"
 #include "vp/platform/PlatformParams.hpp"
+#include "vp/platform/Summary.hpp"
 
 namespace vp::platform {
 
@@ -168,7 +169,7 @@ ServerTop::MoreDrive::MoreDrive(ServerTop& top, Services& base, unsigned k, cons
       blkmq(ScopedConfig(base.cfg, host::BlkMqQueue::kScope), StatGroup(base.stats, fmt::format("host.blkmq{}", k)),
             driver, host_cores(base.cfg), host_cores(base.cfg)),
       drive(drives[k].c_str(), svc, port.link.timing(), nullptr, drives[k]),
-      report(drive, port.link, driver) {
+      report(base.stats, drive, port.link, driver) {
   ScopedConfig driver_cfg(base.cfg, NvmeDriver::kScope);
   tracker.resize(NvmeDriver::sq_ids(driver_cfg, host_cores(base.cfg)),
                  static_cast<unsigned>(driver_cfg.get_int("queue_depth")));
@@ -185,7 +186,7 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
       workload(svc, host_cores(svc.cfg), static_cast<unsigned>(svc.cfg.get_int("host.sched.llc_cores")),
                static_cast<uint32_t>(svc.cfg.get_size(drives_of(svc.cfg)[0] + ".nvme.lba_size")), memory),
       drive(drives_of(svc.cfg)[0].c_str(), svc, link().timing(), firmware, drives_of(svc.cfg)[0]),
-      report_(drive, link(), driver) {
+      report_(svc.stats, drive, link(), driver) {
   const unsigned n_cores = host_cores(svc.cfg);
   attach(drive);
   devices.add(driver, &blkmq, svc.tracker);
@@ -221,23 +222,18 @@ ServerTop::ServerTop(sc_core::sc_module_name name, Services& svc, ssd::IFirmware
   pagecache.kick = [this] { cores_[0]->kick(); };  // core 0 runs the flusher
   blkmq.on_run_queued = [this](unsigned c) { cores_[c]->blk_run_queued(); };
   for (auto& m : more_) m->blkmq.on_run_queued = [this](unsigned c) { cores_[c]->blk_run_queued(); };
-  svc.stats.section("cpu", [this] { return cpu_summary(); });
+  svc.stats.section(host::HostCore::kScope, "cpu",
+                    "one row per host core: its time as user, kernel, irq, context switches, polling and idle",
+                    [this] { return cpu_summary(); });
   // The CFS tunables in effect (host.sched.*: 0 takes Linux's for the core count).
-  svc.stats.section("sched", [this] {
+  svc.stats.section(host::HostCore::kScope, "sched", "the CFS tunables in effect", [this] {
     const host::CoreScheduler& s = core(0).scheduler();
     return nlohmann::json{{"latency_us", double(s.latency()) / 1e6},
                           {"min_granularity_us", double(s.min_granularity()) / 1e6},
                           {"wakeup_granularity_us", double(s.wakeup_granularity()) / 1e6}};
   });
-  svc.stats.section("device", [this] { return report_.summary(); });
-  if (!more_.empty())  // every drive, the first one's as in "device"
-    svc.stats.section("drives", [this, drives] {
-      nlohmann::json rows = nlohmann::json::array();
-      rows.push_back({{"name", drives[0]}, {"path", devices.path(0)}, {"device", report_.summary()}});
-      for (unsigned k = 1; k < drives.size(); ++k)
-        rows.push_back({{"name", drives[k]}, {"path", devices.path(k)}, {"device", more_[k - 1]->report.summary()}});
-      return rows;
-    });
+  declare_parts(svc.stats, {drives, [this](unsigned k) { return nlohmann::json(devices.path(k)); }, accel_ != nullptr,
+                            switch_ != nullptr});
 }
 
 // The next root port (bus 0 device 1), on a link of its own; its DMA

@@ -68,6 +68,9 @@ class ServerTop : public NvmeHost {
   host::Workload workload;
   ssd::Drive drive;  // drive 0 (platform.drives' first)
   host::BlockDevices devices;
+  // Drive k (0: `drive`) of platform.drives.
+  size_t drives() const { return 1 + more_.size(); }
+  ssd::Drive& drive_at(size_t k) { return k ? more_.at(k - 1)->drive : drive; }
 
  private:
   // A drive after the first: its port, the record of its commands, its
@@ -89,7 +92,7 @@ class ServerTop : public NvmeHost {
   std::unique_ptr<host::AcceleratorDriver> accel_driver_;
   std::vector<std::unique_ptr<host::HostCore>> cores_;
   std::vector<host::HostCore*> peers_;
-  DriveReport report_;  // summary.json's "device"
+  DriveReport report_;  // drive 0's "device"
 };
 
 }  // namespace vp::platform

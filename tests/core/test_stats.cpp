@@ -82,10 +82,55 @@ TEST_CASE("a distribution's percentiles are nearest rank over every sample", "[c
 TEST_CASE("summary sections are registered once and a section with nothing to report is left out", "[core][stats]") {
   StatRegistry reg;
   int calls = 0;
-  reg.section("ftl", [&] { ++calls; return nlohmann::json{{"free_blocks", 7}}; });
-  reg.section("write_buffer", [] { return nlohmann::json(); });  // no buffer in this organisation
-  CHECK_THROWS_WITH(reg.section("ftl", [] { return nlohmann::json(); }), "summary section 'ftl' registered twice");
+  reg.section("ssd.ftl", "ftl", "the FTL", [&] { ++calls; return nlohmann::json{{"free_blocks", 7}}; });
+  reg.section("ssd.cache", "write_buffer", "the buffer", [] { return nlohmann::json(); });  // no buffer here
+  CHECK_THROWS_WITH(reg.section("ssd.ftl", "ftl", "again", [] { return nlohmann::json(); }),
+                    "summary section 'ftl' of 'ssd.ftl' registered twice");
   CHECK(calls == 0);  // reported at the end, not when registered
-  CHECK(reg.sections_json() == nlohmann::json{{"ftl", {{"free_blocks", 7}}}});
+  CHECK(reg.sections_json() == nlohmann::json{{"ftl", {{"free_blocks", 7}}}});  // no part holds it: top level
   CHECK(calls == 1);
+}
+
+TEST_CASE("summary sections go into the part of the platform whose scope holds them", "[core][stats]") {
+  StatRegistry reg;
+  auto report = [](int v) { return [v] { return nlohmann::json{{"v", v}}; }; };
+  reg.section("ssd.ftl", "ftl", "", report(1));
+  reg.section("pcie", "pcie", "", report(2));        // drive 0's link, outside the drive's scope
+  reg.section("ssd1.ftl", "ftl", "", report(3));
+  reg.section("ssd1.pcie", "pcie", "", report(4));
+  reg.section("host", "cpu", "", report(5));
+  reg.section("host.pagecache", "pagecache", "", report(6));
+  reg.section("accel", "accel", "", report(7));
+  reg.section("accel.pcie", "pcie", "", report(8));
+  reg.section("", "jobs", "", report(9));
+  reg.section("ssd1.cache", "write_buffer", "", [] { return nlohmann::json(); });
+  reg.part("host", {"host"});
+  reg.part_in("drives", {{"name", "ssd"}}, {"ssd", "pcie"});
+  reg.part_in("drives", {{"name", "ssd1"}}, {"ssd1"});
+  reg.part_in("accelerators", {{"name", "accel"}}, {"accel"});
+  reg.part_in("switches", {{"name", "sw"}}, {"sw"});  // declared, nothing reports: an entry with its name
+  auto v = [](int x) { return nlohmann::json{{"v", x}}; };
+  CHECK(reg.sections_json() ==
+        nlohmann::json{{"jobs", v(9)},
+                       {"host", {{"cpu", v(5)}, {"pagecache", v(6)}}},
+                       {"drives", {{{"name", "ssd"}, {"ftl", v(1)}, {"pcie", v(2)}},
+                                   {{"name", "ssd1"}, {"ftl", v(3)}, {"pcie", v(4)}}}},
+                       {"accelerators", {{{"name", "accel"}, {"accel", v(7)}, {"pcie", v(8)}}}},
+                       {"switches", {{{"name", "sw"}}}}});
+  CHECK(reg.section_path("ssd1.ftl", "ftl") == "drives[1].ftl");
+  CHECK(reg.section_path("host.pagecache", "pagecache") == "host.pagecache");
+  CHECK(reg.section_path("", "jobs") == "jobs");
+  // A prefix of a name is not its scope: "ssd10" is not under "ssd1".
+  CHECK(reg.section_path("ssd10.ftl", "ftl") == "ftl");
+  // --list-stats --json lists each section at its place.
+  bool listed = false;
+  for (const auto& e : reg.describe())
+    if (e["kind"] == "section" && e["name"] == "drives[1].pcie") listed = e["scope"] == "ssd1.pcie";
+  CHECK(listed);
+  // A scope in two parts, and two sections meeting at one place, are model errors.
+  CHECK_THROWS_WITH(reg.part_in("drives", {{"name", "x"}}, {"pcie"}),
+                    "scope 'pcie' declared in two parts ('drives' and 'drives')");
+  reg.section("ssd.fw", "ftl", "", report(10));
+  CHECK_THROWS_WITH(reg.sections_json(),
+                    "summary section 'ftl' of 'ssd.fw' has the place of another (drives[0].ftl)");
 }

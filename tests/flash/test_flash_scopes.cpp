@@ -68,8 +68,11 @@ TEST_CASE("a second flash array in its own scope reads its own keys and counts i
   CHECK(stats.value("ssd.flash.reads") == 0);
   CHECK(stats.value("aux.flash.ch1.bus_busy") > 0);
   CHECK(stats.value("ssd.flash.ch0.bus_busy") == 0);
-  // The platform's instance keeps its summary section; the other reports under its scope.
+  // Each instance reports "flash" in the part holding its scope.
+  stats.part_in("drives", {{"name", "ssd"}}, {"ssd"});
+  stats.part_in("drives", {{"name", "aux"}}, {"aux"});
   auto sections = stats.sections_json();
-  CHECK(sections.contains("flash"));
-  CHECK(sections.contains("aux.flash"));
+  CHECK(sections.at("drives").at(0).contains("flash"));
+  CHECK(sections.at("drives").at(1).contains("flash"));
+  CHECK(stats.section_path("aux.flash", "flash") == "drives[1].flash");
 }

@@ -24,7 +24,7 @@ export FLASHVP_OUT="$dir/run"
 python3 - "$dir/run/summary.json" "$dir/device.csv" <<'PY'
 import csv, json, sys
 s = json.load(open(sys.argv[1]))
-a = s["accel"]
+a = s["accelerators"][0]["accel"]
 rows = [r for r in csv.DictReader(open(sys.argv[2])) if r["sqid"] == "2"]
 lc = sum(1 for r in rows if r["attr"] == "1")
 print(f"accelerator: {a['bios']} bios, {a['commands']} commands, {a['merges']} merges, {a['cam_hits']} CAM hits, "

@@ -28,8 +28,8 @@ TEST_CASE("contiguous writes queued behind a full hardware queue reach the devic
   CHECK(c["ssd.nvme.write_commands"] == 2);
   CHECK(c["ssd.nvme.bytes_written"] == 12288);
   CHECK(c["ssd.nvme.read_commands"] == 3);
-  CHECK(s["verify"]["blocks_checked"] == 3);
-  CHECK(s["verify"]["mismatches"] == 0);
+  CHECK(host(s)["verify"]["blocks_checked"] == 3);
+  CHECK(host(s)["verify"]["mismatches"] == 0);
   CHECK(s["stage_order_violations"] == 0);  // both carried I/Os joined the command's device half
   std::map<std::string, std::string> command_of;  // "op lba" -> commands
   for (const CsvRow& row : csv_rows(dir + "/requests.csv")) command_of[row.at("op") + " " + row.at("lba")] = row.at("commands");
@@ -50,8 +50,8 @@ TEST_CASE("an fio batch submitted under a plug merges into one command", "[host]
   CHECK(c["host.blkmq.plug_flushes"] == 1);
   CHECK(c["ssd.nvme.write_commands"] == 1);
   CHECK(c["ssd.nvme.bytes_written"] == 32768);
-  CHECK(s["verify"]["blocks_checked"] == 8);
-  CHECK(s["verify"]["mismatches"] == 0);
+  CHECK(host(s)["verify"]["blocks_checked"] == 8);
+  CHECK(host(s)["verify"]["mismatches"] == 0);
   CHECK(s["stage_order_violations"] == 0);
 }
 
@@ -164,8 +164,8 @@ TEST_CASE("a bypassing write absorbs the queued write it continues", "[host][blk
   CHECK(c["host.blkmq.hazard_ordered"] == 0);
   CHECK(c["ssd.nvme.write_commands"] == 2);
   CHECK(c["ssd.nvme.bytes_written"] == 12288);
-  CHECK(s["verify"]["blocks_checked"] == 3);
-  CHECK(s["verify"]["mismatches"] == 0);
+  CHECK(host(s)["verify"]["blocks_checked"] == 3);
+  CHECK(host(s)["verify"]["mismatches"] == 0);
 }
 
 TEST_CASE("offset_increment starts each clone of a sequential job its own distance further", "[host][fio]") {

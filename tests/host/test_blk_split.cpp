@@ -8,6 +8,7 @@
 
 using namespace vp;
 using namespace vp::test;
+// host(s) is written test::host(s): with using namespace vp, host also names vp::host.
 
 TEST_CASE("a 300 KiB read splits into 128 128 and 44 KiB commands at the default MDTS", "[host][blkmq][split]") {
   // Default ssd.nvme.mdts = 5: 4096 << 5 = 131072 bytes (128 KiB), which the
@@ -83,8 +84,8 @@ TEST_CASE("a 300 KiB verified write reads back intact through split commands", "
   CHECK(c["ssd.nvme.write_commands"] == 3);
   CHECK(c["ssd.nvme.read_commands"] == 3);
   CHECK(c["ssd.nvme.bytes_written"] == 307200);
-  CHECK(s["verify"]["blocks_checked"] == 75);
-  CHECK(s["verify"]["mismatches"] == 0);
+  CHECK(test::host(s)["verify"]["blocks_checked"] == 75);
+  CHECK(test::host(s)["verify"]["mismatches"] == 0);
   CHECK(s["stage_order_violations"] == 0);
   auto rows = csv_rows(dir + "/requests.csv");
   REQUIRE(rows.size() == 2);

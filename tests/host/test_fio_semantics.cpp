@@ -55,7 +55,7 @@ TEST_CASE("sequential reads walk the region in order and wrap", "[host][fio]") {
   auto s = run("quick", {}, "[seq]\nrw=read\nbs=8k\nsize=64k\nnumber_ios=20\n");
   // 64 KiB / 8 KiB = 8 blocks, read 2.5 times: every read is 8 KiB = 4 pages.
   CHECK(s["jobs"][0]["reads"] == 20);
-  CHECK(s["device"]["flash_reads"] == 80);
+  CHECK(drive(s)["device"]["flash_reads"] == 80);
 }
 
 TEST_CASE("a synchronous ioengine keeps one I/O in flight whatever iodepth says", "[host][fio]") {

@@ -113,7 +113,7 @@ TEST_CASE("the server platform's firmware has no volatile write cache so fsync s
                "[w]\nrw=write\nbs=8k\nsize=1m\ndirect=0\nfsync=1\nnumber_ios=4\n");
   CHECK(s["jobs"][0]["fsyncs"] == 4);
   CHECK(s["counters"]["host.nvme.flushes"] == 0);
-  CHECK(s["device"]["write_commands"] == 4);
+  CHECK(drive(s)["device"]["write_commands"] == 4);
 }
 
 TEST_CASE("an fsync whose completions another core takes still sends its Flush from the job's core",

@@ -40,7 +40,7 @@ TEST_CASE("thinktime_spin is user time and the core categories add up to the sim
                "[spin]\nrw=randread\nbs=4k\niodepth=1\nthinktime=12us\nthinktime_spin=12us\nnumber_ios=10\n"
                "cpus_allowed=1\n");
   REQUIRE(s["jobs"][0]["ios"] == 10);
-  const auto& c = s["cpu"][1];
+  const auto& c = host(s)["cpu"][1];
   // user = 10 x 12 us spin = 120 us; kernel = 10 x (1 us submit + 0.5 us reap)
   // = 15 us; irq = 10 x 2 us = 20 us.
   CHECK(c["user_ps"] == 120000000);
@@ -65,7 +65,7 @@ TEST_CASE("thinktime_spin is user time and the core categories add up to the sim
   CHECK(s["counters"]["host.core1.cpu_user_ps"] == 120000000);
   CHECK(s["counters"]["host.core1.cpu_idle_ps"] == c["idle_ps"]);
   // Core 0 did only bring-up: no user time, and it adds up too.
-  const auto& c0 = s["cpu"][0];
+  const auto& c0 = host(s)["cpu"][0];
   CHECK(c0["user_ps"] == 0);
   CHECK(c0["user_ps"].get<uint64_t>() + c0["kernel_ps"].get<uint64_t>() + c0["irq_ps"].get<uint64_t>() +
             c0["ctxsw_ps"].get<uint64_t>() + c0["idle_ps"].get<uint64_t>() ==
@@ -75,8 +75,8 @@ TEST_CASE("thinktime_spin is user time and the core categories add up to the sim
 TEST_CASE("without thinktime the spin is ignored as fio ignores it", "[host][cpu]") {
   auto s = run("quick", with(kCosts, {{"host.cores", "2"}}),
                "[nospin]\nrw=randread\nbs=4k\niodepth=1\nthinktime_spin=10us\nnumber_ios=10\ncpus_allowed=1\n");
-  CHECK(s["cpu"][1]["user_ps"] == 0);
-  CHECK(s["cpu"][1]["kernel_ps"] == 15000000);  // 10 x (1 + 0.5) us, as above
+  CHECK(host(s)["cpu"][1]["user_ps"] == 0);
+  CHECK(host(s)["cpu"][1]["kernel_ps"] == 15000000);  // 10 x (1 + 0.5) us, as above
 }
 
 TEST_CASE("a job spinning on a core delays the issues and completions of another job there", "[host][cpu]") {
@@ -104,7 +104,7 @@ TEST_CASE("a job spinning on a core delays the issues and completions of another
   CHECK(rows[0].latency_ns < 20000.0);
   // A to B, then idle to B when its read completes.
   CHECK(s["counters"]["host.context_switches"] == 2);
-  CHECK(s["cpu"][1]["user_ps"] == 50000000);
+  CHECK(host(s)["cpu"][1]["user_ps"] == 50000000);
 }
 
 TEST_CASE("the same two jobs without the spin issue one submit cost apart", "[host][cpu]") {
@@ -173,7 +173,7 @@ TEST_CASE("the PR preset spins 1.3624 ms per I/O at 2 GHz and IPC 1", "[host][cp
   auto s = run("quick", with(kCosts, {{"host.cores", "2"}}), "[pr]\napp=PR\nphases=none\nnumber_ios=2\ncpus_allowed=1\n");
   CHECK(s["jobs"][0]["ios"] == 2);
   CHECK(s["jobs"][0]["app"] == "PR");
-  CHECK(s["cpu"][1]["user_ps"] == 2724796000ull);
+  CHECK(host(s)["cpu"][1]["user_ps"] == 2724796000ull);
 }
 
 TEST_CASE("phases= divides the compute between I/Os by the phase's intensity, repeating", "[host][cpu][fio]") {
@@ -204,7 +204,7 @@ TEST_CASE("phases= divides the compute between I/Os by the phase's intensity, re
   for (uint64_t g : gap_slow) CHECK(g == gap_fast[0] + 150000000);
   // The user time is the sum of the two computes; about (1 ms / 50 us) x 2 +
   // (1 ms / 200 us) x 2 = 50 I/Os over 4 ms, against 40 without phases.
-  CHECK(s["cpu"][1]["user_ps"] == fast * 50000000 + slow * 200000000);
+  CHECK(host(s)["cpu"][1]["user_ps"] == fast * 50000000 + slow * 200000000);
   CHECK(rows.size() >= 46);
   CHECK(rows.size() <= 52);
 }
@@ -213,14 +213,14 @@ TEST_CASE("host core clock and IPC scale the compute of an app", "[host][cpu]") 
   // At 4 GHz and IPC 1: 2724796 / 4e9 = 681199 ns per I/O.
   auto s = run("quick", with(kCosts, {{"host.cores", "2"}, {"host.core.clock", "4GHz"}}),
                "[pr]\napp=PR\nphases=none\nnumber_ios=2\ncpus_allowed=1\n");
-  CHECK(s["cpu"][1]["user_ps"] == 2 * 681199000ull);
+  CHECK(host(s)["cpu"][1]["user_ps"] == 2 * 681199000ull);
 }
 
 TEST_CASE("half the clock at twice the IPC gives the same compute time", "[host][cpu]") {
   // 2724796 / (1e9 x 2) s = 1.362398 ms per I/O, as at 2 GHz and IPC 1.
   auto t = run("quick", with(kCosts, {{"host.cores", "2"}, {"host.core.clock", "1GHz"}, {"host.core.ipc", "2"}}),
                "[pr]\napp=PR\nphases=none\nnumber_ios=2\ncpus_allowed=1\n");
-  CHECK(t["cpu"][1]["user_ps"] == 2724796000ull);
+  CHECK(host(t)["cpu"][1]["user_ps"] == 2724796000ull);
 }
 
 TEST_CASE("percentage_random makes the rest of a random job's offsets sequential", "[host][cpu][fio]") {

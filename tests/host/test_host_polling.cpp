@@ -42,7 +42,7 @@ TEST_CASE("poll mode reaps a QD1 read without an interrupt or a context switch",
   REQUIRE(wait < landed - from + kPoll);
   // latency = 1 us submit + wait + 0.5 us reap
   CHECK(ns(r[0]) == Approx(double(1 * kUs + wait + kUs / 2) / 1000.0).margin(0.001));
-  const auto& c = s["cpu"][1];
+  const auto& c = host(s)["cpu"][1];
   CHECK(c["poll_ps"].get<uint64_t>() == wait);  // the core was busy polling all along the wait
   CHECK(c["kernel_ps"].get<uint64_t>() == 1 * kUs + kUs / 2);
   CHECK(c["irq_ps"].get<uint64_t>() == 0);
@@ -90,7 +90,7 @@ TEST_CASE("hybrid polling sleeps half the mean completion time of the earlier re
   }
   CHECK(counter(s, "host.hybrid_sleeps") == 3);
   CHECK(double(counter(s, "host.hybrid_sleep_ps")) == Approx(expect_ps).margin(5));
-  const auto& c = s["cpu"][1];
+  const auto& c = host(s)["cpu"][1];
   CHECK(c["ctxsw_ps"].get<uint64_t>() == 9 * kUs);
   CHECK(c["irq_ps"].get<uint64_t>() == 0);
   CHECK(counter(s, "host.interrupts_avoided") == 4);
@@ -121,8 +121,8 @@ TEST_CASE("select_isr polls the attributed job and interrupts the other", "[host
   CHECK(counter(s, "ssd.nvme.msix_sent") == 12 + 10);
   CHECK(counter(s, "host.interrupts_avoided") == 10);
   // Core 1 ran the 10 ISRs of tp's reads: 10 x 2 us.
-  CHECK(s["cpu"][1]["irq_ps"].get<uint64_t>() == 20 * kUs);
-  CHECK(s["cpu"][1]["poll_ps"].get<uint64_t>() > 0);
+  CHECK(host(s)["cpu"][1]["irq_ps"].get<uint64_t>() == 20 * kUs);
+  CHECK(host(s)["cpu"][1]["poll_ps"].get<uint64_t>() > 0);
 }
 
 TEST_CASE("dedcore leaves the job core idle while a dedicated core polls", "[host][polling]") {
@@ -133,7 +133,7 @@ TEST_CASE("dedcore leaves the job core idle while a dedicated core polls", "[hos
   REQUIRE(r.size() == 5);
   // Core 2 (the last, host.core.poll_core = -1) polls from bring-up's end
   // on: nothing but poll, reaping included.
-  const auto& d = s["cpu"][2];
+  const auto& d = host(s)["cpu"][2];
   uint64_t el = d["elapsed_ps"].get<uint64_t>();
   CHECK(d["user_ps"].get<uint64_t>() + d["kernel_ps"].get<uint64_t>() + d["irq_ps"].get<uint64_t>() +
             d["ctxsw_ps"].get<uint64_t>() ==
@@ -143,7 +143,7 @@ TEST_CASE("dedcore leaves the job core idle while a dedicated core polls", "[hos
   // Job core: 5 x (1 us submit + 0.3 us taking the queue's lock from the
   // polling core + 4 x 0.1 us taking the completion's lines in) kernel, 5 x
   // 3 us waking (ctxsw), no irq, no poll; idle while it waits.
-  const auto& c = s["cpu"][1];
+  const auto& c = host(s)["cpu"][1];
   CHECK(c["kernel_ps"].get<uint64_t>() == 5 * (kUs + 700 * kNs));
   CHECK(c["ctxsw_ps"].get<uint64_t>() == 15 * kUs);
   CHECK(c["irq_ps"].get<uint64_t>() == 0);
@@ -176,10 +176,10 @@ TEST_CASE("fio hipri polls a poll queue in interrupt mode", "[host][polling]") {
   // and none for the 6 polled reads.
   CHECK(counter(s, "ssd.nvme.msix_sent") == 12);
   CHECK(counter(s, "host.interrupts_avoided") == 6);
-  CHECK(s["cpu"][1]["irq_ps"].get<uint64_t>() == 0);
-  CHECK(s["cpu"][1]["ctxsw_ps"].get<uint64_t>() == 0);
+  CHECK(host(s)["cpu"][1]["irq_ps"].get<uint64_t>() == 0);
+  CHECK(host(s)["cpu"][1]["ctxsw_ps"].get<uint64_t>() == 0);
   // 6 x (1 us submit + 0.5 us reap)
-  CHECK(s["cpu"][1]["kernel_ps"].get<uint64_t>() == 9 * kUs);
+  CHECK(host(s)["cpu"][1]["kernel_ps"].get<uint64_t>() == 9 * kUs);
 }
 
 TEST_CASE("fio hipri without poll queues takes interrupts", "[host][polling]") {
@@ -187,7 +187,7 @@ TEST_CASE("fio hipri without poll queues takes interrupts", "[host][polling]") {
   // As Linux: no poll queue, so the request is not polled. 8 admin + 6 reads.
   CHECK(counter(s, "ssd.nvme.msix_sent") == 8 + 6);
   CHECK(counter(s, "host.interrupts_avoided") == 0);
-  CHECK(s["cpu"][1]["irq_ps"].get<uint64_t>() == 6 * 2 * kUs);
+  CHECK(host(s)["cpu"][1]["irq_ps"].get<uint64_t>() == 6 * 2 * kUs);
 }
 
 TEST_CASE("polled completion refuses rw_isolation and too few controller queues", "[host][polling]") {

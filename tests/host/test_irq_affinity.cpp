@@ -15,7 +15,7 @@ namespace {
 constexpr uint64_t kUs = 1000000;
 Sets costs(const Sets& more) { return with(kRoundHostCosts, more); }
 uint64_t counter(const nlohmann::json& s, const std::string& k) { return s["counters"][k].get<uint64_t>(); }
-uint64_t cpu(const nlohmann::json& s, unsigned core, const std::string& k) { return s["cpu"][core][k].get<uint64_t>(); }
+uint64_t cpu(const nlohmann::json& s, unsigned core, const std::string& k) { return host(s)["cpu"][core][k].get<uint64_t>(); }
 // A QD1 job of 10 reads on core 1 of the quick preset's 2 cores.
 const char* kJob = "[r]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=10\ncpus_allowed=1\n";
 // Bring-up: Identify controller, Set Features (queues), Identify namespace

@@ -95,7 +95,7 @@ TEST_CASE("background work is kernel time in pieces of background_cost at backgr
                with(kTwoCores, {{"host.sched.background_rate", "1000"}, {"host.sched.background_cost", "5us"}}),
                "[R]\nbs=4k\nrw=randread\niodepth=1\ncpus_allowed=0\nruntime=500ms\ntime_based=1\n");
   double t = s["sim_time_s"].get<double>();
-  uint64_t k1 = s["cpu"][1]["kernel_ps"].get<uint64_t>();
+  uint64_t k1 = host(s)["cpu"][1]["kernel_ps"].get<uint64_t>();
   CHECK(k1 % 5000000 == 0);
   double n1 = double(k1 / 5000000);
   CHECK(std::abs(n1 - 1000 * t) <= 4 * std::sqrt(1000 * t));
@@ -107,7 +107,7 @@ TEST_CASE("background work is kernel time in pieces of background_cost at backgr
 TEST_CASE("without a background rate there is no background work", "[host][sched][migration]") {
   auto q = run("quick", kTwoCores, "[R]\nbs=4k\nrw=randread\niodepth=1\ncpus_allowed=0\nnumber_ios=100\n");
   CHECK(q["counters"]["host.sched.background_runs"] == 0);
-  CHECK(q["cpu"][1]["kernel_ps"] == 0);
+  CHECK(host(q)["cpu"][1]["kernel_ps"] == 0);
 }
 
 TEST_CASE("threads are spread over cache domains first, as fork balancing spreads them over sockets", "[host][sched]") {

@@ -133,8 +133,8 @@ TEST_CASE("data written through both SQs of a core reads back intact", "[host][n
   CHECK(sq["lc"][2] == 64);
   CHECK(sq["tp"][1] == 64);
   CHECK(sq["r"][1] == 128);
-  CHECK(s["verify"]["blocks_checked"] == 128);
-  CHECK(s["verify"]["mismatches"] == 0);
+  CHECK(host(s)["verify"]["blocks_checked"] == 128);
+  CHECK(host(s)["verify"]["mismatches"] == 0);
   for (const auto& j : s["jobs"]) CHECK(j["errors"] == 0);
 }
 

@@ -88,7 +88,7 @@ TEST_CASE("online requests at a fixed rate respond after both network crossings 
   CHECK(r["min"].get<double>() == Approx(lo).margin(1e-3));
   CHECK(r["max"].get<double>() == Approx(hi).margin(1e-3));
   // The compute is user time on the worker's core: 10 x 10 us.
-  CHECK(s["cpu"][1]["user_ps"] == 100000000);
+  CHECK(host(s)["cpu"][1]["user_ps"] == 100000000);
 }
 
 TEST_CASE("online requests queue at a busy worker and their response includes the wait", "[host][online]") {
@@ -254,5 +254,5 @@ TEST_CASE("an online worker computes thinktime_insts times ios_per_request once 
                "rw=randread\nbs=4k\ncpus_allowed=1\n");
   CHECK(s["jobs"][0]["ios"] == 6);
   CHECK(s["jobs"][0]["online"]["requests"] == 3);
-  CHECK(s["cpu"][1]["user_ps"] == 30000000);
+  CHECK(host(s)["cpu"][1]["user_ps"] == 30000000);
 }

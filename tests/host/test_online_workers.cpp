@@ -67,7 +67,7 @@ TEST_CASE("one worker behind requests faster than it serves answers each later t
   CHECK(r["max"].get<double>() == Approx(4100 + cum).margin(1e-3));
   CHECK(r["min"].get<double>() == Approx(1600 + v[0].latency_us).margin(1e-3));
   // 6 x 1.5 ms of compute on the one worker's core.
-  CHECK(s["cpu"][1]["user_ps"] == 9000000000ull);
+  CHECK(host(s)["cpu"][1]["user_ps"] == 9000000000ull);
 }
 
 TEST_CASE("two workers on two cores answer every request in compute plus I/O plus both network crossings",
@@ -120,8 +120,8 @@ TEST_CASE("two workers on two cores answer every request in compute plus I/O plu
   CHECK(r["min"].get<double>() == Approx(lo).margin(1e-3));
   CHECK(r["max"].get<double>() == Approx(hi).margin(1e-3));
   // 3 x 1.5 ms of compute on each worker's core.
-  CHECK(s["cpu"][1]["user_ps"] == 4500000000ull);
-  CHECK(s["cpu"][2]["user_ps"] == 4500000000ull);
+  CHECK(host(s)["cpu"][1]["user_ps"] == 4500000000ull);
+  CHECK(host(s)["cpu"][2]["user_ps"] == 4500000000ull);
 }
 
 TEST_CASE("workers without online=1 is a configuration error naming the job and the option",

@@ -65,7 +65,7 @@ TEST_CASE("a waking reader preempts a computing thread that is ahead of it by mo
   // it wakes (20 x 2), and R->C after the last: 42, each 3 + 2 us.
   CHECK(s["counters"]["host.sched.preemptions"] == 21);
   CHECK(s["counters"]["host.context_switches"] == 42);
-  const auto& c = s["cpu"][1];
+  const auto& c = host(s)["cpu"][1];
   CHECK(c["ctxsw_ps"] == 42 * 5000000ull);
   // C's compute runs whole despite the preemptions: 100 ms of user time.
   CHECK(c["user_ps"] == 100000000000ull);
@@ -120,9 +120,9 @@ TEST_CASE("on 8 cores two threads share a core in 12 ms slices (Linux's 24 ms pe
                                              {"host.sched.cache_penalty", "2us"},
                                              {"host.sched.wakeup_granularity", "1s"}}),
                       kJobs);
-  CHECK(s["sched"]["latency_us"] == 24000.0);
-  CHECK(s["sched"]["min_granularity_us"] == 3000.0);
-  CHECK(s["sched"]["wakeup_granularity_us"] == 1000000.0);
+  CHECK(host(s)["sched"]["latency_us"] == 24000.0);
+  CHECK(host(s)["sched"]["min_granularity_us"] == 3000.0);
+  CHECK(host(s)["sched"]["wakeup_granularity_us"] == 1000000.0);
   auto v = ios(dir);
   REQUIRE(v.size() == 21);
   // As on 2 cores with 18 ms (above), but each slice of C is 24 / 2 = 12 ms:

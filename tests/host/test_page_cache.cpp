@@ -27,13 +27,13 @@ TEST_CASE("a buffered write then a read of the same range hits the page cache", 
                "[w]\nrw=write\nbs=8k\nsize=64k\ndirect=0\nverify=1\nnumber_ios=8\n"
                "[r]\nstonewall\nrw=read\nbs=8k\nsize=64k\ndirect=0\nverify=1\nnumber_ios=8\n");
   // 8 writes of 2 pages fill 16 pages; the 8 reads find all 16: no command reaches the device.
-  CHECK(u(s["pagecache"]["hits"]) == 16);
-  CHECK(u(s["pagecache"]["misses"]) == 0);
-  CHECK(u(s["device"]["read_commands"]) == 0);
-  CHECK(u(s["device"]["write_commands"]) == 0);
-  CHECK(u(s["pagecache"]["dirty_pages"]) == 16);  // below the background limit (102): nothing written back
-  CHECK(u(s["verify"]["blocks_checked"]) == 16);
-  CHECK(u(s["verify"]["mismatches"]) == 0);
+  CHECK(u(host(s)["pagecache"]["hits"]) == 16);
+  CHECK(u(host(s)["pagecache"]["misses"]) == 0);
+  CHECK(u(drive(s)["device"]["read_commands"]) == 0);
+  CHECK(u(drive(s)["device"]["write_commands"]) == 0);
+  CHECK(u(host(s)["pagecache"]["dirty_pages"]) == 16);  // below the background limit (102): nothing written back
+  CHECK(u(host(s)["verify"]["blocks_checked"]) == 16);
+  CHECK(u(host(s)["verify"]["mismatches"]) == 0);
   // A write costs 2 pages x 3 us, a read 2 pages x 2 us, and nothing else.
   CHECK(s["jobs"][0]["latency_us"]["write"]["mean"].get<double>() == Approx(6.0));
   CHECK(s["jobs"][1]["latency_us"]["read"]["mean"].get<double>() == Approx(4.0));
@@ -46,11 +46,11 @@ TEST_CASE("a sequential buffered read grows its read-ahead window up to the maxi
   // page 1: [4,12) (4 < 32/16 fails, 4 <= 16: x2), marker 4; page 4: [12,28) x2;
   // page 12: [28,60) capped at 32; page 28: [60,92) cut at the region end = [60,64).
   // 5 device reads of 4 + 8 + 16 + 32 + 4 = 64 pages; 1 miss, 63 hits.
-  CHECK(u(s["device"]["read_commands"]) == 5);
+  CHECK(u(drive(s)["device"]["read_commands"]) == 5);
   CHECK(u(s["counters"]["host.pagecache.readahead_windows"]) == 5);
-  CHECK(u(s["pagecache"]["readahead_pages"]) == 64);
-  CHECK(u(s["pagecache"]["misses"]) == 1);
-  CHECK(u(s["pagecache"]["hits"]) == 63);
+  CHECK(u(host(s)["pagecache"]["readahead_pages"]) == 64);
+  CHECK(u(host(s)["pagecache"]["misses"]) == 1);
+  CHECK(u(host(s)["pagecache"]["hits"]) == 63);
   CHECK(s["jobs"][0]["reads"] == 64);
 }
 
@@ -61,38 +61,38 @@ TEST_CASE("read-ahead of 8 KiB sequential reads counts both pages of the first r
   // (4 x 2), marker 4. Read 4-5: [12,28) cut at the region end = [12,16),
   // marker 12. Read 12-13: the next window starts at 28, past the end: nothing.
   // 3 device reads of 4 + 8 + 4 pages; 2 misses, 14 hits.
-  CHECK(u(s["device"]["read_commands"]) == 3);
+  CHECK(u(drive(s)["device"]["read_commands"]) == 3);
   CHECK(u(s["counters"]["host.pagecache.readahead_windows"]) == 3);
-  CHECK(u(s["pagecache"]["readahead_pages"]) == 16);
-  CHECK(u(s["pagecache"]["misses"]) == 2);
-  CHECK(u(s["pagecache"]["hits"]) == 14);
+  CHECK(u(host(s)["pagecache"]["readahead_pages"]) == 16);
+  CHECK(u(host(s)["pagecache"]["misses"]) == 2);
+  CHECK(u(host(s)["pagecache"]["hits"]) == 14);
 }
 
 TEST_CASE("random buffered reads read only what they ask for", "[host][pagecache]") {
   // A miss that does not follow the previous read gets no read-ahead: each
   // read of 1 page that misses is one device read of 1 page (4 KiB).
   auto s = run("quick", cache(), "[r]\nrw=randread\nbs=4k\nsize=64m\ndirect=0\nnumber_ios=20\nrandseed=7\n");
-  uint64_t misses = u(s["pagecache"]["misses"]);
+  uint64_t misses = u(host(s)["pagecache"]["misses"]);
   CHECK(misses >= 18);  // 20 draws over 16384 pages: almost surely distinct and not adjacent
-  CHECK(u(s["pagecache"]["readahead_pages"]) == misses);
-  CHECK(u(s["device"]["read_commands"]) == misses);
+  CHECK(u(host(s)["pagecache"]["readahead_pages"]) == misses);
+  CHECK(u(drive(s)["device"]["read_commands"]) == misses);
 }
 
 TEST_CASE("no write-back while the dirty pages stay at the background limit", "[host][pagecache]") {
   // Background limit 10% of 1024 pages = 102: 102 dirty pages are not above it.
   auto s = run("quick", cache(), "[w]\nrw=write\nbs=4k\nsize=2m\ndirect=0\nnumber_ios=102\n");
-  CHECK(u(s["pagecache"]["writeback_commands"]) == 0);
-  CHECK(u(s["pagecache"]["dirty_pages"]) == 102);
+  CHECK(u(host(s)["pagecache"]["writeback_commands"]) == 0);
+  CHECK(u(host(s)["pagecache"]["dirty_pages"]) == 102);
 }
 
 TEST_CASE("write-back starts when the dirty pages cross the background limit", "[host][pagecache]") {
   // The 103rd dirty page is above 102: the flusher writes the oldest run,
   // pages 0..31 (one 128 KiB command), which leaves 71 dirty <= 102: it stops.
   auto s = run("quick", cache(), "[w]\nrw=write\nbs=4k\nsize=2m\ndirect=0\nnumber_ios=103\n");
-  CHECK(u(s["pagecache"]["writeback_commands"]) == 1);
-  CHECK(u(s["pagecache"]["written_back_pages"]) == 32);
+  CHECK(u(host(s)["pagecache"]["writeback_commands"]) == 1);
+  CHECK(u(host(s)["pagecache"]["written_back_pages"]) == 32);
   CHECK(u(s["counters"]["host.pagecache.writeback_background"]) == 1);
-  CHECK(u(s["pagecache"]["dirty_pages"]) == 71);
+  CHECK(u(host(s)["pagecache"]["dirty_pages"]) == 71);
 }
 
 TEST_CASE("a buffered writer is throttled at the dirty limit", "[host][pagecache]") {
@@ -100,26 +100,26 @@ TEST_CASE("a buffered writer is throttled at the dirty limit", "[host][pagecache
   // 128 KiB write-backs, blocks whenever dirty + under write-back reach 204,
   // and never finds more than that.
   auto s = run("quick", cache(), "[w]\nrw=write\nbs=4k\nsize=8m\ndirect=0\nnumber_ios=2000\n");
-  CHECK(u(s["pagecache"]["dirty_limit_pages"]) == 204);
-  CHECK(u(s["pagecache"]["dirty_high_water"]) == 204);
-  CHECK(u(s["pagecache"]["throttle_events"]) > 0);
-  CHECK(s["pagecache"]["throttle_s"].get<double>() > 0.0);
+  CHECK(u(host(s)["pagecache"]["dirty_limit_pages"]) == 204);
+  CHECK(u(host(s)["pagecache"]["dirty_high_water"]) == 204);
+  CHECK(u(host(s)["pagecache"]["throttle_events"]) > 0);
+  CHECK(host(s)["pagecache"]["throttle_s"].get<double>() > 0.0);
   CHECK(s["jobs"][0]["writes"] == 2000);
   // Every page written once (2000 distinct pages) is still dirty or was
   // submitted for write-back (written_back_pages counts those still in flight too).
-  CHECK(u(s["pagecache"]["dirty_pages"]) + u(s["pagecache"]["written_back_pages"]) == 2000);
-  CHECK(u(s["pagecache"]["under_writeback_pages"]) <= u(s["pagecache"]["written_back_pages"]));
+  CHECK(u(host(s)["pagecache"]["dirty_pages"]) + u(host(s)["pagecache"]["written_back_pages"]) == 2000);
+  CHECK(u(host(s)["pagecache"]["under_writeback_pages"]) <= u(host(s)["pagecache"]["written_back_pages"]));
 }
 
 TEST_CASE("fsync=1 makes every buffered write durable before the next", "[host][pagecache]") {
   auto s = run("quick", cache(), "[w]\nrw=write\nbs=8k\nsize=1m\ndirect=0\nfsync=1\nnumber_ios=6\nverify=1\n");
   // Each 8 KiB write is written back alone (2 pages, one command) and waited for.
   CHECK(s["jobs"][0]["fsyncs"] == 6);
-  CHECK(u(s["device"]["write_commands"]) == 6);
-  CHECK(u(s["device"]["written_blocks"]) == 12);  // 6 x 2 blocks of 4 KiB
+  CHECK(u(drive(s)["device"]["write_commands"]) == 6);
+  CHECK(u(drive(s)["device"]["written_blocks"]) == 12);  // 6 x 2 blocks of 4 KiB
   CHECK(u(s["counters"]["host.pagecache.writeback_fsync"]) == 6);
-  CHECK(u(s["pagecache"]["dirty_pages"]) == 0);
-  CHECK(u(s["pagecache"]["under_writeback_pages"]) == 0);
+  CHECK(u(host(s)["pagecache"]["dirty_pages"]) == 0);
+  CHECK(u(host(s)["pagecache"]["under_writeback_pages"]) == 0);
 }
 
 TEST_CASE("the periodic write-back writes a page once it is older than dirty_expire", "[host][pagecache]") {
@@ -130,8 +130,8 @@ TEST_CASE("the periodic write-back writes a page once it is older than dirty_exp
                "[w]\nrw=write\nbs=4k\nsize=1m\ndirect=0\nnumber_ios=1\n"
                "[keep]\nrw=randread\nbs=4k\nnumber_ios=10\nthinktime=1ms\ncpus_allowed=1\n");
   CHECK(u(s["counters"]["host.pagecache.writeback_periodic"]) == 1);
-  CHECK(u(s["device"]["write_commands"]) == 1);
-  CHECK(u(s["pagecache"]["dirty_pages"]) == 0);
+  CHECK(u(drive(s)["device"]["write_commands"]) == 1);
+  CHECK(u(host(s)["pagecache"]["dirty_pages"]) == 0);
 }
 
 TEST_CASE("a dirty page younger than dirty_expire stays dirty", "[host][pagecache]") {
@@ -141,8 +141,8 @@ TEST_CASE("a dirty page younger than dirty_expire stays dirty", "[host][pagecach
                "[w]\nrw=write\nbs=4k\nsize=1m\ndirect=0\nnumber_ios=1\n"
                "[keep]\nrw=randread\nbs=4k\nnumber_ios=10\nthinktime=1ms\ncpus_allowed=1\n");
   CHECK(u(s["counters"]["host.pagecache.writeback_periodic"]) == 0);
-  CHECK(u(s["device"]["write_commands"]) == 0);
-  CHECK(u(s["pagecache"]["dirty_pages"]) == 1);
+  CHECK(u(drive(s)["device"]["write_commands"]) == 0);
+  CHECK(u(host(s)["pagecache"]["dirty_pages"]) == 1);
 }
 
 TEST_CASE("write-back commands carry the largest workload attribute of their pages", "[host][pagecache]") {
@@ -157,8 +157,8 @@ TEST_CASE("write-back commands carry the largest workload attribute of their pag
                       "workload_attr=5\n"
                       "[c]\nstonewall\nrw=write\nbs=4k\nsize=128k\ndirect=0\nnumber_ios=1\nfsync=1\n"
                       "workload_attr=1\n");
-  CHECK(s["device"]["write_commands"] == 1);
-  CHECK(s["device"]["written_blocks"] == 32);
+  CHECK(drive(s)["device"]["write_commands"] == 1);
+  CHECK(drive(s)["device"]["written_blocks"] == 32);
   unsigned rows = 0, attr5 = 0;
   for (const CsvRow& row : csv_rows(dir + "/requests.csv")) {
     if (row.at("job") != "pagecache" || row.at("op") != "write") continue;
@@ -176,20 +176,20 @@ TEST_CASE("fastdrain tags write-back commands and leaves direct writes untagged"
   auto s = run("quick", cache({{"host.pagecache.fastdrain", "on"}}),
                "[w]\nrw=write\nbs=4k\nsize=1m\ndirect=0\nnumber_ios=31\n"
                "[d]\nstonewall\nrw=randwrite\nbs=4k\noffset=1m\nsize=1m\nnumber_ios=10\nthinktime=200us\n");
-  CHECK(u(s["pagecache"]["background_limit_pages"]) == 30);
-  CHECK(u(s["pagecache"]["dirty_limit_pages"]) == 51);  // 5% of 1024
-  CHECK(u(s["device"]["write_commands"]) == 11);
-  CHECK(u(s["device"]["victim_writes"]) == 1);
-  CHECK(u(s["device"]["victim_pages_max"]) == 31);
-  CHECK(u(s["device"]["written_blocks"]) == 41);  // 31 + 10
+  CHECK(u(host(s)["pagecache"]["background_limit_pages"]) == 30);
+  CHECK(u(host(s)["pagecache"]["dirty_limit_pages"]) == 51);  // 5% of 1024
+  CHECK(u(drive(s)["device"]["write_commands"]) == 11);
+  CHECK(u(drive(s)["device"]["victim_writes"]) == 1);
+  CHECK(u(drive(s)["device"]["victim_pages_max"]) == 31);
+  CHECK(u(drive(s)["device"]["written_blocks"]) == 41);  // 31 + 10
 }
 
 TEST_CASE("without fastdrain write-back commands are not tagged", "[host][pagecache]") {
   auto s = run("quick", cache({{"host.pagecache.dirty_background_ratio", "3"}, {"host.pagecache.dirty_ratio", "5"}}),
                "[w]\nrw=write\nbs=4k\nsize=1m\ndirect=0\nnumber_ios=31\n"
                "[d]\nstonewall\nrw=randwrite\nbs=4k\noffset=1m\nsize=1m\nnumber_ios=10\nthinktime=200us\n");
-  CHECK(u(s["device"]["write_commands"]) == 11);
-  CHECK(u(s["device"]["victim_writes"]) == 0);
+  CHECK(u(drive(s)["device"]["write_commands"]) == 11);
+  CHECK(u(drive(s)["device"]["victim_writes"]) == 0);
 }
 
 TEST_CASE("a device buffer reported full switches fastdrain to the high dirty ratios", "[host][pagecache]") {
@@ -200,12 +200,12 @@ TEST_CASE("a device buffer reported full switches fastdrain to the high dirty ra
                "[w]\nrw=write\nbs=4k\nsize=1m\ndirect=0\nnumber_ios=4\n"
                "[r]\nstonewall\nrw=randread\nbs=4k\nnumber_ios=3\n");
   // The first completion reports full: low set (5/3) -> high set (10/5), once.
-  CHECK(s["pagecache"]["ratio_set"] == "high");
-  CHECK(u(s["pagecache"]["dirty_ratio"]) == 10);
-  CHECK(u(s["pagecache"]["dirty_background_ratio"]) == 5);
-  CHECK(u(s["pagecache"]["dirty_limit_pages"]) == 102);      // 10% of 1024
-  CHECK(u(s["pagecache"]["background_limit_pages"]) == 51);  // 5% of 1024
-  CHECK(u(s["pagecache"]["ratio_switches"]) == 1);
+  CHECK(host(s)["pagecache"]["ratio_set"] == "high");
+  CHECK(u(host(s)["pagecache"]["dirty_ratio"]) == 10);
+  CHECK(u(host(s)["pagecache"]["dirty_background_ratio"]) == 5);
+  CHECK(u(host(s)["pagecache"]["dirty_limit_pages"]) == 102);      // 10% of 1024
+  CHECK(u(host(s)["pagecache"]["background_limit_pages"]) == 51);  // 5% of 1024
+  CHECK(u(host(s)["pagecache"]["ratio_switches"]) == 1);
 }
 
 TEST_CASE("a device buffer reported drained keeps fastdrain on the low dirty ratios", "[host][pagecache]") {
@@ -215,9 +215,9 @@ TEST_CASE("a device buffer reported drained keeps fastdrain on the low dirty rat
                       {"ssd.nvme.buffer_status_force", "drained"}}),
                "[w]\nrw=write\nbs=4k\nsize=1m\ndirect=0\nnumber_ios=4\n"
                "[r]\nstonewall\nrw=randread\nbs=4k\nnumber_ios=3\n");
-  CHECK(s["pagecache"]["ratio_set"] == "low");
-  CHECK(u(s["pagecache"]["dirty_limit_pages"]) == 51);
-  CHECK(u(s["pagecache"]["ratio_switches"]) == 0);
+  CHECK(host(s)["pagecache"]["ratio_set"] == "low");
+  CHECK(u(host(s)["pagecache"]["dirty_limit_pages"]) == 51);
+  CHECK(u(host(s)["pagecache"]["ratio_switches"]) == 0);
 }
 
 TEST_CASE("fsync on a direct job is refused", "[host][pagecache]") {
@@ -237,13 +237,13 @@ TEST_CASE("buffered jobs on three cores with evictions and fsync read back what 
                "[b]\nrw=rw\noffset=16m\nsize=8m\nnumber_ios=6000\nfsync=64\ncpus_allowed=2\n"
                "[c]\nrw=read\noffset=32m\nsize=4m\nnumber_ios=2000\ncpus_allowed=3\n");
   CHECK(s["completed"] == true);
-  CHECK(u(s["verify"]["mismatches"]) == 0);
-  CHECK(u(s["verify"]["blocks_checked"]) > 10000);
+  CHECK(u(host(s)["verify"]["mismatches"]) == 0);
+  CHECK(u(host(s)["verify"]["blocks_checked"]) > 10000);
   CHECK(u(s["counters"]["host.isr_runs"]) == u(s["counters"]["host.irq.delivered"]));
   CHECK(u(s["counters"]["host.pagecache.evictions"]) > 0);
-  CHECK(u(s["pagecache"]["throttle_events"]) > 0);
-  CHECK(u(s["pagecache"]["blocked_ios"]) == 0);
-  CHECK(u(s["pagecache"]["waiting_reads"]) == 0);
+  CHECK(u(host(s)["pagecache"]["throttle_events"]) > 0);
+  CHECK(u(host(s)["pagecache"]["blocked_ios"]) == 0);
+  CHECK(u(host(s)["pagecache"]["waiting_reads"]) == 0);
   // b: about half of 6000 I/Os are writes; one fsync per 64 of them.
   CHECK(s["jobs"][1]["fsyncs"].get<uint64_t>() == s["jobs"][1]["writes"].get<uint64_t>() / 64);
 }

@@ -98,11 +98,11 @@ TEST_CASE("an attributed read goes through the accelerator, stage by stage, and 
   CHECK(counter(s, "accel.commands") == 10);
   CHECK(counter(s, "host.accel.bios") == 10);
   CHECK(counter(s, "host.accel.done_reads") == 10);  // the value says whether more wait: one read per bio
-  CHECK(s["device"]["read_commands"] == 20);
+  CHECK(drive(s)["device"]["read_commands"] == 20);
   CHECK(counter(s, "host.blkmq.dispatches") == 10);
   // Core 1: kernel = 10 x (0.5 + 0.5) for lc + 10 x (1 + 0.5) for tp; irq =
   // 20 ISRs of 2 us plus lc's 10 register reads, the core stalled on each.
-  const auto& c = s["cpu"][1];
+  const auto& c = host(s)["cpu"][1];
   CHECK(c["kernel_ps"].get<uint64_t>() == 25000000);
   double reads = 10 * (wire_ns(24) + kOneWay + wire_ns(8 + 24) + kOneWay);
   CHECK(c["irq_ps"].get<double>() / 1e3 == Approx(40000 + reads).margin(10));
@@ -137,10 +137,10 @@ TEST_CASE("adjacent bios merge in the accelerator, and data crosses both paths i
                       "[w_tp]\nstonewall\nrw=write\nbs=8k\noffset=512k\niodepth=4\n"
                       "[r_lc]\nstonewall\nrw=read\nbs=4k\noffset=512k\niodepth=8\niodepth_batch_submit=8\n"
                       "workload_attr=1\n");
-  INFO(s["verify"].dump());
+  INFO(host(s)["verify"].dump());
   // 2 x 512 KiB = 256 blocks written, each read back once.
-  CHECK(s["verify"]["mismatches"].get<uint64_t>() == 0);
-  CHECK(s["verify"]["blocks_checked"].get<uint64_t>() == 256);
+  CHECK(host(s)["verify"]["mismatches"].get<uint64_t>() == 0);
+  CHECK(host(s)["verify"]["blocks_checked"].get<uint64_t>() == 256);
   for (const auto& j : s["jobs"]) CHECK(j["errors"].get<uint64_t>() == 0);
   const uint64_t bios = counter(s, "accel.bios"), merges = counter(s, "accel.merges");
   CHECK(bios == 128 + 128);
@@ -148,7 +148,7 @@ TEST_CASE("adjacent bios merge in the accelerator, and data crosses both paths i
   CHECK(counter(s, "accel.commands") + merges == bios);
   // What reached the SSD: the accelerator's commands and blk-mq's 32 + 64.
   const uint64_t blk = 32 + 64 - counter(s, "host.blkmq.back_merges") - counter(s, "host.blkmq.front_merges");
-  CHECK(s["device"]["read_commands"].get<uint64_t>() + s["device"]["write_commands"].get<uint64_t>() ==
+  CHECK(drive(s)["device"]["read_commands"].get<uint64_t>() + drive(s)["device"]["write_commands"].get<uint64_t>() ==
         counter(s, "accel.commands") + blk);
   // Bios a merged command carried share its serial number in requests.csv.
   std::map<std::string, int> per_command;
@@ -186,7 +186,7 @@ TEST_CASE("host.accel.completion=poll: the thread spins on the accelerator's reg
   CHECK(counter(s, "accel.interrupts") == 0);
   CHECK(counter(s, "host.accel.done_reads") == 10);
   // Core 1's poll time: every check, plus the ten reads it stalled on.
-  CHECK(s["cpu"][1]["poll_ps"].get<double>() / 1e3 == Approx(checks * 700.0 + 10 * rtt).margin(0.01));
+  CHECK(host(s)["cpu"][1]["poll_ps"].get<double>() / 1e3 == Approx(checks * 700.0 + 10 * rtt).margin(0.01));
 }
 
 TEST_CASE("host.accel.poll_check_cost of 0 is refused naming the key", "[host][xler]") {

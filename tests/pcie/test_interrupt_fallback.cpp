@@ -20,15 +20,15 @@ const char* kJobs =
 double counter(const nlohmann::json& s, const char* name) { return s["counters"][name].get<double>(); }
 
 void check_completed(const nlohmann::json& s) {
-  INFO(s["verify"].dump());
+  INFO(host(s)["verify"].dump());
   // 256 KiB / 4 KiB = 64 writes on core 0, then 64 reads on core 1, all checked.
   REQUIRE(s["jobs"].size() == 2);
   CHECK(s["jobs"][0]["writes"].get<uint64_t>() == 64);
   CHECK(s["jobs"][1]["reads"].get<uint64_t>() == 64);
   CHECK(s["jobs"][1]["core"].get<unsigned>() == 1);
   for (const auto& j : s["jobs"]) CHECK(j["errors"].get<uint64_t>() == 0);
-  CHECK(s["verify"]["blocks_checked"].get<uint64_t>() == 64);
-  CHECK(s["verify"]["mismatches"].get<uint64_t>() == 0);
+  CHECK(host(s)["verify"]["blocks_checked"].get<uint64_t>() == 64);
+  CHECK(host(s)["verify"]["mismatches"].get<uint64_t>() == 0);
 }
 }  // namespace
 

@@ -419,7 +419,7 @@ TEST_CASE("the waveform shows each direction busy while it sends", "[pcie][trace
 
 TEST_CASE("summary.json has a pcie section per direction", "[pcie][platform]") {
   auto s = run("quick", {}, "");
-  const auto& p = s["pcie"];
+  const auto& p = drive(s)["pcie"];
   REQUIRE(p.is_object());
   double sim = s["sim_time_s"].get<double>();
   CHECK(p["raw_GBps"].get<double>() == Approx(3.938461538));  // gen3 x4 default
@@ -437,8 +437,8 @@ TEST_CASE("summary.json has a pcie section per direction", "[pcie][platform]") {
     CHECK(j["wire_bytes"].get<uint64_t>() == j["payload_bytes"].get<uint64_t>() + 24 * j["tlps"].get<uint64_t>() +
                                                   8 * j["dllps"].get<uint64_t>());
   }
-  CHECK(p["up"]["payload_bytes"] == s["device"]["pcie_bytes_up"]);
-  CHECK(p["down"]["payload_bytes"] == s["device"]["pcie_bytes_down"]);
+  CHECK(p["up"]["payload_bytes"] == drive(s)["device"]["pcie_bytes_up"]);
+  CHECK(p["down"]["payload_bytes"] == drive(s)["device"]["pcie_bytes_down"]);
   // 2000 reads of 4 KiB: at least 2000 x 16 = 32,000 data TLPs up, which owe
   // 8,000 ACKs and 8,000 UpdateFCs down.
   CHECK(p["up"]["tlps"].get<uint64_t>() >= 32000);

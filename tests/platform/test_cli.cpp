@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "tests/TestSupport.hpp"
@@ -146,19 +147,19 @@ TEST_CASE("summary.json carries the figures the README promises", "[platform][cl
   std::string dir = scratch("summary");
   REQUIRE(server("--preset quick --out " + dir).status == 0);
   auto s = nlohmann::json::parse(slurp(dir + "/summary.json"));
-  for (const char* k : {"sim_time_s", "wall_time_s", "kernel_events", "jobs", "device", "ftl", "flash"})
-    CHECK(s.contains(k));
-  CHECK(s["flash"]["die_utilisation"]["max"].get<double>() > 0);
+  for (const char* k : {"sim_time_s", "wall_time_s", "kernel_events", "jobs", "host", "drives"}) CHECK(s.contains(k));
+  for (const char* k : {"device", "ftl", "flash"}) CHECK(drive(s).contains(k));
+  CHECK(drive(s)["flash"]["die_utilisation"]["max"].get<double>() > 0);
   for (const char* k : {"write_amplification", "gc_invocations", "gc_pages_moved", "erase_count", "free_blocks_min",
                         "wasted_pages", "map_dram_bytes"})
-    CHECK(s["ftl"].contains(k));
+    CHECK(drive(s)["ftl"].contains(k));
   const auto& j = s["jobs"][0];
   for (const char* k : {"ios", "reads", "writes", "iops", "bandwidth_MBps", "latency_us", "breakdown_us"})
     CHECK(j.contains(k));
   for (const char* k : {"mean", "p50", "p90", "p99", "p999", "max"}) CHECK(j["latency_us"]["read"].contains(k));
   // 2000 reads of 4 KiB = 4000 flash pages of 2 KiB, 8,192,000 bytes up the link.
-  CHECK(s["device"]["flash_reads"].get<uint64_t>() == 4000);
-  CHECK(s["device"]["pcie_bytes_up"].get<uint64_t>() >= 2000ull * 4096);
+  CHECK(drive(s)["device"]["flash_reads"].get<uint64_t>() == 4000);
+  CHECK(drive(s)["device"]["pcie_bytes_up"].get<uint64_t>() >= 2000ull * 4096);
   Shell p = server("--list-params");
   CHECK(p.status == 0);
   CHECK(p.out.find("ssd.flash.t_read") != std::string::npos);
@@ -180,7 +181,7 @@ TEST_CASE("a power loss in the middle of a run loses no acknowledged write", "[p
     CHECK(j["power_loss"]["at_s"].get<double>() == Approx(0.3));
     CHECK(j["power_loss"]["blocks_checked"].get<uint64_t>() > 5000);
     CHECK(j["power_loss"]["mismatches"].get<uint64_t>() == 0);
-    CHECK(j["ftl"]["gc_invocations"].get<uint64_t>() > 100);
+    CHECK(drive(j)["ftl"]["gc_invocations"].get<uint64_t>() > 100);
     CHECK(s.out.find("power loss at 0.300000 s") != std::string::npos);
   }
 }
@@ -202,7 +203,7 @@ TEST_CASE("periods so short they would livelock the run are refused, and the min
   CHECK(j["jobs"][0]["ios"].get<uint64_t>() == 2000);
   // Reads change no mapping, so each is committed at once: one after
   // preconditioning, then one every 10 us of the run.
-  CHECK(j["ftl"]["checkpoints"].get<uint64_t>() == 1 + uint64_t(j["sim_time_s"].get<double>() / 10e-6));
+  CHECK(drive(j)["ftl"]["checkpoints"].get<uint64_t>() == 1 + uint64_t(j["sim_time_s"].get<double>() / 10e-6));
 }
 
 TEST_CASE("a power loss set after the jobs end finds the drive idle", "[platform][cli][ftl]") {
@@ -486,13 +487,81 @@ TEST_CASE("summary.json says which layout and which source tree produced it, and
   Shell s = server("--preset quick --out " + dir);
   REQUIRE(s.status == 0);
   auto j = nlohmann::json::parse(slurp(dir + "/summary.json"));
-  CHECK(j["schema_version"] == 1);
+  CHECK(j["schema_version"] == 2);
   CHECK_FALSE(j["git_revision"].get<std::string>().empty());
   CHECK(j["counter_units"]["ssd.flash.reads"] == "pages");
   CHECK(j["counter_units"]["pcie.bytes_up"] == "bytes");
   // Every counter has its unit.
   for (const auto& [k, v] : j["counters"].items()) CHECK(j["counter_units"].contains(k));
   CHECK(j["counters"].size() == j["counter_units"].size());
+}
+
+// Every section --list-stats --json names is in summary.json at the place it
+// names, and summary.json holds no section it does not name: a platform with
+// every part (two drives, one below a switch, RAID-5 over them, the
+// accelerator) and every optional section (page cache, verify, write buffer,
+// image).
+TEST_CASE("summary.json holds each part's sections where --list-stats --json places them", "[platform][cli][outputs]") {
+  const std::string dir = scratch("summary_parts");
+  std::ofstream(dir + "/job.fio") << "[buf]\nfilename=/dev/nvme0n1\nrw=write\nbs=4k\nsize=64k\ndirect=0\n"
+                                     "[md]\nfilename=/dev/md0\nrw=randrw\nbs=4k\nsize=64k\nverify=1\n";
+  const std::string args = "--preset quick --set platform.drives=ssd,ssd1 --set platform.switched=ssd1 "
+                           "--set ssd1.pcie.switches=1 --set host.md.level=raid5 --set accel.enabled=on "
+                           "--set ssd.cache.organisation=fastdrain --set ssd.image=" + dir + "/img0 --set ssd1.image=" +
+                           dir + "/img1 --job " + dir + "/job.fio";
+  Shell list = server(args + " --list-stats --json");
+  REQUIRE(list.status == 0);
+  REQUIRE(server(args + " --out " + dir + "/out").status == 0);
+  const auto s = nlohmann::json::parse(slurp(dir + "/out/summary.json"));
+  // "drives[1].ftl" -> s["drives"][1]["ftl"]
+  auto at = [&](const std::string& path) -> const nlohmann::json* {
+    const nlohmann::json* j = &s;
+    std::string rest = path;
+    while (!rest.empty()) {
+      size_t cut = rest.find_first_of(".[");
+      std::string key = rest.substr(0, cut);
+      if (!key.empty()) {
+        if (!j->is_object() || !j->contains(key)) return nullptr;
+        j = &(*j)[key];
+      }
+      if (cut == std::string::npos) break;
+      if (rest[cut] == '[') {
+        size_t close = rest.find(']', cut);
+        size_t k = std::stoul(rest.substr(cut + 1, close - cut - 1));
+        if (!j->is_array() || k >= j->size()) return nullptr;
+        j = &(*j)[k];
+        rest = rest.substr(close + 1);
+        if (!rest.empty() && rest[0] == '.') rest = rest.substr(1);
+      } else {
+        rest = rest.substr(cut + 1);
+      }
+    }
+    return j;
+  };
+  std::set<std::string> listed;
+  for (const auto& e : nlohmann::json::parse(list.out))
+    if (e["kind"] == "section") {
+      const std::string path = e["name"];
+      INFO(path);
+      CHECK(at(path) != nullptr);
+      listed.insert(path);
+    }
+  CHECK(listed.size() == 27);  // 9 per drive, 5 of the host, 2 of the accelerator, the switch's, jobs
+  // What summary.json holds besides the run's fields, counters and the parts' names.
+  std::set<std::string> found;
+  for (const auto& [k, v] : s["host"].items()) found.insert("host." + k);
+  for (const char* list_key : {"drives", "accelerators", "switches"})
+    for (size_t i = 0; i < s[list_key].size(); ++i)
+      for (const auto& [k, v] : s[list_key][i].items())
+        if (k != "name" && k != "path") found.insert(fmt::format("{}[{}].{}", list_key, i, k));
+  found.insert("jobs");
+  CHECK(found == listed);
+  CHECK(s["drives"][1]["name"] == "ssd1");
+  CHECK(s["drives"][1]["path"] == "/dev/nvme1n1");
+  CHECK(s["drives"][1]["image"]["saved_pages"].get<uint64_t>() > 0);  // every drive's image is saved
+  CHECK(s["host"]["md"]["level"] == "raid5");
+  CHECK(s["host"]["verify"]["blocks_checked"].get<uint64_t>() > 0);
+  CHECK(s["switches"][0]["switch"]["ports"] == nlohmann::json{"ssd1.pcie"});
 }
 
 TEST_CASE("a run never silently overwrites an earlier one: a new numbered folder by default, or a refusal naming --out",

@@ -42,7 +42,7 @@ TEST_CASE("vp-drive: a 4 KiB read on an idle drive takes the device's stages and
           "[platform][drive][latency]") {
   auto s = run_drive("zssd", drive_keys(kIdle), "[idle]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=10\nthinktime=200\n");
   CHECK(s["platform"] == "drive");
-  CHECK_FALSE(s.contains("cpu"));  // no host cores
+  CHECK_FALSE(host(s).contains("cpu"));  // no host cores
   CHECK(s["stage_order_violations"].get<uint64_t>() == 0);
   const auto& job = s["jobs"][0];
   REQUIRE(job["reads"] == 10);
@@ -102,17 +102,17 @@ TEST_CASE("vp-drive: data written reads back intact through GC, on two queues wi
                      "[b]\nrw=randwrite\nbs=4k\noffset=4m\niodepth=16\nnumber_ios=8000\ncpus_allowed=1\n"
                      "[ra]\nstonewall\nrw=read\nbs=16k\niodepth=4\n"
                      "[rb]\nrw=read\nbs=16k\noffset=4m\niodepth=4\n");
-  INFO(s["verify"].dump());
-  CHECK(s["verify"]["mismatches"].get<uint64_t>() == 0);
+  INFO(host(s)["verify"].dump());
+  CHECK(host(s)["verify"]["mismatches"].get<uint64_t>() == 0);
   // Both 4 MiB regions are read back: 2,048 blocks of 4 KiB, every one
   // written; those whose last writes overlapped in flight have no known
   // content and are not judged (a few dozen at these depths).
-  CHECK(s["verify"]["blocks_checked"].get<uint64_t>() > 1900);
-  CHECK(s["verify"]["blocks_checked"].get<uint64_t>() <= 2048);
+  CHECK(host(s)["verify"]["blocks_checked"].get<uint64_t>() > 1900);
+  CHECK(host(s)["verify"]["blocks_checked"].get<uint64_t>() <= 2048);
   CHECK(s["jobs"][2]["reads"] == 256);
   CHECK(s["jobs"][3]["reads"] == 256);
   for (const auto& j : s["jobs"]) CHECK(j["errors"].get<uint64_t>() == 0);
-  CHECK(s["ftl"]["gc_pages_moved"].get<uint64_t>() > 10000);
+  CHECK(drive(s)["ftl"]["gc_pages_moved"].get<uint64_t>() > 10000);
   // No blk-mq to merge them: a command per I/O.
   CHECK(s["counters"]["host.nvme.io_submitted"].get<uint64_t>() == 2500 + 8000 + 256 + 256);
 }

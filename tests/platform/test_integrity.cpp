@@ -11,9 +11,9 @@ using namespace vp::test;
 
 namespace {
 void check_verified(const nlohmann::json& s, uint64_t min_checked) {
-  INFO(s["verify"].dump());
-  CHECK(s["verify"]["mismatches"].get<uint64_t>() == 0);
-  CHECK(s["verify"]["blocks_checked"].get<uint64_t>() >= min_checked);
+  INFO(host(s)["verify"].dump());
+  CHECK(host(s)["verify"]["mismatches"].get<uint64_t>() == 0);
+  CHECK(host(s)["verify"]["blocks_checked"].get<uint64_t>() >= min_checked);
   for (const auto& j : s["jobs"]) CHECK(j["errors"].get<uint64_t>() == 0);
 }
 }  // namespace
@@ -40,8 +40,8 @@ TEST_CASE("sequential write then sequential read of the same region", "[platform
                "[w]\nrw=write\nbs=8k\nsize=1m\niodepth=4\nverify=1\n"
                "[r]\nstonewall\nrw=read\nbs=32k\nsize=1m\niodepth=4\nverify=1\n");
   // 1 MiB = 256 blocks of 4 KiB written, then every one checked.
-  CHECK(s["verify"]["blocks_checked"].get<uint64_t>() == 256);
-  CHECK(s["verify"]["mismatches"].get<uint64_t>() == 0);
+  CHECK(host(s)["verify"]["blocks_checked"].get<uint64_t>() == 256);
+  CHECK(host(s)["verify"]["mismatches"].get<uint64_t>() == 0);
   CHECK(s["jobs"][0]["writes"].get<uint64_t>() == 128);
   CHECK(s["jobs"][1]["reads"].get<uint64_t>() == 32);
 }
@@ -61,7 +61,7 @@ TEST_CASE("data written through the SSD cache reads back intact across evictions
                "[r]\nstonewall\nrw=read\nbs=16k\nsize=4m\niodepth=4\nverify=1\n");
   check_verified(s, 1000);
   CHECK(s["counters"]["ssd.cache.dirty_evictions"].get<uint64_t>() > 10000);
-  CHECK(s["ftl"]["gc_pages_moved"].get<uint64_t>() > 0);
+  CHECK(drive(s)["ftl"]["gc_pages_moved"].get<uint64_t>() > 0);
 }
 
 TEST_CASE("data written through the fastdrain write buffer reads back intact after its drains", "[platform][integrity][cache]") {
@@ -81,7 +81,7 @@ TEST_CASE("data written through the fastdrain write buffer reads back intact aft
   check_verified(s, 1000);
   CHECK(s["counters"]["ssd.cache.fastdrain.foreground_drains"].get<uint64_t>() > 0);
   CHECK(s["counters"]["ssd.cache.fastdrain.background_evictions"].get<uint64_t>() > 0);
-  CHECK(s["write_buffer"]["capacity_pages"].get<uint64_t>() == 128);
+  CHECK(drive(s)["write_buffer"]["capacity_pages"].get<uint64_t>() == 128);
 }
 
 TEST_CASE("data written through the burst buffer reads back intact across bypasses and evictions", "[platform][integrity][cache]") {

@@ -58,7 +58,7 @@ TEST_CASE("one 4 KiB read on an idle device takes the sum of its stage costs", "
   CHECK(c["ssd.dram.row_hits"] == 20);
   CHECK(c["ssd.dram.row_misses"] == 20);
   CHECK(c["ssd.dram.busy_ps"] == 10 * 2642500);  // (42.5 + 1305 + 1295) ns each
-  CHECK(s["dram"]["utilisation"].get<double>() ==
+  CHECK(drive(s)["dram"]["utilisation"].get<double>() ==
         Approx(10 * 2642500e-12 / s["sim_time_s"].get<double>()).epsilon(1e-9));
 }
 

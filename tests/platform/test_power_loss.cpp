@@ -66,7 +66,7 @@ TEST_CASE("without power-loss protection a power loss loses only what the volati
     Loss l = lose_power(dir, kSequential, kCache + "--set ssd.cache.organisation=" + c.org);
     INFO(l.out);
     REQUIRE(l.status == 0);
-    CHECK(l.s["device"]["volatile_write_cache"].get<bool>() == c.vwc);
+    CHECK(drive(l.s)["device"]["volatile_write_cache"].get<bool>() == c.vwc);
     CHECK(l.p()["at_s"].get<double>() == Approx(10.0));
     CHECK(l.n("blocks_checked") == 64);
     CHECK(l.n("intact") == c.intact);
@@ -110,7 +110,7 @@ TEST_CASE("with power-loss protection the drive reports no volatile cache and dr
     Loss l = lose_power(dir, kSequential, kCache + "--set ssd.plp.enabled=true --set ssd.cache.organisation=" + c.org);
     INFO(l.out);
     REQUIRE(l.status == 0);
-    CHECK_FALSE(l.s["device"]["volatile_write_cache"].get<bool>());
+    CHECK_FALSE(drive(l.s)["device"]["volatile_write_cache"].get<bool>());
     CHECK(l.p()["plp"]["buffered_pages"].get<uint64_t>() == c.buffered);
     CHECK(l.p()["plp"]["drained"].get<bool>());
     CHECK(l.p()["plp"]["lost_pages"].get<uint64_t>() == 0);

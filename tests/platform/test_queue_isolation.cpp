@@ -31,14 +31,14 @@ double read_mean_us(const nlohmann::json& s) { return s["jobs"][0]["latency_us"]
 TEST_CASE("with in-order fetch reads sharing an SQ with stalled writes wait for them", "[platform][nvme][in_order]") {
   auto shared = reader_and_writer(0), isolated = reader_and_writer(1);
   // The write buffer filled in both runs: writes waited for room.
-  CHECK(shared["write_buffer"]["stalled_writes"].get<uint64_t>() > 0);
-  CHECK(isolated["write_buffer"]["stalled_writes"].get<uint64_t>() > 0);
+  CHECK(drive(shared)["write_buffer"]["stalled_writes"].get<uint64_t>() > 0);
+  CHECK(drive(isolated)["write_buffer"]["stalled_writes"].get<uint64_t>() > 0);
   // Isolated: SQ 1 (core 0, the reader) is never held; SQ 2, the writer's, is.
-  const auto& iso = isolated["nvme"]["hol_stall_s"];
+  const auto& iso = drive(isolated)["nvme"]["hol_stall_s"];
   CHECK_FALSE(iso.contains("1"));
   CHECK(iso["2"].get<double>() > 0);
   // Shared: the one SQ is held behind writes, and the reads behind them wait.
-  const auto& sh = shared["nvme"]["hol_stall_s"];
+  const auto& sh = drive(shared)["nvme"]["hol_stall_s"];
   CHECK(sh["1"].get<double>() > 0);
   CHECK_FALSE(sh.contains("2"));
   CHECK(read_mean_us(shared) > 1.1 * read_mean_us(isolated));

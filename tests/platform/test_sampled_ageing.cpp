@@ -43,12 +43,12 @@ TEST_CASE("after a sampled ageing the next 100,000 writes amplify as after a rep
   Ran sampled = run_cli(dir, job, kAged + "--set ssd.precondition.age_model=sampled");
   INFO(sampled.out);
   REQUIRE(sampled.status == 0);
-  double r = replay.s["ftl"]["write_amplification"].get<double>();
-  double s = sampled.s["ftl"]["write_amplification"].get<double>();
+  double r = drive(replay.s)["ftl"]["write_amplification"].get<double>();
+  double s = drive(sampled.s)["ftl"]["write_amplification"].get<double>();
   CHECK(r > 1.5);  // GC at work: the comparison means something
   CHECK(s == Approx(r).epsilon(0.05));
   // The ageing itself did the same work (the fill and 2x overwrites).
-  CHECK(sampled.s["ftl"]["precondition"]["writes"] == replay.s["ftl"]["precondition"]["writes"]);
+  CHECK(drive(sampled.s)["ftl"]["precondition"]["writes"] == drive(replay.s)["ftl"]["precondition"]["writes"]);
 }
 
 TEST_CASE("data written after a sampled ageing reads back intact through GC and a power loss",
@@ -64,9 +64,9 @@ TEST_CASE("data written after a sampled ageing reads back intact through GC and 
                   "--set ssd.power_loss_at=10s");
   INFO(r.out);
   REQUIRE(r.status == 0);
-  CHECK(r.s["verify"]["mismatches"].get<uint64_t>() == 0);
-  CHECK(r.s["verify"]["blocks_checked"].get<uint64_t>() >= 1000);
-  CHECK(r.s["ftl"]["gc_pages_moved"].get<uint64_t>() > 0);
+  CHECK(host(r.s)["verify"]["mismatches"].get<uint64_t>() == 0);
+  CHECK(host(r.s)["verify"]["blocks_checked"].get<uint64_t>() >= 1000);
+  CHECK(drive(r.s)["ftl"]["gc_pages_moved"].get<uint64_t>() > 0);
   CHECK(r.s["power_loss"]["mismatches"].get<uint64_t>() == 0);
   CHECK(r.s["power_loss"]["intact"].get<uint64_t>() == r.s["power_loss"]["blocks_checked"].get<uint64_t>());
 }

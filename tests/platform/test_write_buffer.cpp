@@ -20,7 +20,7 @@ TEST_CASE("fastdrain buffer level series under a buffered write burst with fsync
                    "[w]\nrw=write\nbs=64k\nsize=8m\ndirect=0\nfsync=32\niodepth=1\nnumber_ios=256\n");
   o.out_dir = dir;
   auto s = run_options(o);
-  const auto& wb = s["write_buffer"];
+  const auto& wb = drive(s)["write_buffer"];
   const auto& c = s["counters"];
   auto n = [&](const char* k) { return c[k].get<uint64_t>(); };
   // 1 MiB of 2 KiB lines: 512, watermarks ceil(409.6) = 410 and floor(102.4) = 102.
@@ -36,7 +36,7 @@ TEST_CASE("fastdrain buffer level series under a buffered write burst with fsync
   CHECK(n("ssd.cache.fastdrain.foreground_evictions") + n("ssd.cache.fastdrain.background_evictions") +
             n("ssd.cache.write_backs") + n("ssd.cache.dirty_evictions") ==
         8192);
-  CHECK(s["device"]["flash_programs"].get<uint64_t>() == 8192);
+  CHECK(drive(s)["device"]["flash_programs"].get<uint64_t>() == 8192);
   // The burst passes the high watermark: foreground drains, and the host
   // switches its dirty ratios on the reported status (full, then drained).
   CHECK(n("ssd.cache.fastdrain.foreground_drains") >= 1);

@@ -109,16 +109,18 @@ TEST_CASE("a second drive in its own scope reads its own keys and counts into it
   CHECK((cap1 & 0xFFFF) == 4095);
   CHECK((cap2 & 0xFFFF) == 255);
 
-  // Each drive's summary sections: the platform's drive keeps the historic
-  // names, the second reports under its scope.
+  // Each drive's summary sections, in its entry of drives.
+  stats.part_in("drives", {{"name", "ssd"}}, {"ssd"});
+  stats.part_in("drives", {{"name", "ssd2"}}, {"ssd2"});
   auto sections = stats.sections_json();
-  for (const char* s : {"flash", "ftl", "firmware", "dram", "ssd2.flash", "ssd2.ftl", "ssd2.fw", "ssd2.dram"}) {
-    INFO(s);
-    CHECK(sections.contains(s));
-  }
+  for (unsigned k : {0u, 1u})
+    for (const char* s : {"flash", "ftl", "firmware", "dram"}) {
+      INFO(k << " " << s);
+      CHECK(sections.at("drives").at(k).contains(s));
+    }
   // A flat map: 4 bytes per logical page.
-  CHECK(sections["ftl"]["map_dram_bytes"] == 4 * 11960);
-  CHECK(sections["ssd2.ftl"]["map_dram_bytes"] == 4 * 2 * 23920);
+  CHECK(sections["drives"][0]["ftl"]["map_dram_bytes"] == 4 * 11960);
+  CHECK(sections["drives"][1]["ftl"]["map_dram_bytes"] == 4 * 2 * 23920);
   CHECK(stats.find("ssd2.ftl.page_writes") != nullptr);
   CHECK(stats.find("ssd2.flash.reads") != nullptr);
 }

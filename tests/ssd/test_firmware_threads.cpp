@@ -440,7 +440,7 @@ TEST_CASE("the summary reports each firmware core's and thread's utilisation", "
                {{"ssd.fw.organisation", "deepflash"}, {"ssd.fw.cores", "3"}, {"ssd.fw.threads.nvmq", "2"},
                 {"ssd.fw.threads.fcmd", "2"}, {"ssd.fw.cost.message", "50"}},
                "[r]\nrw=randread\nbs=4k\niodepth=8\nnumber_ios=500\n");
-  const auto& f = s["firmware"];
+  const auto& f = drive(s)["firmware"];
   const auto& c = s["counters"];
   CHECK(f["organisation"] == "deepflash");
   CHECK(f["dispatch"] == "dios");

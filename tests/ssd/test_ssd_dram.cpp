@@ -136,7 +136,7 @@ TEST_CASE("SSD DRAM: a platform whose DRAM cannot hold the staging buffers is a 
 
 TEST_CASE("SSD DRAM: the platform reserves the staging buffers then the mapping table", "[ssd][dram]") {
   auto s = run("quick", {}, "[r]\nrw=randread\nbs=4k\nnumber_ios=10\n");
-  const auto& d = s["dram"];
+  const auto& d = drive(s)["dram"];
   // 64 slots (the quick preset's max_outstanding) x 128 KiB = 8388608 bytes,
   // then the map as the FTL reports it; no cache, so no write buffer.
   CHECK(d["regions"]["nvme data staging"] == 8388608);

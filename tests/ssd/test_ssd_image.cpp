@@ -21,6 +21,7 @@
 
 using namespace vp;
 using namespace vp::test;
+// host(s) is written test::host(s): with using namespace vp, host also names vp::host.
 
 namespace {
 constexpr uint64_t kCapacity = 97976320;  // see above
@@ -116,9 +117,9 @@ TEST_CASE("the image holds exactly what a write job wrote and is sparse", "[ssd]
   REQUIRE(got.size() == kCapacity);
   CHECK(first_difference(got, expect) == kCapacity);
   // 16 blocks x 2 pages; nothing was there before.
-  CHECK(s["image"]["existed"].get<bool>() == false);
-  CHECK(s["image"]["loaded_pages"].get<uint64_t>() == 0);
-  CHECK(s["image"]["saved_pages"].get<uint64_t>() == 32);
+  CHECK(drive(s)["image"]["existed"].get<bool>() == false);
+  CHECK(drive(s)["image"]["loaded_pages"].get<uint64_t>() == 0);
+  CHECK(drive(s)["image"]["saved_pages"].get<uint64_t>() == 32);
   // 64 KiB of data in a 93 MiB file: the rest is holes.
   CHECK(allocated_bytes(img) < 1024 * 1024);
   CHECK(access((img + ".tmp").c_str(), F_OK) != 0);  // renamed over the image
@@ -136,21 +137,21 @@ TEST_CASE("a loaded image reads back through the host and saves back unchanged",
   write_image(img, image);
   auto s = run("quick", {{"ssd.image", img}, {"ssd.precondition.fill", "0"}},
                "[r]\nrw=read\nbs=4k\noffset=400k\nsize=32k\niodepth=1\nverify=1\n");
-  CHECK(s["image"]["existed"].get<bool>() == true);
-  CHECK(s["image"]["loaded_pages"].get<uint64_t>() == 15);
-  CHECK(s["ftl"]["loaded_pages"].get<uint64_t>() == 15);
+  CHECK(drive(s)["image"]["existed"].get<bool>() == true);
+  CHECK(drive(s)["image"]["loaded_pages"].get<uint64_t>() == 15);
+  CHECK(drive(s)["ftl"]["loaded_pages"].get<uint64_t>() == 15);
   // Loading took no simulated flash work.
-  CHECK(s["device"]["flash_programs"].get<uint64_t>() == 0);
+  CHECK(drive(s)["device"]["flash_programs"].get<uint64_t>() == 0);
   // The job reads LBAs 100-107 = 16 pages: 13 mapped ones from flash, 3
   // unmapped ones (LBA 104's two, LBA 106's first) as zeros.
-  CHECK(s["device"]["flash_reads"].get<uint64_t>() == 13);
+  CHECK(drive(s)["device"]["flash_reads"].get<uint64_t>() == 13);
   CHECK(s["counters"]["ssd.ftl.unmapped_reads"].get<uint64_t>() == 3);
   // The verifier never saw these blocks written, so it expects zeros: all 8
   // are checked and the 7 holding data (all but LBA 104) differ.
-  CHECK(s["verify"]["blocks_checked"].get<uint64_t>() == 8);
-  CHECK(s["verify"]["mismatches"].get<uint64_t>() == 7);
+  CHECK(test::host(s)["verify"]["blocks_checked"].get<uint64_t>() == 8);
+  CHECK(test::host(s)["verify"]["mismatches"].get<uint64_t>() == 7);
   // Through the flash and back: the same bytes.
-  CHECK(s["image"]["saved_pages"].get<uint64_t>() == 15);
+  CHECK(drive(s)["image"]["saved_pages"].get<uint64_t>() == 15);
   auto got = read_all(img);
   REQUIRE(got.size() == kCapacity);
   CHECK(first_difference(got, image) == kCapacity);
@@ -183,13 +184,13 @@ TEST_CASE("pages of zeros in an image stay unmapped and are saved as holes", "[s
   REQUIRE(allocated_bytes(img) >= 4u << 20);
   auto s = run("quick", {{"ssd.image", img}, {"ssd.precondition.fill", "0"}},
                "[r]\nrw=read\nbs=4k\nsize=64k\niodepth=4\n");
-  CHECK(s["ftl"]["loaded_pages"].get<uint64_t>() == 0);
-  CHECK(s["ftl"]["precondition"]["writes"].get<uint64_t>() == 0);
-  CHECK(s["device"]["flash_programs"].get<uint64_t>() == 0);
+  CHECK(drive(s)["ftl"]["loaded_pages"].get<uint64_t>() == 0);
+  CHECK(drive(s)["ftl"]["precondition"]["writes"].get<uint64_t>() == 0);
+  CHECK(drive(s)["device"]["flash_programs"].get<uint64_t>() == 0);
   // 64 KiB read = 32 pages, none mapped: no flash read at all.
-  CHECK(s["device"]["flash_reads"].get<uint64_t>() == 0);
+  CHECK(drive(s)["device"]["flash_reads"].get<uint64_t>() == 0);
   CHECK(s["counters"]["ssd.ftl.unmapped_reads"].get<uint64_t>() == 32);
-  CHECK(s["image"]["saved_pages"].get<uint64_t>() == 0);
+  CHECK(drive(s)["image"]["saved_pages"].get<uint64_t>() == 0);
   auto got = read_all(img);
   REQUIRE(got.size() == kCapacity);
   CHECK(std::all_of(got.begin(), got.end(), [](uint8_t c) { return c == 0; }));
@@ -210,11 +211,11 @@ TEST_CASE("an image loaded over a full preconditioned drive survives the functio
     if ((b / 8) % 2 == 0) fill_lba(image, b);
   write_image(img, image);
   auto s = run("quick", {{"ssd.image", img}}, "[r]\nrw=read\nbs=4k\nsize=64k\niodepth=4\n");
-  CHECK(s["ftl"]["loaded_pages"].get<uint64_t>() == 20000);
+  CHECK(drive(s)["ftl"]["loaded_pages"].get<uint64_t>() == 20000);
   // 47840 pages laid out by the fill, plus nothing else counted as preconditioning.
-  CHECK(s["ftl"]["precondition"]["writes"].get<uint64_t>() == 47840);
-  CHECK(s["ftl"]["precondition"]["gc_pages_moved"].get<uint64_t>() > 0);
-  CHECK(s["image"]["saved_pages"].get<uint64_t>() == 20000);
+  CHECK(drive(s)["ftl"]["precondition"]["writes"].get<uint64_t>() == 47840);
+  CHECK(drive(s)["ftl"]["precondition"]["gc_pages_moved"].get<uint64_t>() > 0);
+  CHECK(drive(s)["image"]["saved_pages"].get<uint64_t>() == 20000);
   auto got = read_all(img);
   REQUIRE(got.size() == kCapacity);
   CHECK(first_difference(got, image) == kCapacity);
@@ -234,7 +235,7 @@ TEST_CASE("loaded pages are found again by power-loss recovery from the spare ar
   CHECK(s["power_loss"]["at_s"].get<double>() == Approx(0.002));
   CHECK(s["power_loss"]["blocks_checked"].get<uint64_t>() > 0);
   CHECK(s["power_loss"]["mismatches"].get<uint64_t>() == 0);
-  CHECK(s["image"]["loaded_pages"].get<uint64_t>() == 2000);
+  CHECK(drive(s)["image"]["loaded_pages"].get<uint64_t>() == 2000);
   auto got = read_all(img);
   REQUIRE(got.size() == kCapacity);
   // Everything below the job's region (LBAs 0-2047) is as loaded, and
@@ -256,12 +257,12 @@ TEST_CASE("with a cached map the loaded pages have their translation page on fla
   write_image(img, image);
   auto s = run("quick", {{"ssd.image", img}, {"ssd.precondition.fill", "0"}, {"ssd.ftl.map_cache", "4KiB"}},
                "[r]\nrw=read\nbs=4k\noffset=400k\nsize=4k\niodepth=1\n");
-  CHECK(s["ftl"]["loaded_pages"].get<uint64_t>() == 2);
+  CHECK(drive(s)["ftl"]["loaded_pages"].get<uint64_t>() == 2);
   // The read misses translation page 0, which the load wrote: one map read
   // from flash, then the two data pages.
-  CHECK(s["ftl"]["map_cache"]["misses"].get<uint64_t>() == 1);
-  CHECK(s["ftl"]["map_cache"]["page_reads"].get<uint64_t>() == 1);
-  CHECK(s["device"]["flash_reads"].get<uint64_t>() == 3);
+  CHECK(drive(s)["ftl"]["map_cache"]["misses"].get<uint64_t>() == 1);
+  CHECK(drive(s)["ftl"]["map_cache"]["page_reads"].get<uint64_t>() == 1);
+  CHECK(drive(s)["device"]["flash_reads"].get<uint64_t>() == 3);
   auto got = read_all(img);
   REQUIRE(got.size() == capacity);
   CHECK(first_difference(got, image) == capacity);

@@ -10,6 +10,7 @@
 
 using namespace vp;
 using namespace vp::test;
+// host(s) is written test::host(s): with using namespace vp, host also names vp::host.
 
 namespace {
 // One plane of 256 blocks of 16 pages of 8 KiB, mapped in 4 KiB units.
@@ -159,9 +160,9 @@ TEST_CASE("the tlc16k preset serves 4 KiB I/O from 16 KiB pages, intact, a page 
   const auto s = run("tlc16k", {},
                      "[w]\nrw=randwrite\nbs=4k\niodepth=8\nsize=8m\nverify=1\n"
                      "[r]\nstonewall\nrw=randread\nbs=4k\niodepth=8\nsize=8m\nnumber_ios=2048\nverify=1\n");
-  INFO(s["verify"].dump());
-  CHECK(s["verify"]["mismatches"].get<uint64_t>() == 0);
-  CHECK(s["verify"]["blocks_checked"].get<uint64_t>() > 0);
+  INFO(test::host(s)["verify"].dump());
+  CHECK(test::host(s)["verify"]["mismatches"].get<uint64_t>() == 0);
+  CHECK(test::host(s)["verify"]["blocks_checked"].get<uint64_t>() > 0);
   const auto& c = s["counters"];
   CHECK(c["ssd.ftl.page_writes"].get<uint64_t>() == 2048);
   CHECK(c["ssd.flash.programs"].get<uint64_t>() * 4 == 2048 + c["ssd.ftl.padded_units"].get<uint64_t>());

@@ -5,9 +5,14 @@ One row per point and job: the point's key, status and seed, the swept
 parameters as columns (as the grid gives them), the job's name and its
 figures flattened (``latency_us.read.p99``, ``breakdown_us.read.flash``,
 ``iops``), the jobs' sums (``iops_all_jobs``, ``bandwidth_MBps_all_jobs``,
-the same on each of the point's rows), then the run's figures (``device.read_commands``,
-``cpu.1.busy_pct``, ``counters.host.polls``). A failed point has one row
-with its status and no figures.
+the same on each of the point's rows), then the run's figures, flattened
+from summary.json's schema_version 2 layout (a version 1 file is read as
+version 2): ``drives.0.device.read_commands``, ``drives.1.ftl.host_page_writes``,
+``host.cpu.1.user_pct``, ``accelerators.0.accel.merges``,
+``counters.host.polls``. A figure named like a swept parameter (the page
+cache's ``host.pagecache.dirty_ratio``) is ``summary.<name>``: the
+parameter's column keeps its name. A failed point has one row with its
+status and no figures.
 """
 from __future__ import annotations
 

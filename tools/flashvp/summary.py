@@ -2,13 +2,23 @@
 """summary.json (docs/outputs.md) as typed values: the one module that names
 its keys and counters.
 
-load_summary checks the layout's schema_version. Summary wraps the loaded
-dict and reads it on access, so a hand-written summary needs only the keys
-its reader uses: a key the layout always has raises KeyError when missing,
-an optional one reads as its field's default (nan, 0 or None).
+load_summary checks the layout's schema_version and gives every reader
+schema_version 2: the run's sections grouped by the platform's parts
+(``host``, ``drives[]``, ``accelerators[]``, ``switches[]``). A version 1
+file (flat sections: ``device``, ``ftl``, ``ssd1.ftl``, ``cpu``, ``accel``,
+...) is regrouped by upgrade_v1, so points of a sweep run before the change
+read like new ones. Summary wraps the loaded dict and reads it on access, so
+a hand-written summary needs only the keys its reader uses: a key the layout
+always has raises KeyError when missing, an optional one reads as its
+field's default (nan, 0 or None). The first drive's sections (``device``,
+``ftl``, ``write_buffer``) read drives[0].
+
+This module imports the standard library only (bench/same-results.py uses
+upgrade_v1 without the package's dependencies).
 """
 from __future__ import annotations
 
+import copy
 import json
 import math
 from dataclasses import dataclass, field, fields, replace
@@ -33,7 +43,103 @@ def load_summary(path: Path) -> dict:
     if v not in SUMMARY_SCHEMA_VERSIONS:
         raise SchemaError(f"{path}: schema_version {v!r}; this flashvp reads "
                           f"{', '.join(map(str, SUMMARY_SCHEMA_VERSIONS))} (docs/outputs.md)")
-    return s
+    return upgrade_v1(s) if v == 1 else s
+
+
+# v1 -> v2 (docs/outputs.md). A drive's sections: their v2 key (also the v1
+# key of the drive called ssd) -> the part of the v1 key "<drive>.<part>" of
+# a drive called otherwise.
+_DRIVE_SECTIONS = {"nvme": "nvme", "firmware": "fw", "write_buffer": "cache", "ftl": "ftl", "flash": "flash",
+                   "dram": "dram"}
+_HOST_SECTIONS = ("cpu", "sched", "pagecache", "verify")
+_SSD = "ssd"  # the drive whose v1 sections have plain keys
+
+
+def _v1_drive_names(d: dict) -> tuple[list[str], list[dict]]:
+    """The drives of a v1 summary in probe order, and its drives[] list ([]
+    when it has none: it had one only with several drives)."""
+    listed = d.get("drives")
+    if not (isinstance(listed, list) and listed and all(isinstance(e, dict) and "name" in e for e in listed)):
+        listed = []
+    # The drives that have sections, by the X of "X.ftl" ("ssd" for plain keys), ftl first.
+    owners = [k[:-len(part) - 1] for part in ("ftl", "nvme", "flash", "fw", "cache", "dram") for k in d
+              if k.endswith("." + part) and len(k) > len(part) + 1]
+    if any(k in d for k in _DRIVE_SECTIONS):
+        owners.insert(0, _SSD)
+    if listed:
+        names = [e["name"] for e in listed]
+    else:  # one drive, named by its sections (or its counters): ssd unless they say otherwise
+        counters = d.get("counters") if isinstance(d.get("counters"), dict) else {}
+        counted = [k[:-len(".nvme.io_commands")] for k in counters if k.endswith(".nvme.io_commands")]
+        names = [(owners or counted or [_SSD])[0]]
+    # A drive not in the list still gets its sections (v1 vp-qemu had no list
+    # with several drives): after the others, by name.
+    names += sorted(set(owners) - set(names))
+    if not listed and len(names) > 1:
+        # Drive 0's link is "pcie", drive k > 0's "X.pcie": the one drive without one of its own is drive 0.
+        zero = [n for n in names if f"{n}.pcie" not in d]
+        if len(zero) == 1:
+            names.remove(zero[0])
+            names.insert(0, zero[0])
+    return names, listed
+
+
+def upgrade_v1(d: dict) -> dict:
+    """A schema_version 1 summary in the schema_version 2 layout (docs/outputs.md's
+    v1 -> v2 table); `d` is left as it is. Section contents are unchanged, only
+    their place: ``device`` and the first drive's ``nvme``, ``firmware``,
+    ``write_buffer``, ``ftl``, ``flash``, ``dram``, ``pcie`` and ``image`` go to
+    drives[0] (another drive's ``X.nvme``, ``X.fw``, ``X.cache``, ``X.ftl``, ...,
+    ``X.pcie`` to its entry), ``cpu``, ``sched``, ``pagecache`` and ``verify`` to
+    host, ``accel`` and ``accel.pcie`` to accelerators[0], ``pcie_switch`` to
+    switches[0].switch. host, drives, accelerators and switches are always
+    there. A drive's path is v1's drives[].path, or /dev/nvme<k>n1 in vp-server
+    and None elsewhere. A key with no place (or whose place a v1 drives[]
+    entry already fills differently) stays at the top level as it is."""
+    if d.get("schema_version") != 1:
+        raise ValueError(f"upgrade_v1: schema_version {d.get('schema_version')!r}, not 1")
+    # v1 vp-qemu patched nvme.cc_ams in after the sections: with a first drive
+    # not called ssd, a plain "nvme" of cc_ams alone is that drive's.
+    nvme = d.get("nvme")
+    cc_ams = d.get("platform") == "qemu" and isinstance(nvme, dict) and list(nvme) == ["cc_ams"] and \
+        any(k.endswith(".nvme") for k in d)
+    rest = copy.deepcopy({k: v for k, v in d.items() if not (cc_ams and k == "nvme")})  # the keys not placed yet
+    names, listed = _v1_drive_names(rest)
+    if listed:
+        del rest["drives"]
+
+    def move(key: str, to: dict, as_key: str) -> None:
+        if key in rest and (as_key not in to or to[as_key] == rest[key]):
+            to[as_key] = rest.pop(key)
+
+    server = d.get("platform") == "server"
+    drives = []
+    for k, name in enumerate(names):
+        e = {"name": name, "path": f"/dev/nvme{k}n1" if server else None}
+        if k < len(listed):
+            e.update(listed[k])  # rest's copy
+        if k == 0:
+            move("device", e, "device")  # v1 repeated the first drive's in drives[0]
+        for v2, part in _DRIVE_SECTIONS.items():
+            move(v2 if name == _SSD else f"{name}.{part}", e, v2)
+        move("pcie" if k == 0 else f"{name}.pcie", e, "pcie")
+        if k == 0:
+            move("image", e, "image")
+        drives.append(e)
+    if cc_ams:
+        drives[0].setdefault("nvme", {})["cc_ams"] = nvme["cc_ams"]
+    host: dict = {}
+    for key in _HOST_SECTIONS:
+        move(key, host, key)
+    accel = {"name": "accel"}
+    move("accel", accel, "accel")
+    move("accel.pcie", accel, "pcie")
+    switch = {"name": "pcie_switch"}
+    move("pcie_switch", switch, "switch")
+    rest["schema_version"] = 2
+    rest.update(host=host, drives=drives, accelerators=[accel] if len(accel) > 1 else [],
+                switches=[switch] if len(switch) > 1 else [])
+    return rest
 
 
 def _record(cls, d: dict):
@@ -179,6 +285,30 @@ class FwThread:
 _FW_THREAD, _ITEMS, _BUSY = "ssd.fw.thread.", ".items", ".busy_ps"
 
 
+class Drive(_View):
+    """One entry of drives[]: a drive's name, its block device and its sections."""
+
+    name = _Key[str]()
+
+    @property
+    def path(self) -> str | None:
+        """Its block device in vp-server (/dev/nvme0n1); None in vp-drive and vp-qemu."""
+        return self._d.get("path")
+
+    @property
+    def device(self) -> Device:
+        return _record(Device, self._d["device"])
+
+    @property
+    def ftl(self) -> Ftl:
+        return _record(Ftl, self._d.get("ftl", {}))
+
+    @property
+    def write_buffer(self) -> WriteBuffer:
+        wb = _record(WriteBuffer, self._d.get("write_buffer", {}))
+        return replace(wb, series=[Level(*step) for step in wb.series])
+
+
 class Summary(_View):
     """One run's summary.json."""
 
@@ -206,17 +336,32 @@ class Summary(_View):
         return next((o for o in (j.online for j in self.jobs) if o is not None), None)
 
     @property
+    def drives(self) -> list[Drive]:
+        """The drives in probe order (platform.drives; vp-server's drive k is /dev/nvme<k>n1)."""
+        return [Drive(e) for e in self._d["drives"]]
+
+    @property
+    def host(self) -> dict:
+        """The host-side sections as written: cpu, sched, pagecache, verify, md (those the run has)."""
+        return self._d["host"]
+
+    # The first drive's sections: drives[0] (none in a hand-written summary without drives).
+
+    @property
+    def _first_drive(self) -> Drive:
+        return Drive((self._d.get("drives") or [{}])[0])
+
+    @property
     def device(self) -> Device:
-        return _record(Device, self._d["device"])
+        return self._first_drive.device
 
     @property
     def ftl(self) -> Ftl:
-        return _record(Ftl, self._d.get("ftl", {}))
+        return self._first_drive.ftl
 
     @property
     def write_buffer(self) -> WriteBuffer:
-        wb = _record(WriteBuffer, self._d.get("write_buffer", {}))
-        return replace(wb, series=[Level(*step) for step in wb.series])
+        return self._first_drive.write_buffer
 
     # Counters, by their full names (docs/reference/statistics.md)
 

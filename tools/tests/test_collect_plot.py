@@ -125,8 +125,44 @@ def test_plot_run_draws_the_write_buffer_and_cache_epochs_when_present(tmp_path,
 def test_a_summary_of_another_layout_is_refused_naming_the_file(tmp_path, capsys):
     p = tmp_path / "summary.json"
     p.write_text(json.dumps({"schema_version": 99, "jobs": []}))
-    with pytest.raises(SchemaError, match=f"{p}: schema_version 99; this flashvp reads 1"):
+    with pytest.raises(SchemaError, match=f"{p}: schema_version 99; this flashvp reads 1, 2"):
         load_summary(p)
     assert flatten({"a": {"b": 1, "c": [1, 2]}, "d": [{"e": 2}]}) == {"a.b": 1, "d.0.e": 2}
     with pytest.raises(FileNotFoundError, match="no points"):
         collect(str(tmp_path))
+
+
+def test_collect_names_the_runs_figures_by_part_whatever_the_summarys_version(tmp_path):
+    # One point of a version 1 summary (a sweep from before version 2) and one of
+    # version 2: the same columns. The page cache's dirty_ratio is also a swept
+    # parameter (swept 20, 40; the runs' ratio in effect 15, 35): the parameter
+    # keeps the name, the figure is summary.<name>.
+    v1 = {"schema_version": 1, "platform": "server", "sim_time_s": 1.0,
+          "jobs": [{"name": "r", "iops": 100.0, "latency_us": {"read": {"p99": 50.0}}}],
+          "cpu": [{"core": 0, "user_pct": 10.0}, {"core": 1, "user_pct": 30.0}],
+          "pagecache": {"active": True, "dirty_ratio": 15}, "device": {"read_commands": 100},
+          "ftl": {"host_page_writes": 7}, "accel": {"merges": 4}, "accel.pcie": {"up": {"bytes": 3}},
+          "counters": {"host.polls": 5}, "counter_units": {"host.polls": "polls"}}
+    v2 = {"schema_version": 2, "platform": "server", "sim_time_s": 1.0,
+          "jobs": [{"name": "r", "iops": 200.0, "latency_us": {"read": {"p99": 60.0}}}],
+          "host": {"cpu": [{"core": 0, "user_pct": 11.0}, {"core": 1, "user_pct": 31.0}],
+                   "pagecache": {"active": True, "dirty_ratio": 35}},
+          "drives": [{"name": "ssd", "path": "/dev/nvme0n1", "device": {"read_commands": 200},
+                      "ftl": {"host_page_writes": 8}}],
+          "accelerators": [{"name": "accel", "accel": {"merges": 6}, "pcie": {"up": {"bytes": 4}}}],
+          "switches": [], "counters": {"host.polls": 6}, "counter_units": {"host.polls": "polls"}}
+    for key, ratio, summary in (("a", 20, v1), ("b", 40, v2)):
+        folder = tmp_path / "points" / key
+        folder.mkdir(parents=True)
+        (folder / "point.json").write_text(json.dumps({"key": key, "seed": 1,
+                                                       "params": {"host.pagecache.dirty_ratio": ratio}}))
+        (folder / "status.json").write_text(json.dumps({"status": "ok"}))
+        (folder / "summary.json").write_text(json.dumps(summary))
+    df = collect(str(tmp_path))
+    figures = ["drives.0.device.read_commands", "drives.0.ftl.host_page_writes", "host.cpu.1.user_pct",
+               "accelerators.0.accel.merges", "accelerators.0.pcie.up.bytes", "counters.host.polls",
+               "host.pagecache.dirty_ratio", "summary.host.pagecache.dirty_ratio"]
+    assert df[["point", "job", *figures]].values.tolist() == [
+        ["a", "r", 100, 7, 30.0, 4, 3, 5, 20, 15], ["b", "r", 200, 8, 31.0, 6, 4, 6, 40, 35]]
+    assert list(df["drives.0.name"]) == ["ssd", "ssd"] and list(df["drives.0.path"]) == ["/dev/nvme0n1"] * 2
+    assert not any(c.startswith(("device.", "cpu.", "accel.", "switches", "schema_version")) for c in df.columns)

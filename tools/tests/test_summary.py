@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """flashvp.summary: the typed reader of summary.json, on a hand-written
 summary with known numbers, and the studies' figures of merit read through it."""
+import copy
 import json
 import math
 
 import pytest
 
-from flashvp.summary import RESPONSE_PARTS, Level, SchemaError, Summary, load_summary
+from flashvp.summary import RESPONSE_PARTS, Level, SchemaError, Summary, load_summary, upgrade_v1
 
 STAGES = ("host_submit", "blk_mq", "driver_queue", "accel", "sq_wait", "fetch", "firmware", "flash", "data_dma",
           "cq_post", "interrupt", "wakeup")
@@ -20,7 +21,7 @@ def _stages(**us):
 # Two online workers (worker 0 carries the server's responses), an offline
 # job with two clones, and a job whose name only starts like theirs.
 SUMMARY = {
-    "schema_version": 1,
+    "schema_version": 2,
     "sim_time_s": 2.0,
     "jobs": [
         {"name": "online.0", "ios": 300, "reads": 300, "writes": 0, "runtime_s": 2.0,
@@ -38,9 +39,14 @@ SUMMARY = {
         {"name": "offline.1", "ios": 500, "reads": 500, "writes": 0, "runtime_s": 2.0},
         {"name": "offline2", "ios": 7, "reads": 7, "writes": 0, "runtime_s": 2.0},
     ],
-    "device": {"read_commands": 1500, "write_commands": 300, "written_blocks": 3200},
-    "ftl": {"host_page_writes": 4000},
-    "write_buffer": {"capacity_pages": 512, "series": [[10.0, 100, 90], [20.0, 256, 256]]},
+    "host": {"verify": {"checked": 7}},
+    "drives": [{"name": "ssd", "path": "/dev/nvme0n1",
+                "device": {"read_commands": 1500, "write_commands": 300, "written_blocks": 3200},
+                "ftl": {"host_page_writes": 4000},
+                "write_buffer": {"capacity_pages": 512, "series": [[10.0, 100, 90], [20.0, 256, 256]]}},
+               {"name": "ssd1", "path": "/dev/nvme1n1", "device": {"read_commands": 2, "write_commands": 1}}],
+    "accelerators": [],
+    "switches": [],
     "counters": {"ssd.cache.thr.read_hits": 30, "ssd.cache.thr.read_misses": 10,
                  "host.context_switches": 5000,
                  "ssd.fw.thread.nvmq1.items": 40, "ssd.fw.thread.nvmq1.busy_ps": 7,
@@ -88,6 +94,14 @@ def test_device_ftl_write_buffer_and_counters():
     empty = Summary({}).write_buffer  # no FastDrain buffer
     assert empty.capacity_pages is None and empty.series == []
     assert Summary({}).ftl.host_page_writes is None
+    with pytest.raises(KeyError):  # every run of vp-server and vp-drive has it
+        Summary({}).device
+    # Every drive, in probe order; the host's sections as written.
+    assert [(d.name, d.path) for d in s.drives] == [("ssd", "/dev/nvme0n1"), ("ssd1", "/dev/nvme1n1")]
+    assert s.drives[1].device.read_commands == 2 and s.drives[1].ftl.host_page_writes is None
+    assert s.drives[0].write_buffer == s.write_buffer and s.drives[1].write_buffer.series == []
+    assert Summary({"drives": [{"name": "ssd", "path": None}]}).drives[0].path is None
+    assert s.host == {"verify": {"checked": 7}}
     assert s.cache_reads("thr") == (30, 10) and s.cache_reads("thr").hits == 30
     assert s.cache_reads("lat") == (0, 0)  # a cache without that class
     assert s.context_switches == 5000
@@ -102,9 +116,131 @@ def test_load_checks_the_schema_version(tmp_path):
     s = Summary.load(p)
     assert s.git_revision == "b1b7563" and s.jobs_named("online")[1].reads == 100
     assert load_summary(p)["sim_time_s"] == 2.0
-    p.write_text(json.dumps({**SUMMARY, "schema_version": 2}))
-    with pytest.raises(SchemaError, match="schema_version 2; this flashvp reads 1"):
+    p.write_text(json.dumps({**SUMMARY, "schema_version": 99}))
+    with pytest.raises(SchemaError, match="schema_version 99; this flashvp reads 1, 2"):
         Summary.load(p)
+    # A version 1 file (a point of a sweep run before version 2) reads as version 2.
+    p.write_text(json.dumps(V1_SSD_SERVER))
+    assert load_summary(p) == V2_SSD_SERVER
+    s = Summary.load(p)
+    assert (s.device.read_commands, s.ftl.host_page_writes, s.write_buffer.capacity_pages) == (90, 4000, 512)
+    assert s.drives[0].path == "/dev/nvme0n1" and s.host["cpu"][1]["user_pct"] == 30.0
+
+
+# Version 1 summaries written by hand, one per shape the writers had, and the
+# version 2 each must become (docs/outputs.md's v1 -> v2 table).
+RUN = {"git_revision": "0830572", "seed": 1, "sim_time_s": 0.1, "wall_time_s": 2.5, "kernel_events": 1000,
+       "delta_cycles": 10, "completed": True, "total_ios": 100, "stage_order_violations": 0,
+       "kernel_events_per_io": 10.0}
+JOBS = [{"name": "randread", "ios": 100, "reads": 100, "writes": 0, "runtime_s": 0.1}]
+COUNTERS = {"counters": {"ssd.nvme.io_commands": 100, "host.polls": 3}, "counter_units": {"host.polls": "polls"}}
+DEVICE = {"read_commands": 90, "write_commands": 10, "flash_reads": 95}
+CPU = [{"core": 0, "user_pct": 10.0, "idle_pct": 90.0}, {"core": 1, "user_pct": 30.0, "idle_pct": 70.0}]
+SCHED = {"latency_us": 6000.0, "min_granularity_us": 750.0, "wakeup_granularity_us": 1000.0}
+NVME, FW, FTL = {"io_commands": 100, "dma": {"bytes": 4096}}, {"threads": 2}, {"host_page_writes": 4000}
+WB = {"capacity_pages": 512, "series": [[10.0, 100, 90]]}
+FLASH, DRAM, PCIE = {"starved_program_picks": 0}, {"regions": {"map": 64}}, {"down": {"bytes": 8}, "up": {"bytes": 9}}
+IMAGE, POWER_LOSS = {"path": "ssd.img", "loaded": False}, {"at_s": 0.05}
+
+# vp-server, one drive called ssd: plain keys.
+V1_SSD_SERVER = {"schema_version": 1, "platform": "server", **RUN, "power_loss": POWER_LOSS, "jobs": JOBS,
+                 "cpu": CPU, "sched": SCHED, "pagecache": {"active": True, "dirty_ratio": 20},
+                 "verify": {"checked": 50, "mismatches": 0}, "device": DEVICE, "nvme": NVME, "firmware": FW,
+                 "write_buffer": WB, "ftl": FTL, "flash": FLASH, "dram": DRAM, "pcie": PCIE, "image": IMAGE,
+                 **COUNTERS}
+V2_SSD_SERVER = {"schema_version": 2, "platform": "server", **RUN, "power_loss": POWER_LOSS, "jobs": JOBS,
+                 "host": {"cpu": CPU, "sched": SCHED, "pagecache": {"active": True, "dirty_ratio": 20},
+                          "verify": {"checked": 50, "mismatches": 0}},
+                 "drives": [{"name": "ssd", "path": "/dev/nvme0n1", "device": DEVICE, "nvme": NVME,
+                             "firmware": FW, "write_buffer": WB, "ftl": FTL, "flash": FLASH, "dram": DRAM,
+                             "pcie": PCIE, "image": IMAGE}],
+                 "accelerators": [], "switches": [], **COUNTERS}
+
+# vp-server, one drive called fast: its sections under its name, its link still "pcie".
+V1_FAST = {"schema_version": 1, "platform": "server", **RUN, "jobs": JOBS, "cpu": CPU, "sched": SCHED,
+           "device": DEVICE, "fast.nvme": NVME, "fast.fw": FW, "fast.cache": WB, "fast.ftl": FTL,
+           "fast.flash": FLASH, "fast.dram": DRAM, "pcie": PCIE, "counters": {"fast.nvme.io_commands": 100}}
+V2_FAST = {"schema_version": 2, "platform": "server", **RUN, "jobs": JOBS, "host": {"cpu": CPU, "sched": SCHED},
+           "drives": [{"name": "fast", "path": "/dev/nvme0n1", "device": DEVICE, "nvme": NVME, "firmware": FW,
+                       "write_buffer": WB, "ftl": FTL, "flash": FLASH, "dram": DRAM, "pcie": PCIE}],
+           "accelerators": [], "switches": [], "counters": {"fast.nvme.io_commands": 100}}
+
+# vp-server, drives ssd and ssd1 (v1's drives list, the first one's device
+# repeated as "device"), the I/O accelerator, a PCIe switch, an image.
+DEVICE1 = {"read_commands": 40, "write_commands": 0, "flash_reads": 41}
+NVME1, FTL1, PCIE1 = {"io_commands": 40}, {"host_page_writes": 0}, {"down": {"bytes": 1}, "up": {"bytes": 2}}
+ACCEL, ACCEL_PCIE = {"bios": 10, "merges": 4}, {"down": {"bytes": 3}, "up": {"bytes": 4}}
+SWITCH = {"raw_GBps": 7.88, "ports": ["pcie", "ssd1.pcie"], "down": {}, "up": {}}
+V1_TWO = {"schema_version": 1, "platform": "server", **RUN, "jobs": JOBS, "cpu": CPU, "sched": SCHED,
+          "device": DEVICE,
+          "drives": [{"name": "ssd", "path": "/dev/nvme0n1", "device": DEVICE},
+                     {"name": "ssd1", "path": "/dev/nvme1n1", "device": DEVICE1}],
+          "nvme": NVME, "firmware": FW, "ftl": FTL, "flash": FLASH, "dram": DRAM, "pcie": PCIE,
+          "ssd1.nvme": NVME1, "ssd1.fw": FW, "ssd1.ftl": FTL1, "ssd1.flash": FLASH, "ssd1.dram": DRAM,
+          "ssd1.pcie": PCIE1, "accel": ACCEL, "accel.pcie": ACCEL_PCIE, "pcie_switch": SWITCH, "image": IMAGE,
+          "something_new": {"x": 1}, **COUNTERS}
+V2_TWO = {"schema_version": 2, "platform": "server", **RUN, "jobs": JOBS, "host": {"cpu": CPU, "sched": SCHED},
+          "drives": [{"name": "ssd", "path": "/dev/nvme0n1", "device": DEVICE, "nvme": NVME, "firmware": FW,
+                      "ftl": FTL, "flash": FLASH, "dram": DRAM, "pcie": PCIE, "image": IMAGE},
+                     {"name": "ssd1", "path": "/dev/nvme1n1", "device": DEVICE1, "nvme": NVME1, "firmware": FW,
+                      "ftl": FTL1, "flash": FLASH, "dram": DRAM, "pcie": PCIE1}],
+          "accelerators": [{"name": "accel", "accel": ACCEL, "pcie": ACCEL_PCIE}],
+          "switches": [{"name": "pcie_switch", "switch": SWITCH}],
+          "something_new": {"x": 1}, **COUNTERS}  # a key with no place stays as it is
+
+# vp-qemu: no host driver (no device, cpu, jobs), the bridge's counts, the
+# arbitration the guest chose patched into nvme.
+QEMU = {"register_accesses": 12, "irq_round_trips": 3}
+V1_QEMU = {"schema_version": 1, "git_revision": "0830572", "platform": "qemu", "seed": 1, "sim_time_s": 1.5,
+           "qemu": QEMU, "image": IMAGE, "nvme": {**NVME, "cc_ams": 7}, "firmware": FW, "write_buffer": WB,
+           "ftl": FTL, "flash": FLASH, "dram": DRAM, "pcie": PCIE, **COUNTERS}
+V2_QEMU = {"schema_version": 2, "git_revision": "0830572", "platform": "qemu", "seed": 1, "sim_time_s": 1.5,
+           "qemu": QEMU, "host": {},
+           "drives": [{"name": "ssd", "path": None, "nvme": {**NVME, "cc_ams": 7}, "firmware": FW,
+                       "write_buffer": WB, "ftl": FTL, "flash": FLASH, "dram": DRAM, "pcie": PCIE,
+                       "image": IMAGE}],
+           "accelerators": [], "switches": [], **COUNTERS}
+
+
+@pytest.mark.parametrize("v1, v2", [(V1_SSD_SERVER, V2_SSD_SERVER), (V1_FAST, V2_FAST), (V1_TWO, V2_TWO),
+                                    (V1_QEMU, V2_QEMU)], ids=["ssd", "fast", "two-drives", "qemu"])
+def test_upgrade_v1_regroups_the_sections_by_part(v1, v2):
+    before = copy.deepcopy(v1)
+    up = upgrade_v1(v1)
+    assert up == v2
+    assert v1 == before  # its input left as it was
+    up["drives"][0]["pcie"]["down"]["bytes"] = -1  # and sharing nothing with it
+    assert v1 == before
+
+
+def test_upgrade_v1_places_every_drive_and_refuses_other_versions():
+    # vp-drive: one drive, no block device; verify is the host's.
+    v2 = upgrade_v1({"schema_version": 1, "platform": "drive", "device": DEVICE, "ftl": FTL, "verify": {"checked": 1}})
+    assert v2["drives"] == [{"name": "ssd", "path": None, "device": DEVICE, "ftl": FTL}]
+    assert (v2["host"], v2["accelerators"], v2["switches"]) == ({"verify": {"checked": 1}}, [], [])
+    # Nothing but the run: one drive called ssd all the same, the parts there, empty.
+    assert upgrade_v1({"schema_version": 1, "sim_time_s": 1.0}) == {
+        "schema_version": 2, "sim_time_s": 1.0, "host": {}, "drives": [{"name": "ssd", "path": None}],
+        "accelerators": [], "switches": []}
+    # vp-qemu had no list with several drives (here fast, ssd): drive 0 is the
+    # one without a link "<name>.pcie", the others follow.
+    v2 = upgrade_v1({"schema_version": 1, "platform": "qemu", "fast.nvme": NVME, "fast.ftl": FTL, "pcie": PCIE,
+                     "nvme": {**NVME1, "cc_ams": 7}, "ftl": FTL1, "ssd.pcie": PCIE1})
+    assert v2["drives"] == [{"name": "fast", "path": None, "nvme": NVME, "ftl": FTL, "pcie": PCIE},
+                            {"name": "ssd", "path": None, "nvme": {**NVME1, "cc_ams": 7}, "ftl": FTL1,
+                             "pcie": PCIE1}]
+    # vp-qemu patched the arbitration into a plain "nvme", one of its own
+    # when the drive is not called ssd: it is that drive's.
+    v2 = upgrade_v1({"schema_version": 1, "platform": "qemu", "fast.nvme": NVME, "nvme": {"cc_ams": 7},
+                     "fast.ftl": FTL, "pcie": PCIE})
+    assert v2["drives"] == [{"name": "fast", "path": None, "nvme": {**NVME, "cc_ams": 7}, "ftl": FTL, "pcie": PCIE}]
+    # A drive the v1 list does not name still gets its sections, after the listed ones.
+    v2 = upgrade_v1({"schema_version": 1, "platform": "server", "drives": [{"name": "ssd", "path": "/dev/nvme0n1"}],
+                     "ftl": FTL, "more.ftl": FTL1, "more.pcie": PCIE1})
+    assert v2["drives"] == [{"name": "ssd", "path": "/dev/nvme0n1", "ftl": FTL},
+                            {"name": "more", "path": "/dev/nvme1n1", "ftl": FTL1, "pcie": PCIE1}]
+    with pytest.raises(ValueError, match="schema_version 2, not 1"):
+        upgrade_v1(V2_SSD_SERVER)
 
 
 def test_the_studies_figures_of_merit_from_the_summary():

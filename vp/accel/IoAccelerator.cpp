@@ -87,7 +87,7 @@ IoAccelerator::IoAccelerator(sc_core::sc_module_name name, Services& svc, const 
       irq_per_bio_(cfg_.is("irq_per", "bio")),
       q_(kMaxQueues),
       st_(stats_) {
-  stats_.section(kScope, "accel", [this] { return summary(); });
+  stats_.section("accel", "the accelerator: segment lists, merges, its queues and interrupts", [this] { return summary(); });
   if (svc.waves.enabled()) {
     svc.waves.trace(cam_valid_, Waves::signal_name(scope, "cam_valid"), Waves::group_name(scope));
     svc.waves.trace(barrier_merge_, Waves::signal_name(scope, "barrier_merge"), Waves::group_name(scope));

@@ -11,6 +11,7 @@ const char* build_revision();
 
 // summary.json's layout version: raised when a key is renamed or removed or
 // changes meaning (adding keys does not raise it).
-inline constexpr int kSummarySchemaVersion = 1;
+// 2: sections grouped by part (host, drives, accelerators, switches).
+inline constexpr int kSummarySchemaVersion = 2;
 
 }  // namespace vp

@@ -30,11 +30,10 @@ class StatGroup {
   Distribution& distribution(const std::string& rel, const std::string& unit, const std::string& desc) const {
     return reg_.distribution(name(rel), unit, desc);
   }
-  // The component's summary.json section: the instance in the platform's
-  // scope (`platform_scope`) keeps the section name outputs have always used
-  // (`name`); an instance in any other scope reports under its scope.
-  void section(const std::string& platform_scope, const std::string& name, std::function<nlohmann::json()> fn) const {
-    reg_.section(scope_ == platform_scope ? name : scope_, std::move(fn));
+  // The component's summary.json section, `name` within the part of the
+  // platform holding this scope (StatRegistry::part).
+  void section(const std::string& name, const std::string& desc, std::function<nlohmann::json()> fn) const {
+    reg_.section(scope_, name, desc, std::move(fn));
   }
 
  private:

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "vp/core/StatRegistry.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <regex>
 #include <set>
@@ -50,15 +51,77 @@ Distribution& StatRegistry::distribution(const std::string& name, const std::str
   return labelled(dists_, name, unit, desc);
 }
 
-void StatRegistry::section(const std::string& name, std::function<nlohmann::json()> report) {
-  if (!sections_.emplace(name, std::move(report)).second)
-    throw StatError(fmt::format("summary section '{}' registered twice", name));
+void StatRegistry::section(const std::string& scope, const std::string& name, const std::string& desc,
+                           std::function<nlohmann::json()> report) {
+  for (const Section& x : sections_)
+    if (x.scope == scope && x.name == name)
+      throw StatError(fmt::format("summary section '{}' of '{}' registered twice", name, scope));
+  sections_.push_back({scope, name, desc, std::move(report)});
+}
+
+void StatRegistry::add_part(Part p) {
+  for (const std::string& sc : p.scopes) {
+    if (sc.empty()) throw StatError(fmt::format("part '{}' holds the empty scope", p.key));
+    for (const Part& q : parts_)
+      if (std::find(q.scopes.begin(), q.scopes.end(), sc) != q.scopes.end())
+        throw StatError(fmt::format("scope '{}' declared in two parts ('{}' and '{}')", sc, q.key, p.key));
+  }
+  for (const Part& q : parts_)
+    if (q.key == p.key && q.listed != p.listed)
+      throw StatError(fmt::format("part '{}' declared both as an object and as a list", p.key));
+  parts_.push_back(std::move(p));
+}
+
+void StatRegistry::part(const std::string& key, std::vector<std::string> scopes) {
+  for (const Part& q : parts_)
+    if (q.key == key && !q.listed) throw StatError(fmt::format("part '{}' declared twice", key));
+  add_part({key, false, 0, nlohmann::json::object(), std::move(scopes)});
+}
+
+void StatRegistry::part_in(const std::string& key, nlohmann::json entry, std::vector<std::string> scopes) {
+  size_t index = 0;
+  for (const Part& q : parts_) index += q.key == key;
+  add_part({key, true, index, std::move(entry), std::move(scopes)});
+}
+
+const StatRegistry::Part* StatRegistry::part_of(const std::string& scope) const {
+  const Part* best = nullptr;
+  size_t best_len = 0;
+  for (const Part& p : parts_)
+    for (const std::string& sc : p.scopes)
+      if ((scope == sc || (scope.size() > sc.size() && scope.compare(0, sc.size(), sc) == 0 && scope[sc.size()] == '.')) &&
+          sc.size() > best_len)
+        best = &p, best_len = sc.size();
+  return best;
+}
+
+std::string StatRegistry::section_path(const std::string& scope, const std::string& name) const {
+  const Part* p = part_of(scope);
+  if (!p) return name;
+  return p->listed ? fmt::format("{}[{}].{}", p->key, p->index, name) : p->key + "." + name;
 }
 
 nlohmann::json StatRegistry::sections_json() const {
   nlohmann::json j = nlohmann::json::object();
-  for (const auto& [name, report] : sections_)
-    if (nlohmann::json r = report(); !r.is_null()) j[name] = std::move(r);
+  // Every declared part, also one with nothing to report.
+  for (const Part& p : parts_) {
+    if (!p.listed) {
+      j[p.key] = nlohmann::json::object();
+      continue;
+    }
+    if (!j.contains(p.key)) j[p.key] = nlohmann::json::array();
+    j[p.key].push_back(p.entry);
+  }
+  for (const Section& x : sections_) {
+    nlohmann::json r = x.report();
+    if (r.is_null()) continue;
+    const Part* p = part_of(x.scope);
+    nlohmann::json& into = !p ? j : p->listed ? j[p->key][p->index] : j[p->key];
+    if (into.contains(x.name))
+      throw StatError(fmt::format("summary section '{}' of '{}' has the place of another ({})", x.name, x.scope,
+                                  section_path(x.scope, x.name)));
+    into[x.name] = std::move(r);
+  }
   return j;
 }
 
@@ -101,6 +164,12 @@ nlohmann::json StatRegistry::describe() const {
     const auto& desc = kind == Kind::Distribution ? dists_.at(name).desc : counters_.at(name).desc;
     j.push_back({{"name", name}, {"kind", kind_name(static_cast<int>(kind))}, {"unit", unit}, {"description", desc}});
   }
+  for (const Section& x : sections_)
+    j.push_back({{"name", section_path(x.scope, x.name)},
+                 {"kind", "section"},
+                 {"unit", ""},
+                 {"scope", x.scope},
+                 {"description", x.desc}});
   return j;
 }
 
@@ -117,11 +186,12 @@ std::string StatRegistry::markdown() const {
   // host.core<n>, whose description keeps the first instance's wording.
   static const std::regex instance(R"((^|\.)([A-Za-z_]+?)\d+(?=\.|$))");
   static const std::regex number(R"(\d+\b)");  // "core 3", "thread bgc0"
+  static const std::regex index(R"(\[\d+\])");  // a section of drives[1]
   std::string out = "| statistic | kind | unit | meaning |\n| --- | --- | --- | --- |\n";
   std::set<std::string> seen;
   for (const auto& s : describe()) {
     std::string name = s["name"].get<std::string>();
-    std::string pattern = std::regex_replace(name, instance, "$1$2<n>");
+    std::string pattern = std::regex_replace(std::regex_replace(name, index, "[<k>]"), instance, "$1$2<n>");
     if (!seen.insert(pattern).second) continue;
     std::string desc = s["description"].get<std::string>();
     if (pattern != name) desc = std::regex_replace(desc, number, "<n>");

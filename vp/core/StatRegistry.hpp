@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "vp/core/Counter.hpp"
 #include "vp/core/Distribution.hpp"
@@ -31,12 +32,25 @@ class StatRegistry {
   Distribution& distribution(const std::string& name, const std::string& unit, const std::string& desc);
 
   // A summary.json section a component reports at the end of the run (its
-  // own statistics, worked out): registered once per name; `report`
-  // returns null when there is nothing to report (a cache organisation
-  // without a write buffer).
-  void section(const std::string& name, std::function<nlohmann::json()> report);
-  // Every registered section that has something to report, by name.
+  // own statistics, worked out), registered once per scope and name:
+  // `report` returns null when there is nothing to report (a cache
+  // organisation without a write buffer).
+  void section(const std::string& scope, const std::string& name, const std::string& desc,
+               std::function<nlohmann::json()> report);
+  // A part of the platform, declared by the platform that joins the parts:
+  // the sections of every component under one of `scopes` (a scope and what
+  // lies below it) report together. part() makes the object `key` of
+  // summary.json (the host); part_in() appends `entry` to the list `key`
+  // (drives, accelerators, switches), in the order declared. A section
+  // goes to the part with the longest scope that holds it, under its own
+  // name; one no part holds stays at the top level.
+  void part(const std::string& key, std::vector<std::string> scopes);
+  void part_in(const std::string& key, nlohmann::json entry, std::vector<std::string> scopes);
+  // Every section that has something to report, in its part.
   nlohmann::json sections_json() const;
+  // Where a component's section appears in summary.json: "drives[1].ftl",
+  // "host.cpu", "jobs".
+  std::string section_path(const std::string& scope, const std::string& name) const;
 
   const Counter* find(const std::string& name) const;
   // A counter's value; an unknown name is an error, not 0.
@@ -47,7 +61,8 @@ class StatRegistry {
   nlohmann::json units_json() const;
   // name -> Distribution::summary(), with "unit".
   nlohmann::json distributions_json() const;
-  // Every statistic: name, kind, unit, description (--list-stats).
+  // Every statistic: name, kind, unit, description (--list-stats), then
+  // every section (kind "section", name its place in summary.json, scope).
   nlohmann::json describe() const;
   std::string list() const;
   std::string markdown() const;
@@ -61,7 +76,22 @@ class StatRegistry {
   std::map<std::string, Kind> kinds_;
   std::map<std::string, Counter> counters_;
   std::map<std::string, Distribution> dists_;
-  std::map<std::string, std::function<nlohmann::json()>> sections_;
+  struct Section {
+    std::string scope, name, desc;
+    std::function<nlohmann::json()> report;
+  };
+  struct Part {
+    std::string key;
+    bool listed;
+    size_t index;  // in its list
+    nlohmann::json entry;
+    std::vector<std::string> scopes;
+  };
+  void add_part(Part p);
+  // The part holding `scope`, nullptr when none does.
+  const Part* part_of(const std::string& scope) const;
+  std::vector<Section> sections_;
+  std::vector<Part> parts_;
 };
 
 }  // namespace vp

@@ -188,7 +188,7 @@ FlashArray::FlashArray(sc_core::sc_module_name name, Services& svc, const std::s
       eq_("eq"),
       store_(geo_.page_size / spare_units, geo_.pages_per_block * spare_units, geo_.total_blocks()),
       ctr_(StatGroup(svc.stats, scope)) {
-  StatGroup(svc.stats, scope).section(kScope, "flash", [this] { return summary(); });
+  StatGroup(svc.stats, scope).section("flash", "die and channel utilisation, starved program picks", [this] { return summary(); });
   target.bind(*this);
   ScopedConfig c(svc.cfg, scope);
   auto sched = scheduler_from(c);

@@ -66,7 +66,7 @@ PcieLink::PcieLink(sc_core::sc_module_name name, Services& svc, const std::strin
       up_(stats_, svc.waves, eq_, "up", "device -> host"),
       cfg_reads_(stats_.counter("cfg_reads", "requests", "configuration reads host -> device")),
       cfg_writes_(stats_.counter("cfg_writes", "requests", "configuration writes host -> device")) {
-  stats_.section(scope, scope, [this] { return summary(now_ps()); });
+  stats_.section("pcie", "the link: raw rate, latency, per direction payload, wire bytes, TLPs, DLLPs, busy time, utilisation", [this] { return summary(now_ps()); });
   down_in.register_b_transport(this, &PcieLink::b_down);
   up_in.register_b_transport(this, &PcieLink::b_up);
   cfg_in.register_b_transport(this, &PcieLink::b_cfg);

@@ -19,7 +19,7 @@ PcieSwitch::PcieSwitch(sc_core::sc_module_name name, Services& svc, const std::s
       stats_(svc.stats, scope),
       down_(stats_, svc.waves, eq_, "down", "root port -> switch"),
       up_(stats_, svc.waves, eq_, "up", "switch -> root port") {
-  stats_.section(scope, scope, [this] { return summary(now_ps()); });
+  stats_.section("switch", "the switch's upstream link, shared by the ports below it: raw rate, ports, per direction traffic and utilisation", [this] { return summary(now_ps()); });
 }
 
 void PcieSwitch::attach(PcieLink& link) {

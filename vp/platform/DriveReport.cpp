@@ -3,10 +3,17 @@
 
 #include <algorithm>
 
+#include "vp/core/StatGroup.hpp"
+
 namespace vp::platform {
 
-DriveReport::DriveReport(ssd::Drive& drive, const pcie::PcieLink& link, const host::HostBlockDriver& driver)
+DriveReport::DriveReport(StatRegistry& stats, ssd::Drive& drive, const pcie::PcieLink& link,
+                         const host::HostBlockDriver& driver)
     : drive_(drive), link_(link), driver_(driver) {
+  StatGroup(stats, drive.scope())
+      .section("device", "what reached the drive from its host: flash and PCIe totals, I/O commands decoded, "
+                         "the volatile write cache as the driver read it",
+               [this] { return summary(); });
   drive.nvme.on_command.subscribe([this](const ssd::NvmeController::CommandRecord& c) {
     if (c.opcode == nvme::IO_READ) ++reads_;
     if (c.opcode != nvme::IO_WRITE) return;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-// What reached a drive from the host that drives it (summary.json's
-// "device"): flash and PCIe totals, the I/O commands the controller decoded
+// What reached a drive from the host that drives it (the section "device"
+// of the drive's entry in summary.json): flash and PCIe totals, the I/O commands the controller decoded
 // (FastDrain's victim tag included), and the volatile write cache as the
 // host's driver read it. Shared by the platforms that put a drive behind a
 // modeled NVMe driver (vp-server, vp-drive).
@@ -15,8 +15,10 @@ namespace vp::platform {
 
 class DriveReport {
  public:
-  // `link`: the drive's link, `driver`: the host's driver of the drive.
-  DriveReport(ssd::Drive& drive, const pcie::PcieLink& link, const host::HostBlockDriver& driver);
+  // `link`: the drive's link, `driver`: the host's driver of the drive;
+  // registers the section in the drive's scope.
+  DriveReport(StatRegistry& stats, ssd::Drive& drive, const pcie::PcieLink& link,
+              const host::HostBlockDriver& driver);
   nlohmann::json summary() const;
 
  private:

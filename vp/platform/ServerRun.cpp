@@ -357,55 +357,47 @@ void print_job(const nlohmann::json& j) {
   }
 }
 
-// A section of the first drive: under its own name when the drive is
-// called ssd, else under the drive's scope (StatGroup::section), e.g.
-// ssd0.ftl; nullptr when the run has none.
-const nlohmann::json* drive_section(const nlohmann::json& s, const std::string& name, const std::string& rel) {
-  if (s.contains(name)) return &s[name];
-  const std::string drive = s.contains("drives") ? s["drives"][0]["name"].get<std::string>() : "";
-  const std::string tail = "." + rel;
-  for (const auto& [key, value] : s.items())
-    if (drive.empty() ? key.size() > tail.size() && key.find('.') == key.size() - tail.size() &&
-                            key.compare(key.size() - tail.size(), tail.size(), tail) == 0
-                      : key == drive + tail)
-      return &value;
-  return nullptr;
-}
-
-// What the drive and its link did: flash, PCIe, DRAM, firmware and FTL.
-void print_device(const nlohmann::json& s) {
-  const auto& d = s["device"];
-  fmt::print("device: flash reads {} programs {} erases {}; PCIe down {} B up {} B\n", d["flash_reads"].get<uint64_t>(),
-             d["flash_programs"].get<uint64_t>(), d["flash_erases"].get<uint64_t>(), d["pcie_bytes_down"].get<uint64_t>(),
-             d["pcie_bytes_up"].get<uint64_t>());
-  const auto& p = s["pcie"];
-  fmt::print("pcie: utilisation down {:.1f}% up {:.1f}%, payload down {:.3f} GB/s up {:.3f} GB/s of {:.3f} GB/s raw\n",
-             100 * p["down"]["utilisation"].get<double>(), 100 * p["up"]["utilisation"].get<double>(),
+// What each drive and its link did: flash, PCIe, DRAM, firmware and FTL
+// (a line per component, each named after the drive when there are several).
+void print_drive(const nlohmann::json& e, const std::string& who) {
+  if (e.contains("device")) {
+    const auto& d = e["device"];
+    fmt::print("{}: flash reads {} programs {} erases {}; PCIe down {} B up {} B\n", who.empty() ? "device" : who,
+               d["flash_reads"].get<uint64_t>(), d["flash_programs"].get<uint64_t>(), d["flash_erases"].get<uint64_t>(),
+               d["pcie_bytes_down"].get<uint64_t>(), d["pcie_bytes_up"].get<uint64_t>());
+  }
+  const std::string of = who.empty() ? "" : who + " ";
+  const auto& p = e["pcie"];
+  fmt::print("{}pcie: utilisation down {:.1f}% up {:.1f}%, payload down {:.3f} GB/s up {:.3f} GB/s of {:.3f} GB/s raw\n",
+             of, 100 * p["down"]["utilisation"].get<double>(), 100 * p["up"]["utilisation"].get<double>(),
              p["down"]["payload_GBps"].get<double>(), p["up"]["payload_GBps"].get<double>(),
              p["raw_GBps"].get<double>());
-  const nlohmann::json *dram = drive_section(s, "dram", "dram"), *fw = drive_section(s, "firmware", "fw"),
-                       *ftl = drive_section(s, "ftl", "ftl");
-  if (!dram || !fw || !ftl) return;
-  const auto& m = *dram;
-  fmt::print("ssd dram: utilisation {:.1f}%, row hit rate {:.1f}%, {} of {} bytes reserved\n",
+  const auto& m = e["dram"];
+  fmt::print("{}: utilisation {:.1f}%, row hit rate {:.1f}%, {} of {} bytes reserved\n", who.empty() ? "ssd dram" : of + "dram",
              100 * m["utilisation"].get<double>(), 100 * m["row_hit_rate"].get<double>(),
              m["reserved_bytes"].get<uint64_t>(), m["size_bytes"].get<uint64_t>());
-  const auto& w = *fw;
+  const auto& w = e["firmware"];
   std::string busiest;
   double top_util = -1;
   for (const auto& [name, t] : w["threads"].items())
     if (t["utilisation"].get<double>() > top_util) top_util = t["utilisation"].get<double>(), busiest = name;
-  fmt::print("firmware: {} ({}) on {} cores, utilisation mean {:.1f}% max {:.1f}%, busiest thread {} {:.1f}%\n",
+  fmt::print("{}firmware: {} ({}) on {} cores, utilisation mean {:.1f}% max {:.1f}%, busiest thread {} {:.1f}%\n", of,
              w["organisation"].get<std::string>(), w["dispatch"].get<std::string>(), w["cores"].size(),
              100 * w["mean_core_utilisation"].get<double>(), 100 * w["max_core_utilisation"].get<double>(), busiest,
              100 * top_util);
-  const auto& f = *ftl;
-  fmt::print("ftl: write amplification {:.3f}, GC {} blocks ({} in idle time), {} pages moved, erase count "
+  const auto& f = e["ftl"];
+  fmt::print("{}ftl: write amplification {:.3f}, GC {} blocks ({} in idle time), {} pages moved, erase count "
              "min/mean/max {}/{:.1f}/{}\n",
-             f["write_amplification"].get<double>(), f["gc_invocations"].get<uint64_t>(),
+             of, f["write_amplification"].get<double>(), f["gc_invocations"].get<uint64_t>(),
              f["gc_background"].get<uint64_t>(), f["gc_pages_moved"].get<uint64_t>(),
              f["erase_count"]["min"].get<uint64_t>(), f["erase_count"]["mean"].get<double>(),
              f["erase_count"]["max"].get<uint64_t>());
+  if (e.contains("image")) {
+    const auto& i = e["image"];
+    fmt::print("{}image {}: {} pages loaded in {:.3f} s, {} pages saved in {:.3f} s\n", of, i["file"].get<std::string>(),
+               i["loaded_pages"].get<uint64_t>(), i["load_wall_s"].get<double>(), i["saved_pages"].get<uint64_t>(),
+               i["save_wall_s"].get<double>());
+  }
 }
 
 void print_power_loss(const nlohmann::json& p) {
@@ -426,22 +418,19 @@ void print_summary(const nlohmann::json& s) {
              s["sim_time_s"].get<double>(),
              s["wall_time_s"].get<double>(), s["kernel_events"].get<uint64_t>());
   for (const auto& j : s["jobs"]) print_job(j);
-  for (const auto& c : s.value("cpu", nlohmann::json::array()))
+  const auto& host = s["host"];
+  for (const auto& c : host.value("cpu", nlohmann::json::array()))
     fmt::print("core {}: user {:5.1f}% kernel {:5.1f}% irq {:5.1f}% ctxsw {:5.1f}% poll {:5.1f}% idle {:5.1f}%\n",
                c["core"].get<unsigned>(), c["user_pct"].get<double>(), c["kernel_pct"].get<double>(),
                c["irq_pct"].get<double>(), c["ctxsw_pct"].get<double>(), c["poll_pct"].get<double>(),
                c["idle_pct"].get<double>());
-  print_device(s);
+  const auto& drives = s["drives"];
+  for (const auto& e : drives)
+    print_drive(e, drives.size() > 1 ? e["name"].get<std::string>() : std::string());
   if (s.contains("power_loss") && s["power_loss"].contains("at_s")) print_power_loss(s["power_loss"]);
-  if (s.contains("image")) {
-    const auto& i = s["image"];
-    fmt::print("image {}: {} pages loaded in {:.3f} s, {} pages saved in {:.3f} s\n", i["file"].get<std::string>(),
-               i["loaded_pages"].get<uint64_t>(), i["load_wall_s"].get<double>(), i["saved_pages"].get<uint64_t>(),
-               i["save_wall_s"].get<double>());
-  }
-  if (s.contains("verify"))
-    fmt::print("verify: {} blocks checked, {} mismatches\n", s["verify"]["blocks_checked"].get<uint64_t>(),
-               s["verify"]["mismatches"].get<uint64_t>());
+  if (host.contains("verify"))
+    fmt::print("verify: {} blocks checked, {} mismatches\n", host["verify"]["blocks_checked"].get<uint64_t>(),
+               host["verify"]["mismatches"].get<uint64_t>());
 }
 
 // The power fails at the current time (Drive::lose_power: the host and
@@ -484,23 +473,6 @@ std::unique_ptr<StatRegistry> platform_stats(const Config& cfg, Platform platfor
   else
     ServerTop top("top", svc);
   return stats;
-}
-
-nlohmann::json summary_head(const std::string& platform, const Config& cfg) {
-  nlohmann::json s;
-  s["schema_version"] = kSummarySchemaVersion;
-  s["git_revision"] = build_revision();
-  s["platform"] = platform;
-  s["seed"] = cfg.get_int("sim.seed");
-  s["sim_time_s"] = double(now_ps()) / 1e12;
-  return s;
-}
-
-void add_statistics(nlohmann::json& s, const StatRegistry& stats) {
-  s.update(stats.sections_json());
-  s["counters"] = stats.to_json();
-  s["counter_units"] = stats.units_json();
-  if (!stats.distributions().empty()) s["distributions"] = stats.distributions_json();
 }
 
 void write_run_files(const std::string& dir, const Config& cfg, const nlohmann::json& summary) {
@@ -636,8 +608,7 @@ nlohmann::json simulate(Top& top, const Config& cfg, const RunOptions& opt, Cloc
 }
 
 // summary.json: the run's own fields, then what each component reports of
-// itself (jobs, cpu, device, pagecache, verify, write_buffer, ftl, flash,
-// pcie, dram, firmware) and every counter.
+// itself in its part of the platform (Summary.hpp) and every counter.
 template <class Top>
 nlohmann::json run_summary(Top& top, const Config& cfg, const StatRegistry& stats, const RunResult& res,
                            double wall, const nlohmann::json& power_loss) {
@@ -654,7 +625,6 @@ nlohmann::json run_summary(Top& top, const Config& cfg, const StatRegistry& stat
   s["stage_order_violations"] = stage_order_violations();
   s["kernel_events_per_io"] = total ? double(top.kernel_events()) / double(total) : 0.0;
   if (!power_loss.is_null()) s["power_loss"] = power_loss;
-  if (top.drive.image.enabled()) s["image"] = top.drive.image.summary();
   add_statistics(s, stats);
   return s;
 }
@@ -719,7 +689,8 @@ RunResult run_top(const Config& cfg, const RunOptions& opt) {
   watch_persisted(top);
   RunResult res;
   nlohmann::json power_loss = simulate(top, cfg, opt, wall0, res, traces);
-  top.drive.image.save();  // what the drive holds now, also after a power loss or an early stop
+  // What each drive holds now, also after a power loss or an early stop.
+  for (size_t k = 0; k < top.drives(); ++k) top.drive_at(k).image.save();
   double wall = std::chrono::duration<double>(Clock::now() - wall0).count();
   res.summary = run_summary(top, cfg, stats, res, wall, power_loss);
   if (!opt.out_dir.empty()) write_outputs(fs::path(opt.out_dir), cfg, res.summary, top, opt, traces);

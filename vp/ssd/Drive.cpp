@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "vp/core/Calendar.hpp"
+#include "vp/core/StatGroup.hpp"
 #include "vp/ssd/ftl/FtlJournal.hpp"
 #include "vp/ssd/ftl/GarbageCollector.hpp"
 #include "vp/ssd/ftl/precondition/Preconditioner.hpp"
@@ -172,9 +173,13 @@ Drive::Drive(sc_core::sc_module_name name, Services& svc, const pcie::LinkTiming
       plp("plp", svc, scoped_key(scope, "plp")),
       flash("flash", svc, scoped_key(scope, "flash"), ftl_geometry(ScopedConfig(svc.cfg, scope)).units_per_page),
       image(ScopedConfig(svc.cfg, scope), ftl, capacity_bytes(svc.cfg, scope)),
+      scope_(scope),
       lba_size_(static_cast<uint32_t>(ScopedConfig(svc.cfg, scope).get_size("nvme.lba_size"))),
       power_loss_at_(ScopedConfig(svc.cfg, scope).get_time("power_loss_at")),
       power_loss_in_recovery_(ScopedConfig(svc.cfg, scope).get_bool("power_loss_in_recovery")) {
+  StatGroup(svc.stats, scope).section("image", "the image file: pages loaded at the start and saved at the end, and the wall time of each", [this] {
+    return image.enabled() ? image.summary() : nlohmann::json();
+  });
   flash.set_latency_first(ScopedConfig(svc.cfg, scope).get_bool("priority.flash"));
   fw.set_latency_first(ScopedConfig(svc.cfg, scope).get_bool("priority.firmware"));
   nvme.set_latency_first_dma(ScopedConfig(svc.cfg, scope).get_bool("priority.dma"));

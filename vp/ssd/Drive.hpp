@@ -56,6 +56,8 @@ class Drive : public sc_core::sc_module {
   uint64_t events() const;
 
   uint32_t lba_size() const { return lba_size_; }
+  // Where its keys and statistics are ("ssd", "ssd1").
+  const std::string& scope() const { return scope_; }
   // When the drive's power fails (<drive>.power_loss_at; 0: never).
   Tick power_loss_at() const { return power_loss_at_; }
   // What the drive puts on flash, as it lands: `fn(byte, data, bytes)` with
@@ -86,6 +88,7 @@ class Drive : public sc_core::sc_module {
   SsdImage image;  // <drive>.image
 
  private:
+  std::string scope_;
   uint32_t lba_size_;
   Tick power_loss_at_;
   bool power_loss_in_recovery_;

@@ -56,7 +56,7 @@ SsdDram::SsdDram(sc_core::sc_module_name name, Services& svc, const std::string&
       row_misses_(stats_.counter("row_misses", "rows",
                                     "row visits that had to open their row (bank closed or another row open)")),
       busy_ps_(stats_.counter("busy_ps", "ps", "time the SSD DRAM bus was busy")) {
-  stats_.section(kScope, "dram", [this] { return summary(now_ps()); });
+  stats_.section("dram", "the SSD DRAM: utilisation, row hits, reserved regions", [this] { return summary(now_ps()); });
   target.bind(*this);
   busy_.attach(svc.waves, Waves::signal_name(scope, "busy"), Waves::group_name(scope));
 }

@@ -105,6 +105,12 @@ MdRaid::MdRaid(const ScopedConfig& cfg, const StatGroup& stats, std::vector<unsi
       memory_(&memory),
       host_ptr_(std::move(host_ptr)),
       st_(stats) {
+  stats.section("md", "the md array: level, chunk, members, RAID-5 stripe heads", [this, level = cfg.get_string("level")] {
+    return nlohmann::json{{"level", level},
+                          {"chunk_bytes", chunk_bytes_},
+                          {"members", members_.size()},
+                          {"stripe_heads", heads_}};
+  });
   if (level_ == Level::Raid5) {
     heads_ = static_cast<unsigned>(cfg.get_int("stripe_cache"));
     cache_base_ = memory.alloc("md stripe cache", stripe_cache_bytes(cfg, static_cast<unsigned>(members_.size())));

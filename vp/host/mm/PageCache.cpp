@@ -132,7 +132,7 @@ PageCache::PageCache(Services& svc, HostMemoryAllocator& memory, const std::stri
       ra_max_(cfg_.get_size("readahead_max") / kPageSize),
       fastdrain_(cfg_.get_switch("fastdrain")),
       st_(stats_) {
-  stats_.section(kScope, "pagecache", [this] { return active() ? summary() : nlohmann::json(); });
+  stats_.section("pagecache", "the host page cache: hits, dirty pages, writeback, throttling (absent when no job is buffered)", [this] { return active() ? summary() : nlohmann::json(); });
   set_ratios(false);
 }
 

@@ -173,14 +173,15 @@ JobNeeds Workload::check(const std::vector<FioJob>& jobs, const JobTarget& targe
 
 Workload::Workload(Services& svc, unsigned cores, unsigned llc_cores, uint32_t lba_size, HostMemoryAllocator& memory)
     : per_core_(cores), memory_(memory), lba_size_(lba_size) {
-  svc.stats.section("verify", [this]() -> nlohmann::json {
+  // The host's (its part of the platform); jobs stay at the top of summary.json.
+  svc.stats.section("host", "verify", "verify=1 jobs: blocks read back and checked, mismatches", [this]() -> nlohmann::json {
     if (!verify_) return nullptr;
     uint64_t checked = verify_->blocks_checked(), mismatches = verify_->mismatches();
     for (const auto& v : other_verify_)
       if (v) checked += v->blocks_checked(), mismatches += v->mismatches();
     return {{"blocks_checked", checked}, {"mismatches", mismatches}};
   });
-  svc.stats.section("jobs", [this] {
+  svc.stats.section("", "jobs", "one entry per fio job: I/Os, IOPS, bandwidth, latency percentiles, the per-stage breakdown", [this] {
     nlohmann::json jobs = nlohmann::json::array();
     for (const auto& r : runners_) {
       std::vector<const FioJobRunner*> workers;  // an online job's: the runners sharing its client

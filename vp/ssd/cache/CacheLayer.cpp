@@ -114,7 +114,7 @@ CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc, uint32_t lin
       bytes_(cfg_.get_size("size")),
       ways_(static_cast<uint32_t>(cfg_.get_int("ways"))),
       st_(stats_) {
-  stats_.section(kScope, "write_buffer", [this] { return buffer_->summary(); });
+  stats_.section("write_buffer", "the drive's write buffer: FastDrain's level, or the write-back cache's capacity, copies and stalls (absent without a buffer)", [this] { return buffer_->summary(); });
   target.bind(*this);
   power.bind(*this);
   if (organisation_ == Organisation::Burst) ways_ = 1;  // DeepFlash's direct-mapped table

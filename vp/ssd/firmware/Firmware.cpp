@@ -93,7 +93,7 @@ Firmware::Firmware(sc_core::sc_module_name name, Services& svc, const ShardMap& 
       commands_(stats_.counter("commands", "commands", "host commands handled by firmware")),
       order_waits_(stats_.counter("order_waits", "requests",
                                  "requests held back until an earlier request to one of their pages left")) {
-  stats_.section(kScope, "firmware", [this] { return summary(now_ps()); });
+  stats_.section("firmware", "firmware organisation, cores and threads with their utilisation", [this] { return summary(now_ps()); });
   target.bind(*this);
   fcmd.bind(fcmd_stage_);
   ScopedConfig c(svc.cfg, scope);

@@ -116,7 +116,7 @@ PageMappingFtl::PageMappingFtl(sc_core::sc_module_name name, Services& svc, cons
       trimmed_(stats_.counter("trimmed_pages", "pages", "logical pages deallocated")),
       urgent_pages_(stats_.counter("urgent_pages", "pages", "pages written marked urgent")),
       waits_(stats_.counter("write_waits", "events", "times a write waited for GC to free a block")) {
-  stats_.section(kScope, "ftl", [this] { return summary(); });
+  stats_.section("ftl", "the FTL: write amplification, GC, erase counts, mapping memory", [this] { return summary(); });
   target.bind(*this);
   map_bytes_.value = mapping_->dram_bytes();
 }

@@ -170,7 +170,7 @@ NvmeController::NvmeController(sc_core::sc_module_name name, Services& svc, cons
       outstanding_(st_.outstanding_max),
       hol_ps_(max_queues_ + 1, 0),
       held_since_(max_queues_ + 1, 0) {
-  stats_.section(kScope, "nvme", [this] { return summary(now_ps()); });
+  stats_.section("nvme", "commands held by the controller, head-of-line stalls per SQ, data DMA waits", [this] { return summary(now_ps()); });
   for (uint32_t i = 0; i < slots_.size(); ++i) {
     slots_[i].hc.slot = i;
     slots_[i].hc.client = this;

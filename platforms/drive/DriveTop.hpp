@@ -52,6 +52,7 @@ class DriveTop : public NvmeHost {
   // The one drive, as the platforms with several name theirs.
   size_t drives() const { return 1; }
   ssd::Drive& drive_at(size_t) { return drive; }
+  pcie::PcieLink& link_at(size_t) { return link(); }
 
  private:
   DriveReport report_;

@@ -70,13 +70,15 @@ CsvFile open_command_trace(QemuTop& top, const std::string& path) {
   if (path.empty()) return csv;
   csv.reset(std::fopen(path.c_str(), "w"));
   if (!csv) throw std::runtime_error("cannot write " + path);
-  // New columns go at the end: scripts index the columns.
-  std::fputs("sqid,cid,opcode,slba,nlb,attr,status,fetch_ps,complete_ps,victim,victim_pages,buffer_status\n",
+  // New columns go at the end: scripts index the columns. `drive`: the
+  // drive's index in platform.drives.
+  std::fputs("sqid,cid,opcode,slba,nlb,attr,status,fetch_ps,complete_ps,victim,victim_pages,buffer_status,drive\n",
              csv.get());
-  top.drive.nvme.on_command.subscribe([f = csv.get()](const ssd::NvmeController::CommandRecord& r) {
-    fmt::print(f, "{},{},{},{},{},{},{},{},{},{},{},{}\n", r.sqid, r.cid, r.opcode, r.slba, r.nlb, r.attr, r.status,
-               r.fetched, r.completed, r.victim ? 1 : 0, r.victim_pages, r.buffer_status);
-  });
+  for (size_t k = 0; k < top.drives(); ++k)
+    top.drive_at(k).nvme.on_command.subscribe([f = csv.get(), k](const ssd::NvmeController::CommandRecord& r) {
+      fmt::print(f, "{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.sqid, r.cid, r.opcode, r.slba, r.nlb, r.attr,
+                 r.status, r.fetched, r.completed, r.victim ? 1 : 0, r.victim_pages, r.buffer_status, k);
+    });
   return csv;
 }
 

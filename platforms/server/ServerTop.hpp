@@ -71,6 +71,7 @@ class ServerTop : public NvmeHost {
   // Drive k (0: `drive`) of platform.drives.
   size_t drives() const { return 1 + more_.size(); }
   ssd::Drive& drive_at(size_t k) { return k ? more_.at(k - 1)->drive : drive; }
+  pcie::PcieLink& link_at(size_t k) { return k ? more_.at(k - 1)->port.link : link(); }
 
  private:
   // A drive after the first: its port, the record of its commands, its

@@ -29,6 +29,17 @@ if ! grep -q "^FLASHVP-SCRIPT-EXIT 0" "$out/console"; then echo "the guest scrip
 if [ $rc -eq 0 ] && ! { [ -s "$run_out/config.yaml" ] && grep -q '"ssd.nvme.io_commands"' "$run_out/summary.json"; }; then
   echo "vp-qemu --out wrote no config.yaml or summary.json with counters"; fail=1
 fi
+# With FLASHVP_SUMMARY_DRIVES=N: the summary has N drives, each with its
+# controller's and link's sections and I/O commands from the guest.
+if [ $rc -eq 0 ] && [ -n "${FLASHVP_SUMMARY_DRIVES:-}" ]; then
+  n=$(python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))
+print(sum(1 for d in s["drives"] if "nvme" in d and "pcie" in d and s["counters"][d["name"] + ".nvme.io_commands"] > 0))' \
+    "$run_out/summary.json")
+  if [ "$n" != "$FLASHVP_SUMMARY_DRIVES" ]; then
+    echo "summary.json: $n drives with sections and I/O commands, not $FLASHVP_SUMMARY_DRIVES"; fail=1
+  fi
+fi
 # vp-qemu removes what it created.
 run_dir=$(sed -n 's/^vp-qemu: run folder \(.*\) (removed at exit)$/\1/p' "$out/vp-qemu")
 if [ -z "$run_dir" ]; then echo "vp-qemu did not name its run folder"; fail=1

@@ -77,6 +77,31 @@ TEST_CASE("without power-loss protection a power loss loses only what the volati
   }
 }
 
+// One drive of two loses power while the other runs: the check reads back
+// that drive's blocks only. The second drive is the uni case above (the last
+// 16 of 64 blocks only in its volatile cache); the first drive's writer, on
+// /dev/nvme0n1 at the same time, adds nothing to the count.
+TEST_CASE("the second of two drives loses power while the first runs, and only its blocks are judged",
+          "[platform][powerloss][drives]") {
+  std::string dir = scratch("pl-second-drive");
+  std::ofstream(dir + "/job.fio") << "[w]\nfilename=/dev/nvme1n1\nrw=write\nbs=4k\nsize=256k\niodepth=1\nverify=1\n"
+                                     "[other]\nfilename=/dev/nvme0n1\nrw=randwrite\nbs=4k\nnumber_ios=200\nverify=1\n";
+  Shell sh = shell(kBin + " --preset quick --set platform.drives=ssd,ssd1 --job " + dir + "/job.fio " + kCache +
+                   "--set ssd.cache.organisation=uni --set ssd1.power_loss_at=10s --out " + dir + "/out");
+  INFO(sh.out);
+  REQUIRE(sh.status == 0);
+  auto s = nlohmann::json::parse(slurp(dir + "/out/summary.json"));
+  const auto& p = s["power_loss"];
+  CHECK(p["drive"] == "ssd1");
+  CHECK(p["at_s"].get<double>() == Approx(10.0));
+  CHECK(p["blocks_checked"] == 64);
+  CHECK(p["intact"] == 48);
+  CHECK(p["not_durable"] == 16);
+  CHECK(p["mismatches"] == 0);
+  CHECK(drive(s, 1)["device"]["volatile_write_cache"].get<bool>());
+  CHECK(s["jobs"][1]["ios"] == 200);  // the first drive's writer ran to its end
+}
+
 TEST_CASE("a buffered job's fsync makes its writes durable through the page cache and the SSD cache",
           "[platform][powerloss]") {
   std::string dir = scratch("pl-fsync");

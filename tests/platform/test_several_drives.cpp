@@ -441,8 +441,13 @@ TEST_CASE("several-drive settings that cannot work are refused by name", "[platf
              Catch::Contains("ssd1.pcie.switches") && Catch::Contains("1 or more"));
   CHECK_THAT(refused({{"platform.drives", "ssd, ssd1"}, {"platform.switched", "ssd2"}}),
              Catch::Contains("not a drive of the platform"));
-  CHECK_THAT(refused({{"platform.drives", "ssd, ssd1"}, {"ssd1.power_loss_at", "1ms"}}),
-             Catch::Contains("only the first drive"));
+  CHECK_THAT(refused({{"platform.drives", "ssd, ssd1"}, {"ssd.power_loss_at", "1ms"}, {"ssd1.power_loss_at", "2ms"}}),
+             Catch::Contains("ssd.power_loss_at") && Catch::Contains("ssd1.power_loss_at") &&
+                 Catch::Contains("one drive loses power in a run"));
+  CHECK_THAT(refused({{"platform.drives", "ssd, ssd1"}, {"host.md.level", "raid1"}, {"ssd1.power_loss_at", "1ms"}},
+                     "[j]\nfilename=/dev/md0\nrw=randrw\nverify=1\n"),
+             Catch::Contains("option 'verify'") && Catch::Contains("ssd1.power_loss_at") &&
+                 Catch::Contains("not judged after a power loss"));
   CHECK_THAT(refused({{"platform.drives", "ssd0, ssd1"}, {"ssd.image", "/tmp/x.img"}}),
              Catch::Contains("ssd.image") && Catch::Contains("no drive is called ssd"));
   CHECK_THAT(refused({{"platform.drives", "ssd, ssd1"}}, "[j]\nfilename=/dev/nvme2n1\n"),
@@ -471,6 +476,10 @@ TEST_CASE("vp-qemu declares only its drives, their links and the accelerator", "
   CHECK_THROWS_WITH(platform::build_config(o), Catch::Contains("'host.cores'") && Catch::Contains("vp-qemu does not have"));
   o.sets.back() = {"workload.j.bs", "8k"};
   CHECK_THROWS_WITH(platform::build_config(o), Catch::Contains("workload.j.bs"));
+  // The guest's drive would vanish under it: refused, naming the drive's key.
+  o.sets.back() = {"ssd1.power_loss_at", "1ms"};
+  CHECK_THROWS_WITH(platform::build_config(o).validate(),
+                    Catch::Contains("ssd1.power_loss_at") && Catch::Contains("vp-qemu does not simulate a power loss"));
 }
 
 TEST_CASE("a run whose one drive is not called ssd prints its drive's summary", "[platform][drives][cli]") {

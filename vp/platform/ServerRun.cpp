@@ -56,6 +56,13 @@ const ParamRegistry& qemu_params(const std::vector<std::string>& drives) {
     declare_run_params(*reg, false);
     declare_drives(*reg, drives);
     declare_accelerator_params(*reg);
+    // The guest would see its drive vanish under it: a power loss is
+    // vp-server's and vp-drive's (with their check of what survived).
+    reg->rule([drives](const Config& c) {
+      for (const auto& d : drives)
+        if (c.get_time(d + ".power_loss_at") != 0)
+          c.fail(d + ".power_loss_at", "vp-qemu does not simulate a power loss; vp-server and vp-drive do");
+    });
   }
   return *reg;
 }
@@ -433,15 +440,25 @@ void print_summary(const nlohmann::json& s) {
                host["verify"]["mismatches"].get<uint64_t>());
 }
 
-// The power fails at the current time (Drive::lose_power: the host and
-// the link go with it), then every block the verify=1 jobs acknowledged is
-// read back and judged against what NVMe promised the host (VerifyTracker).
+// The drive of platform.drives that loses power in the run (its
+// power_loss_at set; at most one), -1 when none does.
 template <class Top>
-nlohmann::json lose_power(Top& top) {
-  host::VerifyTracker* v = top.workload.verify();
-  ssd::Drive& d = top.drive;
+int losing_drive(Top& top) {
+  for (size_t k = 0; k < top.drives(); ++k)
+    if (top.drive_at(k).power_loss_at()) return static_cast<int>(k);
+  return -1;
+}
+
+// Drive k's power fails at the current time (Drive::lose_power: its link
+// and, for the check, the host go with it; the other drives were running),
+// then every block the verify=1 jobs acknowledged on it is read back and
+// judged against what NVMe promised the host (VerifyTracker).
+template <class Top>
+nlohmann::json lose_power(Top& top, unsigned k) {
+  host::VerifyTracker* v = top.workload.verify_of(k);
+  ssd::Drive& d = top.drive_at(k);
   ssd::Drive::PowerLoss pl = d.lose_power([&] {
-    top.link().link_down();
+    top.link_at(k).link_down();
     if (v) v->freeze();
   });
   nlohmann::json j = std::move(pl.report);
@@ -451,6 +468,7 @@ nlohmann::json lose_power(Top& top) {
     rep = v->check_power_loss([&](uint64_t lba, uint8_t* buf) { d.read_lba(lba, buf); },
                               [&](uint64_t lba) { return pl.undrained(lba, d.lba_size(), page); });
   }
+  j["drive"] = d.scope();
   j["blocks_checked"] = rep.checked;
   j["intact"] = rep.intact;
   j["not_durable"] = rep.not_durable;
@@ -492,14 +510,15 @@ using Clock = std::chrono::steady_clock;
 // What the drive puts on flash raises what a power loss must keep.
 template <class Top>
 void watch_persisted(Top& top) {
-  auto* v = top.workload.verify();
+  const int k = losing_drive(top);
+  auto* v = k < 0 ? top.workload.verify() : top.workload.verify_of(static_cast<unsigned>(k));
   if (!v) return;
   // Only a power-loss check needs each block's write history.
-  const bool power_loss = top.drive.power_loss_at() != 0;
-  v->keep_history(power_loss);
-  if (!power_loss) return;
-  v->set_part_bytes(top.drive.ftl.page_size());
-  top.drive.on_persisted([v, lba_size = top.drive.lba_size()](uint64_t byte, const uint8_t* data, uint32_t bytes) {
+  v->keep_history(k >= 0);
+  if (k < 0) return;
+  ssd::Drive& d = top.drive_at(static_cast<size_t>(k));
+  v->set_part_bytes(d.ftl.page_size());
+  d.on_persisted([v, lba_size = d.lba_size()](uint64_t byte, const uint8_t* data, uint32_t bytes) {
     v->persisted(byte / lba_size, static_cast<uint32_t>(byte % lba_size), data, bytes);
   });
 }
@@ -530,7 +549,8 @@ template <class Top>
 nlohmann::json simulate(Top& top, const Config& cfg, const RunOptions& opt, Clock::time_point wall0,
                         RunResult& res, RunTraces& traces) {
   Tick max_time = cfg.get_time("sim.max_time");
-  Tick power_loss_at = top.drive.power_loss_at();
+  const int losing = losing_drive(top);
+  Tick power_loss_at = losing < 0 ? 0 : top.drive_at(static_cast<size_t>(losing)).power_loss_at();
   nlohmann::json power_loss;
   Tick chunk = 1 * MS;
   auto last_print = wall0;
@@ -560,7 +580,7 @@ nlohmann::json simulate(Top& top, const Config& cfg, const RunOptions& opt, Cloc
       step = std::max<Tick>(step, next.value());
     if (power_loss_at) {
       if (now_ps() >= power_loss_at) {
-        power_loss = lose_power(top);
+        power_loss = lose_power(top, static_cast<unsigned>(losing));
         if (power_loss["mismatches"].get<uint64_t>())
           res.aborted = fmt::format("power loss at {}: {} durable blocks did not read back after recovery (first: LBA {})",
                                     format_time(power_loss_at), power_loss["mismatches"].get<uint64_t>(),
@@ -573,7 +593,9 @@ nlohmann::json simulate(Top& top, const Config& cfg, const RunOptions& opt, Cloc
       Tick now = now_ps();
       if (now >= max_time) {
         res.aborted = fmt::format("sim.max_time = {} reached before the {}", format_time(max_time),
-                                  finished ? "power loss (ssd.power_loss_at)" : "jobs finished");
+                                  finished ? fmt::format("power loss ({}.power_loss_at)",
+                                                         top.drive_at(static_cast<size_t>(losing)).scope())
+                                           : std::string("jobs finished"));
         break;
       }
       step = std::min(step, max_time - now);

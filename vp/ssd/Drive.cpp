@@ -105,7 +105,7 @@ void Drive::declare_params(const ParamScope& r) {
   r.time("power_loss_at", "0ns",
          "the power fails at this simulated time (the drive idles until then if the jobs end first): with "
          "the drive's plp.enabled it drains its buffers on hold-up power, then its power is cut, the FTL is rebuilt "
-         "from flash and every block verify=1 jobs acknowledged is checked against what NVMe promised (durable "
+         "from flash and every block verify=1 jobs acknowledged on this drive is checked against what NVMe promised (durable "
          "blocks must read back); the run ends there (0: never)");
   r.boolean("power_loss_in_recovery", false,
             "with the drive's power_loss_at: the power fails a second time while the FTL rebuilds, once the rebuild's state "

@@ -29,31 +29,9 @@ void HostCore::declare_params(const ParamScope& r) {
   // One pass of blk_poll over a CQ: a few loads and a branch.
   r.time("core.poll_cost", "100ns",
          "CPU time of one check of a polled completion queue (the granularity at which polling sees an entry)");
-  r.real("core.hybrid_sleep_fraction", 0.5,
-         "hybrid polling: share of the mean completion time of the core's earlier polled I/Os slept before "
-         "polling (Linux sleeps half the mean)")
-      .range(0, 1);
-  // DedCore's communication with the general cores (FlashShare sec. 5.3:
-  // "CPU cache flushes and spin-lock management"); the paper gives no
-  // figures. Our choice: a modified line moves between cores in 100 ns (a
-  // snoop hit in a shared L3 at 2 GHz), and a completion touches 4 lines
-  // (the CQ entry, the request, its bio, the waiting task); a contended
-  // spin lock changes hands in 300 ns.
-  r.time("core.dedcore_line_transfer", "100ns",
-         "dedcore: one cache line moved between the polling core and a general core");
-  r.integer("core.dedcore_lines", 4,
-            "dedcore: cache lines a completion moves each way (CQ entry, request, bio, waiting task)")
-      .range(0, 1024);
-  r.time("core.dedcore_lock_handoff", "300ns",
-         "dedcore: a queue's spin lock changing hands between the polling core and a submitting core (once per "
-         "submission and once per completion)");
-  r.integer("core.poll_core", -1,
-            "dedcore completion: the core that polls all completion queues and runs no jobs (-1: the last core)")
-      .range(-1, 255);
+  CompletionMode::declare_params(r);  // hybrid's and dedcore's keys
   r.rule([](const ScopedConfig& c) {
     if (c.get_time("core.poll_cost") == 0) c.fail("core.poll_cost", "must be above 0");
-    if (c.get_int("core.poll_core") >= c.get_int("cores"))
-      c.fail({"core.poll_core", "cores"}, "the polling core does not exist");
   });
   r.freq("core.clock", "2GHz", "host core clock, for jobs' compute given in instructions (thinktime_insts, app=)");
   r.real("core.ipc", 1.0, "instructions per cycle of the host cores' compute (thinktime_insts, app=)")
@@ -66,10 +44,6 @@ CoreCosts HostCore::costs_from(const ScopedConfig& c) {
           c.get_time("core.ctx_switch_cost"), c.get_time("core.poll_cost")};
 }
 
-unsigned HostCore::polling_core(const ScopedConfig& c) {
-  int64_t k = c.get_int("core.poll_core");
-  return static_cast<unsigned>(k < 0 ? c.get_int("cores") - 1 : k);
-}
 
 HostCore::Stats::Stats(const StatGroup& stats, const StatGroup& host_stats)
     : isrs(host_stats.total("isr_runs", "interrupts", "interrupt handler invocations")),
@@ -113,23 +87,19 @@ HostCore::HostCore(sc_core::sc_module_name name, Services& svc, unsigned id, con
       bg_cost_(cfg_.get_time("sched.background_cost")),
       bg_rng_(Rng::derive(svc.seed, 0x6b776f726b657200ull + id)),
       insts_per_ps_(cfg_.get_freq("core.clock") * cfg_.get_real("core.ipc") / 1e12),
-      mode_(role.completion),
+      completion_(CompletionMode::make(role.completion, cfg_, devs)),
       dedicated_(role.polling_core),
-      hybrid_fraction_(cfg_.get_real("core.hybrid_sleep_fraction")),
-      dedcore_lines_(mode_ == NvmeDriver::Completion::DedCore
-                         ? Tick(cfg_.get_int("core.dedcore_lines")) * cfg_.get_time("core.dedcore_line_transfer")
-                         : 0),
-      dedcore_lock_(mode_ == NvmeDriver::Completion::DedCore ? cfg_.get_time("core.dedcore_lock_handoff") : 0),
       st_(stats_, host_stats_),
       cpu_(stats_, host_stats_, svc.waves, [this](Tick d) { sched_.ran(d); }) {
   irq.bind(*this);
-  cost_.submit += dedcore_lock_;  // dedcore: each submission takes the queue's lock from the polling core
+  cost_.submit += completion_->lock_handoff();  // dedcore: each submission takes the queue's lock from the polling core
   poll_period_ = cost_.poll;
   Calendar::get().spawn(sc_module::name(), [this] { run(); });
 }
 
 void HostCore::set_accelerator(AcceleratorDriver* a) {
   accel_ = a;
+  completion_->set_accelerator(a);
   // A thread spinning on the accelerator reads its register across PCIe.
   if (accel_ && accel_->polled()) poll_period_ = accel_->poll_check_cost();
 }
@@ -208,15 +178,7 @@ IoRequest* HostCore::md_fan_in(IoRequest& member) {
   MdRaid::Next next;
   IoRequest* r = devs_.md().fan_in(member, next);
   if (next.submit.empty() && !next.cpu) return r;
-  CpuTime k;
-  k.kernel = next.cpu;
-  for (IoRequest* p : next.submit) k.kernel += blk(*p).submit_cost(*p, id_);
-  cpu_.busy(k);
-  const Tick now = now_ps();
-  for (IoRequest* p : next.submit) {
-    p->clock.mark(Stage::HostSubmit, now);  // md's read phase counts in host_submit
-    blk(*p).submit(*p, id_, now);
-  }
+  submit_members(next.submit, next.cpu, 0, nullptr);  // md's read phase counts in host_submit
   return r;
 }
 
@@ -225,12 +187,16 @@ void HostCore::submit_md(IoRequest& io, Tick path) {
   // A copy: while this core is busy another one may split an I/O of its own.
   Tick parity = 0;
   const std::vector<IoRequest*> parts = md.split(io, parity);
+  submit_members(parts, path + parity, md.bio_cost(), &io);
+}
+
+void HostCore::submit_members(const std::vector<IoRequest*>& parts, Tick cpu, Tick per_part, IoRequest* array_io) {
   CpuTime k;
-  k.kernel = path + parity;
-  for (IoRequest* p : parts) k.kernel += md.bio_cost() + blk(*p).submit_cost(*p, id_);
+  k.kernel = cpu;
+  for (IoRequest* p : parts) k.kernel += per_part + blk(*p).submit_cost(*p, id_);
   cpu_.busy(k);
   const Tick now = now_ps();
-  io.clock.mark(Stage::HostSubmit, now);
+  if (array_io) array_io->clock.mark(Stage::HostSubmit, now);
   for (IoRequest* p : parts) {
     p->clock.mark(Stage::HostSubmit, now);
     blk(*p).submit(*p, id_, now);
@@ -448,9 +414,9 @@ Tick HostCore::next_timer(Tick now) {
 // is on it, what the interrupt that preempted it brought).
 bool HostCore::take_news(HostThread& t) {
   if (!t.has_news()) return false;
-  if (dedcore_lines_ && !t.done.empty()) {  // the polling core's lines come over
+  if (const Tick lines = completion_->lines_per_completion(); lines && !t.done.empty()) {  // the polling core's lines come over
     CpuTime k;
-    k.kernel = Tick(t.done.size()) * dedcore_lines_;
+    k.kernel = Tick(t.done.size()) * lines;
     cpu_.busy(k);
   }
   Tick now = now_ps();
@@ -544,7 +510,7 @@ void HostCore::issue(HostThread& t) {
       continue;
     }
     r.offloaded = accel_ && accel_->takes(r);
-    r.polled = polled_io(j, r);
+    r.polled = completion_->polled(j, r);
     if (r.polled) ++t.polled;
     submit_io(r, cost_.submit);
   } while (++n < batch && j.can_issue(now_ps()));
@@ -558,19 +524,6 @@ void HostCore::issue(HostThread& t) {
 }
 
 // ---------------------------------------------------------------- polling
-
-bool HostCore::polled_io(const FioJobRunner& j, const IoRequest& r) const {
-  using C = NvmeDriver::Completion;
-  switch (mode_) {
-    case C::Poll:
-    case C::Hybrid: return true;
-    case C::SelectIsr: return r.attr != 0;
-    case C::Xler: return r.offloaded ? accel_->polled() : r.attr != 0;  // what the accelerator leaves polls, as select_isr
-    case C::Interrupt: return j.spec().hipri && devs_.first_of(r.dev).driver->has_poll_queues();
-    case C::DedCore: return false;  // the dedicated core reaps; the job blocks
-  }
-  return false;
-}
 
 void HostCore::spun(Tick origin) {
   Tick el = now_ps() - origin;
@@ -586,15 +539,11 @@ void HostCore::spun(Tick origin) {
 // its slice), or, hybrid, it first sleeps.
 void HostCore::poll(HostThread& t) {
   Tick now = now_ps();
-  if (mode_ == NvmeDriver::Completion::Hybrid && !t.slept && polled_n_ > 0) {
-    t.slept = true;
-    auto s = static_cast<Tick>(std::llround(hybrid_fraction_ * double(polled_sum_) / double(polled_n_)));
-    if (s > 0) {  // asleep: not runnable until the timer; switched back in when it fires
-      ++st_.hybrid_sleeps;
-      st_.hybrid_sleep_ps += s;
-      t.sleep_until = now + s;
-      return;
-    }
+  if (Tick s = completion_->nap(t)) {  // asleep: not runnable until the timer; switched back in when it fires
+    ++st_.hybrid_sleeps;
+    st_.hybrid_sleep_ps += s;
+    t.sleep_until = now + s;
+    return;
   }
   Tick limit = std::min(next_timer(now), sched_.slice_end(runnable_.size()));
   Tick origin = now;
@@ -628,8 +577,7 @@ void HostCore::reap_polled() {
   reaped(0, t, c.kernel);
   for (IoRequest* r : done_) {
     if (!r->merged) ++st_.irqs_avoided;
-    polled_sum_ += t - r->issued;  // issue to reaped, as Linux's poll statistics time a request
-    ++polled_n_;
+    completion_->reaped_polled(t - r->issued);  // issue to reaped, as Linux's poll statistics time a request
   }
   for (const auto& th : sched_.threads()) th->slept = false;
   finish(c);
@@ -673,7 +621,7 @@ void HostCore::run_dedicated() {
     CpuTime c;
     reaped(0, t, c.poll);  // reaping is part of the polling loop: all of this core's time is poll
     // Each completion's lines go over to the general cores, and the queue's lock comes back.
-    c.poll += Tick(done_.size()) * (dedcore_lines_ + dedcore_lock_);
+    c.poll += Tick(done_.size()) * (completion_->lines_per_completion() + completion_->lock_handoff());
     for (IoRequest* r : done_)
       if (!r->merged) ++st_.irqs_avoided;
     finish(c);

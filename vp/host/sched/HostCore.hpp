@@ -29,8 +29,9 @@
 // flusher: write-back is kernel time there, ahead of the threads (the
 // flusher's own thread is not scheduled).
 //
-// Polled completion (host.nvme.completion, FlashShare OSDI'18 sec. 3.4): a
-// thread with polled I/O in flight and nothing to issue spins on its core's
+// Polled completion (host.nvme.completion, FlashShare OSDI'18 sec. 3.4;
+// which I/Os are polled, hybrid's sleep and dedcore's hand-over costs are
+// the mode's class, vp/host/completion): a thread with polled I/O in flight and nothing to issue spins on its core's
 // polled CQ (category poll) and stays runnable, so it keeps the core until
 // its slice ends if others want it. Event driven: it waits for a device
 // write to land in host memory, and the check that sees the entry is the
@@ -42,6 +43,7 @@
 // does nothing but poll every CQ (all its time is poll) and hands the
 // completions to the threads' cores, which block as with interrupts.
 #include <deque>
+#include <memory>
 #include <systemc>
 #include <vector>
 
@@ -49,6 +51,7 @@
 #include "vp/core/ParamScope.hpp"
 #include "vp/core/Services.hpp"
 #include "vp/core/StatGroup.hpp"
+#include "vp/host/completion/CompletionMode.hpp"
 #include "vp/host/sched/CoreScheduler.hpp"
 #include "vp/host/sched/CpuAccount.hpp"
 #include "vp/host/hw/InterruptController.hpp"
@@ -87,8 +90,6 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   static constexpr const char* kScope = "host";
   static void declare_params(const ParamScope& host);
   static CoreCosts costs_from(const ScopedConfig& host);
-  // The core dedcore polls on (core.poll_core; -1: the last one).
-  static unsigned polling_core(const ScopedConfig& host);
   // `role`: how the driver reaps completions and whether this core is the
   // polling one (the platform joins the two). `irqs`: where an interrupt's
   // vector finds its driver's handler; `devs`: the block devices the jobs
@@ -151,7 +152,6 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   void deliver(IoRequest& r, Tick end);  // ends the I/O for its job (requests.csv row too)
   HostCore& core_of(const FioJobRunner& j);
   // Polled completion (see the file comment).
-  bool polled_io(const FioJobRunner& j, const IoRequest& r) const;
   void poll(HostThread& t);
   void reap_polled();
   [[noreturn]] void run_dedicated();
@@ -168,6 +168,9 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   void submit_io(IoRequest& io, Tick path);
   void submit_md(IoRequest& io, Tick path);  // md splits it; its member I/Os go to their queues
   IoRequest* md_fan_in(IoRequest& member);   // a member I/O of the array completed here
+  // md's member I/Os into their queues: `cpu` first, then `per_part` and
+  // blk-mq's submission per member; `array_io`, when given, is submitted too.
+  void submit_members(const std::vector<IoRequest*>& parts, Tick cpu, Tick per_part, IoRequest* array_io);
   void run_hw_queue(BlkMqQueue& blk);  // the oldest blk-mq run of `blk` queued here
   BlkMqQueue& blk(const IoRequest& r) { return *devs_.nvme(r.dev).blk; }
 
@@ -199,13 +202,9 @@ class HostCore : public sc_core::sc_module, public IrqSink {
   uint64_t wakeups_ = 0;
   std::vector<IoRequest*> done_;
   double insts_per_ps_;
-  NvmeDriver::Completion mode_;
+  std::unique_ptr<CompletionMode> completion_;  // the driver's mode, as this core reaps
   bool dedicated_;              // this core is dedcore's polling core
-  double hybrid_fraction_;
-  Tick dedcore_lines_, dedcore_lock_;  // dedcore's communication costs (0 in other modes)
   Tick poll_period_;            // one check of what a spinning thread polls
-  Tick polled_sum_ = 0;         // hybrid: completion times of this core's polled I/Os
-  uint64_t polled_n_ = 0;
   // The statistics it registers, named in its scope (a group, as gem5's).
   struct Stats {
     explicit Stats(const StatGroup& stats, const StatGroup& host_stats);

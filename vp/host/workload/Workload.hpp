@@ -77,13 +77,15 @@ class Workload {
   // Some job does buffered I/O (direct=0): the page cache is needed.
   bool buffered() const;
   const std::vector<std::unique_ptr<FioJobRunner>>& runners() const { return runners_; }
-  // verify=1's record of /dev/nvme0n1 (what a power loss of the first drive is judged by).
+  // verify=1's record of /dev/nvme0n1.
   const VerifyTracker* verify() const { return verify_.get(); }
   VerifyTracker* verify() { return verify_.get(); }
+  // verify=1's record of block device `dev` (what a power loss of drive
+  // `dev` is judged by); nullptr without verify jobs.
+  VerifyTracker* verify_of(unsigned dev);
 
  private:
   void start_group(size_t g, BlockDevices& devs);
-  VerifyTracker* verify_of(unsigned dev);  // each device's blocks are their own
   std::vector<std::vector<FioJobRunner*>> groups_;
   std::vector<std::unique_ptr<FioJobRunner>> runners_;
   std::vector<std::vector<FioJobRunner*>> per_core_;

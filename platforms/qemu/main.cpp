@@ -26,6 +26,7 @@
 #include "vp/platform/DriveList.hpp"
 #include "vp/platform/OutputFolder.hpp"
 #include "platforms/server/ServerTop.hpp"
+#include "vp/platform/RunCli.hpp"
 #include "vp/platform/ServerRun.hpp"
 #include "vp/platform/Summary.hpp"
 #include "vp/core/BuildInfo.hpp"
@@ -251,6 +252,7 @@ int sc_main(int argc, char** argv) {
   double scale = 1.0;
   unsigned spin_us = 200;
   desc.add_options()("help,h", "show this help")
+      ("version", "print the build's version (git describe), its summary.json schema_version and SystemC's, and exit")
       ("list-params", "list vp-qemu's parameters (the drives, their links, the accelerator, the seed) and exit")
       ("preset", po::value(&opt.preset), "a built-in preset (see vp-server --list-presets)")
       ("config", po::value(&opt.config_file), "a configuration in a YAML file")
@@ -294,6 +296,10 @@ int sc_main(int argc, char** argv) {
   }
   if (vm.count("help")) {
     std::cout << desc;
+    return 0;
+  }
+  if (vm.count("version")) {
+    std::cout << version_text("vp-qemu");
     return 0;
   }
   if (vm.count("list-params")) {

@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "tests/VcdChanges.hpp"
 #include "tests/pcie/LinkRig.hpp"
 
 using namespace vp;
@@ -357,32 +358,6 @@ TEST_CASE("a configuration request with no configuration space bound gets an add
   CHECK(rig.link.down_stats().wire_bytes == 0);
 }
 
-namespace {
-// Value changes of one VCD signal: time (in the file's unit, ns here) -> value.
-std::vector<std::pair<uint64_t, std::string>> vcd_changes(const std::string& vcd, const std::string& name) {
-  std::istringstream in(vcd);
-  std::string line, id;
-  std::vector<std::pair<uint64_t, std::string>> out;
-  uint64_t t = 0;
-  while (std::getline(in, line)) {
-    std::istringstream w(line);
-    std::string a, b, c, d, e;
-    w >> a;
-    if (a == "$var") {
-      w >> b >> c >> d >> e;
-      if (e == name) id = d;
-    } else if (!a.empty() && a[0] == '#') {
-      t = std::stoull(a.substr(1));
-    } else if (!id.empty() && a.size() > 1 && (a[0] == '0' || a[0] == '1') && a.substr(1) == id) {
-      out.emplace_back(t, a.substr(0, 1));
-    } else if (!id.empty() && a.size() > 1 && a[0] == 'b') {
-      w >> b;
-      if (b == id) out.emplace_back(t, a.substr(1));
-    }
-  }
-  return out;
-}
-}  // namespace
 
 TEST_CASE("the waveform shows each direction busy while it sends", "[pcie][trace]") {
   std::string dir = scratch("pcie-vcd");
@@ -404,14 +379,14 @@ TEST_CASE("the waveform shows each direction busy while it sends", "[pcie][trace
   using C = std::vector<std::pair<uint64_t, std::string>>;
   // The flag is up from 0 (the initial dump) and stays up across the
   // back-to-back writes.
-  C up = vcd_changes(vcd, "pcie_up_busy");
+  C up = vcd_changes_ns(vcd, "pcie_up_busy");
   CHECK(up == C{{0, "1"}, {8960, "0"}, {20000, "1"}, {24480, "0"}});
   // Each write's 4 TLPs owe an ACK and an UpdateFC, 16 B = 64 ns down, sent
   // 150 ns after the TLPs left: 4630-4694, 9110-9174 and 24,630-24,694 ns.
-  C down = vcd_changes(vcd, "pcie_down_busy");
+  C down = vcd_changes_ns(vcd, "pcie_down_busy");
   CHECK(down == C{{0, "0"}, {4630, "1"}, {4694, "0"}, {9110, "1"}, {9174, "0"}, {24630, "1"}, {24694, "0"}});
   // Busy time so far, in ns (binary in the VCD): 3 x 4480 = 13,440 at the end.
-  C busy = vcd_changes(vcd, "pcie_up_busy_ns");
+  C busy = vcd_changes_ns(vcd, "pcie_up_busy_ns");
   REQUIRE(!busy.empty());
   CHECK(std::stoull(busy.back().second, nullptr, 2) == 13440);
   CHECK(busy.back().first == 24480);

@@ -137,6 +137,15 @@ TEST_CASE("traces: requests.csv has a row per I/O, the VCD and its GTKWave save 
     CHECK(gtkw.find(sig) != std::string::npos);
   }
   CHECK(gtkw.find("[dumpfile]") != std::string::npos);
+  // In the model's unit (ps), so every instant is shown where it is (the
+  // first chunk's 6.094 us doorbell, not rounded to ns) and SystemC has
+  // nothing to warn about: the console holds the summary alone.
+  const size_t timescale = vcd.find("$timescale");
+  REQUIRE(timescale != std::string::npos);
+  CHECK(vcd.substr(timescale, vcd.find("$end", timescale) - timescale).find(" 1 ps") != std::string::npos);
+  CHECK(vcd.find("\n#6094\n") != std::string::npos);
+  CHECK(s.out.find("Warning") == std::string::npos);
+  CHECK(std::count(s.out.begin(), s.out.end(), '\n') < 20);
   // Without --trace nothing of the kind is written.
   REQUIRE(server("--preset quick --out " + dir + "/plain").status == 0);
   CHECK(slurp(dir + "/plain/waves.vcd").empty());
@@ -562,6 +571,16 @@ TEST_CASE("summary.json holds each part's sections where --list-stats --json pla
   CHECK(s["host"]["md"]["level"] == "raid5");
   CHECK(s["host"]["verify"]["blocks_checked"].get<uint64_t>() > 0);
   CHECK(s["switches"][0]["switch"]["ports"] == nlohmann::json{"ssd1.pcie"});
+}
+
+TEST_CASE("the version option names the build, the summary layout and SystemC, as summary.json does", "[platform][cli]") {
+  const std::string dir = scratch("version");
+  Shell v = server("--version");
+  REQUIRE(v.status == 0);
+  REQUIRE(server("--preset quick --out " + dir).status == 0);
+  auto j = nlohmann::json::parse(slurp(dir + "/summary.json"));
+  CHECK(v.out == fmt::format("vp-server (FlashVP) {}\nsummary.json schema_version 2\nSystemC {}\n",
+                             j["git_revision"].get<std::string>(), sc_core::sc_release()));
 }
 
 TEST_CASE("a run never silently overwrites an earlier one: a new numbered folder by default, or a refusal naming --out",

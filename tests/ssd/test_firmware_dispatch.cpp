@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "tests/ModelRig.hpp"
+#include "tests/VcdChanges.hpp"
 #include "vp/ssd/firmware/Firmware.hpp"
 #include "vp/ssd/ftl/PageMappingFtl.hpp"
 
@@ -105,22 +106,6 @@ struct Rig : ModelServices {
   std::vector<ssd::HostCommand> hc;
 };
 
-// A flag's (time in ns, value) changes in a VCD file.
-std::vector<std::pair<uint64_t, char>> vcd_changes(const std::string& text, const std::string& name) {
-  std::istringstream in(text);
-  std::string line, id;
-  std::vector<std::pair<uint64_t, char>> out;
-  uint64_t t = 0;
-  while (std::getline(in, line)) {
-    std::istringstream w(line);
-    std::string kw, type, width, code, ref;
-    if (line.rfind("$var", 0) == 0 && (w >> kw >> type >> width >> code >> ref) && ref == name) id = code;
-    if (!line.empty() && line[0] == '#') t = std::stoull(line.substr(1));
-    if (!id.empty() && line.size() == 1 + id.size() && (line[0] == '0' || line[0] == '1') && line.substr(1) == id)
-      out.emplace_back(t, line[0]);
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -238,9 +223,9 @@ TEST_CASE("the waveform has a busy flag per firmware core", "[ssd][firmware][vcd
   std::string vcd = slurp(dir + "/waves.vcd");
   REQUIRE(!vcd.empty());
   CHECK(vcd.find("ssd_fw_core2_busy") == std::string::npos);
-  using Changes = std::vector<std::pair<uint64_t, char>>;
-  CHECK(vcd_changes(vcd, "ssd_fw_core0_busy") == Changes{{0, '0'}, {1000, '1'}, {2600, '0'}});
-  CHECK(vcd_changes(vcd, "ssd_fw_core1_busy") == Changes{{0, '0'}, {1000, '1'}, {1800, '0'}});
+  using Changes = std::vector<std::pair<uint64_t, std::string>>;
+  CHECK(vcd_changes_ns(vcd, "ssd_fw_core0_busy") == Changes{{0, "0"}, {1000, "1"}, {2600, "0"}});
+  CHECK(vcd_changes_ns(vcd, "ssd_fw_core1_busy") == Changes{{0, "0"}, {1000, "1"}, {1800, "0"}});
 }
 
 namespace {

@@ -15,7 +15,9 @@ void Waves::open(const std::string& vcd_base) {
   std::string temp_base = fmt::format("{}.tmp-{}", vcd_base, static_cast<long>(getpid()));
   vcd_ = std::make_unique<AtomicFile>(vcd_base + ".vcd", temp_base + ".vcd");
   tf_ = sc_core::sc_create_vcd_trace_file(temp_base.c_str());
-  tf_->set_time_unit(1, sc_core::SC_NS);
+  // The model's own resolution: a coarser unit cannot show its instants
+  // (SystemC warns, W713, at every one).
+  tf_->set_time_unit(1, sc_core::SC_PS);
   Calendar::get().set_run_ahead(false);  // the VCD samples values at the kernel's time
 }
 
@@ -43,10 +45,11 @@ void Waves::write_gtkw(const std::string& gtkw_path, const std::string& vcd_path
   std::ostream& f = file.out();
   f << "[*] FlashVP waveform view\n";
   f << "[dumpfile] \"" << vcd_path << "\"\n";
-  // Open on about 150 us of activity from when I/O began (zoom -15, found by
-  // trying: -10 shows about 4 us across the default window).
-  f << "[timestart] " << view_start_ns_ << "\n[size] 1400 900\n[pos] -1 -1\n";
-  f << "*-15.000000 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1\n";
+  // Open on about 150 us of activity from when I/O began: zoom is log2 of
+  // time units per pixel's inverse, and -15 showed about 150 us in 1 ns
+  // units (found by trying), so -25 in 1 ps units.
+  f << "[timestart] " << view_start_ps_ << "\n[size] 1400 900\n[pos] -1 -1\n";
+  f << "*-25.000000 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1\n";
   f << "[sst_width] 260\n[signals_width] 300\n";
   f << "[sst_expanded] 1\n";
   // Keep groups in first-seen order.

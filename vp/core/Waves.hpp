@@ -31,9 +31,9 @@ class Waves {
   // ("ssd.dram", "busy") -> ssd_dram_busy in group "ssd dram".
   static std::string signal_name(const std::string& scope, const std::string& rel);
   static std::string group_name(const std::string& scope);
-  // The save file opens the view at `view_start_ns` (e.g. when I/O began).
+  // The save file opens the view at `view_start` (ps; e.g. when I/O began).
   void write_gtkw(const std::string& gtkw_path, const std::string& vcd_path) const;
-  void set_view_start(uint64_t ns) { view_start_ns_ = ns; }
+  void set_view_start(Tick view_start) { view_start_ps_ = view_start; }
   // Ends the trace; `publish`: the complete VCD takes its name (else, as
   // after an error, the partial one is removed).
   void close(bool publish = true);
@@ -41,7 +41,7 @@ class Waves {
  private:
   sc_core::sc_trace_file* tf_ = nullptr;
   std::unique_ptr<AtomicFile> vcd_;
-  uint64_t view_start_ns_ = 0;
+  Tick view_start_ps_ = 0;
   struct Sig {
     std::string name, group;
     bool flag;

@@ -12,6 +12,7 @@
 
 #include "vp/platform/OutputFolder.hpp"
 #include "vp/platform/ServerRun.hpp"
+#include "vp/core/BuildInfo.hpp"
 #include "vp/core/Quote.hpp"
 #include "vp/core/SimControl.hpp"
 #include "vp/host/workload/AppProfile.hpp"
@@ -38,6 +39,11 @@ void catch_stop_signals() {
 }
 }  // namespace
 
+std::string version_text(const std::string& prog) {
+  return fmt::format("{} (FlashVP) {}\nsummary.json schema_version {}\nSystemC {}\n", prog, build_revision(),
+                     kSummarySchemaVersion, sc_core::sc_release());
+}
+
 int run_cli(int argc, char** argv, Platform platform) {
   const std::string prog = platform == Platform::Drive ? "vp-drive" : "vp-server";
   po::options_description desc(prog + " options");
@@ -45,6 +51,7 @@ int run_cli(int argc, char** argv, Platform platform) {
   RunOptions opt;
   opt.platform = platform;
   desc.add_options()("help,h", "show this help")
+      ("version", "print the build's version (git describe), its summary.json schema_version and SystemC's, and exit")
       ("preset", po::value(&opt.preset), "run a built-in preset (see --list-presets)")
       ("config", po::value(&opt.config_file), "run the configuration in a YAML file")
       ("set", po::value(&sets), "override one parameter: --set key=value (repeatable)")
@@ -78,6 +85,10 @@ int run_cli(int argc, char** argv, Platform platform) {
   }
   if (vm.count("help")) {
     std::cout << desc;
+    return 0;
+  }
+  if (vm.count("version")) {
+    std::cout << version_text(prog);
     return 0;
   }
   if (vm.count("json") + vm.count("markdown") > 1 || ((vm.count("json") || vm.count("markdown")) &&

@@ -687,7 +687,7 @@ void write_outputs(const fs::path& out, const Config& cfg, const nlohmann::json&
     Tick first = 0;
     for (const auto& r : top.workload.runners())
       if (r->result().started && (!first || r->result().started < first)) first = r->result().started;
-    waves.set_view_start(first / 1000);
+    waves.set_view_start(first);
     waves.close();
     waves.write_gtkw((out / "waves.gtkw").string(), fs::absolute(out / "waves.vcd").string());
   }

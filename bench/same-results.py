@@ -21,7 +21,9 @@ import subprocess
 import sys
 import tempfile
 
-# flashvp.summary imports the standard library only: no venv needed.
+# flashvp.summary imports the standard library only: no venv needed. No
+# bytecode is written into the source tree.
+sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "tools"))
 from flashvp.summary import upgrade_v1  # noqa: E402
 

@@ -31,9 +31,10 @@ std::vector<std::string> DriveTop::check_workload(const std::vector<host::FioJob
     if (j.online) refuse(j, "online", "an online server needs host cores for its workers");
     if (j.thinktime_spin_ps) refuse(j, "thinktime_spin", "spinning burns CPU on a host core");
     if (j.thinktime_insts) refuse(j, j.app.empty() ? "thinktime_insts" : "app", "compute between I/Os runs on a host core");
-    if (max_transfer && j.read_iolog.empty() && j.bs > max_transfer)
-      refuse(j, "bs", fmt::format("a {}-byte I/O is over the drive's largest transfer ({} bytes, ssd.nvme.mdts = {}), "
-                                  "and there is no blk-mq to split it", j.bs, max_transfer, mdts));
+    if (max_transfer && j.read_iolog.empty() && j.max_bs() > max_transfer)
+      refuse(j, j.bssplit.empty() ? "bs" : "bssplit",
+             fmt::format("a {}-byte I/O is over the drive's largest transfer ({} bytes, ssd.nvme.mdts = {}), "
+                         "and there is no blk-mq to split it", j.max_bs(), max_transfer, mdts));
   }
   host::JobNeeds needs = host::Workload::check(jobs, nvme_job_target(c));
   check_host_memory(c, needs, nullptr, {});

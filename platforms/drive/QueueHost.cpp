@@ -82,6 +82,13 @@ void QueueHost::issue_all() {
 }
 
 void QueueHost::issue(host::FioJobRunner& j, Tick now) {
+  if (j.wants_sync()) {  // fsync: a Flush when the drive reports a volatile write cache
+    if (host::IoRequest* f = j.start_direct_sync(now)) {
+      f->clock.mark(Stage::HostSubmit, now);
+      driver_.submit(*f, j.core());
+    }
+    return;
+  }
   while (j.can_issue(now)) {
     host::IoRequest& r = j.issue(now);
     if (uint32_t max = driver_.max_transfer(); max && r.bytes > max) {  // a trace record (bs is checked before)

@@ -128,13 +128,13 @@ std::vector<std::string> ServerTop::check_workload(const std::vector<host::FioJo
   if (host::MdRaid::level_from(md) == host::MdRaid::Level::Raid5)
     for (const auto& j : jobs)
       if (j.filename == host::MdRaid::kPath && j.has_writes() &&
-          host::MdRaid::max_rows(j.bs, md.get_size("chunk"), static_cast<unsigned>(drives.size())) >
+          host::MdRaid::max_rows(j.max_bs(), md.get_size("chunk"), static_cast<unsigned>(drives.size())) >
               uint64_t(md.get_int("stripe_cache")))
         c.fail({"host.md.stripe_cache", "host.md.chunk"},
                fmt::format("{}: a write of {} bytes may touch {} rows of the RAID-5 array, more than its stripe "
                            "heads",
-                           j.at("bs"), j.bs,
-                           host::MdRaid::max_rows(j.bs, md.get_size("chunk"), static_cast<unsigned>(drives.size()))));
+                           j.at("bs"), j.max_bs(),
+                           host::MdRaid::max_rows(j.max_bs(), md.get_size("chunk"), static_cast<unsigned>(drives.size()))));
   // A power loss is judged per drive; an array's blocks are the array's.
   if (host::MdRaid::level_from(md) != host::MdRaid::Level::None)
     for (const auto& d : drives)

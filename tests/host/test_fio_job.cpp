@@ -181,14 +181,18 @@ TEST_CASE("fio cpus_allowed lists and ranges", "[fio]") {
 }
 
 TEST_CASE("fio errors name file, line, option and value", "[fio]") {
-  CHECK(error_of("[j]\n\nfoo=1\n") == "jobs.fio:3: unknown option 'foo'");
-  CHECK(error_of("[j]\nrw=read\nrw=trim\n") ==
-        "jobs.fio:3: option 'rw': value 'trim' is not one of read, write, randread, randwrite, randrw, rw, readwrite");
+  CHECK(error_of("[j]\n\nfoo=1\n").find("jobs.fio:3: unknown option 'foo': fio has no such option") == 0);
+  CHECK(error_of("[j]\nrw=read\nrw=trim\n").find("jobs.fio:3: option 'rw': value 'trim' is a trim mode, not modelled") !=
+        std::string::npos);
+  CHECK(error_of("[j]\nrw=randomread\n") ==
+        "jobs.fio:2: option 'rw': value 'randomread' is not one of read, write, randread, randwrite, randrw, rw, "
+        "readwrite");
   CHECK(error_of("[a]\n[b]\n\n\n\n\niodepth=0\n") == "jobs.fio:7: option 'iodepth': value '0' out of range (1..65536)");
   CHECK(error_of("[j]\nrwmixread=101") == "jobs.fio:2: option 'rwmixread': value '101' out of range (0..100)");
   CHECK(error_of("[j]\niodepth=abc") == "jobs.fio:2: option 'iodepth': value 'abc' is not a whole number");
   CHECK(error_of("# c\nbs=4k\n[j]\n") == "jobs.fio:2: option 'bs' appears before any [section] header");
-  CHECK(error_of("[j]\nbs=1000") == "jobs.fio:2: option 'bs': value '1000' must be a positive multiple of 512 bytes");
+  CHECK(error_of("[j]\nbs=1000") ==
+        "jobs.fio:2: option 'bs': value '1000' has block size '1000': must be a positive multiple of 512 bytes");
   CHECK(error_of("[j]\nbs=4x") == "jobs.fio:2: option 'bs': value '4x' has an unknown unit (allowed: none, "
                                   "k/KiB/kb, m/MiB, g/GiB, t/TiB)");
   CHECK(error_of("[j]\nruntime=5y").find("jobs.fio:2: option 'runtime': value '5y' has an unknown unit") == 0);
@@ -212,7 +216,7 @@ TEST_CASE("fio file errors name the path", "[fio]") {
   }
   const std::string tmp = "/tmp/vp_test_fio_job.fio";
   std::ofstream(tmp) << "[j]\nbs=8k\nbogus\n";
-  CHECK_THROWS_WITH(parse_fio_file(tmp), tmp + ":3: unknown option 'bogus'");
+  CHECK_THROWS_WITH(parse_fio_file(tmp), Catch::StartsWith(tmp + ":3: unknown option 'bogus'"));
   std::remove(tmp.c_str());
 }
 

@@ -220,9 +220,9 @@ TEST_CASE("a device buffer reported drained keeps fastdrain on the low dirty rat
   CHECK(u(host(s)["pagecache"]["ratio_switches"]) == 0);
 }
 
-TEST_CASE("fsync on a direct job is refused", "[host][pagecache]") {
-  CHECK_THROWS_WITH(run("quick", {}, "[w]\nrw=write\nbs=4k\nnumber_ios=4\nfsync=1\n"),
-                    Catch::Contains("fsync") && Catch::Contains("direct=0"));
+TEST_CASE("fsync needs a queue completing by interrupt for its Flush", "[host][pagecache]") {
+  CHECK_THROWS_WITH(run("quick", {{"host.nvme.completion", "poll"}}, "[w]\nrw=write\nbs=4k\nnumber_ios=4\nfsync=1\n"),
+                    Catch::Contains("option 'fsync' = '1'") && Catch::Contains("polls every queue"));
 }
 
 TEST_CASE("buffered jobs on three cores with evictions and fsync read back what they wrote", "[host][pagecache]") {

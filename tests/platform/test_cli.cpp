@@ -2,6 +2,8 @@
 // The vp-server binary: configuration errors, reproducibility, outputs.
 #include <algorithm>
 #include <catch2/catch.hpp>
+
+#include <map>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -297,8 +299,9 @@ TEST_CASE("job-file errors found after parsing name the file, the line and the v
   // An option set in [global] is named at its own line.
   job_error("[global]\nbs=2k\ndirect=0\n[j1]\nrw=read\n", {f + "2: job 'j1': option 'bs' = '2k'"});
   job_error("[j1]\nrw=read\ncpus_allowed=99\n", {f + "3: job 'j1': option 'cpus_allowed' = '99': cpu 99 does not exist"});
-  job_error("[j1]\nfsync=1\ndirect=1\n",
-            {f + "2: job 'j1': option 'fsync' = '1': needs direct=0, not option 'direct' = '1' (" + f + "3)"});
+  job_error("[j1]\nrate_process=poisson\nrw=randrw\nrate=1m\n",
+            {f + "2: job 'j1': option 'rate_process' = 'poisson': poisson spacing is modelled for a single-direction "
+                 "rated job"});
   job_error("[j1]\nhipri\n", {f + "2: job 'j1': option 'hipri': is an option of the io_uring and pvsync2 engines, "
                                    "not of option 'ioengine' = 'libaio' (default)"});
   job_error("[j1]\nread_iolog=" + dir + "/none\n",
@@ -481,10 +484,27 @@ TEST_CASE("the statistics list shows the configured platform's statistics, whole
   CHECK(m.out.find("| `host.core<n>.busy_ps` | counter | ps | time the core was busy |") != std::string::npos);
   Shell p = server("--list-params --json");
   REQUIRE(p.status == 0);
-  bool found = false;
-  for (const auto& e : nlohmann::json::parse(p.out))
-    if (e["key"] == "ssd.flash.t_read") found = e["type"] == "time" && !e["description"].get<std::string>().empty();
-  CHECK(found);
+  std::map<std::string, nlohmann::json> params;
+  for (const auto& e : nlohmann::json::parse(p.out)) params[e["key"].get<std::string>()] = e;
+  REQUIRE(params.count("ssd.flash.t_read"));
+  CHECK(params["ssd.flash.t_read"]["type"] == "time");
+  CHECK(!params["ssd.flash.t_read"]["description"].get<std::string>().empty());
+  // Type, unit, default, bounds and choices as fields: the page cache's
+  // 256MiB default in bytes, its [1MiB, 1TiB] range, the size suffixes.
+  const auto& pc = params.at("host.pagecache.size");
+  CHECK(pc["unit"] == "B");
+  CHECK(pc["default_value"] == 256.0 * 1024 * 1024);
+  CHECK(pc["min"] == 1048576.0);
+  CHECK(pc["max"] == 1099511627776.0);
+  CHECK(pc["units"]["GiB"] == 1073741824);
+  CHECK(pc["units"]["KB"] == 1000);
+  CHECK(params.at("accel.clock")["units"]["MHz"] == 1000000);
+  CHECK(params.at("accel.clock")["default_value"] == 250e6);
+  CHECK(params.at("ssd.flash.t_read")["units"]["us"] == 1000000);
+  CHECK(params.at("accel.cam_cycles")["default_value"] == 2.0);
+  CHECK(params.at("accel.cam_cycles")["max"] == 1048576.0);
+  CHECK(!params.at("accel.cam_cycles").contains("unit"));
+  CHECK(params.at("accel.enabled")["choices"] == nlohmann::json::array({"off", "on"}));
   Shell bad = server("--json");
   CHECK(bad.status == 2);
   CHECK(bad.out.find("--json and --markdown go with one of --list-params, --list-stats") != std::string::npos);

@@ -15,6 +15,7 @@ import signal
 import sys
 import threading
 from pathlib import Path
+from types import FrameType
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -51,9 +52,19 @@ def _parser() -> argparse.ArgumentParser:
     pl.add_argument("--by", default=None,
                     help="line plots: one point per value of this column, at the means of x and y (x a figure, "
                          "e.g. --x iops --y latency_us.read.p99 --by <the swept queue depth>)")
+    pl.add_argument("--label", default=None, metavar="COLUMN",
+                    help="line plots: write the mean of this column beside each point (e.g. --label iops)")
     pl.add_argument("--title", default=None)
-    pl.add_argument("--logx", action="store_true", help="log x axis (base 2 for line plots: queue depths, sizes)")
-    pl.add_argument("--logy", action="store_true", help="log y axis")
+    pl.add_argument("--xlabel", default=None, help="the x axis's label (default: the parameter's description and "
+                                                    "unit, or the column's name)")
+    pl.add_argument("--ylabel", default=None, help="the y axis's label (as --xlabel)")
+    pl.add_argument("--logx", action="store_true",
+                    help="log x axis: ticks at each power of two when every x is one (queue depths, sizes), "
+                         "else at decades")
+    pl.add_argument("--logy", action="store_true", help="log y axis, ticks at decades")
+    pl.add_argument("--server", default=None,
+                    help="vp-server whose parameter descriptions label the axes (default: $FLASHVP_SERVER, "
+                         "build/bin, PATH; without one, the columns' names)")
     pl.add_argument("--out", default=None, help="path without suffix (default: beside the table, named after y)")
 
     rp = sub.add_parser("repro", help="reproduce a paper's evaluation: runs, report.md and figures beside the paper's")
@@ -89,7 +100,7 @@ _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _caught: list[int] = []
 
 
-def _stopped(signum, frame):
+def _stopped(signum: int, frame: FrameType | None) -> None:
     # The running points' vp-servers (in their own sessions, which no
     # terminal signal reaches) are killed at once; then the sweep unwinds
     # as on Ctrl-C (Dask closed, its scratch folder removed) and exits
@@ -131,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
             signal.signal(s, h)
 
 
-def _main(args) -> int:
+def _main(args: argparse.Namespace) -> int:
     if args.command == "sweep":
         return _sweep(args)
     if args.command == "repro":
@@ -149,11 +160,21 @@ def _main(args) -> int:
     if args.command == "plot":
         from flashvp.collect import read_table
         from flashvp.plot import PlotError, plot_table, save
+        from flashvp.server import ServerError, find_server, list_params, unit_table
+        from flashvp.units import BUILTIN
 
+        try:
+            server = find_server(args.server)
+            params, units = list_params(server), unit_table(server)
+        except ServerError as e:
+            if args.server:
+                return _fail(str(e))
+            params, units = None, BUILTIN  # no binary at hand: the columns' names label the axes
         try:
             df = read_table(args.table)
             fig = plot_table(df, args.x, args.y, hue=args.hue, kind=args.kind, job=args.job, title=args.title,
-                             logx=args.logx, logy=args.logy, by=args.by)
+                             logx=args.logx, logy=args.logy, by=args.by, xlabel=args.xlabel, ylabel=args.ylabel,
+                             label=args.label, params=params, units=units)
         except (FileNotFoundError, PlotError) as e:
             return _fail(str(e))
         table = Path(args.table)
@@ -174,7 +195,7 @@ def _main(args) -> int:
     return 0
 
 
-def _sweep(args) -> int:
+def _sweep(args: argparse.Namespace) -> int:
     from flashvp.collect import SchemaError, collect, write_table
     from flashvp.grid import MAX_POINTS, GridError
     from flashvp.server import ServerError, find_server
@@ -204,7 +225,7 @@ def _sweep(args) -> int:
     return 1 if report.failed or report.busy else 0
 
 
-def _repro(args) -> int:
+def _repro(args: argparse.Namespace) -> int:
     from flashvp.grid import GridError
     from flashvp.repro import ReproError, repro
     from flashvp.server import ServerError, find_server

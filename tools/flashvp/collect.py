@@ -3,9 +3,10 @@
 
 One row per point and job: the point's key, status and seed, the swept
 parameters as columns (as the grid gives them), the job's name and its
-figures flattened (``latency_us.read.p99``, ``breakdown_us.read.flash``,
-``iops``), the jobs' sums (``iops_all_jobs``, ``bandwidth_MBps_all_jobs``,
-the same on each of the point's rows), then the run's figures, flattened
+figures flattened by pandas.json_normalize, lists of records by index
+(``latency_us.read.p99``, ``breakdown_us.read.flash``, ``iops``), the
+jobs' sums (``iops_all_jobs``, ``bandwidth_MBps_all_jobs``, the same on
+each of the point's rows), then the run's figures, flattened
 from summary.json's schema_version 2 layout (a version 1 file is read as
 version 2): ``drives.0.device.read_commands``, ``drives.1.ftl.host_page_writes``,
 ``host.cpu.1.user_pct``, ``accelerators.0.accel.merges``,
@@ -18,32 +19,44 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
-from flashvp.summary import SchemaError, load_summary  # noqa: F401 (SchemaError re-exported)
+from flashvp.summary import SchemaError as SchemaError  # re-exported: collect's callers catch it
+from flashvp.summary import load_summary as load_summary
 
 # Not figures: the units of counters, and identification already in columns.
 _SKIP_TOP = {"jobs", "counter_units", "git_revision", "schema_version"}
 
 
-def flatten(value, prefix: str = "", out: dict | None = None) -> dict:
-    """Nested dicts (and lists of dicts, by index) as dotted keys; lists of
-    numbers (time series) are left out."""
-    out = {} if out is None else out
+def _indexed(value: Any) -> Any:
+    """What json_normalize does not do: a list of dicts (drives, cores) as
+    a dict by index, so it flattens to ``drives.0.name``; any other list (a
+    series of numbers, an empty list) left out."""
     if isinstance(value, dict):
-        for k, v in value.items():
-            flatten(v, f"{prefix}.{k}" if prefix else str(k), out)
-    elif isinstance(value, list):
-        if value and all(isinstance(v, dict) for v in value):
-            for i, v in enumerate(value):
-                flatten(v, f"{prefix}.{i}", out)
-    elif prefix:
-        out[prefix] = value
-    return out
+        return {str(k): _indexed(v) for k, v in value.items()
+                if not isinstance(v, list) or (v and all(isinstance(e, dict) for e in v))}
+    if isinstance(value, list):
+        return {str(i): _indexed(v) for i, v in enumerate(value)}
+    return value
 
 
-def point_rows(folder: Path) -> list[dict]:
+def flatten(value: dict[str, Any]) -> dict[str, Any]:
+    """Nested dicts (and lists of dicts, by index) as dotted keys, by
+    pandas.json_normalize; lists of numbers (time series) are left out."""
+    return {str(k): v for k, v in pd.json_normalize(_indexed(value), sep=".").to_dict("records")[0].items()}
+
+
+# The prefixes the job's and the run's figures are nested under until
+# json_normalize has flattened them; then they go, or become "summary."
+# where a figure is named like a column before it.
+_JOB, _RUN = "\0job", "\0run"
+
+
+def point_rows(folder: Path) -> list[dict[str, Any]]:
+    """The point's rows, nested: its columns, then its job's figures under
+    _JOB and the run's under _RUN (flattened by collect)."""
     rec = json.loads((folder / "point.json").read_text())
     try:
         status = json.loads((folder / "status.json").read_text())
@@ -53,20 +66,29 @@ def point_rows(folder: Path) -> list[dict]:
     if base["status"] != "ok":
         return [base]
     s = load_summary(folder / "summary.json")
-    run = flatten({k: v for k, v in s.items() if k not in _SKIP_TOP})
-    rows = []
+    run = _indexed({k: v for k, v in s.items() if k not in _SKIP_TOP})
+    jobs = s.get("jobs", [])
     # fio's aggregate: the jobs' IOPS and bandwidth summed, on each of the point's rows.
-    total = {"iops_all_jobs": sum(j.get("iops", 0.0) for j in s.get("jobs", [])),
-             "bandwidth_MBps_all_jobs": sum(j.get("bandwidth_MBps", 0.0) for j in s.get("jobs", []))}
-    for job in s.get("jobs", []):
-        figures = flatten({k: v for k, v in job.items() if k != "name"})
-        row = dict(base)
-        row["job"] = job.get("name")
-        row.update(total)
-        for k, v in list(figures.items()) + list(run.items()):
-            row[k if k not in row else f"summary.{k}"] = v
-        rows.append(row)
-    return rows or [base]
+    total = {"iops_all_jobs": sum(j.get("iops", 0.0) for j in jobs),
+             "bandwidth_MBps_all_jobs": sum(j.get("bandwidth_MBps", 0.0) for j in jobs)}
+    return [{**base, "job": job.get("name"), **total, _JOB: _indexed({k: v for k, v in job.items() if k != "name"}),
+             _RUN: run} for job in jobs] or [base]
+
+
+def _flat_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """The rows flattened by one json_normalize; the job's and the run's
+    figures under their own names, or summary.<name> where a column before
+    them (a swept parameter, say) has that name."""
+    df = pd.json_normalize(rows, sep=".")
+    names: dict[str, str] = {}
+    taken = {c for c in df.columns if not c.startswith((_JOB + ".", _RUN + "."))}
+    for prefix in (_JOB, _RUN):
+        for c in df.columns:
+            if c.startswith(prefix + "."):
+                name = c[len(prefix) + 1:]
+                names[c] = name if name not in taken else f"summary.{name}"
+                taken.add(names[c])
+    return df.rename(columns=names)
 
 
 def collect(sweep_dir: str) -> pd.DataFrame:
@@ -81,8 +103,7 @@ def collect(sweep_dir: str) -> pd.DataFrame:
         pass
     rank = {k: i for i, k in enumerate(order)}
     folders.sort(key=lambda f: (rank.get(f.name, len(rank)), f.name))
-    rows = [r for f in folders for r in point_rows(f)]
-    df = pd.DataFrame(rows)
+    df = _flat_table([r for f in folders for r in point_rows(f)])
     for c in df.columns:  # a column of mixed kinds (3us and 4) is text, for Parquet
         kinds = {type(v) for v in df[c].dropna()}
         if len(kinds) > 1 and not kinds <= {int, float}:

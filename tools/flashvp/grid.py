@@ -30,22 +30,30 @@ expansion. Every error names the file, the line and the key.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
 import os
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import product as cartesian
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import yaml
 
-from flashvp.units import ELLIPSIS, UnitError, expand_list, expand_range, is_range, parse_quantity
+from flashvp.units import BUILTIN, ELLIPSIS, UnitError, UnitTable, expand_list, expand_range, is_range, parse_quantity
 
 
 class GridError(ValueError):
     """A grid that cannot be used; the message names file, line and key."""
+
+
+# Where in the YAML document: keys and list indices from the top.
+Where = tuple[str | int, ...]
+# One point's values of a block's axes: (key, value) pairs.
+Assign = tuple[tuple[str, Any], ...]
 
 
 # Runs (points x seeds) a grid may have unless the caller raises it
@@ -74,7 +82,7 @@ class Point:
     timeout: float | None = None  # seconds
     preset_digest: str | None = None  # of the preset's effective configuration, so an edited preset reruns
 
-    def identity(self) -> dict:
+    def identity(self) -> dict[str, Any]:
         """What the point's results depend on, files by content: equal
         identities give equal results (vp-server is deterministic)."""
         return {
@@ -87,9 +95,10 @@ class Point:
             "trace": list(self.trace),
         }
 
-    @property
+    @functools.cached_property
     def key(self) -> str:
-        """A stable name of the point's folder: a hash of its identity."""
+        """A stable name of the point's folder: a hash of its identity
+        (worked out once per Point: it reads the config and job files)."""
         text = json.dumps(self.identity(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -112,13 +121,13 @@ class Point:
     def label(self) -> str:
         return " ".join(f"{k}={v}" for k, v in self.params) + f" seed={self.seed}"
 
-    def record(self) -> dict:
+    def record(self) -> dict[str, Any]:
         """What point.json holds."""
         return {"key": self.key, "params": dict(self.params), "seed": self.seed, "args": self.args(),
                 "identity": self.identity()}
 
 
-def _file_digest(path: str) -> dict:
+def _file_digest(path: str) -> dict[str, str]:
     with open(path, "rb") as f:
         return {"name": os.path.basename(path), "sha256": hashlib.sha256(f.read()).hexdigest()}
 
@@ -129,14 +138,14 @@ class _Doc:
 
     path: str
     data: Any
-    lines: dict = field(default_factory=dict)
+    lines: dict[Where, int] = field(default_factory=dict)
 
-    def line(self, where: tuple) -> int:
+    def line(self, where: Where) -> int:
         while where and where not in self.lines:
             where = where[:-1]
         return self.lines.get(where, 1)
 
-    def fail(self, where: tuple, why: str) -> GridError:
+    def fail(self, where: Where, why: str) -> GridError:
         key = ".".join(str(w) for w in where if not isinstance(w, int))
         # A parameter key holds dots itself: name it whole, after its block.
         return GridError(f"{self.path}:{self.line(where)}: {key + ': ' if key else ''}{why}")
@@ -167,7 +176,7 @@ def _load(path: str) -> _Doc:
         loader.dispose()
     doc = _Doc(path, data)
 
-    def walk(n, where):
+    def walk(n: yaml.Node, where: Where) -> None:
         doc.lines[where] = n.start_mark.line + 1
         if isinstance(n, yaml.MappingNode):
             for k, v in n.value:
@@ -188,14 +197,15 @@ def _no_duplicate_keys(path: str, root: yaml.Node) -> None:
     """A key given twice in one mapping is refused, naming both lines. Run
     on the composed nodes: construction merges `<<: *anchor` keys into the
     mapping, and a key that overrides a merged one is no duplicate."""
-    todo, seen_nodes = [(root, ())], set()
+    todo: list[tuple[yaml.Node, Where]] = [(root, ())]
+    seen_nodes: set[int] = set()
     while todo:
         n, where = todo.pop()
         if id(n) in seen_nodes:  # an alias: its node was checked where the anchor is
             continue
         seen_nodes.add(id(n))
         if isinstance(n, yaml.MappingNode):
-            first: dict = {}
+            first: dict[tuple[str, Any], int] = {}
             for k, v in n.value:
                 if isinstance(k, yaml.ScalarNode):
                     name = (k.tag, k.value)
@@ -209,7 +219,7 @@ def _no_duplicate_keys(path: str, root: yaml.Node) -> None:
             todo.extend((v, where) for v in n.value)
 
 
-def _mapping(doc: _Doc, value, where: tuple, allowed: Iterable[str] | None = None) -> dict:
+def _mapping(doc: _Doc, value: Any, where: Where, allowed: Iterable[str] | None = None) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise doc.fail(where, f"must be a mapping (key: value), not {_kind(value)}")
     for k in value:
@@ -220,7 +230,7 @@ def _mapping(doc: _Doc, value, where: tuple, allowed: Iterable[str] | None = Non
     return value
 
 
-def _kind(v) -> str:
+def _kind(v: Any) -> str:
     return {dict: "a mapping", list: "a list", type(None): "nothing"}.get(type(v), f"{type(v).__name__} {v!r}")
 
 
@@ -228,7 +238,7 @@ def _kind(v) -> str:
 _NOT_FINITE = re.compile(r"^\s*[-+]?\.?(inf|infinity|nan)\s*$", re.IGNORECASE)
 
 
-def set_text(doc: _Doc, where: tuple, v) -> str:
+def set_text(doc: _Doc, where: Where, v: Any) -> str:
     """A YAML scalar as vp-server's --set reads it."""
     if isinstance(v, bool):
         return "true" if v else "false"
@@ -242,15 +252,15 @@ def set_text(doc: _Doc, where: tuple, v) -> str:
     raise doc.fail(where, f"a value must be a number or text, not {_kind(v)}")
 
 
-def _values(doc: _Doc, where: tuple, v) -> list:
+def _values(doc: _Doc, where: Where, v: Any, units: UnitTable = BUILTIN) -> list[Any]:
     """An axis's values: a list (with ... continued), a range, or one value."""
     try:
         if isinstance(v, list):
             if not v:
                 raise doc.fail(where, "an axis needs at least one value")
-            out = expand_list(v)
+            out = expand_list(v, units)
         elif is_range(v):
-            out = expand_range(v)
+            out = expand_range(v, units)
         else:
             out = [v]
     except UnitError as e:
@@ -263,16 +273,28 @@ def _values(doc: _Doc, where: tuple, v) -> list:
     return out
 
 
+def _product(lists: list[list[tuple[str, Any]]]) -> list[Assign]:
+    return [tuple(c) for c in cartesian(*lists)]
+
+
+def _zipped(lists: list[list[tuple[str, Any]]]) -> list[Assign]:
+    return [tuple(c) for c in zip(*lists, strict=True)]
+
+
 class Grid:
     """A parsed grid file; ``points()`` lists its runs in a stable order."""
 
     def __init__(self, path: str, known_params: set[str] | None = None,
-                 preset_digest: Callable[[str], str] | None = None, max_points: int = MAX_POINTS):
+                 preset_digest: Callable[[str], str] | None = None, max_points: int = MAX_POINTS,
+                 units: UnitTable = BUILTIN):
         """`preset_digest(name)`: a digest of what the preset configures
         (vp-server's --print-config of it), part of each point's identity
         so that a preset edited under the same name reruns its points.
-        A grid of more than `max_points` runs (points x seeds) is refused."""
+        A grid of more than `max_points` runs (points x seeds) is refused.
+        `units`: the units values and ranges may use (vp-server's,
+        flashvp.server.unit_table)."""
         self.path = os.path.abspath(path)
+        self.units = units
         self._preset_digest = preset_digest
         self._digests: dict[str, str] = {}
         doc = _load(path)
@@ -307,7 +329,7 @@ class Grid:
         if "timeout" in base:
             t = base["timeout"]
             try:
-                q = parse_quantity(t)
+                q = parse_quantity(t, self.units)
                 seconds = float(q.base) / 1e12 if q.unit else float(q.value)
                 if q.unit and q.dimension != "time":
                     raise UnitError("not a time")
@@ -324,7 +346,7 @@ class Grid:
         for k, _ in self.sets:
             self._check_key(("base", "set", k), k, known_params, special=False)
 
-    def _file(self, here: str, name, where: tuple) -> str:
+    def _file(self, here: str, name: Any, where: Where) -> str:
         if not isinstance(name, str) or not name:
             raise self._doc.fail(where, "must be a file name")
         p = os.path.normpath(os.path.join(here, name))
@@ -332,7 +354,7 @@ class Grid:
             raise self._doc.fail(where, f"no such file: {p}")
         return p
 
-    def _check_key(self, where: tuple, key: str, known: set[str] | None, special: bool = True) -> None:
+    def _check_key(self, where: Where, key: str, known: set[str] | None, special: bool = True) -> None:
         if special and key in _SPECIAL_AXES:
             return
         if key == "sim.seed":
@@ -344,13 +366,15 @@ class Grid:
         near = sorted(k for k in known if k.rsplit(".", 1)[0] == key.rsplit(".", 1)[0])[:8]
         raise self._doc.fail(where, "unknown parameter" + (f" (in that scope: {', '.join(near)})" if near else ""))
 
-    def _axes(self, axes: dict, known, max_points: int) -> list[list[tuple[tuple[str, Any], ...]]]:
+    def _axes(self, axes: dict[str, Any], known: set[str] | None, max_points: int) -> list[list[Assign]]:
         """Each block as a list of assignments (tuples of key, value), once
         the grid's size, counted from the axes' lengths, is within
         `max_points`: a product is expanded only when it may run."""
-        doc, specs, seen = self._doc, [], {}
+        doc = self._doc
+        specs: list[tuple[Where, int, Callable[[], list[Assign]]]] = []
+        seen: dict[str, int] = {}
 
-        def claim(where, key):
+        def claim(where: Where, key: str) -> None:
             if key in seen:
                 raise doc.fail(where, f"swept twice (also at line {seen[key]})")
             seen[key] = doc.line(where)
@@ -359,48 +383,48 @@ class Grid:
         for name in _AXES:
             if name not in axes:
                 continue
-            where = ("axes", name)
+            where: Where = ("axes", name)
             if name in ("product", "zip"):
                 block = _mapping(doc, axes[name], where)
                 if not block:
                     raise doc.fail(where, "names no axis")
-                lists = []
+                lists: list[list[tuple[str, Any]]] = []
                 for k, v in block.items():
                     claim(where + (k,), k)
-                    lists.append([(k, x) for x in _values(doc, where + (k,), v)])
+                    lists.append([(k, x) for x in _values(doc, where + (k,), v, self.units)])
                 if name == "product":
-                    specs.append((where, math.prod(len(lst) for lst in lists),
-                                  lambda lists=lists: [tuple(c) for c in cartesian(*lists)]))
+                    specs.append((where, math.prod(len(lst) for lst in lists), functools.partial(_product, lists)))
                 else:
                     lens = {len(lst) for lst in lists}
                     if len(lens) > 1:
-                        sizes = ", ".join(f"{k}: {len(lst)}" for k, lst in zip(block, lists))
+                        sizes = ", ".join(f"{k}: {len(lst)}" for k, lst in zip(block, lists, strict=True))
                         raise doc.fail(where, f"zip needs lists of one length (got {sizes})")
-                    specs.append((where, lens.pop(), lambda lists=lists: [tuple(c) for c in zip(*lists)]))
+                    specs.append((where, lens.pop(), functools.partial(_zipped, lists)))
             else:
                 pts = axes[name]
                 if not isinstance(pts, list) or not pts:
                     raise doc.fail(where, "must be a list of mappings ({key: value, ...})")
-                rows, keys = [], {}
-                for i, p in enumerate(pts):
-                    p = _mapping(doc, p, where + (i,))
-                    if not p:
+                rows: list[Assign] = []
+                keys: set[str] = set()
+                for i, item in enumerate(pts):
+                    point = _mapping(doc, item, where + (i,))
+                    if not point:
                         raise doc.fail(where + (i,), "an empty point")
-                    for k, v in p.items():
+                    for k, v in point.items():
                         if k not in keys:
                             claim(where + (i, k), k)
-                            keys[k] = True
+                            keys.add(k)
                         set_text(doc, where + (i, k), v)
-                    rows.append(tuple(p.items()))
+                    rows.append(tuple(point.items()))
                 if len(set(rows)) != len(rows):
                     raise doc.fail(where, "the same point is given twice")
-                specs.append((where, len(rows), lambda rows=rows: rows))
+                specs.append((where, len(rows), rows.copy))
         # The blocks multiply, and the seeds with them.
-        factors = [(w, n) for w, n, _ in specs] + [(("seeds",), self.seeds)]
+        factors: list[tuple[Where, int]] = [(w, n) for w, n, _ in specs] + [(("seeds",), self.seeds)]
         self.size = math.prod(n for _, n in factors)
         if self.size > max_points:
             biggest = max(factors, key=lambda f: f[1])[0]
-            terms = " x ".join(f"{'.'.join(w)} {n:,}" for w, n in factors)
+            terms = " x ".join(f"{'.'.join(map(str, w))} {n:,}" for w, n in factors)
             raise doc.fail(biggest,
                            f"the grid is {self.size:,} runs ({terms}), above the bound of {max_points:,} runs; "
                            f"--max-points N raises it")

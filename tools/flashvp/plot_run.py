@@ -15,11 +15,15 @@ Each plot is drawn when its input is there, as PNG and SVG in OUTDIR/plots/.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import matplotlib.pyplot as plt
 import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
-from flashvp.collect import load_summary
-from flashvp.plot import plt, save
+from flashvp.plot import save
+from flashvp.summary import load_summary
 
 # The path of one I/O, in order (docs/outputs.md); stages a newer
 # summary adds are drawn after these.
@@ -27,7 +31,7 @@ STAGES = ["host_submit", "blk_mq", "driver_queue", "accel", "sq_wait", "fetch", 
           "cq_post", "interrupt", "wakeup"]
 
 
-def _finish(fig, ax, xlabel: str, ylabel: str, title: str):
+def _finish(fig: Figure, ax: Axes, xlabel: str, ylabel: str, title: str) -> Figure:
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.grid(True, alpha=0.3)
@@ -37,7 +41,7 @@ def _finish(fig, ax, xlabel: str, ylabel: str, title: str):
     return fig
 
 
-def latency_cdf(requests: pd.DataFrame):
+def latency_cdf(requests: pd.DataFrame) -> Figure:
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for (job, op), g in requests.groupby(["job", "op"], sort=False):
         v = (g["latency_ps"].astype(float) / 1e6).sort_values().to_numpy()
@@ -46,7 +50,7 @@ def latency_cdf(requests: pd.DataFrame):
     return _finish(fig, ax, "latency (us)", "fraction of I/Os", "latency CDF per job (requests.csv)")
 
 
-def breakdown(summary: dict, order: list[str] | None = None):
+def breakdown(summary: dict[str, Any], order: list[str] | None = None) -> Figure | None:
     bars = []  # (label, {stage: us})
     for j in summary.get("jobs", []):
         for op in ("read", "write"):
@@ -63,7 +67,7 @@ def breakdown(summary: dict, order: list[str] | None = None):
     for s in stages:
         h = [b.get(s, 0.0) for _, b in bars]
         ax.bar(range(len(bars)), h, bottom=bottom, label=s)
-        bottom = [a + b for a, b in zip(bottom, h)]
+        bottom = [a + b for a, b in zip(bottom, h, strict=True)]
     ax.set_xticks(range(len(bars)), [lbl for lbl, _ in bars], fontsize="small")
     ax.set_ylabel("mean time per I/O (us)")
     ax.legend(fontsize="x-small", bbox_to_anchor=(1.01, 1), loc="upper left")
@@ -72,7 +76,7 @@ def breakdown(summary: dict, order: list[str] | None = None):
     return fig
 
 
-def write_buffer(level: pd.DataFrame):
+def write_buffer(level: pd.DataFrame) -> Figure:
     fig, ax = plt.subplots(figsize=(7, 4.5))
     t = level["time_us"] / 1e3
     ax.step(t, level["max_pages"], where="post", label="level (max in step)")
@@ -83,7 +87,7 @@ def write_buffer(level: pd.DataFrame):
     return _finish(fig, ax, "time (ms)", "pages in the write buffer", "FastDrain write buffer (write_buffer.csv)")
 
 
-def cache_epochs(ep: pd.DataFrame):
+def cache_epochs(ep: pd.DataFrame) -> Figure:
     fig, (a1, a2) = plt.subplots(2, 1, figsize=(7, 6), sharex=True)
     for cls, name in (("thr", "throughput"), ("lat", "latency-critical")):
         hits, misses = ep[f"{cls}_read_hits"], ep[f"{cls}_read_misses"]

@@ -1,45 +1,54 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""A sweep's progress: one redrawn line on a terminal, plain lines otherwise."""
+"""A sweep's progress through tqdm: a bar with the ETA on a terminal, and
+a plain line per finished point otherwise (CI logs, a file), whose rate and
+ETA are tqdm's too."""
 from __future__ import annotations
 
 import sys
 import time
+from typing import Any, TextIO
 
-
-def _clock(s: float) -> str:
-    s = int(round(s))
-    return f"{s // 3600}h{s // 60 % 60:02d}m" if s >= 3600 else f"{s // 60}m{s % 60:02d}s"
+from tqdm import tqdm
 
 
 class Progress:
-    def __init__(self, total: int, slots: int, skipped: int = 0, stream=None):
-        self.stream = stream or sys.stderr
+    def __init__(self, total: int, slots: int, skipped: int = 0, stream: TextIO | None = None,
+                 desc: str = "sweep") -> None:
+        self.stream: TextIO = stream or sys.stderr
         self.tty = self.stream.isatty()
         self.total, self.slots = total, max(1, slots)
         self.done = self.failed = self.busy = 0
         self.skipped = skipped
+        self.desc = desc
         self.start = time.monotonic()
+        self._bar: tqdm[Any] | None = None
+
+    @property
+    def finished_count(self) -> int:
+        return self.done + self.failed + self.busy
 
     @property
     def running(self) -> int:
-        return min(self.slots, self.total - self.done - self.failed - self.busy)
+        return min(self.slots, self.total - self.finished_count)
 
-    def eta(self) -> str:
-        finished = self.done + self.failed + self.busy
-        left = self.total - finished
-        if not finished or not left:
-            return "-" if left else "0m00s"
-        return _clock((time.monotonic() - self.start) / finished * left)
+    def counts(self) -> str:
+        busy = f", {self.busy} running elsewhere" if self.busy else ""
+        return f"{self.done} done, {self.failed} failed{busy}, {self.running} running"
 
     def line(self) -> str:
-        busy = f", {self.busy} running elsewhere" if self.busy else ""
-        return (f"{self.done + self.failed + self.busy}/{self.total} points: {self.done} done, {self.failed} failed"
-                f"{busy}, {self.running} running, ETA {self.eta()}")
+        """The plain form: tqdm's count, elapsed time, ETA and rate, then the counts."""
+        meter = tqdm.format_meter(self.finished_count, self.total, time.monotonic() - self.start, unit=" points",
+                                  bar_format="{n_fmt}/{total_fmt} points [{elapsed}<{remaining}, {rate_fmt}]")
+        return f"{meter}: {self.counts()}"
 
     def begin(self) -> None:
         note = f" ({self.skipped} finished before, skipped)" if self.skipped else ""
-        self.stream.write(f"sweep: {self.total} points to run on {self.slots} slots{note}\n")
-        self._draw()
+        slots = f"{self.slots} slot" + ("" if self.slots == 1 else "s")
+        self.stream.write(f"{self.desc}: {self.total} points to run on {slots}{note}\n")
+        self.stream.flush()
+        if self.tty and self.total:
+            self._bar = tqdm(total=self.total, file=self.stream, desc=self.desc, unit=" points", dynamic_ncols=True,
+                             postfix=self.counts())
 
     def finished(self, ok: bool, label: str, wall_s: float, busy: bool = False) -> None:
         """A point ended: ok, failed, or busy (another flashvp runs it: not started here)."""
@@ -50,26 +59,20 @@ class Progress:
         else:
             self.failed += 1
         word = "running elsewhere" if busy else "done" if ok else "FAILED"
-        if self.tty:
+        if self._bar is not None:
             if not ok:
-                self.stream.write(f"\r\x1b[K{'running elsewhere' if busy else 'failed'}: {label}\n")
-            self._draw()
+                self._bar.write(f"{'running elsewhere' if busy else 'failed'}: {label}", file=self.stream)
+            self._bar.set_postfix_str(self.counts(), refresh=False)
+            self._bar.update(1)
         else:
             self.stream.write(f"{word} {label} ({wall_s:.1f} s); {self.line()}\n")
-        self.stream.flush()
-
-    def _draw(self) -> None:
-        if not self.tty:
-            return
-        width = 24
-        filled = width * (self.done + self.failed + self.busy) // max(1, self.total)
-        self.stream.write(f"\r\x1b[K[{'#' * filled}{'.' * (width - filled)}] {self.line()}")
-        self.stream.flush()
+            self.stream.flush()
 
     def end(self) -> None:
-        if self.tty:
-            self.stream.write("\n")
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
         busy = f", {self.busy} running elsewhere" if self.busy else ""
-        self.stream.write(f"sweep: {self.done} done, {self.failed} failed{busy}, {self.skipped} skipped in "
-                          f"{_clock(time.monotonic() - self.start)}\n")
+        self.stream.write(f"{self.desc}: {self.done} done, {self.failed} failed{busy}, {self.skipped} skipped in "
+                          f"{tqdm.format_interval(time.monotonic() - self.start)}\n")
         self.stream.flush()

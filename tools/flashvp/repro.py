@@ -30,11 +30,14 @@ from __future__ import annotations
 import json
 import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TextIO
 
 import pandas as pd
 import yaml
 
+from flashvp.grid import Point
 from flashvp.studies import STUDIES
 # The study types and effect arithmetic, importable from here as before.
 from flashvp.studies.base import (Effect, Results, Run, Study, deterministic, effect_samples, format_ours, judge,
@@ -50,14 +53,14 @@ class ReproError(RuntimeError):
 # Running
 
 
-def grid_document(base: dict, runs: list[Run], seeds: int) -> dict:
+def grid_document(base: dict[str, Any], runs: list[Run], seeds: int) -> dict[str, Any]:
     """A sweep grid with one point per run (preset and sets) and `seeds` seeds."""
     return {"description": "written by flashvp repro", "base": base, "axes": {"points": grid_points(runs)},
             "seeds": seeds}
 
 
 def run_study(study: Study, out: Path, server: str, quick: bool, jobs: int | None, scheduler: str | None,
-              cluster: str | None, stream=None, only: list[str] | None = None) -> Results:
+              cluster: str | None, stream: TextIO | None = None, only: list[str] | None = None) -> Results:
     from flashvp.sweep import print_failures, sweep
 
     stream = stream or sys.stderr
@@ -72,7 +75,8 @@ def run_study(study: Study, out: Path, server: str, quick: bool, jobs: int | Non
         gfile = gdir / "grid.yaml"
         gfile.write_text(yaml.safe_dump(grid_document(base, runs, study.seeds), sort_keys=False))
         stream.write(f"{study.name}: {gname} ({len(runs)} configurations x {study.seeds} seeds)\n")
-        report = sweep(str(gfile), str(gdir), server, jobs=jobs, scheduler=scheduler, cluster=cluster, stream=stream)
+        report = sweep(str(gfile), str(gdir), server, jobs=jobs, scheduler=scheduler, cluster=cluster, stream=stream,
+                       desc=f"{study.name}/{gname}")
         if report.failed:
             print_failures(report, stream)
             raise ReproError(f"{len(report.failed)} runs of {study.name}/{gname} failed (see above); "
@@ -81,7 +85,7 @@ def run_study(study: Study, out: Path, server: str, quick: bool, jobs: int | Non
             print_failures(report, stream)
             raise ReproError(f"{len(report.busy)} runs of {study.name}/{gname} are running in another flashvp; "
                              "run repro again once it ends")
-        index = {_canon(q): r for q, r in zip(grid_points(runs), runs)}
+        index = {_canon(q): r for q, r in zip(grid_points(runs), runs, strict=True)}
         for p in report.points:
             r = index[_canon(_point_params(p))]
             folder = gdir / "points" / p.key
@@ -93,15 +97,15 @@ def run_study(study: Study, out: Path, server: str, quick: bool, jobs: int | Non
     return Results(rows, where, revisions)
 
 
-def grid_points(runs: list[Run]) -> list[dict]:
+def grid_points(runs: list[Run]) -> list[dict[str, Any]]:
     return [{"preset": r.preset, **{k: str(v) for k, v in r.sets.items()}} for r in runs]
 
 
-def _point_params(p) -> dict:
+def _point_params(p: Point) -> dict[str, Any]:
     return {k: str(v) for k, v in p.params}
 
 
-def _canon(d: dict) -> str:
+def _canon(d: dict[str, Any]) -> str:
     return json.dumps({k: str(v) for k, v in d.items()}, sort_keys=True)
 
 
@@ -109,7 +113,7 @@ def _canon(d: dict) -> str:
 # Effects
 
 
-def evaluate(study: Study, res: Results) -> list[dict]:
+def evaluate(study: Study, res: Results) -> list[dict[str, Any]]:
     data = {e["id"]: e for e in papers()[study.name]["effects"]}
     out = []
     for e in study.effects:
@@ -135,7 +139,7 @@ def _compares(e: Effect) -> str:
     return f"{e.config} / {e.reference}" if e.reference else e.config
 
 
-def _paper_text(p: dict, e: Effect) -> str:
+def _paper_text(p: dict[str, Any], e: Effect) -> str:
     if e.threshold is not None:
         return f"above {e.threshold:,.0f}"
     if e.within is not None:
@@ -149,12 +153,12 @@ def _paper_text(p: dict, e: Effect) -> str:
 # Report and figures
 
 
-def _fmt(e: dict) -> str:
+def _fmt(e: dict[str, Any]) -> str:
     return format_ours(e["ours"], e["interval"], e["seeds"], bool(e.get("deterministic")),
                        absolute=e["paper_text"].startswith("above"))
 
 
-def _effects_table(effects: list[dict]) -> list[str]:
+def _effects_table(effects: list[dict[str, Any]]) -> list[str]:
     md = ["| effect | compares | paper | source | ours | seeds | ours / paper | direction | within a third |",
           "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for e in effects:
@@ -164,7 +168,7 @@ def _effects_table(effects: list[dict]) -> list[str]:
     return md
 
 
-def write_report(study: Study, res: Results, effects: list[dict], out: Path, quick: bool, lines: list[str],
+def write_report(study: Study, res: Results, effects: list[dict[str, Any]], out: Path, quick: bool, lines: list[str],
                  only: list[str] | None = None) -> Path:
     paper = papers()[study.name]
     only_text = f" --only {','.join(only)}" if only else ""
@@ -206,9 +210,9 @@ def check_page(page: Path, quick: bool) -> str:
     return text
 
 
-def _verdicts(effects: list[dict]) -> list[str]:
+def _verdicts(effects: list[dict[str, Any]]) -> list[str]:
     """Which effects went which way, named, so that no prose has to summarise them by hand."""
-    def names(pred) -> str:
+    def names(pred: Callable[[dict[str, Any]], Any]) -> str:
         return ", ".join(e["id"] for e in effects if pred(e)) or "none"
 
     out = [f"In the paper's direction: {names(lambda e: e['direction'] == 'yes')}.",
@@ -233,7 +237,7 @@ def _sections(lines: list[str], wanted: tuple[str, ...]) -> list[str]:
             continue
         if keep:
             picked.append(line)
-    out = []
+    out: list[str] = []
     for line in picked:  # one blank line between paragraphs, none at the ends
         if line or (out and out[-1]):
             out.append(line)
@@ -242,7 +246,8 @@ def _sections(lines: list[str], wanted: tuple[str, ...]) -> list[str]:
     return out
 
 
-def doc_block(study: Study, res: Results, effects: list[dict], lines: list[str], quick: bool, page: str) -> list[str]:
+def doc_block(study: Study, res: Results, effects: list[dict[str, Any]], lines: list[str], quick: bool,
+              page: str) -> list[str]:
     """The lines between a page's markers: how they were made, the effects table, which way each went, and
     the study's `doc_sections` of the report."""
     scale = " --quick" if quick else ""
@@ -266,7 +271,7 @@ def update_page(page: Path, block: list[str], quick: bool) -> None:
     page.write_text(f"{head}{begin}\n" + "\n".join(block) + f"\n{end}{tail}")
 
 
-def effects_figure(study: Study, effects: list[dict], out: Path) -> list[Path]:
+def effects_figure(study: Study, effects: list[dict[str, Any]], out: Path) -> list[Path]:
     """The relative effects, the paper's bars beside ours (with their intervals)."""
     import matplotlib.pyplot as plt
 
@@ -281,7 +286,7 @@ def effects_figure(study: Study, effects: list[dict], out: Path) -> list[Path]:
     ax.bar([x + 0.2 for x in xs], [100 * e["ours"] for e in rel], 0.4, label="FlashVP",
            yerr=[0 if math.isnan(e["interval"]) else 100 * e["interval"] for e in rel], capsize=3, color="#1f77b4")
     # A bar with no interval because no seed changes it says so, rather than look like an interval of zero.
-    for x, e in zip(xs, rel):
+    for x, e in zip(xs, rel, strict=True):
         if e.get("deterministic"):
             ax.annotate("det.", (x + 0.2, 100 * e["ours"]), ha="center", va="bottom" if e["ours"] >= 0 else "top",
                         fontsize=7)
@@ -297,7 +302,7 @@ def effects_figure(study: Study, effects: list[dict], out: Path) -> list[Path]:
 
 
 def repro(study_name: str, out: str, server: str, quick: bool = False, jobs: int | None = None,
-          scheduler: str | None = None, cluster: str | None = None, stream=None,
+          scheduler: str | None = None, cluster: str | None = None, stream: TextIO | None = None,
           only: list[str] | None = None, update_docs: str | None = None) -> Path:
     """Runs the study (only the runs of the variants in `only`, when given) and writes its outputs; with
     `update_docs`, the block of that study page for this scale too."""

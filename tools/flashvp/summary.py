@@ -23,7 +23,7 @@ import json
 import math
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Generic, NamedTuple, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar, cast, overload
 
 from flashvp import SUMMARY_SCHEMA_VERSIONS
 
@@ -32,7 +32,7 @@ class SchemaError(ValueError):
     """A summary.json this package cannot read."""
 
 
-def load_summary(path: Path) -> dict:
+def load_summary(path: Path) -> dict[str, Any]:
     try:
         s = json.loads(Path(path).read_text())
     except OSError as e:
@@ -55,7 +55,7 @@ _HOST_SECTIONS = ("cpu", "sched", "pagecache", "verify")
 _SSD = "ssd"  # the drive whose v1 sections have plain keys
 
 
-def _v1_drive_names(d: dict) -> tuple[list[str], list[dict]]:
+def _v1_drive_names(d: dict[str, Any]) -> tuple[list[str], list[dict[str, Any]]]:
     """The drives of a v1 summary in probe order, and its drives[] list ([]
     when it has none: it had one only with several drives)."""
     listed = d.get("drives")
@@ -69,7 +69,7 @@ def _v1_drive_names(d: dict) -> tuple[list[str], list[dict]]:
     if listed:
         names = [e["name"] for e in listed]
     else:  # one drive, named by its sections (or its counters): ssd unless they say otherwise
-        counters = d.get("counters") if isinstance(d.get("counters"), dict) else {}
+        counters: dict[str, Any] = d["counters"] if isinstance(d.get("counters"), dict) else {}
         counted = [k[:-len(".nvme.io_commands")] for k in counters if k.endswith(".nvme.io_commands")]
         names = [(owners or counted or [_SSD])[0]]
     # A drive not in the list still gets its sections (v1 vp-qemu had no list
@@ -84,7 +84,7 @@ def _v1_drive_names(d: dict) -> tuple[list[str], list[dict]]:
     return names, listed
 
 
-def upgrade_v1(d: dict) -> dict:
+def upgrade_v1(d: dict[str, Any]) -> dict[str, Any]:
     """A schema_version 1 summary in the schema_version 2 layout (docs/outputs.md's
     v1 -> v2 table); `d` is left as it is. Section contents are unchanged, only
     their place: ``device`` and the first drive's ``nvme``, ``firmware``,
@@ -108,14 +108,14 @@ def upgrade_v1(d: dict) -> dict:
     if listed:
         del rest["drives"]
 
-    def move(key: str, to: dict, as_key: str) -> None:
+    def move(key: str, to: dict[str, Any], as_key: str) -> None:
         if key in rest and (as_key not in to or to[as_key] == rest[key]):
             to[as_key] = rest.pop(key)
 
     server = d.get("platform") == "server"
-    drives = []
+    drives: list[dict[str, Any]] = []
     for k, name in enumerate(names):
-        e = {"name": name, "path": f"/dev/nvme{k}n1" if server else None}
+        e: dict[str, Any] = {"name": name, "path": f"/dev/nvme{k}n1" if server else None}
         if k < len(listed):
             e.update(listed[k])  # rest's copy
         if k == 0:
@@ -127,14 +127,15 @@ def upgrade_v1(d: dict) -> dict:
             move("image", e, "image")
         drives.append(e)
     if cc_ams:
+        assert isinstance(nvme, dict)
         drives[0].setdefault("nvme", {})["cc_ams"] = nvme["cc_ams"]
-    host: dict = {}
+    host: dict[str, Any] = {}
     for key in _HOST_SECTIONS:
         move(key, host, key)
-    accel = {"name": "accel"}
+    accel: dict[str, Any] = {"name": "accel"}
     move("accel", accel, "accel")
     move("accel.pcie", accel, "pcie")
-    switch = {"name": "pcie_switch"}
+    switch: dict[str, Any] = {"name": "pcie_switch"}
     move("pcie_switch", switch, "switch")
     rest["schema_version"] = 2
     rest.update(host=host, drives=drives, accelerators=[accel] if len(accel) > 1 else [],
@@ -142,9 +143,12 @@ def upgrade_v1(d: dict) -> dict:
     return rest
 
 
-def _record(cls, d: dict):
+R = TypeVar("R")
+
+
+def _record(cls: type[R], d: dict[str, Any]) -> R:
     """A `cls` dataclass from the keys of `d` that its fields name (other keys ignored)."""
-    return cls(**{f.name: d[f.name] for f in fields(cls) if f.name in d})
+    return cls(**{f.name: d[f.name] for f in fields(cast(Any, cls)) if f.name in d})
 
 
 @dataclass(frozen=True)
@@ -188,7 +192,7 @@ class Online:
     parts_tail: ResponseParts  # over the responses at or above the p99
 
     @classmethod
-    def of(cls, d: dict) -> Online:
+    def of(cls, d: dict[str, Any]) -> Online:
         parts = d.get("response_parts_us", {})
         return cls(_record(Latency, d["response_us"]), _record(ResponseParts, parts.get("all", {})),
                    _record(ResponseParts, parts.get("p99_and_above", {})))
@@ -200,17 +204,23 @@ T = TypeVar("T")
 class _Key(Generic[T]):
     """A key of the wrapped dict, read as the attribute of its name (KeyError when the run did not write it)."""
 
-    def __set_name__(self, owner, name: str) -> None:
+    def __set_name__(self, owner: type[Any], name: str) -> None:
         self.key = name
 
-    def __get__(self, obj, owner=None) -> T:
-        return self if obj is None else obj._d[self.key]
+    @overload
+    def __get__(self, obj: None, owner: type[Any] | None = None) -> _Key[T]: ...
+
+    @overload
+    def __get__(self, obj: _View, owner: type[Any] | None = None) -> T: ...
+
+    def __get__(self, obj: _View | None, owner: type[Any] | None = None) -> T | _Key[T]:
+        return self if obj is None else cast(T, obj._d[self.key])
 
 
 class _View:
     """Typed reads of one dict of the summary, on access."""
 
-    def __init__(self, d: dict):
+    def __init__(self, d: dict[str, Any]):
         self._d = d
 
 
@@ -228,7 +238,8 @@ class Job(_View):
 
     def breakdown(self, op: str) -> dict[str, float]:
         """The mean us per I/O of `op` in each stage (docs/outputs.md's table)."""
-        return self._d["breakdown_us"][op]
+        out: dict[str, float] = self._d["breakdown_us"][op]
+        return out
 
     @property
     def online(self) -> Online | None:
@@ -320,7 +331,7 @@ class Summary(_View):
 
     @property
     def git_revision(self) -> str:
-        return self._d.get("git_revision", "unknown")
+        return str(self._d.get("git_revision", "unknown"))
 
     @property
     def jobs(self) -> list[Job]:
@@ -341,9 +352,10 @@ class Summary(_View):
         return [Drive(e) for e in self._d["drives"]]
 
     @property
-    def host(self) -> dict:
+    def host(self) -> dict[str, Any]:
         """The host-side sections as written: cpu, sched, pagecache, verify, md (those the run has)."""
-        return self._d["host"]
+        out: dict[str, Any] = self._d["host"]
+        return out
 
     # The first drive's sections: drives[0] (none in a hand-written summary without drives).
 
@@ -366,8 +378,9 @@ class Summary(_View):
     # Counters, by their full names (docs/reference/statistics.md)
 
     @property
-    def _counters(self) -> dict:
-        return self._d["counters"]
+    def _counters(self) -> dict[str, Any]:
+        out: dict[str, Any] = self._d["counters"]
+        return out
 
     def cache_reads(self, cls: str) -> CacheReads:
         """The SSD cache's read hits and misses of one class (lat, thr), 0 without that class."""
@@ -376,7 +389,7 @@ class Summary(_View):
 
     @property
     def context_switches(self) -> int:
-        return self._counters.get("host.context_switches", 0)
+        return int(self._counters.get("host.context_switches", 0))
 
     def fw_threads(self, kind: str) -> list[FwThread]:
         """The firmware threads whose names start with `kind` (nvmq, trans, ...), in the counters' order."""

@@ -6,7 +6,11 @@ process: each worker only waits for its vp-server child); --scheduler
 tcp://HOST:PORT submits to a running Dask cluster, --cluster slurm|pbs
 starts one through dask-jobqueue. Each point runs in OUT/points/<key>/,
 <key> a hash of what the point's results depend on, so a second sweep
-skips finished points and runs only new or failed ones.
+skips finished points and runs only new or failed ones. A point counts as
+finished from its folder's files alone (status.json ok with the point's
+key, and summary.json): resuming a finished sweep starts no vp-server but
+the two questions asked once per binary (its parameters, each preset's
+digest).
 """
 from __future__ import annotations
 
@@ -17,15 +21,21 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
 
 from flashvp.grid import MAX_POINTS, Grid, Point
 from flashvp.progress import Progress
 from flashvp import worker
-from flashvp.server import RunResult, known_params, preset_digest, result_of, validate
+from flashvp.server import RunResult, known_params, preset_digest, result_of, unit_table, validate
 from flashvp.worker import finished, kill_all, run_point
+
+if TYPE_CHECKING:
+    from distributed import Client
+    from distributed.deploy.cluster import Cluster
 
 
 class SweepError(RuntimeError):
@@ -53,7 +63,7 @@ class SweepReport:
 
 def plan(grid: Grid, out: Path) -> list[tuple[Point, Path]]:
     pts = grid.points()
-    seen = {}
+    seen: dict[str, Point] = {}
     for p in pts:
         if p.key in seen:
             raise SweepError(f"{grid.path}: two points are the same run ({seen[p.key].label()} and {p.label()})")
@@ -76,7 +86,7 @@ def writable_folder(folder: Path, sub: str = "points", option: str = "--out") ->
 def check_points(server: str, todo: list[Point], jobs: int) -> None:
     """vp-server --print-config on every point before anything runs."""
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as ex:
-        problems = [(p, m) for p, m in zip(todo, ex.map(lambda p: validate(server, p), todo)) if m]
+        problems = [(p, m) for p, m in zip(todo, ex.map(lambda p: validate(server, p), todo), strict=True) if m]
     if problems:
         lines = [f"  {p.label()}: {m}" for p, m in problems[:20]]
         more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
@@ -85,7 +95,7 @@ def check_points(server: str, todo: list[Point], jobs: int) -> None:
 
 
 def _client(scheduler: str | None, cluster: str | None, jobs: int, connect_timeout: float = 20,
-            scratch: str | None = None):
+            scratch: str | None = None) -> tuple[Client, Cluster | None]:
     from dask.distributed import Client, LocalCluster
 
     if scheduler:
@@ -95,10 +105,12 @@ def _client(scheduler: str | None, cluster: str | None, jobs: int, connect_timeo
             raise SweepError(f"--scheduler {scheduler}: cannot reach the Dask scheduler ({e})") from None
     if cluster in ("slurm", "pbs"):
         try:
-            import dask_jobqueue
+            from dask_jobqueue.core import JobQueueCluster
+            from dask_jobqueue.pbs import PBSCluster
+            from dask_jobqueue.slurm import SLURMCluster
         except ImportError:
             raise SweepError("--cluster needs dask-jobqueue (pip install dask-jobqueue)") from None
-        cls = dask_jobqueue.SLURMCluster if cluster == "slurm" else dask_jobqueue.PBSCluster
+        cls: type[JobQueueCluster] = SLURMCluster if cluster == "slurm" else PBSCluster
         try:
             # Each job is one single-threaded worker; the queue and sizes come
             # from dask-jobqueue's configuration (~/.config/dask/jobqueue.yaml).
@@ -109,15 +121,15 @@ def _client(scheduler: str | None, cluster: str | None, jobs: int, connect_timeo
         return Client(c), c
     # A dashboard on a free port (no clash between sweeps running at once);
     # the workers' scratch space in the caller's folder (sweep() removes it).
-    c = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=False, dashboard_address=":0",
-                     local_directory=scratch)
-    return Client(c), c
+    local = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=False, dashboard_address=":0",
+                         local_directory=scratch)
+    return Client(local), local
 
 
 _CALL = "__import__('cloudpickle').loads(blob)(*args)"
 
 
-def _task(remote: bool, *args) -> tuple:
+def _task(remote: bool, *args: Any) -> tuple[Any, ...]:
     """The function and arguments of one point's task. Local workers call
     run_point; a cluster's workers get its code by value, so they need
     Python with dask.distributed and vp-server, not this package:
@@ -136,25 +148,27 @@ def _task(remote: bool, *args) -> tuple:
 
 
 def sweep(grid_path: str, out: str, server: str, jobs: int | None = None, scheduler: str | None = None,
-          cluster: str | None = None, stream=None, connect_timeout: float = 20,
-          max_points: int = MAX_POINTS) -> SweepReport:
+          cluster: str | None = None, stream: TextIO | None = None, connect_timeout: float = 20,
+          max_points: int = MAX_POINTS, desc: str = "sweep") -> SweepReport:
     jobs = jobs or os.cpu_count() or 1
     grid = Grid(grid_path, known_params(server), preset_digest=lambda name: preset_digest(server, name),
-                max_points=max_points)
+                max_points=max_points, units=unit_table(server))
     out_dir = Path(out).resolve()
     planned = plan(grid, out_dir)
     report = SweepReport([p for p, _ in planned])
-    todo = [(p, f) for p, f in planned if not finished(f)]
+    todo = []
     for p, f in planned:
-        if finished(f):
+        if finished(f, p.key):  # its folder's files only: no vp-server per point
             report.results[p.key] = RunResult(p.key, True, "ok", 0, 0.0, "", skipped=True)
+        else:
+            todo.append((p, f))
     writable_folder(out_dir)
     # Whole or not at all, for a collect or another sweep into the same folder reading it.
     tmp = out_dir / f".grid.json.{os.getpid()}"
     tmp.write_text(json.dumps(
         {"grid": grid.path, "axes": grid.axis_keys(), "points": [p.key for p in report.points]}, indent=1) + "\n")
     os.replace(tmp, out_dir / "grid.json")
-    progress = Progress(len(todo), jobs, skipped=len(planned) - len(todo), stream=stream)
+    progress = Progress(len(todo), jobs, skipped=len(planned) - len(todo), stream=stream, desc=desc)
     if not todo:
         progress.begin()
         progress.end()
@@ -171,7 +185,8 @@ def sweep(grid_path: str, out: str, server: str, jobs: int | None = None, schedu
             shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _run(report, todo, progress, server, jobs, scheduler, cluster, connect_timeout, scratch) -> SweepReport:
+def _run(report: SweepReport, todo: list[tuple[Point, Path]], progress: Progress, server: str, jobs: int,
+         scheduler: str | None, cluster: str | None, connect_timeout: float, scratch: str) -> SweepReport:
     from dask.distributed import as_completed
 
     client, cl = _client(scheduler, cluster, jobs, connect_timeout, scratch)
@@ -203,7 +218,7 @@ def _run(report, todo, progress, server, jobs, scheduler, cluster, connect_timeo
 
 
 @contextlib.contextmanager
-def _quiet_dask():
+def _quiet_dask() -> Iterator[None]:
     """Dask's loggers muted: what they say while a finished sweep's cluster
     goes down (a comm closed under a heartbeat or a report loop, logged with
     a CommClosedError traceback) is no news to the user."""
@@ -217,7 +232,7 @@ def _quiet_dask():
         logging.disable(before)
 
 
-def _close(client, cl) -> None:
+def _close(client: Client, cl: Cluster | None) -> None:
     """The client first, then the cluster (scheduler and workers): a
     scheduler closed under a live client breaks the client's comm. Each
     step is tried even if the one before failed; a close that times out on
@@ -232,7 +247,7 @@ def _close(client, cl) -> None:
                 pass
 
 
-def print_failures(report: SweepReport, stream=None) -> None:
+def print_failures(report: SweepReport, stream: TextIO | None = None) -> None:
     stream = stream or sys.stderr
     by_key = {p.key: p for p in report.points}
     for r in report.failed:

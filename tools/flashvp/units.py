@@ -8,16 +8,77 @@ exact arithmetic on them for ranges, and the range forms a grid accepts:
   (or else the ratio) of the terms before it up to the last term, which it
   must reach exactly; two terms are read as a difference (``[1, 2, ..., 8]``
   is 1 to 8), so a doubling needs three (``[1, 2, 4, ...]``).
+
+Which units there are, and their factors, is vp-server's to say: a
+UnitTable made from its ``--list-params --json`` (flashvp.server.unit_table)
+when the binary lists them, else BUILTIN.
 """
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
-# unit -> (dimension, factor to the dimension's base unit)
-UNITS: dict[str, tuple[str, Fraction]] = {
+_QUANTITY = re.compile(r"^\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-z/]*)\s*$")
+_RANGE = re.compile(r"^\s*(\S+?)\s*\.\.\s*(\S+?)(?:\s+step\s+(\S+))?\s*$")
+ELLIPSIS = "..."
+
+# The unit types of vp-server's parameters (the ``type`` of --list-params --json).
+UNIT_TYPES = ("time", "size", "frequency", "transfer rate", "bandwidth")
+
+
+class UnitError(ValueError):
+    """A value or range that cannot be read; the message says why."""
+
+
+@dataclass(frozen=True)
+class UnitTable:
+    """The units vp-server reads: suffix -> (dimension, factor to the
+    dimension's base unit, the suffix whose factor is 1).
+
+    ``from_params`` builds it from the binary's own answer (``vp-server
+    --list-params --json``), each parameter of a unit type listing the
+    suffixes its parser takes in a ``units`` field; ``BUILTIN`` stands in
+    where no binary is at hand (a table plotted elsewhere, a grid checked
+    alone) or where the binary does not list them yet."""
+
+    units: Mapping[str, tuple[str, Fraction]]
+    source: str = "built in"
+
+    @classmethod
+    def from_params(cls, params: Iterable[Mapping[str, Any]], source: str = "vp-server") -> UnitTable | None:
+        """The table of the parameters' ``units`` fields ({suffix: factor to
+        the base unit}, for the parameters of a unit type), by their
+        ``type``; None when no parameter has one (a binary from before the
+        field), or when they disagree (UnitError)."""
+        table: dict[str, tuple[str, Fraction]] = {}
+        for p in params:
+            units = p.get("units")
+            if not isinstance(units, Mapping) or not units:
+                continue
+            dimension = str(p.get("type", ""))
+            for suffix, factor in units.items():
+                entry = (dimension, Fraction(str(factor)))
+                if table.setdefault(str(suffix), entry) != entry:
+                    raise UnitError(f"{source}: unit {suffix!r} is {table[str(suffix)]} and {entry}")
+        return cls(table, source) if table else None
+
+    def base_unit(self, dimension: str) -> str:
+        return next(u for u, (d, f) in self.units.items() if d == dimension and f == 1)
+
+    def dimension(self, unit: str) -> str:
+        return self.units[unit][0] if unit else ""
+
+    def factor(self, unit: str) -> Fraction:
+        return self.units[unit][1] if unit else Fraction(1)
+
+
+# What vp-server's parsers (vp/core/Units.cpp) took when this was written;
+# used only without a binary whose --list-params --json lists its units.
+BUILTIN = UnitTable({
     "ps": ("time", Fraction(1)),
     "ns": ("time", Fraction(10**3)),
     "us": ("time", Fraction(10**6)),
@@ -36,34 +97,35 @@ UNITS: dict[str, tuple[str, Fraction]] = {
     "kHz": ("frequency", Fraction(10**3)),
     "MHz": ("frequency", Fraction(10**6)),
     "GHz": ("frequency", Fraction(10**9)),
-    "MT/s": ("rate", Fraction(10**6)),
-    "GT/s": ("rate", Fraction(10**9)),
-}
-
-_QUANTITY = re.compile(r"^\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-z/]*)\s*$")
-_RANGE = re.compile(r"^\s*(\S+?)\s*\.\.\s*(\S+?)(?:\s+step\s+(\S+))?\s*$")
-ELLIPSIS = "..."
-
-
-class UnitError(ValueError):
-    """A value or range that cannot be read; the message says why."""
+    "T/s": ("transfer rate", Fraction(1)),
+    "MT/s": ("transfer rate", Fraction(10**6)),
+    "GT/s": ("transfer rate", Fraction(10**9)),
+    "B/s": ("bandwidth", Fraction(1)),
+    "KB/s": ("bandwidth", Fraction(10**3)),
+    "MB/s": ("bandwidth", Fraction(10**6)),
+    "GB/s": ("bandwidth", Fraction(10**9)),
+    "KiB/s": ("bandwidth", Fraction(2**10)),
+    "MiB/s": ("bandwidth", Fraction(2**20)),
+    "GiB/s": ("bandwidth", Fraction(2**30)),
+})
 
 
 @dataclass(frozen=True)
 class Quantity:
     value: Fraction  # in the unit below
     unit: str  # "" for a plain number
+    table: UnitTable = BUILTIN
 
     @property
     def dimension(self) -> str:
-        return UNITS[self.unit][0] if self.unit else ""
+        return self.table.dimension(self.unit)
 
     @property
     def base(self) -> Fraction:
-        return self.value * (UNITS[self.unit][1] if self.unit else 1)
+        return self.value * self.table.factor(self.unit)
 
-    def in_unit(self, unit: str) -> "Quantity":
-        return Quantity(self.base / (UNITS[unit][1] if unit else 1), unit)
+    def in_unit(self, unit: str) -> Quantity:
+        return Quantity(self.base / self.table.factor(unit), unit, self.table)
 
     def text(self) -> str:
         """As vp-server reads it: 3us, 0.5us, 4KiB, 12."""
@@ -83,30 +145,30 @@ def format_number(v: Fraction) -> str:
     return text
 
 
-def parse_quantity(text: object) -> Quantity:
-    """A number, or a number and one of UNITS; UnitError otherwise."""
+def parse_quantity(text: object, table: UnitTable = BUILTIN) -> Quantity:
+    """A number, or a number and one of the table's units; UnitError otherwise."""
     if isinstance(text, bool):
         raise UnitError(f"{text!r} is not a number")
     if isinstance(text, int):
-        return Quantity(Fraction(text), "")
+        return Quantity(Fraction(text), "", table)
     if isinstance(text, float):
         if not math.isfinite(text):  # YAML's .inf and .nan: no Fraction, no vp-server value
             raise UnitError(f"{text!r} is not a finite number")
-        return Quantity(Fraction(str(text)), "")
+        return Quantity(Fraction(str(text)), "", table)
     m = _QUANTITY.match(str(text))
     if not m:
         raise UnitError(f"{str(text)!r} is not a number with an optional unit")
     number, unit = m.groups()
-    if unit and unit not in UNITS:
-        raise UnitError(f"{str(text)!r}: unknown unit {unit!r} (known: {', '.join(UNITS)})")
-    return Quantity(Fraction(number), unit)
+    if unit and unit not in table.units:
+        raise UnitError(f"{str(text)!r}: unknown unit {unit!r} (known: {', '.join(table.units)})")
+    return Quantity(Fraction(number), unit, table)
 
 
-def to_number(text: object) -> float | None:
+def to_number(text: object, table: UnitTable = BUILTIN) -> float | None:
     """The value of a quantity in its dimension's base unit (ps, bytes,
-    Hz, transfers/s) or as a plain number; None when it is not one."""
+    Hz, transfers/s, bytes/s) or as a plain number; None when it is not one."""
     try:
-        return float(parse_quantity(text).base)
+        return float(parse_quantity(text, table).base)
     except UnitError:
         return None
 
@@ -115,22 +177,23 @@ def is_range(text: object) -> bool:
     return isinstance(text, str) and _RANGE.match(text) is not None and ".." in text
 
 
-def expand_range(text: str) -> list[str | int | float]:
+def expand_range(text: str, table: UnitTable = BUILTIN) -> list[str | int | float]:
     """``"3us..9us step 1us"`` -> ["3us", "4us", ..., "9us"] (in the first
     value's unit); ``"1..4"`` -> [1, 2, 3, 4]."""
     m = _RANGE.match(text)
     if not m:
         raise UnitError(f"{text!r} is not a range like 3us..9us step 1us")
-    start, end = parse_quantity(m.group(1)), parse_quantity(m.group(2))
+    start, end = parse_quantity(m.group(1), table), parse_quantity(m.group(2), table)
     if m.group(3) is None:
         if start.unit:
             raise UnitError(f"{text!r}: a range with units needs a step (3us..9us step 1us)")
-        step = Quantity(Fraction(1), "")
+        step = Quantity(Fraction(1), "", table)
     else:
-        step = parse_quantity(m.group(3))
+        step = parse_quantity(m.group(3), table)
     dims = {start.dimension, end.dimension, step.dimension}
     if len(dims) != 1:
-        raise UnitError(f"{text!r}: from, to and step must be of one kind (got {', '.join(sorted(d or 'plain number' for d in dims))})")
+        kinds = ", ".join(sorted(d or "plain number" for d in dims))
+        raise UnitError(f"{text!r}: from, to and step must be of one kind (got {kinds})")
     if step.base <= 0:
         raise UnitError(f"{text!r}: the step must be above 0")
     if end.base < start.base:
@@ -144,38 +207,42 @@ def expand_range(text: str) -> list[str | int | float]:
 
 
 def _in_start_unit(base: Fraction, start: Quantity) -> str | int | float:
+    table = start.table
     if not start.unit:
-        return Quantity(base, "").plain()
+        return Quantity(base, "", table).plain()
     try:
-        return Quantity(base / UNITS[start.unit][1], start.unit).text()
+        return Quantity(base / table.factor(start.unit), start.unit, table).text()
     except UnitError:  # not short in the start's unit: its base unit is exact
-        return Quantity(base, _base_unit(start.dimension)).text()
+        return Quantity(base, table.base_unit(start.dimension), table).text()
 
 
-def _base_unit(dimension: str) -> str:
-    return next(u for u, (d, f) in UNITS.items() if d == dimension and f == 1)
-
-
-def expand_list(items: list) -> list:
+def expand_list(items: list[Any], table: UnitTable = BUILTIN) -> list[Any]:
     """A list, with ``...`` continued geometrically or arithmetically."""
     if ELLIPSIS not in items:
         return list(items)
     at = items.index(ELLIPSIS)
     if items.count(ELLIPSIS) > 1 or at < 2 or at != len(items) - 2:
         raise UnitError("'...' goes once, after at least two terms and before the last one ([1, 2, 4, ..., 256])")
-    terms = [parse_quantity(x) for x in items[:at]]
-    end = parse_quantity(items[-1])
-    if len({q.dimension for q in terms + [end]}) != 1:
+    terms = [parse_quantity(x, table) for x in items[:at]]
+    end = parse_quantity(items[-1], table)
+    if len({q.dimension for q in [*terms, end]}) != 1:
         raise UnitError("the terms around '...' must be of one kind")
     b = [q.base for q in terms]
     ratios = {b[i + 1] / b[i] for i in range(len(b) - 1)} if all(b) else set()
     diffs = {b[i + 1] - b[i] for i in range(len(b) - 1)}
     if len(diffs) == 1 and next(iter(diffs)) > 0:
-        nxt = lambda v, d=next(iter(diffs)): v + d  # noqa: E731
+        diff = next(iter(diffs))
+
+        def nxt(v: Fraction) -> Fraction:
+            return v + diff
     elif len(ratios) == 1 and next(iter(ratios)) > 1:
-        nxt = lambda v, r=next(iter(ratios)): v * r  # noqa: E731
+        ratio = next(iter(ratios))
+
+        def nxt(v: Fraction) -> Fraction:
+            return v * ratio
     else:
-        raise UnitError(f"the terms {items[:at]} before '...' have neither one ratio above 1 nor one difference above 0")
+        raise UnitError(f"the terms {items[:at]} before '...' have neither one ratio above 1 nor one difference "
+                        "above 0")
     seq = list(b)
     while seq[-1] < end.base:
         seq.append(nxt(seq[-1]))

@@ -15,13 +15,15 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 # vp-server children of this process, so an interrupted sweep can end them
 # (each runs in its own session, out of reach of the terminal's Ctrl-C).
 # No lock: set.add, set.discard and list(set) are atomic under the GIL, and
 # a lock could not travel with the task to a remote worker.
-_live: set[subprocess.Popen] = set()
+_live: set[subprocess.Popen[bytes]] = set()
 
 
 def kill_all(wait: bool = True) -> None:
@@ -31,7 +33,7 @@ def kill_all(wait: bool = True) -> None:
         _kill(p, wait)
 
 
-def _die_with_parent():
+def _die_with_parent() -> Callable[[], None] | None:
     """A preexec_fn that makes the child get SIGKILL when the thread that
     started it ends (PR_SET_PDEATHSIG), so even flashvp killed with -9
     takes its vp-servers down; None where prctl is not to be had. That
@@ -66,27 +68,42 @@ LOCK = ".flashvp.lock"
 BUSY = "running elsewhere"
 
 
-def finished(folder: Path) -> bool:
-    """A point's folder holds a successful run."""
+def finished(folder: Path, key: str | None = None) -> bool:
+    """A point's folder holds a successful run (of the point `key`, when
+    given). Files only, no vp-server: status.json says ok and names the
+    key, the hash of the inputs that determined the run, written there
+    when the run ended (a folder from before that record: point.json's
+    key); and summary.json is there."""
     try:
-        return json.loads((folder / STATUS).read_text()).get("status") == "ok" and (folder / "summary.json").is_file()
-    except (OSError, ValueError):
+        st = json.loads((folder / STATUS).read_text())
+        if not isinstance(st, dict) or st.get("status") != "ok":
+            return False
+        if key is not None:
+            done = st.get("key")
+            if done is None:
+                done = json.loads((folder / POINT).read_text()).get("key")
+            if done != key:
+                return False
+        return (folder / "summary.json").is_file()
+    except (OSError, ValueError, AttributeError):
         return False
 
 
-def _write_json(path: Path, data: dict) -> None:
+def _write_json(path: Path, data: dict[str, Any]) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
     os.replace(tmp, path)
 
 
-def run_point(server: str, args: list[str], folder: str, timeout: float | None, record: dict) -> dict:
+def run_point(server: str, args: list[str], folder: str, timeout: float | None,
+              record: dict[str, Any]) -> dict[str, Any]:
     """Runs vp-server `args` into `folder` (--out), unless a finished run is
     there. Writes point.json (`record`) first and status.json last, so a
     folder without status ok is rerun by the next sweep. Returns
     status.json's fields."""
     out = Path(folder)
-    if finished(out):
+    key = record.get("key")
+    if finished(out, key):
         st = json.loads((out / STATUS).read_text())
         return {**st, "skipped": True}
     out.mkdir(parents=True, exist_ok=True)
@@ -95,7 +112,7 @@ def run_point(server: str, args: list[str], folder: str, timeout: float | None, 
         return {"status": BUSY, "exit_code": None, "wall_s": 0.0, "busy": True,
                 "stderr_tail": f"flashvp: another flashvp holds {out / LOCK}: running elsewhere, not run here"}
     try:
-        if finished(out):  # finished by that other sweep before the lock came free
+        if finished(out, key):  # finished by that other sweep before the lock came free
             st = json.loads((out / STATUS).read_text())
             return {**st, "skipped": True}
         return _run(server, args, out, timeout, record, lock)
@@ -115,7 +132,8 @@ def _lock(path: Path) -> int | None:
     return fd
 
 
-def _run(server: str, args: list[str], out: Path, timeout: float | None, record: dict, lock: int) -> dict:
+def _run(server: str, args: list[str], out: Path, timeout: float | None, record: dict[str, Any],
+         lock: int) -> dict[str, Any]:
     (out / STATUS).unlink(missing_ok=True)
     _write_json(out / POINT, record)
     start = time.monotonic()
@@ -151,12 +169,13 @@ def _run(server: str, args: list[str], out: Path, timeout: float | None, record:
         tail = (tail + f"\nflashvp: timeout after {timeout:g} s (base.timeout): stopped").strip()
     elif status == "ok" and not (out / "summary.json").is_file():
         status, tail = "failed", (tail + "\nflashvp: exit 0 but no summary.json").strip()
-    st = {"status": status, "exit_code": code, "wall_s": round(wall, 3), "stderr_tail": tail, "command": cmd}
+    st = {"status": status, "exit_code": code, "wall_s": round(wall, 3), "stderr_tail": tail, "command": cmd,
+          "key": record.get("key")}
     _write_json(out / STATUS, st)
     return st
 
 
-def _kill(p: subprocess.Popen, wait: bool = True) -> None:
+def _kill(p: subprocess.Popen[bytes], wait: bool = True) -> None:
     if p.returncode is None:  # not reaped yet: its pid is still its own
         try:
             os.killpg(p.pid, signal.SIGKILL)

@@ -46,9 +46,11 @@ def test_line_plot_has_one_line_per_hue_with_means_and_t_intervals():
     assert list(lines[1].get_ydata()) == [18, 48]
     # Three values 1 apart: sd 1, half-width t(2 df) / sqrt(3) = 4.303 / 1.732.
     m, h, n = interval(pd.Series([14, 15, 16]))
-    assert (m, n) == (15, 3) and h == pytest.approx(4.303 / math.sqrt(3))
+    assert (m, n) == (15, 3) and h == pytest.approx(4.303 / math.sqrt(3), rel=1e-4)
+    # Student's t from scipy at any count (the 95% quantile tends to 1.96).
+    assert interval(pd.Series([0.0, 1.0] * 50))[1] == pytest.approx(1.984 * 0.5025 / 10, rel=1e-3)
     note = fig.texts[0].get_text()
-    assert "mean of 3-3 runs, 95% interval" in note and "fewest samples per run 2,001" in note
+    assert "mean of 3 runs, 95% interval" in note and "fewest samples per run 2,001" in note
 
 
 def test_a_load_curve_puts_each_swept_value_at_its_mean_x_and_y():
@@ -57,7 +59,9 @@ def test_a_load_curve_puts_each_swept_value_at_its_mean_x_and_y():
     fig = plot_table(df[df["ssd.flash.t_read"] == "3us"], "iops", "latency_us.read.p99", by="qd")
     (label, line), = series(fig.axes[0])
     assert list(line.get_xdata()) == [1002, 4002] and list(line.get_ydata()) == [15, 45]
-    assert "mean of 3-3 runs per qd" in fig.texts[0].get_text()
+    assert "mean of 3 runs per qd" in fig.texts[0].get_text()
+    # Each point is labelled with its qd.
+    assert [t.get_text() for t in fig.axes[0].texts] == ["1", "4"]
 
 
 def test_bar_cdf_and_box_plots_have_the_expected_artists():
@@ -166,3 +170,67 @@ def test_collect_names_the_runs_figures_by_part_whatever_the_summarys_version(tm
         ["a", "r", 100, 7, 30.0, 4, 3, 5, 20, 15], ["b", "r", 200, 8, 31.0, 6, 4, 6, 40, 35]]
     assert list(df["drives.0.name"]) == ["ssd", "ssd"] and list(df["drives.0.path"]) == ["/dev/nvme0n1"] * 2
     assert not any(c.startswith(("device.", "cpu.", "accel.", "switches", "schema_version")) for c in df.columns)
+
+
+def test_series_and_categories_are_in_natural_order():
+    # As text, 20us sorts before 3us and 100ns last; by value it is 100ns, 3us, 20us.
+    rows = [{"status": "ok", "t": t, "x": x, "y": float(i)} for i, t in enumerate(["20us", "3us", "100ns"])
+            for x in ("host10", "host2")]
+    df = pd.DataFrame(rows)
+    line = plot_table(df, "x", "y", hue="t").axes[0]
+    assert [lbl for lbl, _ in series(line)] == ["t=100ns", "t=3us", "t=20us"]
+    box = plot_table(df, "t", "y", kind="box").axes[0]
+    assert [t.get_text() for t in box.get_xticklabels()] == ["0.1", "3", "20"]  # in us, the first value's unit
+    bar = plot_table(df, "x", "y", kind="bar").axes[0]
+    assert [t.get_text() for t in bar.get_xticklabels()] == ["host2", "host10"]
+
+
+def test_axes_are_labelled_from_the_parameters_descriptions_or_as_given(server):
+    from flashvp.server import list_params, unit_table
+
+    params = list_params(server)
+    fig = plot_table(known_table(), "ssd.flash.t_read", "latency_us.read.p99", hue="qd", params=params,
+                     units=unit_table(server))
+    # "array read time tR of an LSB page (every page of an SLC)": the remark in parentheses left out.
+    assert fig.axes[0].get_xlabel() == "array read time tR of an LSB page (us)\nssd.flash.t_read"
+    assert fig.axes[0].get_ylabel() == "latency_us.read.p99"  # a figure, not a parameter
+    fig = plot_table(known_table(), "ssd.flash.t_read", "latency_us.read.p99", params=params,
+                     xlabel="tR", ylabel="p99 (us)")
+    assert (fig.axes[0].get_xlabel(), fig.axes[0].get_ylabel()) == ("tR", "p99 (us)")
+
+
+def test_runs_per_mean_say_one_count_when_all_means_have_it():
+    df = known_table()
+    df = df[~((df["qd"] == 4) & (df["seed"] == 3))]  # qd 4 has 2 runs per mean, qd 1 has 3
+    note = plot_table(df, "qd", "latency_us.read.p99", hue="ssd.flash.t_read").texts[0].get_text()
+    assert note.startswith("mean of 2-3 runs, 95% interval")
+    # A box holds both read times' rows: 6 at qd 1, 4 at qd 4; 6 each with every seed.
+    assert plot_table(df, "qd", "latency_us.read.p99", kind="box").texts[0].get_text().startswith("4-6 runs per box")
+    assert plot_table(known_table(), "qd", "latency_us.read.p99", kind="box").texts[0].get_text().startswith(
+        "6 runs per box")
+
+
+def test_log_axes_tick_at_powers_of_two_or_at_decades_with_plain_labels():
+    qd = [1, 2, 4, 8, 16, 32, 64, 128, 256]
+    df = pd.DataFrame({"status": "ok", "qd": qd, "lat": [10.0 * 1.8 ** i for i in range(9)],
+                       "iops": [1000.0 * q for q in qd]})
+    fig = plot_table(df, "qd", "lat", logx=True, logy=True, label="iops")
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "log" and ax.xaxis.get_scale() == "log"
+    shown = [t.get_text() for t in ax.get_xticklabels() if 1 <= t.get_position()[0] <= 256]
+    assert shown == ["1", "2", "4", "8", "16", "32", "64", "128", "256"]
+    # 10 to 1,100 us: the decades are the major ticks, labelled as numbers.
+    decades = [t.get_text() for t in ax.get_yticklabels() if 10 <= t.get_position()[1] <= 1100]
+    assert decades == ["10", "100", "1,000"]
+    # Each point carries its IOPS.
+    assert [t.get_text() for t in ax.texts] == ["1k", "2k", "4k", "8k", "16k", "32k", "64k", "128k", "256k"]
+    # Values that are not powers of two: decades on x too; within two decades the 2s and 5s are labelled.
+    fig = plot_table(df.assign(qd=[3 * q for q in qd][:9]), "qd", "lat", logx=True)
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    assert ax.xaxis.get_major_locator()._base == 10
+    small = plot_table(df[df["qd"] <= 16], "iops", "lat", logx=True, logy=True)
+    small.canvas.draw()
+    minor = [t.get_text() for t in small.axes[0].yaxis.get_minorticklabels() if t.get_text()]
+    assert "20" in minor and "50" in minor

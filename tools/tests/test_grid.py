@@ -191,3 +191,32 @@ def test_a_grid_too_large_is_refused_from_its_axes_lengths(write):
     finally:
         tracemalloc.stop()
     assert peak < 20e6, peak
+
+
+def test_the_units_come_from_vp_servers_parameters_when_it_lists_them(write, server):
+    from flashvp.server import list_params, unit_table
+    from flashvp.units import BUILTIN, UnitTable
+
+    # A binary whose --list-params --json gives each unit parameter's suffixes and factors.
+    table = UnitTable.from_params([{"key": "a.t", "type": "time", "units": {"ps": 1, "ns": 1000, "us": 10**6}},
+                                   {"key": "a.b", "type": "bandwidth", "units": {"B/s": 1, "MB/s": 10**6}},
+                                   {"key": "a.n", "type": "int"}])
+    assert table is not None and table.base_unit("bandwidth") == "B/s"
+    assert expand_range("400MB/s..1200MB/s step 400MB/s", table) == ["400MB/s", "800MB/s", "1200MB/s"]
+    assert expand_range("0.5us..1500ns step 500ns", table) == ["0.5us", "1us", "1.5us"]
+    with pytest.raises(UnitError, match="unknown unit 'ms'"):
+        expand_range("1ms..2ms step 1ms", table)
+    g = write("g.yaml", "base: {preset: quick}\naxes: {product: {a.t: 1ms..2ms step 1ms}}\n")
+    with pytest.raises(GridError, match="unknown unit 'ms'"):
+        Grid(str(g), units=table)
+    assert [p.params for p in Grid(str(g)).points()] == [(("a.t", "1ms"),), (("a.t", "2ms"),)]  # the built-in table
+    # None when no parameter lists units (a binary from before the field); refused when two disagree.
+    assert UnitTable.from_params([{"key": "a", "type": "time"}]) is None
+    with pytest.raises(UnitError, match="'us'"):
+        UnitTable.from_params([{"type": "time", "units": {"us": 10**6}}, {"type": "time", "units": {"us": 1000}}])
+    # This build's: every parameter of a unit type is one of the table's kinds.
+    units = unit_table(server)
+    kinds = {d for d, _ in units.units.values()}
+    assert {p.type for p in list_params(server).values() if p.allowed.startswith("a ") and " such as " in p.allowed} \
+        <= kinds
+    assert units is BUILTIN or units.source == server

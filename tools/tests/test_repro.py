@@ -180,8 +180,8 @@ def quick(tmp_path_factory, server):
 # misses, each with what the measurement showed (asserted not to meet the
 # paper: when one does, its test fails: move it, and fix the docs).
 MEETS = {
-    "flashshare": ["cacheopt_mean", "kernelopt_mean", "selectisr_mean", "xler_mean", "offline_cacheopt", "offline_kernelopt", "offline_selectisr",
-                   "offline_xler"],
+    "flashshare": ["cacheopt_mean", "kernelopt_mean", "selectisr_mean", "xler_mean", "offline_cacheopt",
+                   "offline_kernelopt", "offline_selectisr", "offline_xler"],
     "deepflash": ["deepflash_1miops_seqrd", "deepflash_1miops_rndrd", "deepflash_1miops_rndwr",
                   "basedeepflash_below_rndrd", "dios_vs_static_few_queues", "one_cache_thread_write",
                   "one_cache_thread_read"],
@@ -244,7 +244,8 @@ def test_quick_repro_writes_its_report_tables_and_figures(quick, study):
         assert (folder / f).stat().st_size > 0
     figures = {"flashshare": ["fig11", "fig12", "fig13", "fig14", "fig15b", "fig16", "fig17", "fig19", "effects"],
                "deepflash": ["fig11", "fig15", "fig16a", "fig16b", "effects"],
-               "fastdrain": ["fig5", "fig6a", "buffer-level", "effects"], "rwiso": ["fig3-5", "fig4b", "effects"]}[study]
+               "fastdrain": ["fig5", "fig6a", "buffer-level", "effects"],
+               "rwiso": ["fig3-5", "fig4b", "effects"]}[study]
     for f in figures:
         assert (folder / f"{f}.png").exists() and (folder / f"{f}.svg").exists(), f
     if study == "flashshare":

@@ -95,7 +95,7 @@ def test_device_ftl_write_buffer_and_counters():
     assert empty.capacity_pages is None and empty.series == []
     assert Summary({}).ftl.host_page_writes is None
     with pytest.raises(KeyError):  # every run of vp-server and vp-drive has it
-        Summary({}).device
+        _ = Summary({}).device
     # Every drive, in probe order; the host's sections as written.
     assert [(d.name, d.path) for d in s.drives] == [("ssd", "/dev/nvme0n1"), ("ssd1", "/dev/nvme1n1")]
     assert s.drives[1].device.read_commands == 2 and s.drives[1].ftl.host_page_writes is None

@@ -41,7 +41,7 @@ def test_a_2x2_sweep_runs_4_points_and_resumes(write, tmp_path, server, capsys):
                               for q in (1, 8) for t in ("3us", "6us"))
     df = pd.read_parquet(out / "results.parquet")
     assert len(df) == 4 and set(df["job"]) == {"randread"}
-    assert sorted(zip(df["workload.randread.iodepth"], df["ssd.flash.t_read"])) == [
+    assert sorted(zip(df["workload.randread.iodepth"], df["ssd.flash.t_read"], strict=True)) == [
         (1, "3us"), (1, "6us"), (8, "3us"), (8, "6us")]
     assert (df["status"] == "ok").all()
     # Each row holds its own point's figures, and the point ran what it says.
@@ -287,7 +287,7 @@ def test_two_sweeps_of_one_grid_into_one_folder_run_each_point_once(write, tmp_p
            "--server", str(wrapper), "--no-collect"]
     sweeps = [subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True) for _ in range(2)]
     errs = [p.communicate(timeout=300)[1] for p in sweeps]
-    for p, err in zip(sweeps, errs):
+    for p, err in zip(sweeps, errs, strict=True):
         assert p.returncode in (0, 1) and "FAILED" not in err and "Traceback" not in err, err
     runs = [line.split("--out ")[1].split()[0] for line in log.read_text().splitlines()]
     assert len(runs) == 4 and len(set(runs)) == 4, (runs, errs)
@@ -329,3 +329,91 @@ def test_a_vp_server_that_cannot_start_is_a_failed_point_not_a_worker_error(tmp_
     st = run_point(str(tmp_path / "no-vp-server"), ["--preset", "quick"], str(tmp_path / "p"), None, {"key": "p"})
     assert st["status"] == "failed" and "cannot start" in st["stderr_tail"], st
     assert json.loads((tmp_path / "p" / "status.json").read_text())["status"] == "failed"
+
+
+def test_resuming_a_finished_100_point_sweep_starts_no_vp_server(write, tmp_path, server, capsys, monkeypatch):
+    import subprocess
+
+    from flashvp import server as vp
+    from flashvp.grid import Grid
+    from flashvp.worker import finished
+
+    grid = write("g.yaml", "base: {preset: quick}\naxes: {product: {workload.randread.iodepth: 1..100}}\n")
+    out = tmp_path / "out"
+    # 100 finished points, as a sweep leaves them: point.json, status.json ok naming the point's key, summary.json.
+    points = Grid(str(grid), vp.known_params(server), preset_digest=lambda n: vp.preset_digest(server, n),
+                  units=vp.unit_table(server)).points()
+    assert len(points) == 100
+    for p in points:
+        folder = out / "points" / p.key
+        folder.mkdir(parents=True)
+        (folder / "point.json").write_text(json.dumps(p.record()))
+        (folder / "status.json").write_text(json.dumps({"status": "ok", "key": p.key}))
+        (folder / "summary.json").write_text(json.dumps({"schema_version": 2, "jobs": []}))
+
+    started: list[list[str]] = []
+
+    class Recorded(subprocess.Popen):
+        def __init__(self, args, *a, **k):
+            started.append([str(x) for x in args])
+            super().__init__(args, *a, **k)
+
+    monkeypatch.setattr(subprocess, "Popen", Recorded)
+    assert run_sweep(grid, out, "--server", server, "--no-collect") == 0
+    assert "100 finished before, skipped" in capsys.readouterr().err
+    # The binary's parameters and the preset's digest were asked above, once per binary: nothing is started.
+    assert started == []
+    # In a new process (the caches empty): the two questions per binary, none per point.
+    vp._list_params.cache_clear()
+    vp._preset_digest.cache_clear()
+    assert run_sweep(grid, out, "--server", server, "--no-collect") == 0
+    assert sorted(c[1:] for c in started) == [["--list-params", "--json"], ["--preset", "quick", "--print-config"]]
+    capsys.readouterr()
+
+    # What makes a folder finished: status ok naming this point's key (or, written before the key was
+    # recorded, point.json's), and a summary.
+    folder = out / "points" / points[0].key
+    assert finished(folder, points[0].key) and not finished(folder, points[1].key)
+    (folder / "status.json").write_text(json.dumps({"status": "ok"}))
+    assert finished(folder, points[0].key)
+    (folder / "status.json").write_text(json.dumps({"status": "ok", "key": points[1].key}))
+    assert not finished(folder, points[0].key)
+    (folder / "status.json").write_text(json.dumps({"status": "failed", "key": points[0].key}))
+    assert not finished(folder, points[0].key)
+
+
+def test_progress_is_a_tqdm_bar_on_a_terminal_and_plain_lines_elsewhere():
+    import io
+
+    from flashvp.progress import Progress
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    plain = io.StringIO()
+    p = Progress(3, 2, skipped=1, stream=plain)
+    p.begin()
+    p.finished(True, "a=1 seed=1", 1.25)
+    p.finished(False, "a=2 seed=1", 0.5)
+    p.end()
+    lines = plain.getvalue().splitlines()
+    assert lines[0] == "sweep: 3 points to run on 2 slots (1 finished before, skipped)"
+    # One line per point, with tqdm's count, elapsed time, ETA and rate, then the counts: no control characters.
+    assert lines[1].startswith("done a=1 seed=1 (1.2 s); 1/3 points [00:00<") and "points/s]" in lines[1]
+    assert lines[1].endswith(": 1 done, 0 failed, 2 running")
+    assert lines[2].startswith("FAILED a=2 seed=1 (0.5 s); 2/3 points [")
+    assert lines[3].startswith("sweep: 1 done, 1 failed, 1 skipped in 00:0")
+    assert "\r" not in plain.getvalue() and "\x1b" not in plain.getvalue()
+
+    tty = Terminal()
+    p = Progress(2, 2, stream=tty, desc="rwiso/mix")
+    p.begin()
+    p.finished(False, "a=2 seed=1", 0.5)
+    p.finished(True, "a=1 seed=1", 0.5)
+    p.end()
+    text = tty.getvalue()
+    # A redrawn bar (tqdm's) with the counts and the ETA; a failure printed above it.
+    assert "\r" in text and "rwiso/mix: 100%" in text and "2/2" in text and "<00:00" in text
+    assert "failed: a=2 seed=1\n" in text and "1 done, 1 failed, 0 running" in text
+    assert text.endswith("rwiso/mix: 1 done, 1 failed, 0 skipped in 00:00\n")

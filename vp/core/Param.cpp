@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "vp/core/Quote.hpp"
+#include "vp/core/UnitSuffixes.hpp"
 
 namespace vp {
 
@@ -172,6 +173,21 @@ nlohmann::json ParamRegistry::describe() const {
     nlohmann::json e = {{"key", k}, {"type", s.type_name()}, {"default", s.def}, {"allowed", s.allowed()},
                         {"description", s.desc}};
     if (!s.choices.empty()) e["choices"] = s.choices;
+    // The same as fields: a quantity's base unit, every suffix with its
+    // factor to it, the default and the bounds in it (bounds only if set).
+    if (const auto& sufs = unit_suffixes(unit_of(s.type)); !sufs.empty()) {
+      e["unit"] = sufs.front().text;
+      nlohmann::json units = nlohmann::json::object();
+      for (const UnitSuffix& u : sufs) units[u.text] = static_cast<uint64_t>(u.scale);
+      e["units"] = units;
+      e["default_value"] = s.parse(s.def);
+    } else if (s.type == ParamType::Int || s.type == ParamType::Double) {
+      e["default_value"] = s.parse(s.def);
+    } else if (s.type == ParamType::Bool) {
+      e["default_value"] = s.def == "true";
+    }
+    if (std::isfinite(s.min)) e["min"] = s.min;
+    if (std::isfinite(s.max)) e["max"] = s.max;
     j.push_back(std::move(e));
   }
   return j;

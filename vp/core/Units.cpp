@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "vp/core/Units.hpp"
+#include "vp/core/UnitSuffixes.hpp"
 
 #include <cmath>
 #include <cstdlib>
@@ -11,11 +12,6 @@
 
 namespace vp {
 namespace {
-
-struct Suffix {
-  const char* text;
-  double scale;
-};
 
 std::string trim(const std::string& s) {
   size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
@@ -34,7 +30,7 @@ std::pair<double, std::string> split(const std::string& in, Unit u) {
   return {v, trim(std::string(end))};
 }
 
-double scaled(const std::string& in, Unit u, const std::vector<Suffix>& table, bool bare_ok) {
+double scaled(const std::string& in, Unit u, const std::vector<UnitSuffix>& table, bool bare_ok) {
   auto [v, suf] = split(in, u);
   if (suf.empty()) {
     if (bare_ok || v == 0) return v;  // zero is zero in every unit: "0" switches a period off as "0ns" does
@@ -52,7 +48,7 @@ std::string trim_number(double v) {
   return s;
 }
 
-std::string pick(double v, const std::vector<Suffix>& table) {
+std::string pick(double v, const std::vector<UnitSuffix>& table) {
   // Largest unit that gives an exact-looking value.
   for (const auto& e : table)
     if (v >= e.scale && std::fabs(v / e.scale - std::round(v / e.scale * 1e6) / 1e6) < 1e-9)
@@ -84,37 +80,45 @@ const char* unit_examples(Unit u) {
   }
 }
 
+const std::vector<UnitSuffix>& unit_suffixes(Unit u) {
+  static const std::vector<UnitSuffix> none, time = {{"ps", 1}, {"ns", 1e3}, {"us", 1e6}, {"ms", 1e9}, {"s", 1e12}},
+      size = {{"B", 1},   {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0},
+              {"KB", 1e3}, {"MB", 1e6},     {"GB", 1e9},        {"TB", 1e12}},
+      freq = {{"Hz", 1}, {"kHz", 1e3}, {"MHz", 1e6}, {"GHz", 1e9}}, rate = {{"T/s", 1}, {"MT/s", 1e6}, {"GT/s", 1e9}},
+      bandwidth = {{"B/s", 1},  {"KB/s", 1e3},      {"MB/s", 1e6},         {"GB/s", 1e9},
+                   {"KiB/s", 1024.0}, {"MiB/s", 1048576.0}, {"GiB/s", 1073741824.0}};
+  switch (u) {
+    case Unit::Time: return time;
+    case Unit::Size: return size;
+    case Unit::Freq: return freq;
+    case Unit::Rate: return rate;
+    case Unit::Bandwidth: return bandwidth;
+    default: return none;
+  }
+}
+
 Tick parse_time(const std::string& s) {
-  static const std::vector<Suffix> t = {{"ps", 1}, {"ns", 1e3}, {"us", 1e6}, {"ms", 1e9}, {"s", 1e12}};
-  double ps = scaled(s, Unit::Time, t, false);
+  double ps = scaled(s, Unit::Time, unit_suffixes(Unit::Time), false);
   if (ps > 1.8e19) throw UnitError(fmt::format("{} is too long a time", quoted(s)));
   return static_cast<Tick>(std::llround(ps));
 }
 
 uint64_t parse_size(const std::string& s) {
-  static const std::vector<Suffix> t = {{"B", 1},         {"KiB", 1024.0},     {"MiB", 1048576.0},
-                                        {"GiB", 1073741824.0}, {"TiB", 1099511627776.0},
-                                        {"KB", 1e3},      {"MB", 1e6},         {"GB", 1e9}, {"TB", 1e12}};
-  double b = scaled(s, Unit::Size, t, true);
+  double b = scaled(s, Unit::Size, unit_suffixes(Unit::Size), true);
   if (b != std::floor(b)) throw UnitError(fmt::format("{} is not a whole number of bytes", quoted(s)));
   return static_cast<uint64_t>(b);
 }
 
 double parse_freq(const std::string& s) {
-  static const std::vector<Suffix> t = {{"Hz", 1}, {"kHz", 1e3}, {"MHz", 1e6}, {"GHz", 1e9}};
-  return scaled(s, Unit::Freq, t, false);
+  return scaled(s, Unit::Freq, unit_suffixes(Unit::Freq), false);
 }
 
 double parse_rate(const std::string& s) {
-  static const std::vector<Suffix> t = {{"T/s", 1}, {"MT/s", 1e6}, {"GT/s", 1e9}};
-  return scaled(s, Unit::Rate, t, false);
+  return scaled(s, Unit::Rate, unit_suffixes(Unit::Rate), false);
 }
 
 double parse_bandwidth(const std::string& s) {
-  static const std::vector<Suffix> t = {{"B/s", 1},        {"KB/s", 1e3},         {"MB/s", 1e6},
-                                        {"GB/s", 1e9},     {"KiB/s", 1024.0},     {"MiB/s", 1048576.0},
-                                        {"GiB/s", 1073741824.0}};
-  return scaled(s, Unit::Bandwidth, t, false);
+  return scaled(s, Unit::Bandwidth, unit_suffixes(Unit::Bandwidth), false);
 }
 
 double parse_number(const std::string& s) {
@@ -124,24 +128,24 @@ double parse_number(const std::string& s) {
 }
 
 std::string format_time(Tick t) {
-  static const std::vector<Suffix> t_ = {{"s", 1e12}, {"ms", 1e9}, {"us", 1e6}, {"ns", 1e3}, {"ps", 1}};
+  static const std::vector<UnitSuffix> t_ = {{"s", 1e12}, {"ms", 1e9}, {"us", 1e6}, {"ns", 1e3}, {"ps", 1}};
   return t == 0 ? "0ns" : pick(static_cast<double>(t), t_);
 }
 std::string format_size(uint64_t b) {
-  static const std::vector<Suffix> t = {{"TiB", 1099511627776.0}, {"GiB", 1073741824.0}, {"MiB", 1048576.0},
+  static const std::vector<UnitSuffix> t = {{"TiB", 1099511627776.0}, {"GiB", 1073741824.0}, {"MiB", 1048576.0},
                                         {"KiB", 1024.0}, {"B", 1}};
   return b == 0 ? "0B" : pick(static_cast<double>(b), t);
 }
 std::string format_freq(double hz) {
-  static const std::vector<Suffix> t = {{"GHz", 1e9}, {"MHz", 1e6}, {"kHz", 1e3}, {"Hz", 1}};
+  static const std::vector<UnitSuffix> t = {{"GHz", 1e9}, {"MHz", 1e6}, {"kHz", 1e3}, {"Hz", 1}};
   return hz == 0 ? "0Hz" : pick(hz, t);
 }
 std::string format_rate(double r) {
-  static const std::vector<Suffix> t = {{"GT/s", 1e9}, {"MT/s", 1e6}, {"T/s", 1}};
+  static const std::vector<UnitSuffix> t = {{"GT/s", 1e9}, {"MT/s", 1e6}, {"T/s", 1}};
   return r == 0 ? "0T/s" : pick(r, t);
 }
 std::string format_bandwidth(double b) {
-  static const std::vector<Suffix> t = {{"GB/s", 1e9}, {"MB/s", 1e6}, {"KB/s", 1e3}, {"B/s", 1}};
+  static const std::vector<UnitSuffix> t = {{"GB/s", 1e9}, {"MB/s", 1e6}, {"KB/s", 1e3}, {"B/s", 1}};
   return b == 0 ? "0B/s" : pick(b, t);
 }
 

@@ -16,6 +16,7 @@
 #include "vp/core/Quote.hpp"
 #include "vp/core/SimControl.hpp"
 #include "vp/host/workload/AppProfile.hpp"
+#include "vp/host/workload/FioOptions.hpp"
 
 namespace vp::platform {
 
@@ -65,6 +66,7 @@ int run_cli(int argc, char** argv, Platform platform) {
       ("json", "with --list-params or --list-stats: print JSON")
       ("markdown", "with --list-params or --list-stats: print a markdown table (docs/reference/)")
       ("list-presets", "print the built-in presets")
+      ("list-fio-options", "print every fio job option: modelled, accepted (cannot change a result) or refused, and why")
       ("list-apps", "print the FlashShare Table 3 applications a job can name with app=")
       ("print-config", "print the effective configuration and exit (after elaborating it: exit 2 if a run would refuse it)");
   po::variables_map vm;
@@ -92,8 +94,10 @@ int run_cli(int argc, char** argv, Platform platform) {
     return 0;
   }
   if (vm.count("json") + vm.count("markdown") > 1 || ((vm.count("json") || vm.count("markdown")) &&
-                                                       !vm.count("list-params") && !vm.count("list-stats"))) {
-    fmt::print(stderr, "{}: --json and --markdown go with one of --list-params, --list-stats\n", prog);
+                                                       !vm.count("list-params") && !vm.count("list-stats") &&
+                                                       !vm.count("list-fio-options"))) {
+    fmt::print(stderr, "{}: --json and --markdown go with one of --list-params, --list-stats, --list-fio-options\n",
+               prog);
     return 2;
   }
   if (vm.count("list-params")) {
@@ -117,6 +121,21 @@ int run_cli(int argc, char** argv, Platform platform) {
       }
       fmt::print("{}{:<26} {}\n", g.empty() ? "" : "  ", n + (n == kDefaultPreset ? " (default)" : ""),
                  preset_description(n));
+    }
+    return 0;
+  }
+  if (vm.count("list-fio-options")) {
+    if (vm.count("markdown")) {
+      std::cout << vp::host::fio_options_markdown();
+    } else if (vm.count("json")) {
+      nlohmann::json all = nlohmann::json::array();
+      for (const auto& o : vp::host::fio_options())
+        all.push_back({{"name", o.name}, {"aliases", o.aliases}, {"class", vp::host::fio_support_name(o.support)},
+                       {"why", o.why}, {"section", o.section}});
+      std::cout << all.dump(2) << "\n";
+    } else {
+      for (const auto& o : vp::host::fio_options())
+        fmt::print("{:<28} {:<9} {}\n", o.name, vp::host::fio_support_name(o.support), o.why);
     }
     return 0;
   }

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Callable
+from typing import Any
 
 import pandas as pd
 import yaml
@@ -26,7 +27,11 @@ class Run:
     config: str  # the paper's name of the studied system (vanilla, xler, ...)
     preset: str
     variant: str = ""  # application pair, access pattern, ...
-    sets: dict[str, str] = field(default_factory=dict)
+    sets: dict[str, Any] = field(default_factory=dict)  # --set values (str() of each)
+
+
+# A study's sweep grids: name -> (the grid's base, its runs).
+Grids = dict[str, tuple[dict[str, Any], list[Run]]]
 
 
 @dataclass
@@ -47,23 +52,24 @@ class Effect:
 class Study:
     name: str
     title: str
-    grids: Callable[[bool], dict[str, tuple[dict, list[Run]]]]  # quick -> {grid: (base, runs)}
+    grids: Callable[[bool], Grids]  # quick -> {grid: (base, runs)}
     figures: Callable[[Summary], dict[str, float]]  # one run's summary.json -> figures of merit
     effects: list[Effect]
     seeds: int = 3
-    extra: Callable[["Results", Path, dict], list[str]] | None = None  # more figures and report lines
+    extra: Callable[[Results, Path, dict[str, Any]], list[str]] | None = None  # more figures and report lines
     doc_sections: tuple[str, ...] = ()  # the report sections (heading starts) a study page's block carries too
 
 
-def papers() -> dict:
-    return yaml.safe_load(resources.files("flashvp").joinpath("data/papers.yaml").read_text())
+def papers() -> dict[str, Any]:
+    data: dict[str, Any] = yaml.safe_load(resources.files("flashvp").joinpath("data/papers.yaml").read_text())
+    return data
 
 
 @dataclass
 class Results:
     """Each run's figures: rows of config, variant, seed, figures."""
 
-    rows: list[dict]
+    rows: list[dict[str, Any]]
     summaries: dict[tuple[str, str, int], Path]  # (config, variant, seed) -> run folder
     revisions: set[str] = field(default_factory=set)  # the vp-server builds' git revisions (summary.json)
 
@@ -136,7 +142,9 @@ def judge(e: Effect, paper_change: float | None, ours: float, half: float = math
     holds zero."""
     if math.isnan(ours):
         return "-", "-"
-    yes = lambda b: "yes" if b else "no"  # noqa: E731
+    def yes(b: bool) -> str:
+        return "yes" if b else "no"
+
     if e.threshold is not None:
         return yes(ours > e.threshold), "-"
     if e.within is not None:

@@ -4,13 +4,19 @@ ratio to Vanilla, the mean over seeds and how a figure is finished."""
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from flashvp.studies.base import Results
 from flashvp.summary import Summary
 
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
-def _online(s: Summary) -> dict:
+
+def _online(s: Summary) -> dict[str, Any]:
     """The online server's response times (worker 0's job carries them) and
     where they went, over all responses and over the p99 tail."""
     o = s.online
@@ -24,7 +30,7 @@ def _online(s: Summary) -> dict:
     return f
 
 
-def _finish(fig, ax, path: Path, title: str, fontsize: int, legend: bool = True, ncol: int = 1) -> None:
+def _finish(fig: Figure, ax: Axes, path: Path, title: str, fontsize: int, legend: bool = True, ncol: int = 1) -> None:
     """Titles the figure, adds its legend and writes it as PNG and SVG."""
     from flashvp.plot import save
 
@@ -40,6 +46,6 @@ def _ratio(res: Results, c: str, v: str, metric: str) -> list[float]:
     return [mine[s] / base[s] for s in mine if s in base and base[s]]
 
 
-def statistics_mean(d: dict) -> float:
+def statistics_mean(d: Mapping[Any, float]) -> float:
     v = list(d.values())
     return sum(v) / len(v) if v else math.nan

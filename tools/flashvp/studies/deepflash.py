@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
-from flashvp.studies.base import Effect, Results, Run, Study, mean_interval
+from flashvp.studies.base import Effect, Grids, Results, Run, Study, mean_interval
 from flashvp.studies.common import _finish, statistics_mean
 from flashvp.summary import Summary
 
@@ -26,11 +27,11 @@ DF_FEW_QUEUES = (1, 2, 4)  # "only a few queues" (the paper gives no count: our 
 DF_IDEAL_HOST = {k: "0ns" for k in ("host.core.submit_cost", "host.core.isr_cost", "host.core.complete_cost",
                                     "host.core.ctx_switch_cost", "host.sched.cache_penalty",
                                     "host.blkmq.insert_cost", "host.blkmq.merge_search_cost")}
-DF_LOCKS = {"page-lock": {"ssd.fw.ilock.range": "4KiB", "ssd.fw.ilock.forwarding": "false"},
+DF_LOCKS: dict[str, dict[str, Any]] = {"page-lock": {"ssd.fw.ilock.range": "4KiB", "ssd.fw.ilock.forwarding": "false"},
             "ilock-base": {"ssd.fw.ilock.forwarding": "false"},
             "ilock-forwd": {},
             "ilock-1mb": {"ssd.fw.ilock.range": "1MiB", "ssd.fw.ilock.forwarding": "false"}}
-DF_CACHE = {"no-cache": {"ssd.fw.threads.cache": 0, "ssd.cache.organisation": "none"},
+DF_CACHE: dict[str, dict[str, Any]] = {"no-cache": {"ssd.fw.threads.cache": 0, "ssd.cache.organisation": "none"},
             **{f"cache-{n}": {"ssd.fw.threads.cache": n, "ssd.fw.cache_bypass": "false"} for n in (1, 2, 4)},
             "2-bypass": {}}
 
@@ -45,7 +46,7 @@ def _df_drive_iops(s: Summary) -> float:
     return sum(j.ios for j in jobs) / longest if longest > 0 else 0.0
 
 
-def _df_figures(s: Summary) -> dict:
+def _df_figures(s: Summary) -> dict[str, Any]:
     ps = s.sim_time_s * 1e12
     nvmq = s.fw_threads("nvmq")
     working = [t.items for t in nvmq if t.items]
@@ -58,7 +59,7 @@ def _df_figures(s: Summary) -> dict:
             "nvmq_spread": (max(working) - min(working)) / max(working) if working else math.nan}
 
 
-def _df_grids(quick: bool) -> dict:
+def _df_grids(quick: bool) -> Grids:
     # Time-based runs: every job issues for the same time, as the paper's 16
     # host workers "keep issuing I/O requests, so that the NVMe queues are not
     # depleted" (sec. 6) and its figures are the device's throughput. With a
@@ -84,7 +85,8 @@ def _df_grids(quick: bool) -> dict:
     queues = DF_QUEUES if not quick else [1, 16]
     grids["queues"] = (base, [Run(c, "deepflash/deepflash", f"rndrd-queues={q}",
                                   {**DF_IDEAL_HOST, "host.cores": q, "ssd.fw.dispatch": d})
-                              for q in queues for c, d in (("deepflash", "dios"), ("deepflash-static-queues", "per_sq"))])
+                              for q in queues
+                              for c, d in (("deepflash", "dios"), ("deepflash-static-queues", "per_sq"))])
     locks = DF_LOCKS if not quick else {k: DF_LOCKS[k] for k in ("page-lock", "ilock-1mb")}
     cache = DF_CACHE if not quick else {k: DF_CACHE[k] for k in ("no-cache", "cache-1")}
     grids["ilock"] = (base, [Run(c, "deepflash/deepflash", p, {"workload.*.rw": DF_PATTERNS[p], **sets})
@@ -110,7 +112,7 @@ def _df_effects() -> list[Effect]:
     return e
 
 
-def _df_extra(res: Results, out: Path, ctx: dict) -> list[str]:
+def _df_extra(res: Results, out: Path, ctx: dict[str, Any]) -> list[str]:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 3.8))

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
-from flashvp.studies.base import Effect, Results, Run, Study, mean_interval, papers
+from flashvp.studies.base import Effect, Grids, Results, Run, Study, mean_interval, papers
 from flashvp.studies.common import _finish, _online, _ratio, statistics_mean
 from flashvp.summary import Summary
 
@@ -35,7 +36,7 @@ FD_APPS = {
 FD_TRACED = "(traced)"
 
 
-def _fd_figures(s: Summary) -> dict:
+def _fd_figures(s: Summary) -> dict[str, Any]:
     f = _online(s)
     f["latency_p99"], f["latency_mean"], f["latency_max"] = (f.get("response_p99"), f.get("response_mean"),
                                                              f.get("response_max"))
@@ -44,15 +45,15 @@ def _fd_figures(s: Summary) -> dict:
     return f
 
 
-def _fd_grids(quick: bool) -> dict:
+def _fd_grids(quick: bool) -> Grids:
     apps = ["apache-u"] if quick else list(FD_APPS)
-    base = {"set": {}}
+    base: dict[str, Any] = {"set": {}}
     if quick:  # an eighth of the paper's scale: time, buffer and page cache, so the buffer fills as often
         base["set"] = {"workload.online.runtime": "3750ms", "workload.ungzip.runtime": "3750ms",
                        "ssd.cache.size": "64MiB", "host.pagecache.size": "320MiB",
                        "host.pagecache.dirtyable": str(908002 // 8 * 4096)}
 
-    def sets(c: str, a: str) -> dict:
+    def sets(c: str, a: str) -> dict[str, Any]:
         # The Oracle's buffer keeps its size at every scale: it must hold all the run writes.
         return {**FD_APPS[a], **({"ssd.cache.size": "8GiB"} if quick and c == "oracle" else {})}
 
@@ -72,7 +73,7 @@ def _fd_effects() -> list[Effect]:
         Effect("fd_ftl_vs_fd_buf_worst_response", "latency_max", "fd-ftl", "fd-buf")]
 
 
-def _fd_extra(res: Results, out: Path, ctx: dict) -> list[str]:
+def _fd_extra(res: Results, out: Path, ctx: dict[str, Any]) -> list[str]:
     import matplotlib.pyplot as plt
 
     apps = res.variants("vanilla")
@@ -94,7 +95,7 @@ def _fd_extra(res: Results, out: Path, ctx: dict) -> list[str]:
     lines = []
     if folder:
         wb = Summary.load(folder / "summary.json").write_buffer
-        if wb.series:
+        if wb.series and wb.capacity_pages:
             fig, ax = plt.subplots(figsize=(7, 3))
             ax.plot([p.time_us / 1e6 for p in wb.series], [100 * p.max_pages / wb.capacity_pages for p in wb.series],
                     linewidth=0.6)
@@ -135,13 +136,14 @@ def _fd_dynamics(res: Results, out: Path) -> list[str]:
     import matplotlib.pyplot as plt
     import pandas as pd
 
-    runs = {c: res.summaries.get((f"{c} {FD_TRACED}", "apache-u", 1)) for c in FD_CONFIGS}
-    runs = {c: f for c, f in runs.items() if f and (f / "responses.csv").exists()}
+    traced = {c: res.summaries.get((f"{c} {FD_TRACED}", "apache-u", 1)) for c in FD_CONFIGS}
+    runs = {c: f for c, f in traced.items() if f and (f / "responses.csv").exists()}
     if not runs:
         return []
     fig, axes = plt.subplots(len(runs), 1, figsize=(7, 1.6 * len(runs)), sharex=True, squeeze=False)
-    rows = ["| system | responses | mean ms | p99 ms | max ms | responses above 10 ms |", "| --- | --- | --- | --- | --- | --- |"]
-    for ax, (c, folder) in zip(axes[:, 0], runs.items()):
+    rows = ["| system | responses | mean ms | p99 ms | max ms | responses above 10 ms |",
+            "| --- | --- | --- | --- | --- | --- |"]
+    for ax, (c, folder) in zip(axes[:, 0], runs.items(), strict=True):
         r = pd.read_csv(folder / "responses.csv")
         t, ms = r["received_ps"] / 1e12, r["response_ps"] / 1e9
         ax.plot(t, ms, linewidth=0.4, color="C0")

@@ -8,16 +8,21 @@ from __future__ import annotations
 import math
 import statistics
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from flashvp.studies.base import Effect, Results, Run, Study, mean_interval, papers
+from flashvp.studies.base import Effect, Grids, Results, Run, Study, mean_interval, papers
 from flashvp.studies.common import _finish, _online, _ratio, statistics_mean
 from flashvp.summary import RESPONSE_PARTS, Summary
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.axes import Axes
 
 FS_CONFIGS = ["vanilla", "cacheopt", "kernelopt", "selectisr", "xler", "dedcore"]
 FS_ONLINE = ["ap", "au", "is"]
 FS_OFFLINE = ["bfs", "gpgnu", "gp", "gzip", "index", "kmn", "PR", "ungzip", "wcgnu", "wc"]
 FS_KNEE_RATES = [100, 200, 300, 400, 500, 600, 800, 1000]
-FS_CACHE_ORGS = {"uni-no": {"ssd.cache.organisation": "uni", "ssd.cache.prefetch_pages": 0},
+FS_CACHE_ORGS: dict[str, dict[str, Any]] = {"uni-no": {"ssd.cache.organisation": "uni", "ssd.cache.prefetch_pages": 0},
                  "uni-128": {"ssd.cache.organisation": "uni", "ssd.cache.prefetch_pages": 128},
                  "uni-dyn": {"ssd.cache.organisation": "uni-dyn"},
                  "split": {"ssd.cache.organisation": "split"}}
@@ -34,7 +39,7 @@ FS_PARTS = {"block layer": ("host_submit", "blk_mq", "driver_queue"), "accelerat
             "completion": ("interrupt", "wakeup")}
 
 
-def _fs_figures(s: Summary) -> dict:
+def _fs_figures(s: Summary) -> dict[str, Any]:
     f = _online(s)
     # Offline work done in the fixed run time: its I/Os (each with its Table 3 compute).
     f["offline_perf"] = sum(j.reads + j.writes for j in s.jobs_named("offline")) / s.sim_time_s
@@ -74,7 +79,9 @@ def _fs_response_parts(res: Results, pairs: list[str]) -> list[str]:
         mine = [r for r in rows if r["config"] == c]
         if not mine:
             continue
-        cell = lambda k: f"{statistics.mean(r[k] for r in mine):,.0f}"  # noqa: E731
+        def cell(k: str, mine: list[dict[str, Any]] = mine) -> str:
+            return f"{statistics.mean(r[k] for r in mine):,.0f}"
+
         md.append(f"| {c} | {sum(r['responses'] for r in mine):,} ({sum(r['tail_responses'] for r in mine):,}) | " +
                   " | ".join(cell(f"resp_{p}") for p in RESPONSE_PARTS) + " | " +
                   " | ".join(cell(f"tail_{p}") for p in RESPONSE_PARTS) + " |")
@@ -84,10 +91,10 @@ def _fs_response_parts(res: Results, pairs: list[str]) -> list[str]:
             "Tail: the responses at or above each run's p99.", "", *md, ""]
 
 
-def _fs_grids(quick: bool) -> dict:
+def _fs_grids(quick: bool) -> Grids:
     pairs = [("ap", "PR")] if quick else [(o, f) for o in FS_ONLINE for f in FS_OFFLINE]
     runtime = "3s" if quick else "6s"
-    base = {"set": {"workload.online.runtime": runtime, "workload.offline.runtime": runtime}}
+    base: dict[str, Any] = {"set": {"workload.online.runtime": runtime, "workload.offline.runtime": runtime}}
     runs = [Run(c, f"flashshare/{c}", f"{o}+{f}", {"workload.online.app": o, "workload.offline.app": f})
             for o, f in pairs for c in FS_CONFIGS]
     grids = {"configs": (base, runs)}
@@ -126,7 +133,7 @@ def _fs_per_pair(res: Results, pairs: list[str]) -> list[str]:
     return ["## Mean / p99 response time per pair, us (mean over the seeds)", "", *rows, ""]
 
 
-def _fs_extra(res: Results, out: Path, ctx: dict) -> list[str]:
+def _fs_extra(res: Results, out: Path, ctx: dict[str, Any]) -> list[str]:
     import matplotlib.pyplot as plt
 
     lines = []
@@ -157,7 +164,7 @@ def _fs_extra(res: Results, out: Path, ctx: dict) -> list[str]:
                 f"interval; paper's averages: dashed; fewest responses per run {n})", 8, ncol=3)
     # Figure 13: XLER and DedCore normalised to Vanilla, mean over pairs and seeds.
     fig, ax = plt.subplots(figsize=(5, 3.5))
-    for k, (metric, label) in enumerate((("response_mean", "mean"), ("response_p99", "p99"))):
+    for k, metric in enumerate(("response_mean", "response_p99")):
         for i, c in enumerate(("dedcore", "xler")):
             m, h = mean_interval([x for v in pairs for x in _ratio(res, c, v, metric)])
             ax.bar(k * 3 + i, m, yerr=0 if math.isnan(h) else h, capsize=3, color=f"C{i}",
@@ -167,16 +174,16 @@ def _fs_extra(res: Results, out: Path, ctx: dict) -> list[str]:
     _finish(fig, ax, out / "fig13", "Fig 13: XLER against DedCore (paper: XLER -12% mean, -15% p99 vs DedCore)", 8)
     # Figure 15b: where a latency-critical read's time goes, per system (pooled over pairs and seeds).
     fig, ax = plt.subplots(figsize=(6, 3.5))
-    bottom = [0.0] * len(FS_CONFIGS)
+    bottom: list[float] = [0.0] * len(FS_CONFIGS)
     rows15 = ["| system | " + " | ".join(f"{p} us" for p in FS_PARTS) + " |", "| --- |" + " --- |" * len(FS_PARTS)]
-    cells = {c: [] for c in FS_CONFIGS}
+    cells: dict[str, list[str]] = {c: [] for c in FS_CONFIGS}
     for part in FS_PARTS:
         vals = [statistics_mean({i: r[f"read_{part}"] for i, r in enumerate(res.rows)
                                  if r["config"] == c and r["variant"] in pairs}) for c in FS_CONFIGS]
         ax.bar(range(len(FS_CONFIGS)), vals, bottom=bottom, label=part)
-        bottom = [b + v for b, v in zip(bottom, vals)]
-        for c, v in zip(FS_CONFIGS, vals):
-            cells[c].append(f"{v:.1f}")
+        bottom = [b + v for b, v in zip(bottom, vals, strict=True)]
+        for c, val in zip(FS_CONFIGS, vals, strict=True):
+            cells[c].append(f"{val:.1f}")
     rows15 += [f"| {c} | " + " | ".join(cells[c]) + " |" for c in FS_CONFIGS]
     ax.set_xticks(range(len(FS_CONFIGS)), FS_CONFIGS, fontsize=8)
     ax.set_ylabel("us per latency-critical read")
@@ -195,7 +202,7 @@ def _fs_extra(res: Results, out: Path, ctx: dict) -> list[str]:
     ax.set_ylim(0.9, 1.1)
     _finish(fig, ax, out / "fig17", "Fig 17: NVMe commands (paper: KernelOpt +2%, XLER -0.4%)", 8, legend=False)
     lines += ["NVMe commands per application I/O against Vanilla (Fig 17): " +
-              ", ".join(f"{c} {100 * (m - 1):+.2f}%" for c, (m, _) in zip(FS_CONFIGS, ms)) + ".", ""]
+              ", ".join(f"{c} {100 * (m - 1):+.2f}%" for c, (m, _) in zip(FS_CONFIGS, ms, strict=True)) + ".", ""]
     # Figure 14: offline performance normalised to Vanilla.
     fig, ax = plt.subplots(figsize=(6, 3.5))
     for i, c in enumerate(FS_CONFIGS):
@@ -214,7 +221,7 @@ def _fs_extra(res: Results, out: Path, ctx: dict) -> list[str]:
         fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(offs) + 2), 3.8))
         width = 0.8 / len(cols)
         table = ["| offline app | " + " | ".join(names) + " |", "| --- |" + " --- |" * len(names)]
-        for i, ((org, metric), name) in enumerate(zip(cols, names)):
+        for i, ((org, metric), name) in enumerate(zip(cols, names, strict=True)):
             vals = [statistics_mean(res.values(org, f"ap+{o}:{org}", metric)) for o in offs]
             ax.bar([k + i * width for k in range(len(offs))], [100 * v for v in vals], width, label=name)
         for o in offs:
@@ -271,7 +278,7 @@ def _fs_extra(res: Results, out: Path, ctx: dict) -> list[str]:
     return lines
 
 
-def _stage_times(df):
+def _stage_times(df: pd.DataFrame) -> pd.DataFrame:
     """Each stage's time per row of a requests.csv frame (ps; NaN where the
     stage did not occur): a stage lasts from the previous mark to its own."""
     import numpy as np
@@ -287,7 +294,7 @@ def _stage_times(df):
     return pd.DataFrame(times, columns=[c[: -len("_end_ps")] for c in cols], index=df.index)
 
 
-def _binned(t_ps, values, how: str = "mean"):
+def _binned(t_ps: Any, values: Any, how: str = "mean") -> tuple[Any, Any]:
     """`values` grouped into FS_BIN_S bins of `t_ps`: (bin start s, their `how`: mean, max, sum, count)."""
     import pandas as pd
 
@@ -297,7 +304,7 @@ def _binned(t_ps, values, how: str = "mean"):
     return r.index.to_numpy(), r.to_numpy()
 
 
-def _panel(ax, ylabel: str, title: str) -> None:
+def _panel(ax: Axes, ylabel: str, title: str) -> None:
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=7)
@@ -307,11 +314,15 @@ def _ctx(res: Results, config: str) -> float:
     return statistics_mean(res.values(f"{config} {FS_TRACED}", "ap+index", "context_switches_per_s"))
 
 
-def _traced(res: Results, config: str, pair: str) -> Path | None:
-    return res.summaries.get((f"{config} {FS_TRACED}", pair, 1))
+def _has_traced(res: Results, config: str, pair: str) -> bool:
+    return (f"{config} {FS_TRACED}", pair, 1) in res.summaries
 
 
-def _read_requests(folder: Path):
+def _traced(res: Results, config: str, pair: str) -> Path:
+    return res.summaries[(f"{config} {FS_TRACED}", pair, 1)]
+
+
+def _read_requests(folder: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     import pandas as pd
 
     df = pd.read_csv(folder / "requests.csv")
@@ -324,7 +335,7 @@ def _fs_dynamics(res: Results, out: Path) -> list[str]:
     import pandas as pd
 
     lines = []
-    if _traced(res, "vanilla", "ap+index"):
+    if _has_traced(res, "vanilla", "ap+index"):
         fig, axs = plt.subplots(2, 2, figsize=(11, 6.5))
         reqs = {c: _read_requests(_traced(res, c, "ap+index")) for c in FS_DYNAMICS["ap+index"]}
         online = {c: df["job"].str.startswith("online") & (df["op"] == "read") for c, (df, _) in reqs.items()}
@@ -379,7 +390,7 @@ def _fs_dynamics(res: Results, out: Path) -> list[str]:
                   f"interrupts (KernelOpt), {switched['selectisr']:,} of {n['selectisr']:,} when Apache polls "
                   f"(SelectISR). Context switches of the whole host per second (all threads, Index's "
                   f"included): " + ", ".join(f"{c} {_ctx(res, c):,.0f}" for c in reqs) + ".", ""]
-    if _traced(res, "cacheopt", "ap+PR"):
+    if _has_traced(res, "cacheopt", "ap+PR"):
         fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
         folder = _traced(res, "cacheopt", "ap+PR")
         ep = pd.read_csv(folder / "cache_epochs.csv")

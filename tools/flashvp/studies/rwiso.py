@@ -7,16 +7,17 @@ from __future__ import annotations
 import math
 import statistics
 from pathlib import Path
+from typing import Any
 
-from flashvp.studies.base import (Effect, Results, Run, Study, deterministic, effect_samples, format_ours, judge,
-                                  mean_interval, papers)
+from flashvp.studies.base import (Effect, Grids, Results, Run, Study, deterministic, effect_samples, format_ours,
+                                  judge, mean_interval, papers)
 from flashvp.studies.common import _finish, statistics_mean
 from flashvp.summary import Summary
 
 RW_MIX = {"3to1": (6, 2), "1to1": (4, 4), "1to3": (2, 6)}
 
 
-def _rw_figures(s: Summary) -> dict:
+def _rw_figures(s: Summary) -> dict[str, Any]:
     t = s.sim_time_s
     per = [j.reads / t for j in s.jobs_named("reader")]
     f = {"read_iops": sum(per), "write_iops": sum(j.writes for j in s.jobs_named("writer")) / t,
@@ -25,11 +26,11 @@ def _rw_figures(s: Summary) -> dict:
     return f
 
 
-def _mix(r: int, w: int) -> dict:
+def _mix(r: int, w: int) -> dict[str, Any]:
     return {"workload.reader.numjobs": r, "workload.writer.numjobs": w}
 
 
-def _rw_grids(quick: bool) -> dict:
+def _rw_grids(quick: bool) -> Grids:
     runtime = "1s" if quick else "2s"
     base = {"set": {"workload.*.runtime": runtime}}
     runs = [Run("baseline", "rwiso/baseline", "3to1"), Run("fqueue", "rwiso/fqueue", "3to1"),
@@ -52,7 +53,7 @@ def _rw_effects() -> list[Effect]:
                    within=0.05)]
 
 
-def _rw_extra(res: Results, out: Path, ctx: dict) -> list[str]:
+def _rw_extra(res: Results, out: Path, ctx: dict[str, Any]) -> list[str]:
     import matplotlib.pyplot as plt
 
     cells = [(c, v) for v in ("3to1", "1to1", "1to3", "throttled", "sync") for c in
@@ -84,7 +85,8 @@ def _rw_extra(res: Results, out: Path, ctx: dict) -> list[str]:
         ax.set_ylabel("KIOPS")
         _finish(fig, ax, out / "fig4b", "Fig 4b: each reader's IOPS, 3:1 (mean over seeds)", 9)
         data = {e["id"]: e for e in papers()["rwiso"]["effects"]}
-        rows = ["| effect | paper | source | ours | direction | within a third |", "| --- | --- | --- | --- | --- | --- |"]
+        rows = ["| effect | paper | source | ours | direction | within a third |",
+                "| --- | --- | --- | --- | --- | --- |"]
         for eid, metric in (("rwiso_3to1_reader_stddev", "read_iops_stddev"),
                             ("rwiso_3to1_write_iops_vs_fqueue", "write_iops")):
             e = Effect(eid, metric, "rwiso-3to1", "fqueue", variants=("3to1",))

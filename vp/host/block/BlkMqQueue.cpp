@@ -192,7 +192,8 @@ bool BlkMqQueue::can_join(const BlkRequest& a, const IoRequest& first_of_b, uint
 }
 
 bool BlkMqQueue::can_merge(const BlkRequest& rq, const IoRequest& io, bool& front) const {
-  if (io.flush || io.raw || rq.head->flush || rq.write != io.write || rq.attr != io.attr) return false;
+  if (io.flush || io.raw || rq.head->flush || rq.write != io.write || rq.attr != io.attr || rq.head->fua != io.fua)
+    return false;  // Linux merges no requests whose REQ_FUA differs
   if (rq.end() == io.lba && can_join(rq, io, io.bytes, 1)) {
     front = false;
     return true;

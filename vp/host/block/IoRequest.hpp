@@ -17,6 +17,7 @@ class PageCache;
 struct IoRequest {
   bool write = false;
   bool flush = false;
+  bool fua = false;  // force unit access (an O_SYNC write): durable when it completes
   uint64_t lba = 0;
   uint32_t nlb = 0;
   uint32_t bytes = 0;

@@ -196,7 +196,7 @@ void AcceleratorDriver::bring_up(NvmeDriver& nvme, uint16_t first_sq, uint16_t f
 
 bool AcceleratorDriver::takes(const IoRequest& r) {
   if (!ready_ || r.attr == 0 || r.raw) return false;
-  bool fits = !r.flush && r.bytes > 0 && r.bytes <= max_bytes_ && r.buf_addr % 4 == 0 &&
+  bool fits = !r.flush && !r.fua && r.bytes > 0 && r.bytes <= max_bytes_ && r.buf_addr % 4 == 0 &&
               (r.buf_addr + r.bytes - 1) / kPage - r.buf_addr / kPage + 1 <= max_segs_;
   if (!fits) ++normal_path_;
   return fits;

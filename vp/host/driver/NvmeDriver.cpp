@@ -573,7 +573,7 @@ void NvmeDriver::write_sqe(SubQueue& q, IoRequest& r, uint16_t cid) {
     c.prp2 = build_prps(q, cid, r);
     c.cdw10 = static_cast<uint32_t>(r.lba);
     c.cdw11 = static_cast<uint32_t>(r.lba >> 32);
-    c.cdw12 = (nlb - 1) & 0xFFFF;
+    c.cdw12 = ((nlb - 1) & 0xFFFF) | (r.fua ? RW_FUA : 0);
   }
   std::memcpy(dram_ + q.addr + uint64_t(q.tail) * sizeof(Sqe), &c, sizeof c);
   q.tail = (q.tail + 1) % q.size;

@@ -321,7 +321,7 @@ void HostCore::deliver(IoRequest& r, Tick end) {
 bool HostCore::runnable(HostThread& t, Tick now) {
   if (t.has_news() || t.compute_left) return true;
   FioJobRunner& j = *t.job;
-  if (pc_ && pc_->active() && j.wants_sync()) return true;
+  if (j.wants_sync() && (!j.buffered() || (pc_ && pc_->active()))) return true;
   if (j.can_issue(now)) return true;
   return t.polled > 0 && t.sleep_until <= now;  // spinning for its polled I/O
 }
@@ -471,6 +471,10 @@ void HostCore::step(HostThread& t) {
     return;
   }
   Tick now = now_ps();
+  if (j.wants_sync() && !j.buffered()) {  // blkdev_fsync: a Flush, when the device has a volatile cache
+    if (IoRequest* flush = j.start_direct_sync(now)) submit_flush(*flush);
+    return;
+  }
   if (pc_ && pc_->active() && j.wants_sync()) {
     j.sync_started();
     PageCache::Work w;
@@ -495,7 +499,7 @@ void HostCore::issue(HostThread& t) {
     return;
   }
   // io_submit plugs batches above AIO_PLUG_THRESHOLD (2) requests.
-  unsigned batch = std::max(1u, j.spec().iodepth_batch_submit);
+  unsigned batch = j.spec().submit_batch();
   bool buffered = pc_ && j.buffered();
   bool plug = batch > 2 && !buffered;
   const unsigned dev = j.device();

@@ -5,10 +5,12 @@
 #include "vp/core/InputFile.hpp"
 #include "vp/core/Quote.hpp"
 #include "vp/host/workload/AppProfile.hpp"
+#include "vp/host/workload/FioOptions.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -159,6 +161,94 @@ struct Opt {
     }
     return out;
   }
+  // fio's per-direction values (READ,WRITE[,TRIM]): one value only.
+  void one_for_all(const char* what) const {
+    if (value().find(',') != std::string::npos)
+      fail(fmt::format("gives per-direction {} (READ,WRITE), which the model does not have: give one value", what));
+  }
+  // READ,WRITE[,TRIM]: one value sets both; an empty one leaves its direction
+  // unset (0); a trim value is refused (the model's jobs issue no trims).
+  template <class F>
+  void per_direction(uint64_t (&out)[2], F parse) const {
+    const std::string& v = value();
+    std::vector<std::string> parts;
+    for (size_t b = 0;;) {
+      size_t c = v.find(',', b);
+      parts.push_back(trim(v.substr(b, c == std::string::npos ? std::string::npos : c - b)));
+      if (c == std::string::npos) break;
+      b = c + 1;
+    }
+    if (parts.size() > 3) fail("has more than three values (READ,WRITE,TRIM)");
+    if (parts.size() == 3 && !parts[2].empty()) fail("sets a trim value, and the model's jobs issue no trims");
+    auto one = [&](const std::string& t) { return t.empty() ? uint64_t(0) : parse(Opt{origin, line, key, t}); };
+    out[0] = one(parts[0]);
+    out[1] = parts.size() == 1 ? out[0] : one(parts[1]);
+  }
+  uint64_t block_size(const std::string& text) const {
+    uint64_t v = Opt{origin, line, key, text}.bytes();
+    if (v == 0 || v % 512) fail(fmt::format("has block size {}: must be a positive multiple of 512 bytes", vp::quoted(text)));
+    return v;
+  }
+  // fio's bssplit: SIZE/PERCENT:SIZE/PERCENT...; sizes without a percentage
+  // share what the others leave, equally.
+  std::vector<FioJob::BsShare> bssplit() const {
+    std::vector<FioJob::BsShare> out;
+    std::vector<size_t> open;
+    unsigned given = 0;
+    std::string rest = value();
+    while (true) {
+      size_t c = rest.find(':');
+      std::string item = trim(rest.substr(0, c));
+      size_t slash = item.find('/');
+      uint64_t b = block_size(trim(item.substr(0, slash)));
+      if (slash == std::string::npos || trim(item.substr(slash + 1)).empty()) {
+        open.push_back(out.size());
+        out.push_back({b, 0});
+      } else {
+        unsigned p = static_cast<unsigned>(Opt{origin, line, key, trim(item.substr(slash + 1))}.ranged(0, 100));
+        given += p;
+        out.push_back({b, p});
+      }
+      if (c == std::string::npos) break;
+      rest = rest.substr(c + 1);
+    }
+    if (given > 100) fail(fmt::format("has shares adding up to {}%, more than 100%", given));
+    if (open.empty() && given != 100) fail(fmt::format("has shares adding up to {}%, not 100%", given));
+    for (size_t i = 0; i < open.size(); ++i)  // fio gives the remainder's odd percent to the first
+      out[open[i]].percent = (100 - given) / unsigned(open.size()) + (i < (100 - given) % open.size() ? 1 : 0);
+    return out;
+  }
+  // fio's percentile_list: percentages separated by ':'.
+  std::vector<double> percentiles() const {
+    std::vector<double> out;
+    std::string rest = value();
+    while (true) {
+      size_t c = rest.find(':');
+      std::string num = trim(rest.substr(0, c));
+      char* end = nullptr;
+      double p = std::strtod(num.c_str(), &end);
+      if (num.empty() || *end || !(p > 0 && p <= 100))
+        fail(fmt::format("has {}: each percentile is a number above 0 and at most 100", vp::quoted(num)));
+      if (out.size() == 64) fail("lists more than 64 percentiles");
+      out.push_back(p);
+      if (c == std::string::npos) break;
+      rest = rest.substr(c + 1);
+    }
+    return out;
+  }
+  // fio's cpumask: a number whose set bits are the CPUs.
+  std::vector<unsigned> cpu_mask() const {
+    const std::string& v = value();
+    uint64_t m = 0;
+    bool hex = v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X');
+    auto [p, ec] = std::from_chars(v.data() + (hex ? 2 : 0), v.data() + v.size(), m, hex ? 16 : 10);
+    if (v.empty() || ec != std::errc() || p != v.data() + v.size() || !m)
+      fail("is not a CPU mask (a number above 0 whose set bits are the CPUs: 3, 0xf)");
+    std::vector<unsigned> cpus;
+    for (unsigned c = 0; c < 64; ++c)
+      if (m >> c & 1) cpus.push_back(c);
+    return cpus;
+  }
   std::vector<unsigned> cpu_list() const {
     auto cpus = parse_cpu_list(value(), kMaxCpu);
     if (!cpus) fail(fmt::format("is not a CPU list like 0,2,5-7 (CPUs 0..{}, ranges ascending)", kMaxCpu));
@@ -170,17 +260,50 @@ void apply(FioJob& j, const Opt& o) {
   const std::string& k = o.key;
   j.where[k] = {o.where(), o.val.value_or("")};
   if (k == "rw" || k == "readwrite") {
+    // mode[:N]: N is bytes to skip (sequential) or I/Os per offset (random).
+    std::string v = o.value(), n;
+    if (size_t c = v.find(':'); c != std::string::npos) n = trim(v.substr(c + 1)), v = trim(v.substr(0, c));
+    bool found = false;
     for (const auto& [name, mode] : kRwNames)
-      if (o.value() == name) return void(j.rw = mode);
-    o.fail("is not one of read, write, randread, randwrite, randrw, rw, readwrite");
+      if (v == name) j.rw = mode, found = true;
+    if (!found && v.find("trim") != std::string::npos)
+      o.fail("is a trim mode, not modelled: the host model issues no Dataset Management (deallocate) commands yet");
+    if (!found) o.fail("is not one of read, write, randread, randwrite, randrw, rw, readwrite");
+    j.rw_skip = 0, j.rw_per_offset = 1;
+    if (n.empty()) return;
+    Opt num{o.origin, o.line, k, n};
+    if (j.is_random()) {
+      j.rw_per_offset = static_cast<unsigned>(num.ranged(1, 1u << 30));
+    } else {
+      bool back = n[0] == '-';
+      uint64_t b = Opt{o.origin, o.line, k, back ? n.substr(1) : n}.bytes();
+      if (b > (uint64_t(1) << 62)) o.fail("skips too far");
+      j.rw_skip = back ? -int64_t(b) : int64_t(b);
+    }
+  } else if (k == "rw_sequencer") {
+    if (o.value() != "sequential" && o.value() != "identical") o.fail("is not one of sequential, identical");
+    j.rw_identical = o.value() == "identical";
   } else if (k == "rwmixread") {
     j.rwmixread = static_cast<unsigned>(o.ranged(0, 100));
   } else if (k == "rwmixwrite") {
     j.rwmixread = 100 - static_cast<unsigned>(o.ranged(0, 100));
-  } else if (k == "bs" || k == "blocksize") {
-    uint64_t v = o.bytes();
-    if (v == 0 || v % 512) o.fail("must be a positive multiple of 512 bytes");
-    j.bs = v;
+  } else if (k == "bs" || k == "blocksize" || k == "bsrange" || k == "blocksize_range") {
+    o.one_for_all("block sizes");
+    const std::string& v = o.value();
+    size_t dash = v.find('-');
+    bool range = k == "bsrange" || k == "blocksize_range";
+    if (range && dash == std::string::npos) o.fail("is not a range MIN-MAX (4k-64k)");
+    uint64_t lo = o.block_size(trim(v.substr(0, dash)));
+    uint64_t hi = dash == std::string::npos ? lo : o.block_size(trim(v.substr(dash + 1)));
+    if (hi < lo) o.fail("is a range whose maximum is below its minimum");
+    j.bs = lo, j.bs_max = hi == lo ? 0 : hi;
+    j.bssplit.clear();
+  } else if (k == "bssplit") {
+    o.one_for_all("block size splits");
+    j.bssplit = o.bssplit();
+    j.bs = j.bssplit.front().bytes;
+    for (const auto& b : j.bssplit) j.bs = std::min(j.bs, b.bytes);
+    j.bs_max = 0;
   } else if (k == "iodepth") {
     j.iodepth = static_cast<unsigned>(o.ranged(1, 65536));
   } else if (k == "workload_attr") {
@@ -189,8 +312,14 @@ void apply(FioJob& j, const Opt& o) {
     j.prioclass = static_cast<unsigned>(o.ranged(0, 3));
   } else if (k == "prio") {
     j.prio = static_cast<unsigned>(o.ranged(0, 7));
+  } else if (k == "iodepth_low") {
+    j.iodepth_low = static_cast<unsigned>(o.ranged(0, 65536));
+  } else if (k == "iodepth_batch_complete_min" || k == "iodepth_batch_complete") {
+    j.iodepth_batch_complete_min = std::max(1u, static_cast<unsigned>(o.ranged(0, 65536)));
+  } else if (k == "iodepth_batch_complete_max") {
+    j.iodepth_batch_complete_max = static_cast<unsigned>(o.ranged(0, 65536));
   } else if (k == "iodepth_batch_submit" || k == "iodepth_batch") {
-    j.iodepth_batch_submit = std::max(1u, static_cast<unsigned>(o.ranged(0, 65536)));  // fio: 0 means 1
+    j.iodepth_batch_submit = static_cast<unsigned>(o.ranged(0, 65536));  // fio: 0 means iodepth
   } else if (k == "size") {
     // Setting one form resets the other so equal jobs compare equal.
     if (auto p = o.percent(0, 100)) {
@@ -201,7 +330,7 @@ void apply(FioJob& j, const Opt& o) {
       if (v == 0) o.fail("must be positive (bytes, or a percentage above 0% up to 100%)");
       j.size = v, j.size_percent = 100.0;
     }
-  } else if (k == "offset") {
+  } else if (k == "offset" || k == "fileoffset") {
     if (auto p = o.percent(0, 100)) {
       j.offset = 0, j.offset_percent = *p;
     } else {
@@ -213,9 +342,22 @@ void apply(FioJob& j, const Opt& o) {
     } else {
       j.offset_increment = o.bytes(), j.offset_increment_percent = 0.0;
     }
+  } else if (k == "offset_align") {
+    j.offset_align = o.bytes();
+  } else if (k == "io_size" || k == "io_limit") {
+    j.io_size = o.bytes();  // 0: the region's size, as fio
+  } else if (k == "blockalign" || k == "ba") {
+    o.one_for_all("alignments");
+    j.blockalign = o.bytes();
+  } else if (k == "loops") {
+    j.loops = static_cast<unsigned>(o.ranged(1, UINT32_MAX));
+  } else if (k == "fill_device" || k == "fill_fs") {
+    j.fill_device = o.flag();
+  } else if (k == "ramp_time") {
+    j.ramp_ps = o.time(kPsPerS);
   } else if (k == "number_ios") {
     j.number_ios = o.ranged(0, UINT64_MAX);
-  } else if (k == "runtime") {
+  } else if (k == "runtime" || k == "timeout") {
     j.runtime_ps = o.time(kPsPerS);
   } else if (k == "time_based") {
     j.time_based = o.flag();
@@ -223,6 +365,8 @@ void apply(FioJob& j, const Opt& o) {
     j.numjobs = static_cast<unsigned>(o.ranged(1, UINT32_MAX));
   } else if (k == "cpus_allowed") {
     j.cpus_allowed = o.cpu_list();
+  } else if (k == "cpumask") {
+    j.cpus_allowed = o.cpu_mask();
   } else if (k == "cpus_allowed_policy") {
     if (o.value() != "shared" && o.value() != "split") o.fail("must be shared or split");
     j.cpus_split = o.value() == "split";
@@ -230,6 +374,8 @@ void apply(FioJob& j, const Opt& o) {
     j.thinktime_ps = o.time(kPsPerUs);  // fio: plain thinktime is microseconds
   } else if (k == "thinktime_spin") {
     j.thinktime_spin_ps = o.time(kPsPerUs);
+  } else if (k == "thinktime_blocks") {
+    j.thinktime_blocks = static_cast<unsigned>(o.ranged(1, UINT32_MAX));
   } else if (k == "thinktime_insts") {
     j.thinktime_insts = o.ranged(0, UINT64_MAX);
   } else if (k == "percentage_random") {
@@ -254,15 +400,33 @@ void apply(FioJob& j, const Opt& o) {
   } else if (k == "phases") {
     j.phases = o.phases();
   } else if (k == "rate_iops") {
+    o.one_for_all("IOPS caps (use rate= for per-direction caps)");
     j.rate_iops = o.ranged(0, UINT64_MAX);
+  } else if (k == "rate") {
+    o.per_direction(j.rate_bps, [](const Opt& x) { return x.bytes(); });
+  } else if (k == "rate_min" || k == "ratemin") {
+    o.per_direction(j.rate_min_bps, [](const Opt& x) { return x.bytes(); });
+  } else if (k == "rate_iops_min") {
+    o.per_direction(j.rate_iops_min, [](const Opt& x) { return x.ranged(0, UINT64_MAX); });
   } else if (k == "randseed") {
     j.randseed = o.ranged(0, UINT64_MAX);
   } else if (k == "hipri") {
     j.hipri = o.flag();
   } else if (k == "direct") {
     j.direct = o.ranged(0, 1) != 0;
+  } else if (k == "buffered") {
+    j.direct = o.ranged(0, 1) == 0;
   } else if (k == "fsync") {
     j.fsync = static_cast<unsigned>(o.ranged(0, UINT32_MAX));
+  } else if (k == "fdatasync") {
+    j.fdatasync = static_cast<unsigned>(o.ranged(0, UINT32_MAX));
+  } else if (k == "end_fsync" || k == "fsync_on_close") {
+    j.end_fsync = o.flag();
+  } else if (k == "sync") {
+    const std::string& v = o.value();
+    if (v == "0" || v == "none") j.sync = false;
+    else if (v == "1" || v == "sync" || v == "dsync") j.sync = true;
+    else o.fail("is not one of none, 0, sync, 1, dsync");
   } else if (k == "ioengine") {
     static const char* const kEngines[] = {"libaio", "io_uring", "sync", "psync", "pvsync", "pvsync2"};
     for (const char* e : kEngines)
@@ -276,6 +440,10 @@ void apply(FioJob& j, const Opt& o) {
     const std::string& v = o.value();
     if (v == "0" || v == "none") j.verify = false;
     else if (v == "1" || v == "meta") j.verify = true;
+    else if (v.find_first_of("0123456789") != 0 && v != "pattern" && v != "null")
+      o.fail("is a checksum method, not modelled: FlashVP's verify compares every byte a read returns with what "
+             "was written (verify=1 or meta), and a write job is not read back afterwards as fio's verify phase "
+             "does");
     else o.fail("is not one of 0, none, 1, meta");
   } else if (k == "stonewall" || k == "wait_for_previous") {
     j.stonewall = o.flag();
@@ -316,12 +484,31 @@ void apply(FioJob& j, const Opt& o) {
     j.requests = o.ranged(0, UINT64_MAX);
   } else if (k == "workers") {
     j.workers = static_cast<unsigned>(o.ranged(1, 4096));
+  } else if (k == "percentile_list") {
+    j.percentile_list = o.percentiles();
+  } else if (k == "randrepeat" || k == "allrandrepeat") {
+    o.flag();  // every stream repeats for the run's seed (--seed); another seed gives another run
+  } else if (k == "lat_percentiles") {
+    o.flag();  // summary.json's percentiles are of the whole latency already
+  } else if (k == "new_group") {
+    j.new_group = o.flag();
+  } else if (k == "exitall") {
+    j.exitall = o.flag();
   } else if (k == "description") {
-    o.value();  // accepted, not modelled
-  } else if (k == "group_reporting") {
-    o.flag();  // accepted, the VP always reports per job
+    o.value();  // shown by fio only
+  } else if (const FioOptionInfo* info = find_fio_option(k)) {
+    j.where.erase(k);
+    if (info->support == FioSupport::Refused)
+      throw FioError(fmt::format("{}: option {} is not modelled: {}", o.where(), vp::quoted(k), info->why));
+    if (info->support == FioSupport::Modelled)  // the table and this parser disagree: a FlashVP bug
+      throw FioError(fmt::format("{}: option {} is listed as modelled but the job parser does not know it",
+                                 o.where(), vp::quoted(k)));
+    j.accepted.emplace_back(k, o.val.value_or(""));
   } else {
-    throw FioError(fmt::format("{}: unknown option {}", o.where(), vp::quoted(k)));
+    j.where.erase(k);
+    throw FioError(fmt::format("{}: unknown option {}: fio has no such option (docs/reference/fio-options.md lists "
+                               "them all)",
+                               o.where(), vp::quoted(k)));
   }
 }
 
@@ -332,6 +519,25 @@ std::string strip_comment(const std::string& line) {
     if ((line[i] == ';' || line[i] == '#') && (i == 0 || std::isspace(static_cast<unsigned char>(line[i - 1]))))
       return line.substr(0, i);
   return line;
+}
+
+// fio replaces ${VAR} in a job file with the environment variable's value.
+std::string expand_env(const std::string& line, const std::string& origin, size_t n) {
+  std::string out;
+  for (size_t i = 0; i < line.size();) {
+    size_t b = line.find("${", i);
+    if (b == std::string::npos) return out + line.substr(i);
+    size_t e = line.find('}', b);
+    if (e == std::string::npos) return out + line.substr(i);
+    std::string var = line.substr(b + 2, e - b - 2);
+    const char* v = std::getenv(var.c_str());
+    if (!v)
+      throw FioError(fmt::format("{}:{}: environment variable {} is not set (fio replaces ${{{}}} with its value)",
+                                 origin, n, vp::quoted(var), var));
+    out += line.substr(i, b - i) + v;
+    i = e + 1;
+  }
+  return out;
 }
 
 std::string fmt_time(uint64_t ps) {
@@ -354,6 +560,17 @@ std::string fmt_cpus(const std::vector<unsigned>& cpus) {
 }
 
 }  // namespace
+
+uint64_t FioJob::max_bs() const {
+  uint64_t m = std::max(bs, bs_max);
+  for (const BsShare& b : bssplit) m = std::max(m, b.bytes);
+  return m;
+}
+
+unsigned FioJob::sync_every() const {
+  if (fsync && fdatasync) return std::min(fsync, fdatasync);
+  return fsync ? fsync : fdatasync;
+}
 
 bool FioJob::is_random() const { return rw == RwMode::RandRead || rw == RwMode::RandWrite || rw == RwMode::RandRW; }
 
@@ -392,8 +609,20 @@ std::string FioJob::rw_name() const {
   return "read";
 }
 
+std::string FioJob::rw_rw_text() const {
+  if (rw_skip) return fmt::format("{}:{}", rw_name(), rw_skip);
+  if (rw_per_offset > 1) return fmt::format("{}:{}", rw_name(), rw_per_offset);
+  return rw_name();
+}
+
 uint64_t FioJob::start_offset(uint64_t capacity) const {
-  auto bytes = [capacity](uint64_t b, double pct) { return b ? b : static_cast<uint64_t>(double(capacity) * pct / 100.0); };
+  // fio aligns a percentage offset up to offset_align (by default, bs).
+  const uint64_t align = offset_align ? offset_align : bs;
+  auto bytes = [&](uint64_t b, double pct) {
+    if (b || pct == 0) return b;
+    uint64_t v = static_cast<uint64_t>(double(capacity) * pct / 100.0);
+    return (v + align - 1) / align * align;
+  };
   return bytes(offset, offset_percent) + clone * bytes(offset_increment, offset_increment_percent);
 }
 
@@ -402,7 +631,15 @@ std::string FioJob::to_fio() const {
   // change the job; only empty strings/lists (which fio cannot spell) are left out.
   std::string o = fmt::format("[{}]\n", name);
   if (!app.empty()) o += fmt::format("app={}\n", app);  // first: the values below override what it fills in
-  o += fmt::format("rw={}\nrwmixread={}\nbs={}\niodepth={}\n", rw_name(), rwmixread, bs, iodepth);
+  o += fmt::format("rw={}\nrwmixread={}\n", rw_rw_text(), rwmixread);
+  if (!bssplit.empty()) {
+    std::string split;
+    for (const BsShare& b : bssplit) split += fmt::format("{}{}/{}", split.empty() ? "" : ":", b.bytes, b.percent);
+    o += fmt::format("bssplit={}\n", split);
+  } else {
+    o += bs_max ? fmt::format("bs={}-{}\n", bs, bs_max) : fmt::format("bs={}\n", bs);
+  }
+  o += fmt::format("iodepth={}\n", iodepth);
   o += size ? fmt::format("size={}\n", size) : fmt::format("size={}%\n", size_percent);
   o += offset || offset_percent == 0 ? fmt::format("offset={}\n", offset) : fmt::format("offset={}%\n", offset_percent);
   o += offset_increment || offset_increment_percent == 0
@@ -430,6 +667,22 @@ std::string FioJob::to_fio() const {
                    fmt_time(net_delay_ps), requests);
   if (request_insts) o += fmt::format("request_insts={}\n", *request_insts);
   if (workers) o += fmt::format("workers={}\n", workers);
+  // Options added since the ones above; written last so earlier lines keep their place.
+  if (rw_identical) o += "rw_sequencer=identical\n";
+  o += fmt::format("ramp_time={}\nio_size={}\nloops={}\nfill_device={}\noffset_align={}\nblockalign={}\n",
+                   fmt_time(ramp_ps), io_size, loops, int(fill_device), offset_align, blockalign);
+  auto dirs = [](const uint64_t (&v)[2]) { return fmt::format("{},{}", v[0], v[1]); };
+  o += fmt::format("rate={}\nrate_min={}\nrate_iops_min={}\n", dirs(rate_bps), dirs(rate_min_bps), dirs(rate_iops_min));
+  o += fmt::format("fdatasync={}\nend_fsync={}\nsync={}\niodepth_low={}\niodepth_batch_complete_min={}\n", fdatasync,
+                   int(end_fsync), int(sync), iodepth_low, iodepth_batch_complete_min);
+  o += fmt::format("iodepth_batch_complete_max={}\nthinktime_blocks={}\nnew_group={}\nexitall={}\n",
+                   iodepth_batch_complete_max, thinktime_blocks, int(new_group), int(exitall));
+  if (!percentile_list.empty()) {
+    std::string l;
+    for (double p : percentile_list) l += fmt::format("{}{}", l.empty() ? "" : ":", p);
+    o += fmt::format("percentile_list={}\n", l);
+  }
+  for (const auto& [k, v] : accepted) o += v.empty() ? k + "\n" : fmt::format("{}={}\n", k, v);
   return o;
 }
 
@@ -444,7 +697,17 @@ bool FioJob::operator==(const FioJob& o) const {
                     j.random_distribution, j.app, j.fsync, j.hipri, j.online, j.request_rate, j.rate_poisson,
                     j.ios_per_request, j.request_insts, j.net_delay_ps, j.requests, j.workers, j.prioclass, j.prio);
   };
-  return tie(*this) == tie(o);
+  auto more = [](const FioJob& j) {
+    return std::tie(j.bs_max, j.blockalign, j.bssplit, j.rw_skip, j.rw_per_offset, j.rw_identical, j.ramp_ps, j.io_size, j.loops,
+                    j.fill_device, j.fdatasync, j.end_fsync, j.sync, j.iodepth_low, j.iodepth_batch_complete_min,
+                    j.iodepth_batch_complete_max, j.offset_align, j.thinktime_blocks, j.percentile_list,
+                    j.new_group, j.exitall, j.accepted);
+  };
+  auto rates = [](const FioJob& j) {
+    return std::array{j.rate_bps[0], j.rate_bps[1], j.rate_min_bps[0], j.rate_min_bps[1], j.rate_iops_min[0],
+                      j.rate_iops_min[1]};
+  };
+  return tie(*this) == tie(o) && more(*this) == more(o) && rates(*this) == rates(o);
 }
 
 std::string FioJob::at(const std::string& option) const {
@@ -467,7 +730,7 @@ std::vector<FioJob> parse_fio(const std::string& text, const std::string& origin
     if (size_t bad = invalid_utf8(raw); bad != std::string::npos)
       throw FioError(fmt::format("{}:{}: not valid UTF-8 (byte {:#04x} at column {}): {}", origin, line,
                                  static_cast<unsigned char>(raw[bad]), bad + 1, vp::quoted(raw)));
-    std::string s = trim(strip_comment(raw));
+    std::string s = trim(expand_env(strip_comment(raw), origin, line));
     if (s.empty()) continue;
     if (s[0] == '[') {
       if (s.back() != ']') throw FioError(fmt::format("{}:{}: malformed section header {}", origin, line, vp::quoted(s)));

@@ -3,6 +3,7 @@
 // Workload jobs written in fio's job-file syntax (the subset the host model
 // implements). Parsing only: numjobs expansion, device-relative sizes and
 // checks against the platform are the caller's business.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -31,9 +32,31 @@ struct FioJob {
   std::string at(const std::string& option) const;
   RwMode rw = RwMode::Read;
   unsigned rwmixread = 50;  // percent reads for RandRW / SeqRW
+  // Block size: bs alone, or a size from bs up to bs_max (bsrange, bs=a-b),
+  // or one of bssplit's sizes by its share of the I/Os. bs is the smallest,
+  // the unit offsets are chosen in.
   uint64_t bs = 4096;
+  uint64_t bs_max = 0;  // 0: bs alone
+  struct BsShare {
+    uint64_t bytes;
+    unsigned percent;
+    bool operator==(const BsShare& o) const { return bytes == o.bytes && percent == o.percent; }
+  };
+  std::vector<BsShare> bssplit;  // shares add up to 100
+  bool fixed_bs() const { return bssplit.empty() && (!bs_max || bs_max == bs); }
+  uint64_t max_bs() const;
+  // rw=<mode>:N: a sequential job skips N bytes after each I/O; a random one
+  // issues N I/Os per random offset, the others following on from it
+  // (rw_sequencer=sequential) or at the same offset (identical).
+  int64_t rw_skip = 0;  // negative: backwards (fio wraps to the region's end)
+  unsigned rw_per_offset = 1;
+  bool rw_identical = false;
   unsigned iodepth = 1;
-  unsigned iodepth_batch_submit = 1;  // I/Os submitted per io_submit call
+  unsigned iodepth_batch_submit = 1;  // I/Os submitted per io_submit call (0: iodepth)
+  // I/Os per submission as fio takes it: 0 is iodepth, and never above it.
+  unsigned submit_batch() const {
+    return std::max(1u, std::min(depth(), iodepth_batch_submit ? iodepth_batch_submit : depth()));
+  }
   unsigned workload_attr = 0;  // FlashVP: the job's FlashShare workload attribute (as chworkload_attr sets it)
   // fio's I/O priority (ioprio_set): class 0 none, 1 realtime, 2 best effort,
   // 3 idle, and the level within it (0 highest).
@@ -53,6 +76,14 @@ struct FioJob {
   uint64_t start_offset(uint64_t capacity) const;
   uint64_t number_ios = 0;      // 0 = unlimited
   uint64_t runtime_ps = 0;      // 0 = none
+  // fio's ramp_time: the job runs this long before its results start
+  // (I/Os that complete before are not counted; runtime follows it).
+  uint64_t ramp_ps = 0;
+  uint64_t io_size = 0;  // bytes to transfer per loop (0: the region's size)
+  // fio's blockalign/ba: random offsets are multiples of this (0: bs).
+  uint64_t blockalign = 0;
+  unsigned loops = 1;    // times the job goes over io_size (or its region)
+  bool fill_device = false;  // the region runs from offset to the device's end
   bool time_based = false;
   unsigned numjobs = 1;
   std::vector<unsigned> cpus_allowed;  // sorted, unique; empty = any
@@ -83,9 +114,35 @@ struct FioJob {
   RandomDistribution random_distribution;
   std::string app;  // FlashShare Table 3 application this job was filled from (app=), empty if none
   uint64_t rate_iops = 0;  // 0 = unthrottled
+  // fio's rate (bytes/s) and the floors rate_min / rate_iops_min, per
+  // direction (read, write): 0 = none. A job below a floor over its run
+  // ends with an error, as fio's does.
+  uint64_t rate_bps[2] = {0, 0};
+  uint64_t rate_min_bps[2] = {0, 0};
+  uint64_t rate_iops_min[2] = {0, 0};
+  bool rated() const { return rate_iops || rate_bps[0] || rate_bps[1]; }
   uint64_t randseed = 0;   // 0 = derive from the run seed
   bool direct = true;  // false: buffered, through the host page cache
-  unsigned fsync = 0;  // buffered jobs: fsync after every this many writes (0: never)
+  unsigned fsync = 0;  // fsync after every this many writes (0: never)
+  unsigned fdatasync = 0;  // the same on a block device (fio keeps both counts)
+  bool end_fsync = false;  // fsync once the job's I/Os are done (end_fsync, fsync_on_close)
+  bool sync = false;       // sync=1: O_SYNC writes (direct: FUA; buffered: each write synced)
+  // Writes between two fsyncs: the smaller of fsync and fdatasync that is set (0: none).
+  unsigned sync_every() const;
+  // fio's iodepth_low: once the job has iodepth in flight it refills only
+  // when as few as this are left (0: iodepth, i.e. at once).
+  unsigned iodepth_low = 0;
+  // iodepth_batch_complete_min: completions the job waits for before it
+  // reaps (and refills); 0 or 1: each one.
+  unsigned iodepth_batch_complete_min = 1;
+  unsigned iodepth_batch_complete_max = 0;  // accepted: the model reaps all that are there
+  uint64_t offset_align = 0;  // the region's start is rounded up to this (0: bs)
+  unsigned thinktime_blocks = 1;  // thinktime after every this many I/Os
+  // Reporting: the percentiles listed (fio's percentile_list, in percent;
+  // empty: FlashVP's set), new_group, exitall (the first job to end stops all).
+  std::vector<double> percentile_list;
+  bool new_group = false;
+  bool exitall = false;
   // libaio / io_uring: asynchronous, up to iodepth in flight; sync, psync,
   // pvsync, pvsync2: one I/O at a time, the thread blocked in the syscall
   // (fio runs them at depth 1 whatever iodepth says).
@@ -124,7 +181,11 @@ struct FioJob {
   bool has_reads() const;
   bool has_writes() const;
   std::string rw_name() const;  // back to fio spelling
+  std::string rw_rw_text() const;  // rw= as written, with its :N
   std::string to_fio() const;   // one [name] section that parses back to an equal job
+  // The options given that the model accepts as they cannot change a result
+  // (name and value as written), for the run's notes.
+  std::vector<std::pair<std::string, std::string>> accepted;
   bool operator==(const FioJob& o) const;
   bool operator!=(const FioJob& o) const { return !(*this == o); }
 };

@@ -93,6 +93,13 @@ class FioJobRunner {
   bool wants_sync() const { return started_ && sync_due_ && !syncing_ && inflight_ == 0; }
   void sync_started();
   void synced(Tick now);
+  // A direct job's fsync (Linux's blkdev_fsync): the NVMe Flush to send, or
+  // nullptr when the device has no volatile write cache (synced at once).
+  IoRequest* start_direct_sync(Tick now);
+  // exitall: another job ended the run; in-flight I/Os still complete.
+  void stop() { stopped_ = true; }
+  // fio's reporting group (new_group, stonewall); set by the workload.
+  unsigned group_id = 0;
   const JobResult& result() const { return res_; }
   const FioJob& spec() const { return spec_; }
   unsigned core() const { return core_; }
@@ -100,15 +107,23 @@ class FioJobRunner {
 
  private:
   bool out_of_work(Tick now) const;
+  // Out of work: stop, or first the end_fsync.
+  void finish_if_out(Tick now);
+  uint64_t pick_bytes(uint64_t room);  // a block size that fits in `room` bytes
+  // Rated mixed jobs pick their direction first, as fio's rate_ddir does:
+  // false when neither direction may go yet (next_issue_ is then set).
+  bool choose_rated_direction(Tick now);
   bool requests_exhausted() const;  // online: the client sends no more requests
-  Tick trace_time(size_t i) const;
-  void pick_next(IoRequest& r);  // direction and LBA from rw, rwmix and the region  // when trace record i is due (timed replay)
+  Tick trace_time(size_t i) const;  // when trace record i is due (timed replay)
+  void pick_next(IoRequest& r);     // direction and LBA from rw, rwmix and the region
+  void pick_general(IoRequest& r);  // the same with variable sizes or rw=...:N
   FioJob spec_;
   std::vector<TraceRecord> trace_;  // placed in the region by start()
   size_t trace_next_ = 0;
   bool replay_ = false;
   unsigned core_;
   Rng rng_;
+  Rng rate_rng_;  // rate_process=poisson's gaps
   std::optional<OffsetSampler> sampler_;  // random_distribution other than uniform (random jobs)
   VerifyTracker* verify_ = nullptr;
   unsigned dev_ = 0;
@@ -134,6 +149,25 @@ class FioJobRunner {
   unsigned ios_left_ = 0;  // I/Os of the current request not yet issued
   std::vector<IoRequest> slots_;
   std::vector<uint32_t> free_slots_;
+  std::vector<uint32_t> held_;  // completed, not yet reaped (iodepth_batch_complete_min)
+  uint64_t limit_bytes_ = 0;    // issued bytes that end a size-bound job
+  Tick ramp_end_ = 0;           // results count from here (ramp_time)
+  // Per direction (read, write): bytes issued and, for rated mixed jobs,
+  // when the next I/O of that direction may go.
+  uint64_t dir_bytes_[2] = {0, 0};
+  Tick rate_next_[2] = {0, 0};
+  bool dir_chosen_ = false, chosen_write_ = false;
+  unsigned think_count_ = 0;
+  // The general offset path (variable sizes, rw=...:N): where the next
+  // sequential I/O starts, the last I/O's offset, I/Os left at this offset.
+  uint64_t seq_pos_ = 0, last_pos_ = 0;
+  unsigned per_offset_left_ = 0;
+  bool refill_wait_ = false;  // iodepth_low: at iodepth, waiting to drain
+  bool simple_offsets_ = true;  // one block size, no rw=...:N: pick_next's own path
+  bool mixed_rated_ = false;
+  uint64_t rate_bps_[2] = {0, 0};  // fio: rate, else rate_iops x bs
+  bool end_sync_done_ = false;
+  IoRequest flush_req_;
   JobResult res_;
 };
 

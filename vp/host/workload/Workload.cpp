@@ -8,6 +8,7 @@
 #include "vp/core/Rng.hpp"
 #include "vp/host/block/BlockDevices.hpp"
 #include "vp/host/sched/WakePlacement.hpp"
+#include "vp/host/workload/FioOptions.hpp"
 
 namespace vp::host {
 
@@ -61,14 +62,36 @@ JobNeeds Workload::check(const std::vector<FioJob>& jobs, const JobTarget& targe
                                         "{}",
                                         target.devices.front().path, also("filename", j.filename)));
     }
-    if (j.bs > capacity) throw bad("bs", fmt::format("{} bytes is larger than the device's {} bytes", j.bs, capacity));
-    if (j.bs % lba)
-      throw bad("bs",
-                fmt::format("{} is not a multiple of the LBA size ({})", j.bs, target.lba_size_setting));
+    // The option that set the job's sizes, for the messages.
+    const char* bs_opt = !j.bssplit.empty() ? "bssplit" : j.where.count("bsrange") ? "bsrange" : "bs";
+    if (j.max_bs() > capacity)
+      throw bad(bs_opt, fmt::format("{} bytes is larger than the device's {} bytes", j.max_bs(), capacity));
+    std::vector<uint64_t> sizes{j.bs, j.max_bs()};
+    for (const auto& b : j.bssplit) sizes.push_back(b.bytes);
+    for (uint64_t b : sizes)
+      if (b % lba)
+        throw bad(bs_opt, fmt::format("{} is not a multiple of the LBA size ({})", b, target.lba_size_setting));
+    if (j.blockalign % lba)
+      throw bad("blockalign", fmt::format("{} is not a multiple of the LBA size ({})", j.blockalign,
+                                          target.lba_size_setting));
+    if (j.rw_skip % int64_t(lba))
+      throw bad("rw", fmt::format("skips {} bytes after each I/O, not a multiple of the LBA size ({})", j.rw_skip,
+                                  target.lba_size_setting));
+    const bool md = j.filename.rfind("/dev/md", 0) == 0;
+    const bool syncs = j.sync_every() || j.end_fsync || j.sync;
+    if (syncs && md)
+      throw bad(j.sync ? "sync" : j.end_fsync ? "end_fsync" : j.fsync ? "fsync" : "fdatasync",
+                fmt::format("md RAID passes no Flush or FUA to its members in this model ({})",
+                            also("filename", j.filename)));
+    if (syncs && !target.interrupt_queues)
+      throw bad(j.sync ? "sync" : j.end_fsync ? "end_fsync" : j.fsync ? "fsync" : "fdatasync",
+                fmt::format("an fsync's Flush completes by interrupt, and {} polls every queue (use interrupt, "
+                            "select_isr or dedcore)",
+                            target.completion_setting));
     // An I/O beyond the controller's largest transfer (MDTS) is split by blk-mq.
     uint64_t off = j.start_offset(capacity);
     uint64_t size = j.size ? j.size : static_cast<uint64_t>(double(capacity) * j.size_percent / 100.0);
-    if (off + j.bs > capacity) throw bad("offset", fmt::format("{} is beyond the device's {} bytes", off, capacity));
+    if (off + j.max_bs() > capacity) throw bad("offset", fmt::format("{} is beyond the device's {} bytes", off, capacity));
     FioJob last = j;
     last.clone = j.numjobs - 1;
     if (uint64_t o = last.start_offset(capacity); o + j.bs > capacity)
@@ -94,6 +117,13 @@ JobNeeds Workload::check(const std::vector<FioJob>& jobs, const JobTarget& targe
                               j.size ? also("size", std::to_string(j.size))
                                      : also("size", fmt::format("{}%", j.size_percent))));
     }
+    if (j.rate_poisson && !j.online && j.rated() && (j.rw == RwMode::RandRW || j.rw == RwMode::SeqRW))
+      throw bad("rate_process", "poisson spacing is modelled for a single-direction rated job or an online one; a "
+                                "mixed job's per-direction rates are linear");
+    for (const auto& [opt, value] : j.accepted)  // fio options that cannot change a simulated result
+      if (const FioOptionInfo* info = find_fio_option(opt))
+        needs.notes.push_back(fmt::format("{}: job {}: option '{}' accepted, not modelled: {}", j.origin,
+                                          vp::quoted(j.name), opt, info->why));
     for (unsigned c : j.cpus_allowed)
       if (c >= target.cores)
         throw bad("cpus_allowed", fmt::format("cpu {} does not exist ({})", c, target.cores_setting));
@@ -104,8 +134,12 @@ JobNeeds Workload::check(const std::vector<FioJob>& jobs, const JobTarget& targe
     if (j.online) {  // the request schedule paces and ends an online job
       if (!j.requests && !j.runtime_ps) throw bad("online", "needs requests or runtime to end");
       if (j.number_ios) throw bad("number_ios", "an online job ends by requests or runtime");
-      if (j.thinktime_ps || j.rate_iops) throw bad(j.thinktime_ps ? "thinktime" : "rate_iops",
-                                                   "not used by an online job (request_rate paces it)");
+      if (j.thinktime_ps || j.rated())
+        throw bad(j.thinktime_ps ? "thinktime" : j.rate_iops ? "rate_iops" : "rate",
+                  "not used by an online job (request_rate paces it)");
+      for (const char* o : {"ramp_time", "io_size", "loops", "rate_min", "rate_iops_min", "end_fsync", "fsync",
+                            "fdatasync", "sync", "iodepth_low", "iodepth_batch_complete_min", "thinktime_blocks"})
+        if (j.where.count(o)) throw bad(o, "not modelled for an online job (its request schedule paces and ends it)");
       if (!j.read_iolog.empty()) throw bad("read_iolog", "an online job generates its I/Os");
       if (!j.direct) throw bad("direct", "an online job's I/Os are direct (direct=1)");
     }
@@ -120,18 +154,18 @@ JobNeeds Workload::check(const std::vector<FioJob>& jobs, const JobTarget& targe
     }
     if (j.hipri && j.ioengine != "io_uring" && j.ioengine != "pvsync2")
       throw bad("hipri", fmt::format("is an option of the io_uring and pvsync2 engines, not of {}", also("ioengine", j.ioengine)));
-    if (j.fsync && j.direct)
-      throw bad("fsync", fmt::format("needs direct=0, not {} (a direct job's fsync would be only an NVMe Flush, not "
-                                     "modeled without the page cache)",
-                                     also("direct", j.direct ? "1" : "0")));
     if (!j.direct) {
       needs.buffered = true;
       if (lba > 4096)
         throw bad("direct",
                   fmt::format("buffered I/O needs an LBA of at most the 4 KiB page ({})", target.lba_size_setting));
-      if (j.bs % 4096)
-        throw bad("bs", fmt::format("{} is not a multiple of the 4 KiB page, as buffered I/O needs ({})", j.bs,
-                                    also("direct", j.direct ? "1" : "0")));
+      for (uint64_t b : sizes)
+        if (b % 4096)
+          throw bad(bs_opt, fmt::format("{} is not a multiple of the 4 KiB page, as buffered I/O needs ({})", b,
+                                        also("direct", j.direct ? "1" : "0")));
+      if (j.rw_skip % 4096 || j.blockalign % 4096)
+        throw bad("rw", fmt::format("skips {} bytes, not a multiple of the 4 KiB page, as buffered I/O needs ({})",
+                                    j.rw_skip, also("direct", j.direct ? "1" : "0")));
       if (j.offset % 4096)
         throw bad("offset", fmt::format("{} is not a multiple of the 4 KiB page, as buffered I/O needs ({})", j.offset,
                                         also("direct", j.direct ? "1" : "0")));
@@ -144,7 +178,7 @@ JobNeeds Workload::check(const std::vector<FioJob>& jobs, const JobTarget& targe
                                         "interrupt, select_isr or dedcore)",
                                         target.completion_setting));
     }
-    uint64_t buf = j.bs;
+    uint64_t buf = j.max_bs();
     if (!j.read_iolog.empty()) {
       // The same load and fit the runner does, so a bad trace or an I/O
       // outside the region stops the run here, naming the trace line.
@@ -197,7 +231,9 @@ Workload::Workload(Services& svc, unsigned cores, unsigned llc_cores, uint32_t l
   const WakePlacement caches(cores, llc_cores);
   std::vector<unsigned> domain_load(caches.domains(), 0);
   uint64_t index = 0;
+  unsigned group_id = 0;  // fio's reporting groups: new_group and stonewall start one
   for (const auto& j : jobs) {
+    if ((j.new_group || j.stonewall) && index) ++group_id;
     if (j.stonewall && !groups_.empty() && !groups_.back().empty()) groups_.emplace_back();
     if (groups_.empty()) groups_.emplace_back();
     for (unsigned k = 0; k < j.numjobs; ++k, ++index) {
@@ -231,6 +267,7 @@ Workload::Workload(Services& svc, unsigned cores, unsigned llc_cores, uint32_t l
         uint64_t wseed = w ? Rng::derive(seed, 0x776f726b00ull + w) : seed;
         std::string wname = j.workers > 1 ? fmt::format("{}.w{}", name, w) : name;
         runners_.push_back(std::make_unique<FioJobRunner>(jk, wname, core, wseed, client, w));
+        runners_.back()->group_id = group_id;
         client = runners_.back()->shared_client();
         groups_.back().push_back(runners_.back().get());
         per_core_[core].push_back(runners_.back().get());
@@ -273,9 +310,16 @@ void Workload::begin(BlockDevices& devs) {
 
 void Workload::job_progress(BlockDevices& devs) {
   if (finished_ || groups_.empty()) return;
+  // exitall: the first such job to end stops every other job of its group.
+  for (FioJobRunner* r : groups_[group_])
+    if (r->done() && r->spec().exitall && !exiting_) {
+      exiting_ = true;
+      for (FioJobRunner* o : groups_[group_]) o->stop();
+    }
   for (FioJobRunner* r : groups_[group_])
     if (!r->done()) return;
-  if (group_ + 1 < groups_.size()) {
+  if (group_ + 1 < groups_.size()) {  // exitall ends its own group only (fio's exit_what=group)
+    exiting_ = false;
     start_group(group_ + 1, devs);
     return;
   }

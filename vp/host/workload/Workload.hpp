@@ -95,6 +95,7 @@ class Workload {
   uint32_t lba_size_;
   size_t group_ = 0;
   bool finished_ = false;
+  bool exiting_ = false;  // an exitall job has ended
   Event group_ev_;
 };
 

@@ -720,6 +720,23 @@ TEST_CASE("a preset or configuration file builds on another with base:, its job 
   Shell l = server("--config " + loop + " --print-config");
   CHECK(l.status == 2);
   CHECK_THAT(l.out, Catch::Contains("loop.yaml:4: workload.nojob.iodepth") && Catch::Contains("no job 'nojob'"));
+  // base: a list, applied in order. quick and zssd leave five keys at
+  // different values (their files: host.cores 2 / 4, the flash geometry,
+  // the workload): each is a conflict named with both values and where they
+  // were set, until the file settles it.
+  std::string two = write("two.yaml", "base: [quick, zssd]\n");
+  Shell t = server("--config " + two + " --print-config");
+  CHECK(t.status == 2);
+  CHECK_THAT(t.out, Catch::Contains("two.yaml:1: bases 'quick' and 'zssd' conflict on 'host.cores': '2' (preset quick:") &&
+                        Catch::Contains("against '4' (preset zssd:") && Catch::Contains("set it in this file to choose"));
+  std::string settled = write("settled.yaml",
+                              "base: [quick, zssd]\nhost:\n  cores: 3\nssd:\n  flash:\n    channels: 4\n"
+                              "    dies_per_package: 2\n    planes_per_die: 2\nworkload:\n  fio: |\n    [j]\n"
+                              "    rw=randread\n    number_ios=10\n");
+  Shell ok = server("--config " + settled + " --print-config");
+  INFO(ok.out.substr(0, 800));
+  CHECK(ok.status == 0);
+  CHECK_THAT(ok.out, Catch::Contains("cores: 3") && Catch::Contains("channels: 4"));
   // The listing: the top-level presets, then each study headed by its base's first comment line.
   Shell list = server("--list-presets");
   REQUIRE(list.status == 0);
@@ -749,7 +766,8 @@ TEST_CASE("every built-in preset is a configuration a run accepts", "[platform][
   for (std::string line; std::getline(in, line);) {
     std::istringstream words(line);
     std::string name;
-    if (!(words >> name) || name.back() == ':') continue;  // a blank line or a study folder's heading
+    // A blank line, a study folder's heading, or a description's wrapped line (indented past the names).
+    if (!(words >> name) || name.back() == ':' || line.find_first_not_of(' ') > 2) continue;
     Shell s = server("--preset " + name + " --print-config");
     INFO("preset " << name << ": " << s.out.substr(0, 600));
     CHECK(s.status == 0);

@@ -111,16 +111,30 @@ int run_cli(int argc, char** argv, Platform platform) {
     auto names = preset_names();
     auto folder = [](const std::string& n) { return n.rfind('/') == std::string::npos ? "" : n.substr(0, n.rfind('/')); };
     std::stable_sort(names.begin(), names.end(), [&](const auto& a, const auto& b) { return folder(a) < folder(b); });
+    // A description longer than a line wraps under its own column.
+    auto wrapped = [](const std::string& text, size_t indent) {
+      std::string out, line;
+      std::istringstream words(text);
+      for (std::string w; words >> w;) {
+        if (!line.empty() && indent + line.size() + 1 + w.size() > 110) {
+          out += line + "\n" + std::string(indent, ' ');
+          line.clear();
+        }
+        line += (line.empty() ? "" : " ") + w;
+      }
+      return out + line;
+    };
     std::string group;
     for (const auto& n : names) {
       const std::string g = folder(n);
       if (g != group) {
         const bool has_base = std::find(names.begin(), names.end(), g + "/base") != names.end();
-        fmt::print("\n{}/:{}\n", g, has_base ? " " + preset_description(g + "/base") : "");
+        fmt::print("\n{}/:{}\n", g, has_base ? " " + wrapped(preset_description(g + "/base"), g.size() + 3) : "");
         group = g;
       }
+      const size_t col = g.empty() ? 27 : 29;
       fmt::print("{}{:<26} {}\n", g.empty() ? "" : "  ", n + (n == kDefaultPreset ? " (default)" : ""),
-                 preset_description(n));
+                 wrapped(preset_description(n), col));
     }
     return 0;
   }

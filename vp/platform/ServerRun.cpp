@@ -2,6 +2,7 @@
 #include "vp/platform/ServerRun.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -102,15 +103,28 @@ std::string preset_text(const std::string& name) {
 }
 
 std::string preset_description(const std::string& name) {
-  // The first line of the file's leading comment.
+  // The leading comment's first line, and the lines after it that continue
+  // its sentence (they start in lower case): a description that runs over a
+  // line is not cut there, and a title line stays a title.
   std::istringstream in(preset_text(name));
-  std::string line;
+  std::string line, text;
   while (std::getline(in, line)) {
     if (line.rfind("#", 0) != 0) break;
     line.erase(0, line.find_first_not_of("# "));
-    if (!line.empty()) return line;
+    if (line.empty()) {
+      if (!text.empty()) break;
+      continue;
+    }
+    // Mid-sentence: the line starts in lower case, or the text so far ends
+    // on a comma or the like, or inside parentheses.
+    const bool continues = std::islower(static_cast<unsigned char>(line[0])) ||
+                           std::isdigit(static_cast<unsigned char>(line[0])) ||
+                           (!text.empty() && std::string(",;:(-/").find(text.back()) != std::string::npos) ||
+                           std::count(text.begin(), text.end(), '(') > std::count(text.begin(), text.end(), ')');
+    if (!text.empty() && !continues) break;
+    text += (text.empty() ? "" : " ") + line;
   }
-  return "";
+  return text;
 }
 
 namespace {
@@ -122,22 +136,75 @@ bool is_job_option(const std::string& key) { return key.rfind("workload.", 0) ==
 using SetFn = std::function<void(const Config::Entry&)>;
 
 void load_layer(const SetFn& set, const std::string& text, const std::string& origin, std::vector<std::string>& chain,
+                std::vector<JobSet>& job_sets);
+
+// One base preset of a layer, loaded into `set`.
+void load_base(const SetFn& set, const std::string& name, const std::string& where, std::vector<std::string>& chain,
+               std::vector<JobSet>& job_sets) {
+  if (std::find(chain.begin(), chain.end(), name) != chain.end())
+    throw ConfigError(fmt::format("{}: base {} includes itself (through {})", where, vp::quoted(name),
+                                  fmt::join(chain, " -> ")));
+  std::string base_text;
+  try {
+    base_text = preset_text(name);
+  } catch (const ConfigError& err) {
+    throw ConfigError(fmt::format("{}: base: {}", where, err.what()));
+  }
+  chain.push_back(name);
+  load_layer(set, base_text, "preset " + name, chain, job_sets);
+  chain.pop_back();
+}
+
+// `base: [a, b, ...]`: the bases in order, then the layer. Two bases that
+// leave one key at different values conflict (neither is meant to win
+// silently); the layer itself may set such a key, which settles it.
+void load_bases(const SetFn& set, const Config::Entry& e, const std::vector<Config::Entry>& own,
+                std::vector<std::string>& chain, std::vector<JobSet>& job_sets) {
+  std::vector<std::string> bases;
+  for (size_t b = 0; b <= e.value.size();) {
+    size_t c = e.value.find(',', b);
+    std::string n = e.value.substr(b, c == std::string::npos ? std::string::npos : c - b);
+    n.erase(0, n.find_first_not_of(' '));
+    n.erase(n.find_last_not_of(' ') + 1);
+    if (!n.empty()) bases.push_back(n);
+    if (c == std::string::npos) break;
+    b = c + 1;
+  }
+  if (bases.empty()) throw ConfigError(fmt::format("{}: base: no preset named", e.where));
+  struct Final {
+    std::string value, where, base;
+  };
+  std::map<std::string, Final> finals;  // every key's last value from the bases so far
+  for (const auto& name : bases) {
+    std::vector<Config::Entry> got;
+    std::vector<JobSet> js;
+    load_base([&](const Config::Entry& x) { got.push_back(x); }, name, e.where, chain, js);
+    std::map<std::string, const Config::Entry*> last;
+    for (const auto& x : got) last[x.key] = &x;
+    for (const auto& j : js) job_sets.push_back(j);
+    for (const auto& [key, x] : last) {
+      auto it = finals.find(key);
+      bool settled = std::any_of(own.begin(), own.end(), [&](const Config::Entry& o) { return o.key == key; });
+      if (it != finals.end() && it->second.value != x->value && !settled)
+        throw ConfigError(fmt::format("{}: bases {} and {} conflict on {}: {} ({}) against {} ({}); set it in this "
+                                      "file to choose",
+                                      e.where, vp::quoted(it->second.base), vp::quoted(name), vp::quoted(key),
+                                      vp::quoted(it->second.value), it->second.where, vp::quoted(x->value), x->where));
+      finals[key] = {x->value, x->where, name};
+    }
+    for (const auto& x : got) set(x);
+  }
+}
+
+void load_layer(const SetFn& set, const std::string& text, const std::string& origin, std::vector<std::string>& chain,
                 std::vector<JobSet>& job_sets) {
   auto entries = Config::parse_yaml(text, origin);
   for (const auto& e : entries)
     if (e.key == "base") {
-      if (std::find(chain.begin(), chain.end(), e.value) != chain.end())
-        throw ConfigError(fmt::format("{}: base {} includes itself (through {})", e.where, vp::quoted(e.value),
-                                      fmt::join(chain, " -> ")));
-      std::string base_text;
-      try {
-        base_text = preset_text(e.value);
-      } catch (const ConfigError& err) {
-        throw ConfigError(fmt::format("{}: base: {}", e.where, err.what()));
-      }
-      chain.push_back(e.value);
-      load_layer(set, base_text, "preset " + e.value, chain, job_sets);
-      chain.pop_back();
+      if (e.list)
+        load_bases(set, e, entries, chain, job_sets);
+      else
+        load_base(set, e.value, e.where, chain, job_sets);
     }
   for (const auto& e : entries)
     if (e.key == "workload.fio") job_sets.clear();  // a new workload: the base's job options were for its jobs

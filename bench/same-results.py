@@ -29,7 +29,7 @@ from flashvp.summary import upgrade_v1  # noqa: E402
 
 # The default set: issue 22's check (zssd, deepflash) and a preset of every
 # study, so that each platform feature is on in some run.
-PRESETS = ["zssd", "quick", "deepflash", "rwiso/baseline", "fastdrain/fd", "flashshare/vanilla", "flashshare/xler"]
+PRESETS = ["zssd", "quick", "deepflash", "rwiso/base", "fastdrain/fd", "flashshare/vanilla", "flashshare/xler"]
 # Figures of the simulator, not of the simulated system (and any *_wall_s):
 # its memory (ftl.sim_memory_bytes) is what a change of data structure moves,
 # and the SystemC kernel's delta cycles what a change of how the calendar

@@ -129,7 +129,26 @@ TEST_CASE("traces: requests.csv has a row per I/O, the VCD and its GTKWave save 
   CHECK(ios == 2000);
   std::string csv = slurp(dir + "/requests.csv");
   CHECK(std::count(csv.begin(), csv.end(), '\n') == static_cast<long>(ios + 1));
-  CHECK(csv.rfind("job,op,lba,bytes,sqid,cid,commands,status,attr,result,issue_ps,host_submit_end_ps", 0) == 0);
+  // Each stage's time, then its end, in a read's path order (flash before
+  // data_dma); the times add up to the latency, row by row.
+  CHECK(csv.rfind("job,op,lba,bytes,sqid,cid,commands,status,attr,result,issue_ps,latency_ps,host_submit_ps,blk_mq_ps,"
+                  "driver_queue_ps,accel_ps,sq_wait_ps,fetch_ps,firmware_ps,flash_ps,data_dma_ps,cq_post_ps,"
+                  "interrupt_ps,wakeup_ps,host_submit_end_ps",
+                  0) == 0);
+  const char* stages[] = {"host_submit", "blk_mq", "driver_queue", "accel",   "sq_wait",   "fetch",
+                          "firmware",    "flash",  "data_dma",     "cq_post", "interrupt", "wakeup"};
+  for (const CsvRow& r : csv_rows(dir + "/requests.csv")) {
+    uint64_t sum = 0, last = u64(r, "issue_ps");
+    for (const char* st : stages) {
+      const std::string took = r.at(std::string(st) + "_ps"), end = r.at(std::string(st) + "_end_ps");
+      REQUIRE(took.empty() == end.empty());
+      if (took.empty()) continue;
+      sum += std::stoull(took);
+      CHECK(std::stoull(end) == last + std::stoull(took));  // each stage runs from the previous one's end
+      last = std::stoull(end);
+    }
+    CHECK(sum == u64(r, "latency_ps"));
+  }
   std::string vcd = slurp(dir + "/waves.vcd"), gtkw = slurp(dir + "/waves.gtkw");
   for (const char* sig : {"nvme_sq1_occupancy", "nvme_doorbell_writes", "nvme_interrupts_sent", "ssd_fw_core0_busy",
                           "flash_ch0_bus", "flash_ch0_die0_busy", "host_core0_busy", "ftl_free_blocks",
@@ -152,6 +171,31 @@ TEST_CASE("traces: requests.csv has a row per I/O, the VCD and its GTKWave save 
   REQUIRE(server("--preset quick --out " + dir + "/plain").status == 0);
   CHECK(slurp(dir + "/plain/waves.vcd").empty());
   CHECK(slurp(dir + "/plain/requests.csv").empty());
+}
+
+TEST_CASE("the console labels its units and totals a reporting group as fio aggregates it", "[platform][cli]") {
+  std::string dir = scratch("console");
+  // Two 4 KiB readers side by side (one group), then a writer after a stonewall (its own group).
+  std::string fio = dir + "/two.fio";
+  std::ofstream(fio) << "[global]\nbs=4k\niodepth=4\n[a]\nrw=randread\nnumber_ios=400\n"
+                        "[b]\nrw=randread\nnumber_ios=200\n[w]\nstonewall\nrw=randwrite\nnumber_ios=50\n";
+  Shell s = server("--preset quick --job " + fio + " --out " + dir + "/r");
+  REQUIRE(s.status == 0);
+  auto sum = nlohmann::json::parse(slurp(dir + "/r/summary.json"));
+  const auto& jobs = sum["jobs"];
+  REQUIRE(jobs.size() == 3);
+  CHECK_THAT(s.out, Catch::Contains("randread QD4    bs 4KiB") && Catch::Contains("stages us: host_submit"));
+  // fio's group aggregate: the group's I/Os over its longest job's runtime.
+  double longest = std::max(jobs[0]["runtime_s"].get<double>(), jobs[1]["runtime_s"].get<double>());
+  CHECK_THAT(s.out, Catch::Contains(fmt::format("group 0 total: 2 jobs       600 I/Os {:>10.0f} IOPS", 600 / longest)));
+  CHECK(s.out.find("group 1 total") == std::string::npos);  // one job: its own line is the total
+  // Human sizes: quick's SSD DRAM is 1.5 GiB.
+  CHECK_THAT(s.out, Catch::Contains("MiB of 1.5GiB reserved"));
+  CHECK(s.out.find("bytes reserved") == std::string::npos);
+  // A read-only run has no write amplification to show.
+  Shell r = server("--preset quick --out " + dir + "/ro");
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.out, Catch::Contains("write amplification - (no host writes)"));
 }
 
 TEST_CASE("summary.json carries the figures the README promises", "[platform][cli]") {
@@ -745,9 +789,10 @@ TEST_CASE("a preset or configuration file builds on another with base:, its job 
     CHECK_THAT(list.out, Catch::Contains("\n" + study + "/: "));
   for (const std::string p : {"flashshare/vanilla", "flashshare/cacheopt", "flashshare/kernelopt", "flashshare/selectisr",
                               "flashshare/xler", "flashshare/dedcore", "deepflash/layered", "deepflash/manylayered",
-                              "deepflash/basedeepflash", "deepflash/deepflash", "deepflash/slc", "deepflash/tlc",
+                              "deepflash/basedeepflash", "deepflash/parts/firmware", "deepflash/slc", "deepflash/tlc",
+                              "flashshare/parts/xler", "fastdrain/parts/fd",
                               "fastdrain/vanilla", "fastdrain/fd-buf", "fastdrain/fd-ftl", "fastdrain/fd",
-                              "rwiso/baseline", "rwiso/fqueue", "rwiso/rwiso-3to1", "rwiso/rwiso-1to1",
+                              "rwiso/base", "rwiso/fqueue", "rwiso/rwiso-3to1", "rwiso/rwiso-1to1",
                               "rwiso/rwiso-1to3", "rwiso/throttled", "rwiso/sync"})
     CHECK_THAT(list.out, Catch::Contains("  " + p + " "));
   // Every preset elaborates.
@@ -763,15 +808,82 @@ TEST_CASE("every built-in preset is a configuration a run accepts", "[platform][
   REQUIRE(list.status == 0);
   std::istringstream in(list.out);
   unsigned checked = 0;
+  std::map<std::string, std::string> config_of;  // effective configuration -> the first preset giving it
   for (std::string line; std::getline(in, line);) {
     std::istringstream words(line);
     std::string name;
     // A blank line, a study folder's heading, or a description's wrapped line (indented past the names).
     if (!(words >> name) || name.back() == ':' || line.find_first_not_of(' ') > 2) continue;
-    Shell s = server("--preset " + name + " --print-config");
-    INFO("preset " << name << ": " << s.out.substr(0, 600));
+    // A fragment runs stacked on a drive: its study's platform (DeepFlash's
+    // firmware on the default drive, as its base already has it).
+    const size_t parts = name.find("/parts/");
+    const std::string study = parts == std::string::npos ? "" : name.substr(0, parts);
+    const std::string under = study.empty() ? "" : study == "deepflash" ? "zssd," : study + "/base,";
+    Shell s = server("--preset " + under + name + " --print-config");
+    INFO("preset " << under << name << ": " << s.out.substr(0, 600));
     CHECK(s.status == 0);
+    // No two presets are one configuration under two names (a fragment on
+    // its study's base is one of the study's presets).
+    if (study.empty()) {
+      auto [it, fresh] = config_of.emplace(s.out, name);
+      INFO("the same configuration as " << it->second);
+      CHECK(fresh);
+    }
     ++checked;
   }
   CHECK(checked >= 30);
+}
+
+TEST_CASE("a study's technique is a fragment that stacks on any drive; one that cannot work stops naming its keys",
+          "[platform][cli][config]") {
+  const std::string dir = scratch("fragments");
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir + "/" + name) << text;
+    return dir + "/" + name;
+  };
+  // A fragment alone has no drive or workload: it says how to stack it.
+  Shell alone = server("--preset fastdrain/parts/fd --print-config");
+  CHECK(alone.status == 2);
+  CHECK_THAT(alone.out, Catch::Contains("--preset 'fastdrain/parts/fd': a fragment") &&
+                            Catch::Contains("--preset zssd,fastdrain/parts/fd"));
+  // FlashShare's techniques on FastDrain's platform, DeepFlash's firmware
+  // on the IMCOM'17 drive, given as --preset a,b.
+  Shell x = server("--preset fastdrain/base,flashshare/parts/xler --print-config");
+  REQUIRE(x.status == 0);
+  CHECK_THAT(x.out, Catch::Contains("completion: \"xler\"") && Catch::Contains("organisation: \"split\"") &&
+                        Catch::Contains("cell: \"tlc-fastdrain\""));
+  Shell y = server("--preset rwiso/base,deepflash/parts/firmware --print-config");
+  REQUIRE(y.status == 0);
+  CHECK_THAT(y.out, Catch::Contains("organisation: \"deepflash\"") && Catch::Contains("channels: 18"));
+  // A technique that sets what the drive set differently is a conflict to settle by name.
+  Shell z = server("--preset deepflash,flashshare/parts/xler --print-config");
+  CHECK(z.status == 2);
+  CHECK_THAT(z.out, Catch::Contains("bases 'deepflash' and 'flashshare/parts/xler' conflict on "
+                                    "'ssd.cache.organisation': 'burst' (preset deepflash/base:"));
+  // DeepFlash's firmware on the default drive: its controller's cores, clock and costs come with it.
+  std::string df = write("df-on-zssd.yaml", "base: [zssd, deepflash/parts/firmware]\n");
+  Shell d = server("--config " + df + " --print-config");
+  REQUIRE(d.status == 0);
+  CHECK_THAT(d.out, Catch::Contains("organisation: \"deepflash\"") && Catch::Contains("cores: 12") &&
+                        Catch::Contains("message: 300") && Catch::Contains("clock: \"1GHz\""));
+  // Two techniques that set one key differently conflict by name.
+  Shell c = server("--preset zssd,fastdrain/parts/fd,flashshare/parts/xler --print-config");
+  CHECK(c.status == 2);
+  CHECK_THAT(c.out, Catch::Contains("--preset 'zssd,fastdrain/parts/fd,flashshare/parts/xler': bases "
+                                    "'fastdrain/parts/fd' and 'flashshare/parts/xler' conflict on 'ssd.cache.organisation'"));
+  // The issue's case: DeepFlash's organisation alone (no threads' costs) is
+  // refused, naming the organisation and the costs at 0.
+  std::string bare = write("bare.yaml", "base: flashshare/xler\nssd:\n  cache:\n    organisation: fastdrain\n"
+                                        "  fw:\n    organisation: deepflash\n");
+  Shell b = server("--config " + bare + " --print-config");
+  CHECK(b.status == 2);
+  CHECK_THAT(b.out, Catch::Contains("ssd.fw.organisation = 'deepflash'") &&
+                        Catch::Contains("ssd.fw.cost.message = '0' (default)") &&
+                        Catch::Contains("Stack deepflash/parts/firmware"));
+  // With the fragment stacked on it, it runs.
+  std::string fixed = write("fixed.yaml", "base: [flashshare/xler, deepflash/parts/firmware]\nssd:\n  cache:\n"
+                                          "    organisation: fastdrain\n");
+  Shell f = server("--config " + fixed + " --print-config");
+  INFO(f.out.substr(0, 600));
+  CHECK(f.status == 0);
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Which firmware core takes a command: per_sq (static queue allocation, the
-// baseline of DeepFlash FAST'19 section 4.1) against dios (dynamic I/O
+// baseline of DeepFlash FAST'20 section 4.1) against dios (dynamic I/O
 // serialization, section 5.1). The firmware is bound to an FTL that answers
 // every request a fixed time later, and commands are submitted directly at
 // chosen times, so every issue time is exact.

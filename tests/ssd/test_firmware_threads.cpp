@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The firmware as threads on embedded cores (DeepFlash FAST'19): task costs
+// The firmware as threads on embedded cores (DeepFlash FAST'20): task costs
 // add up along a request's path, ILOCK serialises and forwards requests to
 // one range, DIOS shares one SQ's work, XOR scrambling spreads strides over
 // TRANS shards, and same-queue same-LBA order holds across the cache bypass.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// ManyLayered as DeepFlash (FAST'19 sec. 6) describes it, and what sharing
+// ManyLayered as DeepFlash (FAST'20 sec. 6) describes it, and what sharing
 // a core costs any organisation: a core changing threads pays the switch;
 // ManyLayered's instances share the host's CQs (CqFlush pays contention over
 // their cores); an instance's pair can be pinned to one core, so 16

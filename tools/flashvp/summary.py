@@ -237,8 +237,9 @@ class Job(_View):
         return _record(Latency, self._d["latency_us"][op])
 
     def breakdown(self, op: str) -> dict[str, float]:
-        """The mean us per I/O of `op` in each stage (docs/outputs.md's table)."""
-        out: dict[str, float] = self._d["breakdown_us"][op]
+        """The mean us per I/O of `op` in each stage (docs/outputs.md's table),
+        in the direction's path order; empty for a direction without I/O."""
+        out: dict[str, float] = self._d["breakdown_us"].get(op, {})
         return out
 
     @property

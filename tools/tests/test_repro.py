@@ -71,20 +71,19 @@ def test_direction_and_a_third_of_the_size():
     assert judge(e, -0.3, math.nan) == ("-", "-")
 
 
-def test_stage_times_run_from_the_previous_mark_whatever_stages_are_missing():
+def test_stage_times_are_the_rows_stage_columns_in_path_order():
     import pandas as pd
 
     from flashvp.studies import _stage_times
 
-    # Issue at 100; host_submit ends at 130, blk_mq never, driver_queue at
-    # 160, sq_wait at 200; a second row has every stage ending at 10 ps steps.
-    df = pd.DataFrame({"issue_ps": [100, 0], "host_submit_end_ps": [130, 10], "blk_mq_end_ps": [None, 20],
-                       "driver_queue_end_ps": [160, 30], "sq_wait_end_ps": [200, 40]})
+    # A read whose blk_mq stage did not occur (both its columns empty).
+    df = pd.DataFrame({"issue_ps": [100], "latency_ps": [100], "host_submit_ps": [30], "blk_mq_ps": [None],
+                       "flash_ps": [30], "data_dma_ps": [40], "host_submit_end_ps": [130],
+                       "blk_mq_end_ps": [None], "flash_end_ps": [160], "data_dma_end_ps": [200]})
     t = _stage_times(df)
-    assert list(t.columns) == ["host_submit", "blk_mq", "driver_queue", "sq_wait"]
-    assert t.iloc[0].tolist()[0] == 30 and math.isnan(t.iloc[0]["blk_mq"])
-    assert t.iloc[0][["driver_queue", "sq_wait"]].tolist() == [30, 40]
-    assert t.iloc[1].tolist() == [10, 10, 10, 10]
+    assert list(t.columns) == ["host_submit", "blk_mq", "flash", "data_dma"]
+    assert t.iloc[0]["host_submit"] == 30 and math.isnan(t.iloc[0]["blk_mq"])
+    assert t.iloc[0][["flash", "data_dma"]].tolist() == [30, 40]
 
 
 def test_binned_series_group_by_their_time_bin():

@@ -5,13 +5,17 @@
 #include <fmt/format.h>
 #include <stdexcept>
 
+#include "vp/core/StagePath.hpp"
+
 namespace vp {
 
 RequestLog::RequestLog(const std::string& path) : file_(path), f_(std::fopen(file_.temp_path().c_str(), "w")) {
   if (!f_) throw OutputError("cannot write " + path);
-  std::string head = "job,op,lba,bytes,sqid,cid,commands,status,attr,result,issue_ps";
-  for (size_t i = 0; i < kStages; ++i) head += fmt::format(",{}_end_ps", stage_name(static_cast<Stage>(i)));
-  head += ",latency_ps\n";
+  // Each stage's time, then when it ended, both in a read's path order.
+  std::string head = "job,op,lba,bytes,sqid,cid,commands,status,attr,result,issue_ps,latency_ps";
+  for (Stage st : stage_path(false)) head += fmt::format(",{}_ps", stage_name(st));
+  for (Stage st : stage_path(false)) head += fmt::format(",{}_end_ps", stage_name(st));
+  head += "\n";
   std::fputs(head.c_str(), f_);
 }
 
@@ -34,14 +38,17 @@ void RequestLog::write(const Row& r) {
   fmt::format_to(std::back_inserter(b), "{},{},{},{},{},{},", r.job, op, r.lba, r.bytes, r.sqid, r.cid);
   for (size_t i = 0; i < r.commands.count; ++i)
     fmt::format_to(std::back_inserter(b), i ? " {}" : "{}", r.commands.serials[i]);
-  fmt::format_to(std::back_inserter(b), ",{},{},{},{}", r.status, r.attr, r.result, r.issued);
-  for (size_t i = 0; i < kStages; ++i) {
-    if (r.clock.ended[i])
-      fmt::format_to(std::back_inserter(b), ",{}", r.clock.ended[i]);
-    else
-      b.push_back(',');
-  }
-  fmt::format_to(std::back_inserter(b), ",{}\n", r.done - r.issued);
+  fmt::format_to(std::back_inserter(b), ",{},{},{},{},{}", r.status, r.attr, r.result, r.issued, r.done - r.issued);
+  // The stages' times, then their ends; a stage that did not occur is empty in both.
+  for (const auto* column : {&r.clock.spent, &r.clock.ended})
+    for (Stage st : stage_path(false)) {
+      auto i = static_cast<size_t>(st);
+      if (r.clock.ended[i])
+        fmt::format_to(std::back_inserter(b), ",{}", (*column)[i]);
+      else
+        b.push_back(',');
+    }
+  b.push_back('\n');
   if (std::fwrite(b.data(), 1, b.size(), f_) != b.size() && !error_) error_ = errno ? errno : EIO;
 }
 

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-// requests.csv: one row per completed I/O with the time each stage ended
-// (picoseconds of simulated time; empty when a stage did not occur) and the
-// serial numbers of the device commands it became (space separated: several
-// for a split I/O; merged I/Os share one).
+// requests.csv: one row per completed I/O with its latency, the time it
+// spent in each stage (they add up to the latency) and when each stage
+// ended (picoseconds of simulated time; both empty when a stage did not
+// occur), stages in a read's path order, and the serial numbers of the
+// device commands it became (space separated: several for a split I/O;
+// merged I/Os share one).
 #include <cstdio>
 #include <string>
 

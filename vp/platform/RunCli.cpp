@@ -53,7 +53,7 @@ int run_cli(int argc, char** argv, Platform platform) {
   opt.platform = platform;
   desc.add_options()("help,h", "show this help")
       ("version", "print the build's version (git describe), its summary.json schema_version and SystemC's, and exit")
-      ("preset", po::value(&opt.preset), "run a built-in preset (see --list-presets)")
+      ("preset", po::value(&opt.preset), "run a built-in preset (see --list-presets); a,b stacks presets as base: [a, b]")
       ("config", po::value(&opt.config_file), "run the configuration in a YAML file")
       ("set", po::value(&sets), "override one parameter: --set key=value (repeatable)")
       ("job", po::value(&opt.job_files), "replace the workload with the jobs of a fio job file (repeatable)")
@@ -129,7 +129,12 @@ int run_cli(int argc, char** argv, Platform platform) {
       const std::string g = folder(n);
       if (g != group) {
         const bool has_base = std::find(names.begin(), names.end(), g + "/base") != names.end();
-        fmt::print("\n{}/:{}\n", g, has_base ? " " + wrapped(preset_description(g + "/base"), g.size() + 3) : "");
+        const bool parts = g.size() > 6 && g.compare(g.size() - 6, 6, "/parts") == 0;
+        fmt::print("\n{}/:{}\n", g,
+                   has_base ? " " + wrapped(preset_description(g + "/base"), g.size() + 3)
+                   : parts  ? " fragments: a technique's keys alone, to stack on a drive (--preset zssd," + g +
+                                 "/NAME, or base: [zssd, " + g + "/NAME])"
+                            : "");
         group = g;
       }
       const size_t col = g.empty() ? 27 : 29;

@@ -31,6 +31,7 @@
 #include "vp/core/AtomicFile.hpp"
 #include "vp/core/Quote.hpp"
 #include "vp/core/RequestLog.hpp"
+#include "vp/core/StagePath.hpp"
 #include "vp/core/SimControl.hpp"
 #include "vp/host/HostProfile.hpp"
 
@@ -219,9 +220,19 @@ SetFn into(Config& cfg) {
   return [&cfg](const Config::Entry& e) { cfg.set(e.key, e.value, e.where, e.list); };
 }
 
+// `--preset a,b`: the presets stacked as `base: [a, b]` would stack them.
 std::vector<JobSet> load_preset(const SetFn& set, const std::string& name) {
-  std::vector<std::string> chain{name};
   std::vector<JobSet> job_sets;
+  if (name.find(',') != std::string::npos) {
+    std::vector<std::string> chain;
+    load_bases(set, Config::Entry{"base", name, "--preset " + vp::quoted(name), true}, {}, chain, job_sets);
+    return job_sets;
+  }
+  if (name.find("/parts/") != std::string::npos)  // a fragment alone has no drive or workload of its own
+    throw ConfigError(fmt::format("--preset {}: a fragment, holding only a technique's keys: stack it on a drive and "
+                                  "workload, --preset zssd,{} (or base: [zssd, {}] in a file)",
+                                  vp::quoted(name), name, name));
+  std::vector<std::string> chain{name};
   load_layer(set, preset_text(name), "preset " + name, chain, job_sets);
   return job_sets;
 }
@@ -399,12 +410,26 @@ Config build_config(const RunOptions& opt) {
 
 namespace {
 
+// A byte count as a person reads it: exact when it is a whole number of a
+// binary unit (4KiB), else to one decimal (8.2MiB), as `ls -h` does.
+std::string human_bytes(uint64_t b) {
+  static const std::pair<const char*, double> units[] = {
+      {"TiB", 1099511627776.0}, {"GiB", 1073741824.0}, {"MiB", 1048576.0}, {"KiB", 1024.0}};
+  for (auto [text, scale] : units) {
+    double v = double(b) / scale;
+    if (v < 1) continue;
+    return v == std::floor(v) ? fmt::format("{:.0f}{}", v, text) : fmt::format("{:.1f}{}", v, text);
+  }
+  return fmt::format("{}B", b);
+}
+
 // One job's line, its online requests and its latency per direction with
 // the stages in path order.
 void print_job(const nlohmann::json& j) {
-  fmt::print("job {:<14} {:>9} {:>3}x{:<6} {:>9} I/Os {:>10.0f} IOPS {:>8.1f} MB/s", j["name"].get<std::string>(),
-             j["rw"].get<std::string>(), j["iodepth"].get<unsigned>(), j["bs"].get<uint64_t>(),
-             j["ios"].get<uint64_t>(), j["iops"].get<double>(), j["bandwidth_MBps"].get<double>());
+  const std::string what = j.contains("read_iolog") ? "replay" : j["rw"].get<std::string>();
+  fmt::print("job {:<14} {:>9} QD{:<4} bs {:<7} {:>9} I/Os {:>10.0f} IOPS {:>8.1f} MB/s", j["name"].get<std::string>(),
+             what, j["iodepth"].get<unsigned>(), human_bytes(j["bs"].get<uint64_t>()), j["ios"].get<uint64_t>(),
+             j["iops"].get<double>(), j["bandwidth_MBps"].get<double>());
   if (j["errors"].get<uint64_t>()) fmt::print("  {} ERRORS", j["errors"].get<uint64_t>());
   fmt::print("\n");
   if (j.contains("online") && j["online"]["requests"].get<uint64_t>()) {
@@ -421,13 +446,39 @@ void print_job(const nlohmann::json& j) {
     fmt::print("  {:<5} lat us: mean {:8.2f} p50 {:8.2f} p99 {:8.2f} p99.9 {:8.2f} max {:8.2f}\n", op,
                l["mean"].get<double>(), l["p50"].get<double>(), l["p99"].get<double>(), l["p999"].get<double>(),
                l["max"].get<double>());
-    std::string b;  // in path order
-    for (size_t i = 0; i < kStages; ++i) {
-      const char* stage = stage_name(static_cast<Stage>(i));
+    std::string b;  // in the direction's path order
+    for (Stage st : stage_path(std::string(op) == "write")) {
+      const char* stage = stage_name(st);
       double v = j["breakdown_us"][op][stage].get<double>();
       if (v > 0.0005) b += fmt::format(" {} {:.2f}", stage, v);
     }
-    fmt::print("        stages:{}\n", b);
+    fmt::print("        stages us:{}\n", b);
+  }
+}
+
+// fio's "Run status group" line for each reporting group of several jobs:
+// the group's I/Os and bytes over its longest job's runtime, as fio
+// aggregates them (jobs that run side by side add up).
+void print_group_totals(const nlohmann::json& jobs) {
+  struct Group {
+    unsigned jobs = 0;
+    uint64_t ios = 0;
+    double mb = 0, longest_s = 0;
+  };
+  std::map<unsigned, Group> groups;
+  for (const auto& j : jobs) {
+    Group& g = groups[j.value("groupid", 0u)];
+    double secs = j["runtime_s"].get<double>();
+    ++g.jobs;
+    g.ios += j["ios"].get<uint64_t>();
+    g.mb += j["bandwidth_MBps"].get<double>() * secs;
+    g.longest_s = std::max(g.longest_s, secs);
+  }
+  for (const auto& [id, g] : groups) {
+    if (g.jobs < 2) continue;
+    double s = g.longest_s;
+    fmt::print("group {} total: {} jobs {:>9} I/Os {:>10.0f} IOPS {:>8.1f} MB/s over {:.6f} s\n", id, g.jobs, g.ios,
+               s > 0 ? double(g.ios) / s : 0.0, s > 0 ? g.mb / s : 0.0, s);
   }
 }
 
@@ -436,9 +487,9 @@ void print_job(const nlohmann::json& j) {
 void print_drive(const nlohmann::json& e, const std::string& who) {
   if (e.contains("device")) {
     const auto& d = e["device"];
-    fmt::print("{}: flash reads {} programs {} erases {}; PCIe down {} B up {} B\n", who.empty() ? "device" : who,
+    fmt::print("{}: flash reads {} programs {} erases {}; PCIe down {} up {}\n", who.empty() ? "device" : who,
                d["flash_reads"].get<uint64_t>(), d["flash_programs"].get<uint64_t>(), d["flash_erases"].get<uint64_t>(),
-               d["pcie_bytes_down"].get<uint64_t>(), d["pcie_bytes_up"].get<uint64_t>());
+               human_bytes(d["pcie_bytes_down"].get<uint64_t>()), human_bytes(d["pcie_bytes_up"].get<uint64_t>()));
   }
   const std::string of = who.empty() ? "" : who + " ";
   const auto& p = e["pcie"];
@@ -447,9 +498,9 @@ void print_drive(const nlohmann::json& e, const std::string& who) {
              p["down"]["payload_GBps"].get<double>(), p["up"]["payload_GBps"].get<double>(),
              p["raw_GBps"].get<double>());
   const auto& m = e["dram"];
-  fmt::print("{}: utilisation {:.1f}%, row hit rate {:.1f}%, {} of {} bytes reserved\n", who.empty() ? "ssd dram" : of + "dram",
+  fmt::print("{}: utilisation {:.1f}%, row hit rate {:.1f}%, {} of {} reserved\n", who.empty() ? "ssd dram" : of + "dram",
              100 * m["utilisation"].get<double>(), 100 * m["row_hit_rate"].get<double>(),
-             m["reserved_bytes"].get<uint64_t>(), m["size_bytes"].get<uint64_t>());
+             human_bytes(m["reserved_bytes"].get<uint64_t>()), human_bytes(m["size_bytes"].get<uint64_t>()));
   const auto& w = e["firmware"];
   std::string busiest;
   double top_util = -1;
@@ -460,9 +511,11 @@ void print_drive(const nlohmann::json& e, const std::string& who) {
              100 * w["mean_core_utilisation"].get<double>(), 100 * w["max_core_utilisation"].get<double>(), busiest,
              100 * top_util);
   const auto& f = e["ftl"];
-  fmt::print("{}ftl: write amplification {:.3f}, GC {} blocks ({} in idle time), {} pages moved, erase count "
+  // Write amplification is flash programs over host writes: none without writes.
+  const double wa = f["write_amplification"].get<double>();
+  fmt::print("{}ftl: write amplification {}, GC {} blocks ({} in idle time), {} pages moved, erase count "
              "min/mean/max {}/{:.1f}/{}\n",
-             of, f["write_amplification"].get<double>(), f["gc_invocations"].get<uint64_t>(),
+             of, wa > 0 ? fmt::format("{:.3f}", wa) : std::string("- (no host writes)"), f["gc_invocations"].get<uint64_t>(),
              f["gc_background"].get<uint64_t>(), f["gc_pages_moved"].get<uint64_t>(),
              f["erase_count"]["min"].get<uint64_t>(), f["erase_count"]["mean"].get<double>(),
              f["erase_count"]["max"].get<uint64_t>());
@@ -492,6 +545,7 @@ void print_summary(const nlohmann::json& s) {
              s["sim_time_s"].get<double>(),
              s["wall_time_s"].get<double>(), s["kernel_events"].get<uint64_t>());
   for (const auto& j : s["jobs"]) print_job(j);
+  print_group_totals(s["jobs"]);
   const auto& host = s["host"];
   for (const auto& c : host.value("cpu", nlohmann::json::array()))
     fmt::print("core {}: user {:5.1f}% kernel {:5.1f}% irq {:5.1f}% ctxsw {:5.1f}% poll {:5.1f}% idle {:5.1f}%\n",

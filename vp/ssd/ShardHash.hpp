@@ -5,7 +5,7 @@
 // belongs to. The firmware routes a request to the thread that owns the
 // shard the FTL will translate it in, so both use this one function.
 //   modulo  lpn mod shards: a stride of `shards` pages lands on one shard.
-//   xor     DeepFlash's scrambling (FAST'19 sec. 4.3, 5.3): the XOR of every
+//   xor     DeepFlash's scrambling (FAST'20 sec. 4.3, 5.3): the XOR of every
 //           log2(shards)-bit group of the page number, which spreads strided
 //           and clustered patterns evenly; shards must be a power of two.
 #include <cstdint>

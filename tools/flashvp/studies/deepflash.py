@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""DeepFlash (FAST'19): many-core flash firmware against layered designs:
+"""DeepFlash (FAST'20): many-core flash firmware against layered designs:
 IOPS per pattern, core count, request size and skew, queue allocation, the
 lock variants and the CACHE stage (docs/study-deepflash.md)."""
 from __future__ import annotations
@@ -13,6 +13,13 @@ from flashvp.studies.common import _finish, statistics_mean
 from flashvp.summary import Summary
 
 DF_CONFIGS = ["layered", "manylayered", "basedeepflash", "deepflash"]
+# DeepFlash itself is the top-level preset (deepflash/base with
+# deepflash/parts/firmware); the other configurations live in deepflash/.
+DF_PRESET = "deepflash"
+
+
+def _preset(config: str) -> str:
+    return DF_PRESET if config == "deepflash" else f"deepflash/{config}"
 DF_PATTERNS = {"seqrd": "read", "rndrd": "randread", "seqwr": "write", "rndwr": "randwrite"}
 DF_CORES = [1, 2, 4, 8, 12, 16, 19]
 DF_SIZES = ["4k", "8k", "16k", "32k"]
@@ -68,30 +75,30 @@ def _df_grids(quick: bool) -> Grids:
     # about the time DeepFlash took for 2,000 / 10,000 random reads per job.
     base = {"set": {"workload.*.number_ios": "0", "workload.*.time_based": "1",
                     "workload.*.runtime": "30ms" if quick else "150ms"}}
-    runs = [Run(c, f"deepflash/{c}", p, {"workload.*.rw": rw}) for p, rw in DF_PATTERNS.items() for c in DF_CONFIGS]
+    runs = [Run(c, _preset(c), p, {"workload.*.rw": rw}) for p, rw in DF_PATTERNS.items() for c in DF_CONFIGS]
     grids = {"patterns": (base, runs)}
     if not quick:
-        cores = [Run("deepflash", "deepflash/deepflash", f"{p}-cores={n}", {"workload.*.rw": DF_PATTERNS[p],
+        cores = [Run("deepflash", DF_PRESET, f"{p}-cores={n}", {"workload.*.rw": DF_PATTERNS[p],
                                                                               "ssd.fw.cores": n})
                  for p in ("rndrd", "rndwr") for n in DF_CORES]
-        skew = [Run(c, f"deepflash/{c}", f"rndrd-{d}", {"workload.*.random_distribution": d})
+        skew = [Run(c, _preset(c), f"rndrd-{d}", {"workload.*.random_distribution": d})
                 for d in DF_SKEW for c in ("manylayered", "deepflash")]
         # The paper's microbenchmarks run 4-32 KB requests (sec. 6): random reads by size.
-        sizes = [Run(c, f"deepflash/{c}", f"rndrd-bs={b}", {"workload.*.rw": "randread", "workload.*.bs": b})
+        sizes = [Run(c, _preset(c), f"rndrd-bs={b}", {"workload.*.rw": "randread", "workload.*.bs": b})
                  for b in DF_SIZES for c in DF_CONFIGS[1:]]
         grids["cores"] = (base, cores)
         grids["skew"] = (base, skew)
         grids["sizes"] = (base, sizes)
     queues = DF_QUEUES if not quick else [1, 16]
-    grids["queues"] = (base, [Run(c, "deepflash/deepflash", f"rndrd-queues={q}",
+    grids["queues"] = (base, [Run(c, DF_PRESET, f"rndrd-queues={q}",
                                   {**DF_IDEAL_HOST, "host.cores": q, "ssd.fw.dispatch": d})
                               for q in queues
                               for c, d in (("deepflash", "dios"), ("deepflash-static-queues", "per_sq"))])
     locks = DF_LOCKS if not quick else {k: DF_LOCKS[k] for k in ("page-lock", "ilock-1mb")}
     cache = DF_CACHE if not quick else {k: DF_CACHE[k] for k in ("no-cache", "cache-1")}
-    grids["ilock"] = (base, [Run(c, "deepflash/deepflash", p, {"workload.*.rw": DF_PATTERNS[p], **sets})
+    grids["ilock"] = (base, [Run(c, DF_PRESET, p, {"workload.*.rw": DF_PATTERNS[p], **sets})
                              for p in ("rndrd", "rndwr") for c, sets in locks.items()])
-    grids["cache"] = (base, [Run(c, "deepflash/deepflash", p, {"workload.*.rw": DF_PATTERNS[p], **sets})
+    grids["cache"] = (base, [Run(c, DF_PRESET, p, {"workload.*.rw": DF_PATTERNS[p], **sets})
                              for p in ("rndrd", "rndwr") for c, sets in cache.items()])
     return grids
 
@@ -235,6 +242,6 @@ def _df_stage_variants(res: Results, out: Path) -> list[str]:
     return lines
 
 
-STUDY = Study("deepflash", "DeepFlash (FAST'19)", _df_grids, _df_figures, _df_effects(), extra=_df_extra,
+STUDY = Study("deepflash", "DeepFlash (FAST'20)", _df_grids, _df_figures, _df_effects(), extra=_df_extra,
               doc_sections=("IOPS per pattern", "DeepFlash against", "Random reads by request size", "Skew",
                             "Queue allocation", "Fig 16a", "Fig 16b"))

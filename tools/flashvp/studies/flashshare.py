@@ -280,18 +280,11 @@ def _fs_extra(res: Results, out: Path, ctx: dict[str, Any]) -> list[str]:
 
 def _stage_times(df: pd.DataFrame) -> pd.DataFrame:
     """Each stage's time per row of a requests.csv frame (ps; NaN where the
-    stage did not occur): a stage lasts from the previous mark to its own."""
-    import numpy as np
-    import pandas as pd
-
-    cols = [c for c in df.columns if c.endswith("_end_ps")]
-    ends = df[cols].to_numpy(dtype=float)
-    order = np.argsort(np.where(np.isnan(ends), np.inf, ends), axis=1, kind="stable")
-    ordered = np.take_along_axis(ends, order, axis=1)
-    prev = np.concatenate([df[["issue_ps"]].to_numpy(dtype=float), ordered[:, :-1]], axis=1)
-    times = np.empty_like(ends)
-    np.put_along_axis(times, order, ordered - prev, axis=1)
-    return pd.DataFrame(times, columns=[c[: -len("_end_ps")] for c in cols], index=df.index)
+    stage did not occur): its `<stage>_ps` columns, in path order."""
+    stages = [c[: -len("_end_ps")] for c in df.columns if c.endswith("_end_ps")]
+    times = df[[f"{s}_ps" for s in stages]].astype(float)
+    times.columns = stages
+    return times
 
 
 def _binned(t_ps: Any, values: Any, how: str = "mean") -> tuple[Any, Any]:

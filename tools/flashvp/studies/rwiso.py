@@ -33,10 +33,10 @@ def _mix(r: int, w: int) -> dict[str, Any]:
 def _rw_grids(quick: bool) -> Grids:
     runtime = "1s" if quick else "2s"
     base = {"set": {"workload.*.runtime": runtime}}
-    runs = [Run("baseline", "rwiso/baseline", "3to1"), Run("fqueue", "rwiso/fqueue", "3to1"),
+    runs = [Run("baseline", "rwiso/base", "3to1"), Run("fqueue", "rwiso/fqueue", "3to1"),
             Run("rwiso-3to1", "rwiso/rwiso-3to1", "3to1"),
-            Run("rwiso-1to1", "rwiso/rwiso-1to1", "1to1"), Run("baseline", "rwiso/baseline", "1to1", _mix(4, 4)),
-            Run("rwiso-1to3", "rwiso/rwiso-1to3", "1to3"), Run("baseline", "rwiso/baseline", "1to3", _mix(2, 6)),
+            Run("rwiso-1to1", "rwiso/rwiso-1to1", "1to1"), Run("baseline", "rwiso/base", "1to1", _mix(4, 4)),
+            Run("rwiso-1to3", "rwiso/rwiso-1to3", "1to3"), Run("baseline", "rwiso/base", "1to3", _mix(2, 6)),
             Run("baseline", "rwiso/throttled", "throttled"), Run("fqueue", "rwiso/throttled-fqueue", "throttled")]
     if not quick:
         runs += [Run("baseline", "rwiso/sync", "sync"),

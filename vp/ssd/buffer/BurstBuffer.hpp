@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-// DeepFlash's burst buffer (FAST'19 sec. 4.3, 5.3), as the cache layer's
+// DeepFlash's burst buffer (FAST'20 sec. 4.3, 5.3), as the cache layer's
 // write-buffer policy: a direct-mapped table (one way) whose read misses are
 // not cached; a write that would replace an entry whose eviction is still in
 // flight goes to the FTL instead of waiting for it.

@@ -8,7 +8,7 @@
 // FastDrain CAL'20 compares with: a bulk of dirty data flushed when a write
 // finds it full), FastDrainBuffer (FastDrain sec. 3.2: a level kept under
 // watermarks by background and foreground drains, and writes held while the
-// buffer's DRAM is full) and BurstBuffer (DeepFlash FAST'19 sec. 4.3: direct
+// buffer's DRAM is full) and BurstBuffer (DeepFlash FAST'20 sec. 4.3: direct
 // mapped, a write whose entry is still being evicted goes to the FTL). They
 // leave read misses uncached.
 #include <cstdint>

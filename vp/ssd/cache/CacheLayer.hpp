@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The SSD's DRAM cache between the firmware and the FTL (FlashShare OSDI'18
-// sec. 4.2, DeepFlash FAST'19 sec. 4.3, FastDrain CAL'20 sec. 3): a
+// sec. 4.2, DeepFlash FAST'20 sec. 4.3, FastDrain CAL'20 sec. 3): a
 // set-associative page cache (CacheTags) holding real page data in the
 // SSD's DRAM, write-back, with the organisation (CachePolicy) deciding which
 // ways a request's class may fill and read and how much a read miss

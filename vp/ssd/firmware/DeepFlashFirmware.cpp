@@ -33,6 +33,20 @@ void DeepFlashFirmware::declare_params(const ParamScope& fw) {
   fw.integer("threads.fcmd", 8, "deepflash: FCMD threads, each serving a group of channels").range(1, 1024);
   fw.integer("threads.log", 1, "deepflash: LOG threads running journal steps (0: FCMD pays them)").range(0, 1);
   fw.integer("threads.bgc", 1, "deepflash: BGC threads running GC steps (0: FCMD pays them)").range(0, 1);
+  // DeepFlash's threads do in software what the other organisations leave to
+  // the controller's hardware (fetching commands, posting completions,
+  // passing requests between threads). With none of that costing a cycle the
+  // thread network models nothing, yet it runs: refuse it.
+  fw.rule([](const ScopedConfig& c) {
+    if (!c.is("organisation", "deepflash")) return;
+    for (const char* k : {"cost.fetch", "cost.fetch_batch", "cost.complete", "cost.cq_flush", "cost.message"})
+      if (c.get_int(k)) return;
+    c.fail({"organisation", "cost.fetch", "cost.fetch_batch", "cost.complete", "cost.cq_flush", "cost.message"},
+           "DeepFlash's threads fetch commands, post completions and pass messages in software, and every one of "
+           "those costs is 0 (the default, for the controller hardware of the other organisations): the threads "
+           "would cost nothing. Stack deepflash/parts/firmware (the paper's controller, threads and costs), or set "
+           "the costs");
+  });
 }
 
 DeepFlashFirmware::DeepFlashFirmware(Firmware& fw, const ScopedConfig& c, uint32_t shards, DeepFlashStats& stats)
@@ -115,7 +129,7 @@ void DeepFlashFirmware::fetch_more(uint16_t sqid) {
 
 void DeepFlashFirmware::parsed(FwJob& j, FirmwareThread& by) {
   j.home = &by;
-  // ILOCK sees an SQ's requests in the SQ's order (FAST'19 sec. 5.2), so a
+  // ILOCK sees an SQ's requests in the SQ's order (FAST'20 sec. 5.2), so a
   // later request of an SQ never takes a range before an earlier one.
   j.parsed = true;
   auto& arrived = arrival_[j.c->sqid];

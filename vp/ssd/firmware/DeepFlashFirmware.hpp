@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-// DeepFlash's many-to-many thread network (FAST'19 sec. 4-6).
+// DeepFlash's many-to-many thread network (FAST'20 sec. 4-6).
 // Queue-gather: NVMQ threads fetch a batch of up to ssd.fw.fetch_batch
 // commands of an SQ and parse them, take the command's ILOCK ranges, and
 // complete commands through a CQ buffer flushed per batch; with DIOS a pool

@@ -44,7 +44,7 @@ std::map<std::string, std::vector<unsigned>> Firmware::pins(const ScopedConfig& 
 void Firmware::declare_params(const ParamScope& fw) {
   fw.choice("organisation", "layered", {"layered", "manylayered", "deepflash"},
             "firmware threads and request path: one layered firmware per core; ManyLayered's layered+FCMD "
-            "pair per shard; DeepFlash's NVMQ/ILOCK/CACHE/TRANS/FCMD/LOG/BGC network (FAST'19 sec. 4-6)");
+            "pair per shard; DeepFlash's NVMQ/ILOCK/CACHE/TRANS/FCMD/LOG/BGC network (FAST'20 sec. 4-6)");
   fw.integer("cores", 1, "embedded cores the firmware threads are placed on").range(1, 256);
   fw.string("pin", "",
             "threads pinned to cores, space separated role=cpu-list (e.g. \"nvmq=0-3 trans=4-7 ilock=8\"): a role's "
@@ -57,7 +57,7 @@ void Firmware::declare_params(const ParamScope& fw) {
   FirmwareCosts::declare_params(fw);
   fw.choice("dispatch", "auto", {"auto", "per_sq", "dios"},
             "which thread takes a command: per_sq binds SQ s to thread (s-1) mod n (sqid 0 to thread 0), static "
-            "queue allocation (FAST'19 sec. 4.2); dios lets any free one take any command (sec. 5.1); auto: dios "
+            "queue allocation (FAST'20 sec. 4.2); dios lets any free one take any command (sec. 5.1); auto: dios "
             "for deepflash, per_sq otherwise");
   DeepFlashFirmware::declare_params(fw);
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-// The SSD firmware as threads on embedded cores (DeepFlash FAST'19 sec. 3-5).
+// The SSD firmware as threads on embedded cores (DeepFlash FAST'20 sec. 3-5).
 // Every firmware task costs cycles on the core its thread runs on
 // (FirmwareCosts); threads pass requests to each other as messages, each
 // costing its receiver `ssd.fw.cost.message` cycles; a core runs its

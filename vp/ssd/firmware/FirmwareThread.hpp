@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-// A firmware thread (DeepFlash FAST'19 sec. 4: NVMQ, CACHE, TRANS, ILOCK,
+// A firmware thread (DeepFlash FAST'20 sec. 4: NVMQ, CACHE, TRANS, ILOCK,
 // LOG, BGC, FCMD, or a layered instance) pinned to one embedded core. Work
 // reaches it as messages in its own FIFO queue and, for the threads of a
 // pool (DIOS's NVMQ threads), in a queue the pool shares: whichever of the

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-// DeepFlash's index lock (ILOCK, FAST'19 sec. 4.2, 5.2): the logical space
+// DeepFlash's index lock (ILOCK, FAST'20 sec. 4.2, 5.2): the logical space
 // in ranges of `range_pages` pages (256 KiB by default; one page is the
 // page lock it is compared with), each range held by one NVMQ thread at a
 // time, in an ordered tree indexed by range. The holder may take a range it

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-// ManyLayered (DeepFlash FAST'19 sec. 6): the drive split statically per
+// ManyLayered (DeepFlash FAST'20 sec. 6): the drive split statically per
 // translation shard (ssd.ftl.shards, each owning its channels), a layered
 // thread (HIL and FTL) and a flash transaction (FCMD) thread per shard. A
 // command is fetched and parsed by its SQ's instance and handed to the

@@ -83,7 +83,7 @@ void FtlJournal::declare_params(const ParamScope& ftl) {
   });
   ftl.boolean("checkpoint_when_idle", false,
               "checkpoint pages are written only while no host request is at the FTL (DeepFlash's LOG pausing while "
-              "NVMQ is busy, FAST'19 Fig. 17a); under unbroken load a checkpoint waits");
+              "NVMQ is busy, FAST'20 Fig. 17a); under unbroken load a checkpoint waits");
   ftl.integer("checkpoint_blocks", 2, "blocks per plane reserved for checkpoints when they are on").range(1, 1 << 20);
 }
 

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "tests/TestSupport.hpp"
+#include "tests/host/FioParseMessage.hpp"
 #include "vp/ssd/Drive.hpp"
 #include "vp/host/workload/FioJob.hpp"
 #include "vp/host/workload/FioOptions.hpp"
@@ -249,14 +250,7 @@ TEST_CASE("percentile_list, new_group and rate_min reach each job's summary", "[
 }
 
 TEST_CASE("every fio option is modelled, accepted with its reason, or refused naming itself and why", "[host][fio]") {
-  auto msg = [](const std::string& text) {
-    try {
-      parse_fio(text, "t.fio");
-    } catch (const FioError& e) {
-      return std::string(e.what());
-    }
-    return std::string();
-  };
+  auto msg = fio_parse_message;
   CHECK_THAT(msg("[j]\nfoo=1\n"), Catch::Contains("t.fio:2: unknown option 'foo': fio has no such option"));
   CHECK_THAT(msg("[j]\nzonemode=zbd\n"), Catch::Contains("t.fio:2: option 'zonemode' is not modelled: "));
   auto jobs = parse_fio("[j]\nthread\nnorandommap\ngtod_reduce=1\n", "t.fio");

@@ -293,8 +293,8 @@ TEST_CASE("outputs appear complete or not at all", "[platform][cli][outputs]") {
   left.clear();
   for (const auto& e : std::filesystem::directory_iterator(dir + "/good")) left.push_back(e.path().filename());
   std::sort(left.begin(), left.end());
-  CHECK(left == std::vector<std::string>{"config.yaml", "requests.csv", "summary.json", "waves.gtkw", "waves.vcd",
-                                         "write_buffer.csv"});
+  CHECK(left == std::vector<std::string>{"config.yaml", "fio.json", "requests.csv", "summary.json", "waves.gtkw",
+                                         "waves.vcd", "write_buffer.csv"});
   CHECK(csv_rows(dir + "/good/requests.csv").size() == 2000);
   CHECK(nlohmann::json::parse(slurp(dir + "/good/summary.json"))["total_ios"] == 2000);
 }
@@ -834,7 +834,7 @@ TEST_CASE("every built-in preset is a configuration a run accepts", "[platform][
   CHECK(checked >= 30);
 }
 
-TEST_CASE("a study's technique is a fragment that stacks on any drive; one that cannot work stops naming its keys",
+TEST_CASE("a study's technique is a fragment that stacks on any drive, and one that cannot work stops naming its keys",
           "[platform][cli][config]") {
   const std::string dir = scratch("fragments");
   auto write = [&](const std::string& name, const std::string& text) {

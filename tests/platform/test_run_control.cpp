@@ -89,7 +89,8 @@ TEST_CASE("a second run into an --out in use is refused, and SIGTERM ends the fi
   INFO(slurp(dir + "/first.log"));
   // What completed is published (the traces up to the stop), nothing else.
   CHECK(listing(dir + "/r") ==
-        std::vector<std::string>{"config.yaml", "requests.csv", "summary.json", "waves.gtkw", "waves.vcd"});
+        std::vector<std::string>{"config.yaml", "fio.json", "requests.csv", "summary.json", "waves.gtkw",
+                                 "waves.vcd"});
   auto s = nlohmann::json::parse(slurp(dir + "/r/summary.json"));
   CHECK(s["completed"] == false);
   CHECK(s["aborted"].get<std::string>().rfind("interrupted by SIGTERM at simulated time ", 0) == 0);
@@ -109,7 +110,7 @@ TEST_CASE("SIGINT ends a run with exit 130 and the summary of what completed", "
   auto s = nlohmann::json::parse(slurp(dir + "/r/summary.json"));
   CHECK(s["completed"] == false);
   CHECK(s["aborted"].get<std::string>().rfind("interrupted by SIGINT", 0) == 0);
-  CHECK(listing(dir + "/r") == std::vector<std::string>{"config.yaml", "requests.csv", "summary.json"});
+  CHECK(listing(dir + "/r") == std::vector<std::string>{"config.yaml", "fio.json", "requests.csv", "summary.json"});
 }
 
 TEST_CASE("an output folder that cannot be used is refused before the run, naming --out and the reason",
@@ -145,7 +146,7 @@ TEST_CASE("a trace that cannot be written stops the run naming it, and the summa
   INFO(s.out);
   CHECK(s.status == 3);
   CHECK(s.out.find("writing the trace " + dir + "/r/requests.csv failed: File too large") != std::string::npos);
-  CHECK(listing(dir + "/r") == std::vector<std::string>{"config.yaml", "summary.json"});
+  CHECK(listing(dir + "/r") == std::vector<std::string>{"config.yaml", "fio.json", "summary.json"});
   auto j = nlohmann::json::parse(slurp(dir + "/r/summary.json"));
   CHECK(j["completed"] == false);
   // At about 500 bytes a row (each stage's time and end), the limit is
@@ -165,7 +166,7 @@ TEST_CASE("a run whose chunks of simulated time exceed sim.watchdog of wall time
   CHECK(s.out.find("no simulated progress for 0.0001 s of wall time (sim.watchdog): stopped at simulated time ") !=
         std::string::npos);
   CHECK(nlohmann::json::parse(slurp(dir + "/r/summary.json"))["completed"] == false);
-  CHECK(listing(dir + "/r") == std::vector<std::string>{"config.yaml", "summary.json"});
+  CHECK(listing(dir + "/r") == std::vector<std::string>{"config.yaml", "fio.json", "summary.json"});
 }
 
 TEST_CASE("latencies of seconds simulate as quickly as short ones: the run goes from event to event",

@@ -34,6 +34,8 @@
 #include "vp/core/StagePath.hpp"
 #include "vp/core/SimControl.hpp"
 #include "vp/host/HostProfile.hpp"
+#include "vp/host/workload/FioJsonReport.hpp"
+#include "vp/host/workload/FioLogWriter.hpp"
 
 namespace vp::platform {
 
@@ -796,6 +798,9 @@ void write_outputs(const fs::path& out, const Config& cfg, const nlohmann::json&
     traces.waves().close(false);
   }
   write_run_files(out.string(), cfg, s);
+  // The jobs as fio reports them (fio.json) and the fio logs they asked for.
+  host::FioJsonReport(top.workload, cfg.get_string("workload.fio"), now_ps()).write((out / "fio.json").string());
+  host::FioLogWriter::write(out.string(), top.workload);
   top.drive.cache.write_outputs(out.string(), opt.cache);
   Waves& waves = traces.waves();
   if (RequestLog* reqlog = traces.requests.get(); reqlog && !traces.failed()) {

@@ -249,6 +249,23 @@ struct Opt {
       if (m >> c & 1) cpus.push_back(c);
     return cpus;
   }
+  // A log's file name prefix: written inside the run folder, so a path
+  // that leaves it (absolute, or through '..') is refused; bare or empty:
+  // the job's name, as fio's make_log_name.
+  std::string log_prefix() const {
+    const std::string v = val.value_or("");
+    if (!v.empty() && v[0] == '/')
+      fail("is an absolute path: fio's logs are written in the run folder (give a path relative to it)");
+    for (size_t b = 0; b <= v.size();) {
+      size_t e = v.find('/', b);
+      if (e == std::string::npos) e = v.size();
+      if (v.compare(b, e - b, "..") == 0)
+        fail("leaves the run folder through '..': fio's logs are written in it (give a path relative to it)");
+      b = e + 1;
+    }
+    if (!v.empty() && v.back() == '/') fail("ends in '/': it is a file name prefix, not a folder");
+    return v;
+  }
   std::vector<unsigned> cpu_list() const {
     auto cpus = parse_cpu_list(value(), kMaxCpu);
     if (!cpus) fail(fmt::format("is not a CPU list like 0,2,5-7 (CPUs 0..{}, ranges ascending)", kMaxCpu));
@@ -486,6 +503,28 @@ void apply(FioJob& j, const Opt& o) {
     j.workers = static_cast<unsigned>(o.ranged(1, 4096));
   } else if (k == "percentile_list") {
     j.percentile_list = o.percentiles();
+  } else if (k == "write_lat_log" || k == "write_bw_log" || k == "write_iops_log") {
+    (k == "write_lat_log" ? j.lat_log : k == "write_bw_log" ? j.bw_log : j.iops_log) = o.log_prefix();
+  } else if (k == "log_avg_msec") {
+    j.log_avg_msec = static_cast<unsigned>(o.ranged(0, UINT32_MAX));
+  } else if (k == "log_window_value" || k == "log_max_value") {
+    const std::string& v = o.value();
+    if (v == "avg" || v == "0") j.log_window = 0;
+    else if (v == "max" || v == "1") j.log_window = 1;
+    else if (v == "both") j.log_window = 2;
+    else o.fail("is not one of avg, max, both, 0, 1");
+  } else if (k == "log_offset") {
+    j.log_offset = o.flag();
+  } else if (k == "log_prio") {
+    j.log_prio = o.flag();
+  } else if (k == "log_issue_time") {
+    j.log_issue_time = o.flag();
+  } else if (k == "per_job_logs") {
+    j.per_job_logs = o.flag();
+  } else if (k == "bwavgtime") {
+    j.bwavgtime = static_cast<unsigned>(o.ranged(1, UINT32_MAX));
+  } else if (k == "iopsavgtime") {
+    j.iopsavgtime = static_cast<unsigned>(o.ranged(1, UINT32_MAX));
   } else if (k == "randrepeat" || k == "allrandrepeat") {
     o.flag();  // every stream repeats for the run's seed (--seed); another seed gives another run
   } else if (k == "lat_percentiles") {
@@ -682,6 +721,17 @@ std::string FioJob::to_fio() const {
     for (double p : percentile_list) l += fmt::format("{}{}", l.empty() ? "" : ":", p);
     o += fmt::format("percentile_list={}\n", l);
   }
+  // fio's logs, only when asked for, so the jobs without them read as before.
+  for (const auto& [k, v] : {std::pair{"write_lat_log", &lat_log}, {"write_bw_log", &bw_log}, {"write_iops_log", &iops_log}})
+    if (*v) o += fmt::format("{}={}\n", k, **v);
+  if (log_avg_msec) o += fmt::format("log_avg_msec={}\n", log_avg_msec);
+  if (log_window) o += fmt::format("log_window_value={}\n", log_window == 1 ? "max" : "both");
+  if (log_offset) o += "log_offset=1\n";
+  if (log_prio) o += "log_prio=1\n";
+  if (log_issue_time) o += "log_issue_time=1\n";
+  if (!per_job_logs) o += "per_job_logs=0\n";
+  if (bwavgtime) o += fmt::format("bwavgtime={}\n", *bwavgtime);
+  if (iopsavgtime) o += fmt::format("iopsavgtime={}\n", *iopsavgtime);
   for (const auto& [k, v] : accepted) o += v.empty() ? k + "\n" : fmt::format("{}={}\n", k, v);
   return o;
 }
@@ -703,11 +753,15 @@ bool FioJob::operator==(const FioJob& o) const {
                     j.iodepth_batch_complete_max, j.offset_align, j.thinktime_blocks, j.percentile_list,
                     j.new_group, j.exitall, j.accepted);
   };
+  auto logs = [](const FioJob& j) {
+    return std::tie(j.lat_log, j.bw_log, j.iops_log, j.log_avg_msec, j.log_window, j.log_offset, j.log_prio,
+                    j.log_issue_time, j.per_job_logs, j.bwavgtime, j.iopsavgtime);
+  };
   auto rates = [](const FioJob& j) {
     return std::array{j.rate_bps[0], j.rate_bps[1], j.rate_min_bps[0], j.rate_min_bps[1], j.rate_iops_min[0],
                       j.rate_iops_min[1]};
   };
-  return tie(*this) == tie(o) && more(*this) == more(o) && rates(*this) == rates(o);
+  return tie(*this) == tie(o) && more(*this) == more(o) && rates(*this) == rates(o) && logs(*this) == logs(o);
 }
 
 std::string FioJob::at(const std::string& option) const {
@@ -760,6 +814,30 @@ std::vector<FioJob> parse_fio(const std::string& text, const std::string& origin
 
 void set_option(FioJob& j, const std::string& key, const std::string& value, const std::string& origin) {
   apply(j, Opt{origin, 0, key, value});
+}
+
+std::vector<std::pair<std::string, std::string>> fio_global_options(const std::string& text) {
+  std::vector<std::pair<std::string, std::string>> out;
+  bool global = false;
+  std::istringstream in(text);
+  std::string raw;
+  for (size_t line = 1; std::getline(in, raw); ++line) {
+    std::string s = trim(expand_env(strip_comment(raw), "job file", line));
+    if (s.empty()) continue;
+    if (s[0] == '[') {
+      global = trim(s.substr(1, s.size() > 1 ? s.size() - 2 : 0)) == "global";
+      continue;
+    }
+    if (!global) continue;
+    size_t eq = s.find('=');
+    std::string key = trim(s.substr(0, eq)), value = eq == std::string::npos ? "" : trim(s.substr(eq + 1));
+    auto it = std::find_if(out.begin(), out.end(), [&](const auto& kv) { return kv.first == key; });
+    if (it == out.end())
+      out.emplace_back(key, value);
+    else
+      it->second = value;
+  }
+  return out;
 }
 
 std::vector<FioJob> parse_fio_file(const std::string& path) {

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "vp/host/workload/BlockTrace.hpp"
@@ -141,6 +142,16 @@ struct FioJob {
   // Reporting: the percentiles listed (fio's percentile_list, in percent;
   // empty: FlashVP's set), new_group, exitall (the first job to end stops all).
   std::vector<double> percentile_list;
+  // fio's logs (write_lat_log, write_bw_log, write_iops_log): the file name
+  // prefix, a path relative to the run folder (empty: the job's name); unset:
+  // no such log. log_avg_msec: 0 logs every I/O, else averages over windows
+  // of that many ms; log_window_value: 0 avg, 1 max, 2 both.
+  std::optional<std::string> lat_log, bw_log, iops_log;
+  unsigned log_avg_msec = 0, log_window = 0;
+  bool log_offset = false, log_prio = false, log_issue_time = false, per_job_logs = true;
+  // fio's bwavgtime / iopsavgtime (ms): the bandwidth and IOPS sampling
+  // intervals of fio.json; unset: 500, or log_avg_msec with that log.
+  std::optional<unsigned> bwavgtime, iopsavgtime;
   bool new_group = false;
   bool exitall = false;
   // libaio / io_uring: asynchronous, up to iodepth in flight; sync, psync,
@@ -203,6 +214,10 @@ uint64_t fio_size_factor(const std::string& unit);
 
 std::vector<FioJob> parse_fio(const std::string& text, const std::string& origin);
 std::vector<FioJob> parse_fio_file(const std::string& path);  // error if unreadable, names the path
+// The options of a job file's [global] sections as written (name, value; a
+// bare flag's value is empty), in order, a repeated option at its first
+// place with its last value: fio.json's "global options".
+std::vector<std::pair<std::string, std::string>> fio_global_options(const std::string& text);
 // One more option line for a parsed job (`--set workload.<job>.<option>=<value>`),
 // as if it ended the job's section; errors name `origin`.
 void set_option(FioJob& j, const std::string& key, const std::string& value, const std::string& origin);

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "vp/core/Calendar.hpp"
 #include "vp/host/block/BlockDevices.hpp"
 #include "vp/host/workload/VerifyTracker.hpp"
 
@@ -93,6 +94,7 @@ void FioJobRunner::start(Tick now, BlockDevices& devs, HostMemoryAllocator& memo
   interval_ = spec_.rate_iops ? static_cast<Tick>(1e12 / double(spec_.rate_iops)) : 0;
   ramp_end_ = start_time_ + spec_.ramp_ps;
   res_.started = ramp_end_;
+  fio_.start(spec_, ramp_end_);
   if (client_ && !client_->started()) client_->start(start_time_);  // the server's workers start together
   started_ = true;
 }
@@ -199,6 +201,7 @@ IoRequest& FioJobRunner::issue(Tick now) {
   }
   if (client_ && inflight_ == 0) io_since_ = now;
   ++inflight_;
+  fio_.issued(now, inflight_);
   if (spec_.iodepth_low && spec_.iodepth_low < spec_.depth() && inflight_ >= spec_.depth()) refill_wait_ = true;
   if (client_) {
     --ios_left_;  // no think time or rate limit: the request schedule paces an online job
@@ -237,11 +240,13 @@ IoRequest& FioJobRunner::issue(Tick now) {
 
 void FioJobRunner::sync_started() {
   syncing_ = true;
+  fio_.sync_started(now_ps());
   if (verify_) verify_->sync_started(this);
 }
 
 void FioJobRunner::synced(Tick now) {
   sync_due_ = syncing_ = false;
+  fio_.synced(now);
   if (verify_) verify_->synced(this, device_vwc_);
   ++res_.fsyncs;
   res_.ended = std::max(res_.ended, now);
@@ -388,6 +393,7 @@ void FioJobRunner::complete(IoRequest& r, Tick now) {
     res_.read_bytes += r.bytes;
     res_.read_lat.add(lat);
   }
+  fio_.completed(now, r.write, r.bytes, r.lba * lba_size_, lat, r.clock.spent[size_t(Stage::HostSubmit)]);
   res_.ended = now;
   if (client_) {
     if (inflight_ == 0) cur_io_ += now - io_since_;

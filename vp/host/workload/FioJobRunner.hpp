@@ -16,6 +16,7 @@
 #include "vp/core/Distribution.hpp"
 #include "vp/core/Rng.hpp"
 #include "vp/host/workload/FioJob.hpp"
+#include "vp/host/workload/FioJobStats.hpp"
 #include "vp/host/mm/HostMemoryAllocator.hpp"
 #include "vp/host/block/IoRequest.hpp"
 #include "vp/host/workload/OnlineClient.hpp"
@@ -101,6 +102,8 @@ class FioJobRunner {
   // fio's reporting group (new_group, stonewall); set by the workload.
   unsigned group_id = 0;
   const JobResult& result() const { return res_; }
+  // fio's own figures of the job (clat, slat, samples, logs): fio.json's.
+  const FioJobStats& fio_stats() const { return fio_; }
   const FioJob& spec() const { return spec_; }
   unsigned core() const { return core_; }
   void move_to(unsigned core) { core_ = core; }  // its thread migrated
@@ -169,6 +172,7 @@ class FioJobRunner {
   bool end_sync_done_ = false;
   IoRequest flush_req_;
   JobResult res_;
+  FioJobStats fio_;
 };
 
 }  // namespace vp::host

@@ -120,6 +120,21 @@ JobNeeds Workload::check(const std::vector<FioJob>& jobs, const JobTarget& targe
     if (j.rate_poisson && !j.online && j.rated() && (j.rw == RwMode::RandRW || j.rw == RwMode::SeqRW))
       throw bad("rate_process", "poisson spacing is modelled for a single-direction rated job or an online one; a "
                                 "mixed job's per-direction rates are linear");
+    // A log without a prefix takes the job's name, which must not leave the run folder either.
+    for (const auto& [opt, log] : {std::pair{"write_lat_log", &j.lat_log}, {"write_bw_log", &j.bw_log},
+                                   {"write_iops_log", &j.iops_log}}) {
+      if (!*log || !(*log)->empty()) continue;
+      const std::string& n = j.name;
+      bool out = n[0] == '/' || n == ".." || n.rfind("../", 0) == 0 || n.find("/../") != std::string::npos ||
+                 (n.size() > 2 && n.compare(n.size() - 3, 3, "/..") == 0);
+      if (out)
+        throw bad(opt, fmt::format("names no file, so the log takes the job's name {}, which leaves the run folder: "
+                                   "give the log a name",
+                                   vp::quoted(n)));
+    }
+    if (j.log_issue_time && !(j.lat_log && j.log_offset))  // as fio's add_job says
+      throw bad("log_issue_time", fmt::format("needs write_lat_log and log_offset=1, as in fio ({})",
+                                              j.lat_log ? also("log_offset", "0") : std::string("no write_lat_log")));
     for (const auto& [opt, value] : j.accepted)  // fio options that cannot change a simulated result
       if (const FioOptionInfo* info = find_fio_option(opt))
         needs.notes.push_back(fmt::format("{}: job {}: option '{}' accepted, not modelled: {}", j.origin,

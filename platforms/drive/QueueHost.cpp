@@ -65,6 +65,7 @@ void QueueHost::complete() {
   }
   for (host::IoRequest* r : done_) {
     if (svc_.requests) host::log_request(*svc_.requests, *r, now);
+    if (Timeline* t = svc_.waves.timeline()) host::timeline_request(*t, *r, now, -1);  // no host cores here
     host::FioJobRunner& j = *r->job;
     j.complete(*r, now);
     issue(j, now);

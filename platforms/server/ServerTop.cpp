@@ -184,6 +184,7 @@ ServerTop::MoreDrive::MoreDrive(ServerTop& top, Services& base, unsigned k, cons
   ScopedConfig driver_cfg(base.cfg, NvmeDriver::kScope);
   tracker.resize(NvmeDriver::sq_ids(driver_cfg, host_cores(base.cfg)),
                  static_cast<unsigned>(driver_cfg.get_int("queue_depth")));
+  drive.nvme.trace_queues(NvmeDriver::sq_ids(driver_cfg, host_cores(base.cfg)));  // the waveform's queues
   driver.bus.bind(top.bus.in);
   driver.watch_memory(top.dram);
   top.root.attach(port, drive.nvme);

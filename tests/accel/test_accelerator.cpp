@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <sstream>
 
+#include "tests/VcdChanges.hpp"
 #include "tests/accel/AccelRig.hpp"
 
 using namespace vp;
@@ -171,17 +172,13 @@ TEST_CASE("the barrier makes the SSD's fetch wait for a merge in progress", "[ac
   // The waveform shows the merge logic owning the SQ, and the CAM entry
   // written then fetched.
   std::string w = slurp(vcd + ".vcd");
-  auto id_of = [&](const std::string& name) {  // "$var wire <width> <id> <name> ..."
-    std::istringstream in(w);
-    for (std::string line; std::getline(in, line);) {
-      std::istringstream f(line);
-      std::string var, kind, width, id, n;
-      if (f >> var >> kind >> width >> id >> n && var == "$var" && n == name) return id;
-    }
+  auto id_of = [&](const std::string& name) {
+    for (const auto& [n, id] : vcd_signals(w))
+      if (n == name) return id;
     FAIL("no signal " << name);
     return std::string();
   };
-  std::string barrier = id_of("accel_barrier_merge"), cam = id_of("accel_cam_valid");
+  std::string barrier = id_of("accel.barrier_merge"), cam = id_of("accel.cam_valid");
   CHECK(w.find("\n1" + barrier + "\n") != std::string::npos);
   CHECK(w.find("\n0" + barrier + "\n") != std::string::npos);
   CHECK(w.find("b1 " + cam + "\n") != std::string::npos);

@@ -379,14 +379,14 @@ TEST_CASE("the waveform shows each direction busy while it sends", "[pcie][trace
   using C = std::vector<std::pair<uint64_t, std::string>>;
   // The flag is up from 0 (the initial dump) and stays up across the
   // back-to-back writes.
-  C up = vcd_changes_ns(vcd, "pcie_up_busy");
+  C up = vcd_changes_ns(vcd, "pcie.up.busy");
   CHECK(up == C{{0, "1"}, {8960, "0"}, {20000, "1"}, {24480, "0"}});
   // Each write's 4 TLPs owe an ACK and an UpdateFC, 16 B = 64 ns down, sent
   // 150 ns after the TLPs left: 4630-4694, 9110-9174 and 24,630-24,694 ns.
-  C down = vcd_changes_ns(vcd, "pcie_down_busy");
+  C down = vcd_changes_ns(vcd, "pcie.down.busy");
   CHECK(down == C{{0, "0"}, {4630, "1"}, {4694, "0"}, {9110, "1"}, {9174, "0"}, {24630, "1"}, {24694, "0"}});
   // Busy time so far, in ns (binary in the VCD): 3 x 4480 = 13,440 at the end.
-  C busy = vcd_changes_ns(vcd, "pcie_up_busy_ns");
+  C busy = vcd_changes_ns(vcd, "pcie.up.busy_ns");
   REQUIRE(!busy.empty());
   CHECK(std::stoull(busy.back().second, nullptr, 2) == 13440);
   CHECK(busy.back().first == 24480);

@@ -150,13 +150,66 @@ TEST_CASE("traces: requests.csv has a row per I/O, the VCD and its GTKWave save 
     CHECK(sum == u64(r, "latency_ps"));
   }
   std::string vcd = slurp(dir + "/waves.vcd"), gtkw = slurp(dir + "/waves.gtkw");
-  for (const char* sig : {"nvme_sq1_occupancy", "nvme_doorbell_writes", "nvme_interrupts_sent", "ssd_fw_core0_busy",
-                          "flash_ch0_bus", "flash_ch0_die0_busy", "host_core0_busy", "ftl_free_blocks",
-                          "ftl_gc_active"}) {
+  // The VCD's signals by their whole names: the $scope path below SystemC's, then the $var's name.
+  auto signals_of = [](const std::string& text) {
+    std::vector<std::string> names, scopes;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line) && line.rfind("$enddefinitions", 0) != 0;) {
+      std::istringstream w(line);
+      std::string a, b, c, d, e;
+      w >> a >> b >> c >> d >> e;
+      if (a == "$scope") scopes.push_back(c);
+      if (a == "$upscope") scopes.pop_back();
+      if (a != "$var") continue;
+      std::string path;
+      for (size_t i = 1; i < scopes.size(); ++i) path += scopes[i] + ".";
+      names.push_back(path + e);
+    }
+    return names;
+  };
+  const std::vector<std::string> names = signals_of(vcd);
+  for (const char* sig : {"ssd.nvme.sq1.occupancy", "ssd.nvme.cq1.occupancy", "ssd.nvme.doorbell_writes",
+                          "ssd.nvme.interrupts_sent", "ssd.fw.core0.busy", "ssd.flash.ch0.bus",
+                          "ssd.flash.ch0.die0.busy", "host.core0.busy", "ssd.ftl.free_blocks", "ssd.ftl.gc.active",
+                          "ssd.dram.busy", "pcie.down.busy", "pcie.up.busy_ns"}) {
     INFO(sig);
-    CHECK(vcd.find(sig) != std::string::npos);
-    CHECK(gtkw.find(sig) != std::string::npos);
+    CHECK(std::count(names.begin(), names.end(), sig) == 1);
+    CHECK(gtkw.find("SystemC." + std::string(sig)) != std::string::npos);
   }
+  // Every signal lies in its component's scope.
+  for (const std::string& n : names) {
+    INFO(n);
+    CHECK((n.rfind("host.core", 0) == 0 || n.rfind("pcie.", 0) == 0 || n.rfind("ssd.nvme.", 0) == 0 ||
+           n.rfind("ssd.fw.", 0) == 0 || n.rfind("ssd.ftl.", 0) == 0 || n.rfind("ssd.dram.", 0) == 0 ||
+           n.rfind("ssd.flash.", 0) == 0));
+  }
+  // Rows only for the queues that exist: the admin queue and a pair per host core (2).
+  std::set<std::string> queue_rows;
+  std::istringstream rows(gtkw);
+  for (std::string line; std::getline(rows, line);)
+    if (line.find(".occupancy") != std::string::npos) queue_rows.insert(line.substr(line.find("SystemC.") + 8));
+  CHECK(queue_rows == std::set<std::string>{"ssd.nvme.sq0.occupancy[63:0]", "ssd.nvme.cq0.occupancy[63:0]",
+                                            "ssd.nvme.sq1.occupancy[63:0]", "ssd.nvme.cq1.occupancy[63:0]",
+                                            "ssd.nvme.sq2.occupancy[63:0]", "ssd.nvme.cq2.occupancy[63:0]"});
+  // The host cores, then the queues, open; the rest after them, closed (GTKWave's group flags).
+  CHECK(gtkw.find("@800200\n-host cores\n") < gtkw.find("@800200\n-ssd nvme queues\n"));
+  CHECK(gtkw.find("@800200\n-ssd nvme queues\n") < gtkw.find("@c00200\n-pcie\n"));
+  CHECK(gtkw.find("@800200", gtkw.find("-ssd nvme queues\n@c00200")) == std::string::npos);
+  // Levels drawn as analog steps, running totals as lines.
+  CHECK(gtkw.find("@8024\n+{ssd/nvme/sq1/occupancy} SystemC.ssd.nvme.sq1.occupancy[63:0]\n") != std::string::npos);
+  CHECK(gtkw.find("@10024\n+{ssd/nvme/doorbell_writes} SystemC.ssd.nvme.doorbell_writes[63:0]\n") !=
+        std::string::npos);
+  // With two drives each has its own scope: no two drives share a signal.
+  REQUIRE(server("--preset quick --set platform.drives=ssd,ssd1 --trace vcd --out " + dir + "/two").status == 0);
+  const std::vector<std::string> two = signals_of(slurp(dir + "/two/waves.vcd"));
+  CHECK(std::set<std::string>(two.begin(), two.end()).size() == two.size());
+  for (const std::string& n : names) {
+    INFO(n);
+    CHECK(std::count(two.begin(), two.end(), n) == 1);
+    if (n.rfind("ssd.", 0) == 0) CHECK(std::count(two.begin(), two.end(), "ssd1." + n.substr(4)) == 1);
+    if (n.rfind("pcie.", 0) == 0) CHECK(std::count(two.begin(), two.end(), "ssd1." + n) == 1);  // its link
+  }
+  CHECK(slurp(dir + "/two/waves.gtkw").find("SystemC.ssd1.nvme.sq1.occupancy[63:0]") != std::string::npos);
   CHECK(gtkw.find("[dumpfile]") != std::string::npos);
   // In the model's unit (ps), so every instant is shown where it is (the
   // first chunk's 6.094 us doorbell, not rounded to ns) and SystemC has

@@ -260,7 +260,8 @@ class NvmeRig : public sc_core::sc_module {
 // Runs `body` in a SystemC thread on a fresh rig (quick preset plus `sets`);
 // `make_fw` may build other firmware to put behind the controller.
 // The rig is built by `make` once the services exist; runs stop after 20
-// simulated seconds. With `vcd` (a path without .vcd), the waveform is written there.
+// simulated seconds. With `vcd` (a path without .vcd), the waveform is written there,
+// with its GTKWave save file (`vcd`.gtkw).
 template <class Rig>
 void run_rig(const Sets& sets, const std::function<std::unique_ptr<Rig>(Services&)>& make,
              const std::function<void(Rig&)>& body, const std::string& vcd = "") {
@@ -278,7 +279,10 @@ void run_rig(const Sets& sets, const std::function<std::unique_ptr<Rig>(Services
     sc_core::sc_stop();
   });
   sc_core::sc_start(sc_core::sc_time(20, sc_core::SC_SEC));
-  if (!vcd.empty()) waves.close();
+  if (!vcd.empty()) {
+    waves.close();
+    waves.write_gtkw(vcd + ".gtkw", vcd + ".vcd");
+  }
   REQUIRE(ran);
 }
 

@@ -15,6 +15,7 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <systemc>
 #include <vector>
@@ -222,10 +223,13 @@ TEST_CASE("the waveform has a busy flag per firmware core", "[ssd][firmware][vcd
   }
   std::string vcd = slurp(dir + "/waves.vcd");
   REQUIRE(!vcd.empty());
-  CHECK(vcd.find("ssd_fw_core2_busy") == std::string::npos);
+  std::set<std::string> names;
+  for (const auto& s : vcd_signals(vcd)) names.insert(s.first);
+  CHECK(names.count("ssd.fw.core1.busy"));
+  CHECK(!names.count("ssd.fw.core2.busy"));
   using Changes = std::vector<std::pair<uint64_t, std::string>>;
-  CHECK(vcd_changes_ns(vcd, "ssd_fw_core0_busy") == Changes{{0, "0"}, {1000, "1"}, {2600, "0"}});
-  CHECK(vcd_changes_ns(vcd, "ssd_fw_core1_busy") == Changes{{0, "0"}, {1000, "1"}, {1800, "0"}});
+  CHECK(vcd_changes_ns(vcd, "ssd.fw.core0.busy") == Changes{{0, "0"}, {1000, "1"}, {2600, "0"}});
+  CHECK(vcd_changes_ns(vcd, "ssd.fw.core1.busy") == Changes{{0, "0"}, {1000, "1"}, {1800, "0"}});
 }
 
 namespace {

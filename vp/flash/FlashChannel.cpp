@@ -20,13 +20,16 @@ FlashChannel::FlashChannel(unsigned id, const FlashGeometry& g, const FlashTimin
       sched_(g.dies_per_channel(), sched, ctr.starved_program_picks),
       bus_busy_ps_(stats.counter(fmt::format("ch{}.bus_busy", id), "ps", "time the channel's bus was held")),
       dies_(g.dies_per_channel()) {
-  bus_signal_.attach(waves, fmt::format("flash_ch{}_bus", id), "flash channels");
+  // <drive>.flash.ch<c>.bus and .die<d>.busy: a scope per channel.
+  const std::string group = Waves::group_name(stats.scope());
+  bus_signal_.attach(waves, Waves::signal_name(stats.scope(), fmt::format("ch{}.bus", id)), group + " channels");
   for (uint32_t d = 0; d < dies_.size(); ++d) {
     dies_[d].index = d;
     dies_[d].busy_ps = &stats.counter(fmt::format("ch{}.die{}.busy", id, d), "ps",
                                       "time the die's array or page registers were in use (closed intervals)");
     if (waves.enabled())
-      waves.trace(dies_[d].busy, fmt::format("flash_ch{}_die{}_busy", id, d), fmt::format("flash ch{} dies", id));
+      waves.trace(dies_[d].busy, Waves::signal_name(stats.scope(), fmt::format("ch{}.die{}.busy", id, d)),
+                  fmt::format("{} ch{} dies", group, id));
   }
 }
 

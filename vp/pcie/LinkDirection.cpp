@@ -18,8 +18,11 @@ LinkDirection::LinkDirection(const StatGroup& stats, Waves& waves, EventQueue& e
       busy_(&stats.counter(fmt::format("busy_ps_{}", dir), "ps", fmt::format("wire time used {}", from_to))) {
   if (waves.enabled()) {
     traced_ = true;
-    waves.trace(level_, Waves::signal_name(stats.scope(), fmt::format("{}_busy", dir)), stats.scope());
-    waves.trace(busy_ns_, Waves::signal_name(stats.scope(), fmt::format("{}_busy_ns", dir)), stats.scope());
+    // <link>.down.busy, <link>.down.busy_ns: a scope per direction.
+    const std::string group = Waves::group_name(stats.scope());
+    waves.trace(level_, Waves::signal_name(stats.scope(), fmt::format("{}.busy", dir)), group);
+    waves.trace(busy_ns_, Waves::signal_name(stats.scope(), fmt::format("{}.busy_ns", dir)), group,
+                Waves::Count::Total);
   }
 }
 

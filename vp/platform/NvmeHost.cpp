@@ -14,7 +14,8 @@ NvmeHost::NvmeHost(sc_core::sc_module_name name, Services& svc, unsigned queue_p
       drive_port(root.port("pcie", svc, "pcie", nvme::BAR0_SIZE)),
       driver("driver", svc, irqs, memory, queue_pairs, drive_port.config_address(), drive_port.bar0_base()) {
   ScopedConfig driver_cfg(svc.cfg, host::NvmeDriver::kScope);
-  svc.tracker.resize(host::NvmeDriver::sq_ids(driver_cfg, queue_pairs),
+  sq_ids_ = host::NvmeDriver::sq_ids(driver_cfg, queue_pairs);
+  svc.tracker.resize(sq_ids_,
                      static_cast<unsigned>(driver_cfg.get_int("queue_depth")));
   // The CPU complex is the bus's first initiator; polled CQs wait on device writes landing.
   driver.bus.bind(bus.in);

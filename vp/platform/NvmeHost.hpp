@@ -25,8 +25,11 @@ class NvmeHost : public sc_core::sc_module {
  public:
   // `queue_pairs`: the driver's I/O queue pairs (one per host core).
   NvmeHost(sc_core::sc_module_name name, Services& svc, unsigned queue_pairs);
-  // The drive in the driver's port.
-  void attach(ssd::Drive& drive) { root.attach(drive_port, drive.nvme); }
+  // The drive in the driver's port; its waveform holds the queues the driver may create.
+  void attach(ssd::Drive& drive) {
+    root.attach(drive_port, drive.nvme);
+    drive.nvme.trace_queues(sq_ids_);
+  }
   // The drive's link (keys and statistics "pcie").
   pcie::PcieLink& link() { return drive_port.link; }
 
@@ -38,6 +41,9 @@ class NvmeHost : public sc_core::sc_module {
   RootComplex root;
   PciePort& drive_port;
   host::NvmeDriver driver;
+
+ private:
+  unsigned sq_ids_;  // SQ ids the driver may use (CQ ids are fewer)
 };
 
 }  // namespace vp::platform

@@ -60,7 +60,7 @@ int run_cli(int argc, char** argv, Platform platform) {
       ("seed", po::value<std::string>(), "seed of the run (sim.seed)")
       ("out", po::value(&opt.out_dir), "output folder (default: a new numbered folder under vp-out/)")
       ("overwrite", "let --out replace an earlier run's outputs")
-      ("trace", po::value(&traces)->multitoken(), "what to trace: vcd, requests, cache (comma separated)")
+      ("trace", po::value(&traces)->multitoken(), "what to trace: vcd, requests, cache, perfetto (comma separated)")
       ("list-params", "print every parameter with type, default and description")
       ("list-stats", "print every statistic of the configured platform with kind, unit and description")
       ("json", "with --list-params or --list-stats: print JSON")
@@ -172,8 +172,10 @@ int run_cli(int argc, char** argv, Platform platform) {
         opt.requests = true;
       else if (w == "cache")
         opt.cache = true;
+      else if (w == "perfetto")
+        opt.perfetto = true;
       else if (!w.empty()) {
-        fmt::print(stderr, "{}: --trace {}: unknown trace (allowed: vcd, requests, cache)\n", prog, vp::quoted(w));
+        fmt::print(stderr, "{}: --trace {}: unknown trace (allowed: vcd, requests, cache, perfetto)\n", prog, vp::quoted(w));
         return 2;
       }
     }

@@ -16,6 +16,11 @@ std::string RunTraces::check() {
     return fmt::format("writing the trace {} failed: {}; the run stops here and the partial trace is removed",
                        requests->path(), std::strerror(requests->error()));
   }
+  if (const Timeline* t = waves_.timeline(); t && t->error()) {
+    failed_ = true;
+    return fmt::format("writing the trace {} failed: {}; the run stops here and the partial trace is removed",
+                       t->path(), std::strerror(t->error()));
+  }
   // statfs is cheap, but a chunk can be microseconds of wall time.
   auto now = std::chrono::steady_clock::now();
   if (now < next_disk_check_) return "";
@@ -27,8 +32,10 @@ std::string RunTraces::check() {
   std::string name;
   uint64_t largest = 0;
   const std::string rq = requests ? requests->temp_path() : "";
+  const std::string tl = waves_.timeline() ? waves_.timeline()->temp_path() : "";
   for (const auto& [path, shown] :
-       {std::pair{rq, std::string("requests.csv")}, std::pair{waves_.temp_path(), std::string("waves.vcd")}}) {
+       {std::pair{rq, std::string("requests.csv")}, std::pair{waves_.temp_path(), std::string("waves.vcd")},
+        std::pair{tl, std::string("timeline.json")}}) {
     if (path.empty()) continue;
     uint64_t size = std::filesystem::file_size(path, ec);
     if (!ec && size >= largest) {

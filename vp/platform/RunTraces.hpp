@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-// A run's traces (requests.csv, waves.vcd), which grow with simulated time,
+// A run's traces (requests.csv, waves.vcd, timeline.json), which grow with simulated time,
 // watched while it runs: a write that failed (a full disk, a file-size
 // limit), or the disk holding --out falling below the room the summary
 // needs, stops the run with an error naming the trace. The partial traces

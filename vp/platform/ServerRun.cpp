@@ -809,7 +809,7 @@ void write_outputs(const fs::path& out, const Config& cfg, const nlohmann::json&
     for (const auto& r : top.workload.runners()) online = online || r->client();
     if (online) write_responses(out / "responses.csv", top.workload);
   }
-  if (waves.enabled()) {
+  if (waves.vcd()) {
     Tick first = 0;
     for (const auto& r : top.workload.runners())
       if (r->result().started && (!first || r->result().started < first)) first = r->result().started;
@@ -817,6 +817,7 @@ void write_outputs(const fs::path& out, const Config& cfg, const nlohmann::json&
     waves.close();
     waves.write_gtkw((out / "waves.gtkw").string(), fs::absolute(out / "waves.vcd").string());
   }
+  if (waves.timeline()) waves.close();  // timeline.json
 }
 
 template <class Top>
@@ -830,6 +831,7 @@ RunResult run_top(const Config& cfg, const RunOptions& opt) {
   if (!opt.out_dir.empty()) {
     fs::create_directories(opt.out_dir);
     if (opt.vcd) waves.open((fs::path(opt.out_dir) / "waves").string());
+    if (opt.perfetto) waves.open_timeline((fs::path(opt.out_dir) / "timeline.json").string());
     if (opt.requests) traces.requests = std::make_unique<RequestLog>((fs::path(opt.out_dir) / "requests.csv").string());
   }
   Services svc{cfg, stats, waves, tracker, static_cast<uint64_t>(cfg.get_int("sim.seed")), traces.requests.get()};

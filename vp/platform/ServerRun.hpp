@@ -31,6 +31,7 @@ struct RunOptions {
   std::string out_dir;  // empty: write nothing
   bool vcd = false, requests = false;
   bool cache = false;  // cache_epochs.csv: the adaptive cache's epochs
+  bool perfetto = false;  // timeline.json: tracks, counters and each I/O's stages (Trace Event Format)
   bool progress = false, print_summary = false;
 };
 

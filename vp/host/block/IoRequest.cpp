@@ -15,12 +15,20 @@ void join_device_half(IoRequest& r, RequestTracker& tracker, Stage gap) {
   r.result = d->result;
 }
 
-void log_request(RequestLog& log, const IoRequest& r, Tick end) {
+namespace {
+RequestLog::Row row_of(const IoRequest& r, Tick end) {
   static const std::string kPageCache = "pagecache";
   RequestLog::Commands cmds = r.commands.empty() ? RequestLog::Commands{&r.command, 1}
                                                  : RequestLog::Commands{r.commands.data(), r.commands.size()};
-  log.write({r.job ? r.job->result().name : kPageCache, r.write, r.lba, r.bytes, r.sqid, r.cid, r.status, r.attr,
-             r.result, r.issued, end, r.clock, cmds, r.flush});
+  return {r.job ? r.job->result().name : kPageCache, r.write, r.lba, r.bytes, r.sqid, r.cid, r.status, r.attr,
+          r.result, r.issued, end, r.clock, cmds, r.flush};
+}
+}  // namespace
+
+void log_request(RequestLog& log, const IoRequest& r, Tick end) { log.write(row_of(r, end)); }
+
+void timeline_request(Timeline& t, const IoRequest& r, Tick end, int core_thread) {
+  t.request(row_of(r, end), r.dev, core_thread);
 }
 
 }  // namespace vp::host

@@ -7,6 +7,7 @@
 
 #include "vp/core/RequestLog.hpp"
 #include "vp/core/RequestRecord.hpp"
+#include "vp/core/Timeline.hpp"
 #include "vp/nvme/NvmeSpec.hpp"
 
 namespace vp::host {
@@ -59,5 +60,8 @@ struct IoRequest {
 void join_device_half(IoRequest& r, RequestTracker& tracker, Stage gap);
 // Its row of requests.csv, completed at `end`.
 void log_request(RequestLog& log, const IoRequest& r, Tick end);
+// The same on the timeline (timeline.json), linked to the host core's
+// thread `core_thread` that took the completion (-1: none).
+void timeline_request(Timeline& t, const IoRequest& r, Tick end, int core_thread);
 
 }  // namespace vp::host

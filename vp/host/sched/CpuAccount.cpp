@@ -17,7 +17,9 @@ CpuAccount::CpuAccount(const StatGroup& core, const StatGroup& host, Waves& wave
       idle_ps_(core.counter("cpu_idle_ps", "ps", "core time with nothing to do")),
       poll_ps_(core.counter("cpu_poll_ps", "ps", "core time spinning on polled completion queues")),
       poll_time_(host.total("poll_ps", "ps", "core time spinning on polled completion queues, all cores")) {
-  if (waves.enabled()) waves.trace(busy_trace_, Waves::signal_name(core.scope(), "busy"), "host cores");
+  // host.core<i>.busy; HostCore finds its timeline thread by this name.
+  if (waves.enabled())
+    waves.trace(busy_trace_, Waves::signal_name(core.scope(), "busy"), "host cores", Waves::Shelf::Host);
 }
 
 void CpuAccount::charge(const CpuTime& t) {

@@ -309,6 +309,8 @@ void HostCore::cache_work(PageCache::Work& w) {
 void HostCore::deliver(IoRequest& r, Tick end) {
   r.clock.mark(Stage::Wakeup, end);
   if (svc_.requests) log_request(*svc_.requests, r, end);
+  if (Timeline* t = svc_.waves.timeline())
+    timeline_request(*t, r, end, t->find_thread(Waves::signal_name(stats_.scope(), "busy")));
   r.commands.clear();  // the I/O may be reused unsplit
   if (r.cache)
     pc_->completed(r, end, cw_);

@@ -19,11 +19,12 @@ WriteBufferLevel::WriteBufferLevel(uint64_t capacity, double high, double low, T
       high_signal_(high_),
       low_signal_(low_) {}
 
-void WriteBufferLevel::attach(Waves& w, const std::string& group) {
+void WriteBufferLevel::attach(Waves& w, const std::string& scope) {
   if (!w.enabled()) return;
-  w.trace(level_, group + ".level_pages", group);
-  w.trace(high_signal_, group + ".high_watermark_pages", group);
-  w.trace(low_signal_, group + ".low_watermark_pages", group);
+  const std::string g = Waves::group_name(scope);
+  w.trace(level_, Waves::signal_name(scope, "level_pages"), g);
+  w.trace(high_signal_, Waves::signal_name(scope, "high_watermark_pages"), g);
+  w.trace(low_signal_, Waves::signal_name(scope, "low_watermark_pages"), g);
 }
 
 uint8_t WriteBufferLevel::percent() const {

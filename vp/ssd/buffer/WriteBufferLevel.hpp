@@ -22,7 +22,8 @@ class WriteBufferLevel {
  public:
   // Watermarks are fractions of the capacity; `step`: the series' time step.
   WriteBufferLevel(uint64_t capacity, double high, double low, Tick step);
-  void attach(Waves& w, const std::string& group);
+  // Traces the level and watermarks as <scope>.level_pages, ... (the buffer's scope).
+  void attach(Waves& w, const std::string& scope);
 
   void add(uint64_t pages, Tick now) { set(level_ + pages, now); }
   void remove(uint64_t pages, Tick now) { set(level_ - pages, now); }

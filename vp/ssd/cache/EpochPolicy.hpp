@@ -40,7 +40,7 @@ class EpochPolicy : public CachePolicy {
   // Starts the first epoch's record (subclasses call it once they are set up).
   void open_first();
 
-  // Signal names and group under the cache's scope (ssd_cache_..., "ssd cache").
+  // Signal names and group under the cache's scope (ssd.cache.lat_ways, "ssd cache").
   std::string wave_name(const std::string& rel) const { return Waves::signal_name(cfg_.scope(), rel); }
   std::string wave_group() const { return Waves::group_name(cfg_.scope()); }
 

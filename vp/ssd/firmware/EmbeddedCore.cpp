@@ -61,7 +61,8 @@ EmbeddedCore::EmbeddedCore(unsigned index, EventQueue& eq, const StatGroup& stat
       total_ps_(stats.total("busy_ps", "ps", "time the firmware cores were busy, summed over cores")),
       switches_(stats.total("switches", "switches",
                             "times a firmware core went from one thread's work to another's, summed over cores")) {
-  busy_.attach(waves, Waves::signal_name(stats.scope(), fmt::format("core{}_busy", index)), "firmware");
+  busy_.attach(waves, Waves::signal_name(stats.scope(), fmt::format("core{}.busy", index)),
+               Waves::group_name(stats.scope()) + " cores");
 }
 
 void EmbeddedCore::kick() {

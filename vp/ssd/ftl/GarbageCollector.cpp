@@ -68,7 +68,8 @@ GarbageCollector::GarbageCollector(FtlState& s, PageAllocator& alloc, FtlMapping
       moved_(stats.counter("gc.pages_moved", "pages", "valid pages migrated by GC and wear leveling")),
       copybacks_(stats.counter("gc.copybacks", "pages", "migrations done by copy-back")),
       wl_runs_(stats.counter("wl.migrations", "blocks", "cold blocks migrated by static wear leveling")) {
-  if (waves.enabled()) waves.trace(active_signal_, "ftl_gc_active", "ftl");
+  if (waves.enabled())
+    waves.trace(active_signal_, Waves::signal_name(ftl.scope(), "gc.active"), Waves::group_name(ftl.scope()));
 }
 
 GarbageCollector::~GarbageCollector() = default;

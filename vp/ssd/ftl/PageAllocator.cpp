@@ -67,7 +67,8 @@ PageAllocator::PageAllocator(FtlState& s, const ScopedConfig& ftl, const ShardMa
   host_open_.assign(uint64_t(n) * s.planes, -1);
   gc_open_.assign(s.planes, -1);
   lsb_blocks_.resize(s.planes);
-  if (waves.enabled()) waves.trace(free_blocks_signal_, "ftl_free_blocks", "ftl");
+  if (waves.enabled())
+    waves.trace(free_blocks_signal_, Waves::signal_name(ftl.scope(), "free_blocks"), Waves::group_name(ftl.scope()));
 }
 
 void PageAllocator::started() {

@@ -356,6 +356,8 @@ uint16_t NvmeAdminCommands::create_cq(const Sqe& c) {
   q.size = size;
   q.ien = ien;
   q.vector = static_cast<uint16_t>(iv);
+  c_.cq_occupancy_[qid] = 0;
+  c_.svc_.waves.show(c_.cq_occupancy_[qid]);  // its row starts here
   return 0;
 }
 
@@ -371,6 +373,7 @@ uint16_t NvmeAdminCommands::create_sq(const Sqe& c) {
   if (!pc || c.prp1 == 0 || c.prp1 % kHostPage) return status(SCT_GENERIC, SC_INVALID_FIELD, true);
   c_.sqs_[qid] = SubQueue{true, c.prp1, size, 0, 0, static_cast<uint16_t>(cqid), 0, 0, {}};
   c_.arb_.add_queue(static_cast<uint16_t>(qid), sq_priority(c.cdw11));  // QPRIO, used by WRR and FlashShare
+  c_.svc_.waves.show(c_.sq_occupancy_[qid]);  // its row starts here
   return 0;
 }
 
@@ -417,6 +420,7 @@ uint16_t NvmeAdminCommands::delete_cq(const Sqe& c) {
   for (const auto& sq : c_.sqs_)
     if (sq.valid && sq.cqid == qid) return status(SCT_COMMAND_SPECIFIC, SC_INVALID_QUEUE_DELETION, true);
   c_.cqs_[qid] = CompQueue{};
+  c_.cq_occupancy_[qid] = 0;
   if (c_.irq_.pin_based()) c_.irq_.cq_level(c_.cq_entries_outstanding(), 0);
   return 0;
 }

@@ -166,6 +166,7 @@ NvmeController::NvmeController(sc_core::sc_module_name name, Services& svc, cons
       cqs_(max_queues_ + 1),
       slots_(static_cast<size_t>(cfg_.get_int("max_outstanding"))),
       sq_occupancy_(max_queues_ + 1, 0),
+      cq_occupancy_(max_queues_ + 1, 0),
       st_(stats_),
       outstanding_(st_.outstanding_max),
       hol_ps_(max_queues_ + 1, 0),
@@ -180,15 +181,29 @@ NvmeController::NvmeController(sc_core::sc_module_name name, Services& svc, cons
   shutdown_flush_.client = this;
   shutdown_flush_.slot = kShutdownSlot;
   reset_queues();
-  if (svc.waves.enabled()) {
-    for (uint32_t q = 0; q <= std::min<uint32_t>(max_queues_, 8); ++q)
-      svc.waves.trace(sq_occupancy_[q], fmt::format("nvme_sq{}_occupancy", q), "nvme queues");
-    svc.waves.trace(doorbell_writes_, "nvme_doorbell_writes", "nvme queues");
-    svc.waves.trace(messages_sent_, "nvme_interrupts_sent", "nvme queues");
-  }
 }
 
 NvmeController::~NvmeController() = default;
+
+void NvmeController::trace_signals() {
+  Waves& w = svc_.waves;
+  if (!w.enabled()) return;
+  // <drive>.nvme.sq<q>.occupancy, .cq<q>.occupancy: each queue the host
+  // may create is in the VCD from the start (SystemC takes no signal once
+  // the run has begun), and shown from when it is created.
+  const std::string& scope = cfg_.scope();
+  const std::string group = Waves::group_name(scope) + " queues";
+  for (uint32_t q = 0; q <= max_queues_ && q < traced_queues_; ++q) {
+    w.trace_dormant(sq_occupancy_[q], Waves::signal_name(scope, fmt::format("sq{}.occupancy", q)), group,
+                    Waves::Count::Level, Waves::Shelf::Queues);
+    w.trace_dormant(cq_occupancy_[q], Waves::signal_name(scope, fmt::format("cq{}.occupancy", q)), group,
+                    Waves::Count::Level, Waves::Shelf::Queues);
+  }
+  w.trace(doorbell_writes_, Waves::signal_name(scope, "doorbell_writes"), group, Waves::Count::Total,
+          Waves::Shelf::Queues);
+  w.trace(messages_sent_, Waves::signal_name(scope, "interrupts_sent"), group, Waves::Count::Total,
+          Waves::Shelf::Queues);
+}
 
 uint64_t NvmeController::namespace_lbas() const { return fw->capacity_bytes() / lba_size_; }
 
@@ -295,6 +310,8 @@ void NvmeController::set_enable(bool en) {
     cqs_[0].base = acq_;
     cqs_[0].size = acqs;
     cqs_[0].ien = true;
+    svc_.waves.show(sq_occupancy_[0]);  // the admin queues exist from here
+    svc_.waves.show(cq_occupancy_[0]);
     configure_arbiter();
     csts_ |= CSTS_RDY;
   });
@@ -315,6 +332,7 @@ void NvmeController::reset_queues() {
   for (auto& q : sqs_) q = SubQueue{};
   for (auto& q : cqs_) q = CompQueue{};
   std::fill(sq_occupancy_.begin(), sq_occupancy_.end(), 0);
+  std::fill(cq_occupancy_.begin(), cq_occupancy_.end(), 0);
   waiting_ = 0;
   nsq_alloc_ = ncq_alloc_ = 0;
   csts_ &= ~(CSTS_CFS | 0xCu);
@@ -389,6 +407,7 @@ void NvmeController::doorbell(uint32_t off, uint32_t v) {
       q.waiting.pop_front();
       post(s, 0);
     }
+    cq_occupancy_[qid] = (q.tail + q.size - q.head) % q.size;
     if (irq_.pin_based()) irq_.cq_level(cq_entries_outstanding(), 0);  // only the pin needs the level
   }
 }
@@ -658,6 +677,7 @@ void NvmeController::post(uint32_t s, Tick delay) {
     cq.tail = 0;
     cq.phase = !cq.phase;
   }
+  cq_occupancy_[sq.cqid] = (cq.tail + cq.size - cq.head) % cq.size;
   if (cq.ien) {
     irq_.completion_posted(cq.vector, delay, sq.cqid != 0);
     if (irq_.pin_based()) irq_.cq_level(true, delay);

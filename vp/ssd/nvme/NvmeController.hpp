@@ -73,6 +73,10 @@ class NvmeController : public pcie::PciFunction, public FirmwareClient {
   // FlashShare's workload attribute at the DMA engine (ssd.priority.dma):
   // data transfers queue per direction and latency-critical ones go first.
   void set_latency_first_dma(bool on);
+  // The host will use queue ids below `n` (its driver knows, before the
+  // run): only those are in the waveform, where every signal costs the VCD
+  // a compare at each time step. Unset: every queue the controller supports.
+  void trace_queues(uint32_t n) { traced_queues_ = n; }
   // Each I/O command as the device saw it, reported when its completion is
   // posted (a device-side request trace; vp-qemu writes it as CSV).
   struct CommandRecord {
@@ -150,7 +154,12 @@ class NvmeController : public pcie::PciFunction, public FirmwareClient {
   void config_changed(pcie::PciConfigSpace::Change c) override;
   void device_reset(pcie::PciConfigSpace::Reset) override;
   void doorbell(uint32_t off, uint32_t v);
-  void end_of_elaboration() override { reset_queues(); }  // the firmware's cache is known now
+  // The firmware's cache is known now, and how many queues to trace.
+  void end_of_elaboration() override {
+    reset_queues();
+    trace_signals();
+  }
+  void trace_signals();
   void set_enable(bool en);
   void reset_queues();
   void shutdown();
@@ -244,6 +253,8 @@ class NvmeController : public pcie::PciFunction, public FirmwareClient {
   uint64_t waiting_ = 0;  // entries in all SQs not fetched yet
   // Observation.
   std::vector<uint64_t> sq_occupancy_;  // traced
+  std::vector<uint64_t> cq_occupancy_;  // traced: entries posted the host has not freed (CQ head doorbell)
+  uint32_t traced_queues_ = 0xFFFFFFFFu;  // trace_queues()
   uint64_t doorbell_writes_ = 0;  // traced
   // The statistics it registers, named in its scope (a group, as gem5's).
   struct Stats {

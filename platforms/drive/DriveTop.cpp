@@ -27,11 +27,11 @@ std::vector<std::string> DriveTop::check_workload(const std::vector<host::FioJob
   const int64_t mdts = c.get_int("ssd.nvme.mdts");
   const uint64_t max_transfer = mdts > 0 ? uint64_t(4096) << mdts : 0;
   for (const host::FioJob& j : jobs) {
-    if (!j.direct) refuse(j, "direct", "buffered I/O (direct=0) goes through a page cache");
+    if (j.buffered_io()) refuse(j, "direct", "buffered I/O (direct=0) goes through a page cache");
     if (j.online) refuse(j, "online", "an online server needs host cores for its workers");
     if (j.thinktime_spin_ps) refuse(j, "thinktime_spin", "spinning burns CPU on a host core");
     if (j.thinktime_insts) refuse(j, j.app.empty() ? "thinktime_insts" : "app", "compute between I/Os runs on a host core");
-    if (max_transfer && j.read_iolog.empty() && j.max_bs() > max_transfer)
+    if (max_transfer && j.read_iolog.empty() && j.max_bs() > max_transfer && (j.has_reads() || j.has_writes()))
       refuse(j, j.bssplit.empty() ? "bs" : "bssplit",
              fmt::format("a {}-byte I/O is over the drive's largest transfer ({} bytes, ssd.nvme.mdts = {}), "
                          "and there is no blk-mq to split it", j.max_bs(), max_transfer, mdts));

@@ -92,13 +92,13 @@ void QueueHost::issue(host::FioJobRunner& j, Tick now) {
   }
   while (j.can_issue(now)) {
     host::IoRequest& r = j.issue(now);
-    if (uint32_t max = driver_.max_transfer(); max && r.bytes > max) {  // a trace record (bs is checked before)
+    if (uint32_t max = driver_.max_transfer(); max && r.bytes > max && !r.trim) {  // a trace record (bs is checked before)
       sim_abort(fmt::format("job {}: a {}-byte I/O is over the drive's largest transfer ({} bytes) and vp-drive has "
                             "no blk-mq to split it",
                             vp::quoted(j.result().name), r.bytes, max));
       return;
     }
-    r.polled = j.spec().hipri && driver_.has_poll_queues();
+    r.polled = !r.trim && j.spec().hipri && driver_.has_poll_queues();
     r.clock.mark(Stage::HostSubmit, now);
     driver_.submit(r, j.core());
   }

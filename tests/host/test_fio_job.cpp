@@ -83,6 +83,12 @@ rw=write
 TEST_CASE("fio rw modes and mix", "[fio]") {
   CHECK(one("rw=randrw").rw == RwMode::RandRW);
   CHECK(one("readwrite=rw").rw == RwMode::SeqRW);
+  CHECK(one("rw=randtrimwrite").rw == RwMode::RandTrimWrite);
+  CHECK(one("rw=randtrimwrite").is_random());
+  CHECK(one("rw=trimwrite").has_writes());
+  CHECK(!one("rw=trim").has_writes());
+  CHECK(one("rw=trim").has_trims());
+  CHECK(!one("rw=trim\ndirect=0").buffered_io());  // a trim is an ioctl, whatever direct says
   CHECK(one("rw=readwrite").rw_name() == "rw");
   CHECK(one("rw=randwrite").is_random());
   CHECK_FALSE(one("rw=write").has_reads());
@@ -182,11 +188,11 @@ TEST_CASE("fio cpus_allowed lists and ranges", "[fio]") {
 
 TEST_CASE("fio errors name file, line, option and value", "[fio]") {
   CHECK(error_of("[j]\n\nfoo=1\n").find("jobs.fio:3: unknown option 'foo': fio has no such option") == 0);
-  CHECK(error_of("[j]\nrw=read\nrw=trim\n").find("jobs.fio:3: option 'rw': value 'trim' is a trim mode, not modelled") !=
+  CHECK(error_of("[j]\nrw=read\nrw=trimread\n").find("jobs.fio:3: option 'rw': value 'trimread' is not one of") !=
         std::string::npos);
   CHECK(error_of("[j]\nrw=randomread\n") ==
         "jobs.fio:2: option 'rw': value 'randomread' is not one of read, write, randread, randwrite, randrw, rw, "
-        "readwrite");
+        "readwrite, trim, randtrim, trimwrite, randtrimwrite");
   CHECK(error_of("[a]\n[b]\n\n\n\n\niodepth=0\n") == "jobs.fio:7: option 'iodepth': value '0' out of range (1..65536)");
   CHECK(error_of("[j]\nrwmixread=101") == "jobs.fio:2: option 'rwmixread': value '101' out of range (0..100)");
   CHECK(error_of("[j]\niodepth=abc") == "jobs.fio:2: option 'iodepth': value 'abc' is not a whole number");

@@ -34,7 +34,7 @@ void RequestLog::close() {
 
 void RequestLog::write(const Row& r) {
   fmt::memory_buffer b;
-  const char* op = r.flush ? "flush" : r.write ? "write" : "read";
+  const char* op = r.op();
   fmt::format_to(std::back_inserter(b), "{},{},{},{},{},{},", r.job, op, r.lba, r.bytes, r.sqid, r.cid);
   for (size_t i = 0; i < r.commands.count; ++i)
     fmt::format_to(std::back_inserter(b), i ? " {}" : "{}", r.commands.serials[i]);

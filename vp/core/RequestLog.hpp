@@ -42,6 +42,8 @@ class RequestLog {
     const StageClock& clock;
     Commands commands;
     bool flush = false;  // an NVMe Flush (op "flush", no data)
+    bool trim = false;   // a deallocate (op "trim", no data)
+    const char* op() const { return flush ? "flush" : trim ? "trim" : write ? "write" : "read"; }
   };
   void write(const Row& r);
 

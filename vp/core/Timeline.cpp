@@ -161,7 +161,7 @@ void Timeline::request(const RequestLog::Row& r, unsigned dev, int core_thread) 
   q.lane_end[lane] = std::max(q.lane_end[lane], r.done);
   const uint32_t tid = q.lane_tid[lane];
 
-  const char* op = r.flush ? "flush" : r.write ? "write" : "read";
+  const char* op = r.op();
   const std::string name = r.flush ? std::string(op) : fmt::format("{} lba {}", op, r.lba);
   Buf b;
   auto out = std::back_inserter(b);

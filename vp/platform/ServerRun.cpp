@@ -442,14 +442,15 @@ void print_job(const nlohmann::json& j) {
                o["workers"].get<uint64_t>() > 1 ? "s" : "", l["mean"].get<double>(), l["p95"].get<double>(),
                l["p99"].get<double>(), l["p999"].get<double>());
   }
-  for (const char* op : {"read", "write"}) {
+  for (const char* op : {"read", "write", "trim"}) {
+    if (!j["latency_us"].contains(op)) continue;
     const auto& l = j["latency_us"][op];
     if (l["count"].get<uint64_t>() == 0) continue;
     fmt::print("  {:<5} lat us: mean {:8.2f} p50 {:8.2f} p99 {:8.2f} p99.9 {:8.2f} max {:8.2f}\n", op,
                l["mean"].get<double>(), l["p50"].get<double>(), l["p99"].get<double>(), l["p999"].get<double>(),
                l["max"].get<double>());
     std::string b;  // in the direction's path order
-    for (Stage st : stage_path(std::string(op) == "write")) {
+    for (Stage st : stage_path(std::string(op) != "read")) {  // a trim passes a write's stages
       const char* stage = stage_name(st);
       double v = j["breakdown_us"][op][stage].get<double>();
       if (v > 0.0005) b += fmt::format(" {} {:.2f}", stage, v);
@@ -649,7 +650,7 @@ void watch_persisted(Top& top) {
 template <class Top>
 uint64_t ios_done(Top& top) {
   uint64_t n = 0;
-  for (const auto& r : top.workload.runners()) n += r->result().reads + r->result().writes;
+  for (const auto& r : top.workload.runners()) n += r->result().reads + r->result().writes + r->result().trims;
   return n;
 }
 

@@ -192,8 +192,11 @@ bool BlkMqQueue::can_join(const BlkRequest& a, const IoRequest& first_of_b, uint
 }
 
 bool BlkMqQueue::can_merge(const BlkRequest& rq, const IoRequest& io, bool& front) const {
-  if (io.flush || io.raw || rq.head->flush || rq.write != io.write || rq.attr != io.attr || rq.head->fua != io.fua)
-    return false;  // Linux merges no requests whose REQ_FUA differs
+  // Linux merges no requests whose REQ_FUA differs; a discard here is one
+  // DSM range of its own (fio's trims are synchronous, one at a time).
+  if (io.flush || io.trim || io.raw || rq.head->flush || rq.head->trim || rq.write != io.write || rq.attr != io.attr ||
+      rq.head->fua != io.fua)
+    return false;
   if (rq.end() == io.lba && can_join(rq, io, io.bytes, 1)) {
     front = false;
     return true;
@@ -456,7 +459,8 @@ void BlkMqQueue::bypass(IoRequest& io, unsigned core, Tick now) {
       if (c.write || io.write) ahead.push_back(q);
       continue;
     }
-    if (c.head->flush || c.write != io.write || (c.end() != io.lba && io.lba + io.nlb != c.lba)) continue;
+    if (c.head->flush || c.head->trim || io.trim || c.write != io.write || (c.end() != io.lba && io.lba + io.nlb != c.lba))
+      continue;
     // A neighbour in hazard with another queued request keeps its place:
     // moving it would reorder it against that one.
     bool tied = false;

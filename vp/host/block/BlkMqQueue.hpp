@@ -178,7 +178,7 @@ class BlkMqQueue {
   // Size of every piece but the last when `io` is split: the largest
   // transfer rounded down to whole blocks of `io`.
   uint32_t piece_bytes(const IoRequest& io) const;
-  bool splits(const IoRequest& io) const { return !io.flush && !io.raw && io.bytes > max_bytes(); }
+  bool splits(const IoRequest& io) const { return !io.flush && !io.trim && !io.raw && io.bytes > max_bytes(); }
   void split(IoRequest& io, unsigned core, Tick now);
 
   BlkMqDriver& drv_;

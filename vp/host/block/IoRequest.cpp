@@ -21,7 +21,7 @@ RequestLog::Row row_of(const IoRequest& r, Tick end) {
   RequestLog::Commands cmds = r.commands.empty() ? RequestLog::Commands{&r.command, 1}
                                                  : RequestLog::Commands{r.commands.data(), r.commands.size()};
   return {r.job ? r.job->result().name : kPageCache, r.write, r.lba, r.bytes, r.sqid, r.cid, r.status, r.attr,
-          r.result, r.issued, end, r.clock, cmds, r.flush};
+          r.result, r.issued, end, r.clock, cmds, r.flush, r.trim};
 }
 }  // namespace
 

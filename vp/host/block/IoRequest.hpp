@@ -19,6 +19,10 @@ struct IoRequest {
   bool write = false;
   bool flush = false;
   bool fua = false;  // force unit access (an O_SYNC write): durable when it completes
+  // A discard (BLKDISCARD): an NVMe Dataset Management deallocate of
+  // [lba, lba + nlb), no data; `write` is set too, as Linux's block layer
+  // counts discards as writes.
+  bool trim = false;
   uint64_t lba = 0;
   uint32_t nlb = 0;
   uint32_t bytes = 0;

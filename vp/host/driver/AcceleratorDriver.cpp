@@ -62,7 +62,7 @@ AcceleratorDriver::AcceleratorDriver(sc_core::sc_module_name name, Services& svc
       bios_(StatGroup(svc.stats, scope).counter("bios", "bios", "bios handed to the accelerator")),
       normal_path_(StatGroup(svc.stats, scope).counter(
           "normal_path", "bios",
-          "latency-critical bios left to blk-mq: more than one command's worth for the accelerator, or flushes")),
+          "latency-critical bios left to blk-mq: more than one command's worth for the accelerator, flushes or discards")),
       held_(StatGroup(svc.stats, scope).counter("held", "bios", "bios that waited for a free tag of their queue")),
       done_reads_(StatGroup(svc.stats, scope).counter("done_reads", "reads",
                                                       "reads of the accelerator's completion registers")) {
@@ -196,7 +196,7 @@ void AcceleratorDriver::bring_up(NvmeDriver& nvme, uint16_t first_sq, uint16_t f
 
 bool AcceleratorDriver::takes(const IoRequest& r) {
   if (!ready_ || r.attr == 0 || r.raw) return false;
-  bool fits = !r.flush && !r.fua && r.bytes > 0 && r.bytes <= max_bytes_ && r.buf_addr % 4 == 0 &&
+  bool fits = !r.flush && !r.trim && !r.fua && r.bytes > 0 && r.bytes <= max_bytes_ && r.buf_addr % 4 == 0 &&
               (r.buf_addr + r.bytes - 1) / kPage - r.buf_addr / kPage + 1 <= max_segs_;
   if (!fits) ++normal_path_;
   return fits;

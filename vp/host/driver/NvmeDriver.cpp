@@ -519,6 +519,12 @@ void NvmeDriver::setup_sq(SubQueue& s, uint16_t qid, Counter& commands) {
 
 // ---------------------------------------------------------------- I/O
 
+uint64_t NvmeDriver::cid_pages(SubQueue& q, uint16_t cid) {
+  if (q.prp_lists.empty()) q.prp_lists.assign(q.size, 0);
+  if (q.prp_lists[cid] == 0) q.prp_lists[cid] = alloc("PRP lists", 2 * kPage);
+  return q.prp_lists[cid];
+}
+
 uint64_t NvmeDriver::build_prps(SubQueue& q, uint16_t cid, const IoRequest& head) {
   // PRP1 covers the first segment up to its first page boundary; every further
   // page of every segment is one entry (blk-mq merges only segments that
@@ -531,9 +537,7 @@ uint64_t NvmeDriver::build_prps(SubQueue& q, uint16_t cid, const IoRequest& head
   if (pages_.empty()) return 0;
   if (pages_.size() == 1) return pages_[0];
   // A list: 512 entries per page, the last one chaining when more follow.
-  if (q.prp_lists.empty()) q.prp_lists.assign(q.size, 0);
-  if (q.prp_lists[cid] == 0) q.prp_lists[cid] = alloc("PRP lists", 2 * kPage);
-  uint64_t list = q.prp_lists[cid];
+  uint64_t list = cid_pages(q, cid);
   size_t n = pages_.size();
   if (n > 511 + 512) fail(fmt::format("a command of {} pages needs more than two PRP list pages", n + 1));
   auto* e = reinterpret_cast<uint64_t*>(dram_ + list);
@@ -559,13 +563,25 @@ Cqe NvmeDriver::io_raw(unsigned core, const Sqe& cmd) {
 }
 
 void NvmeDriver::write_sqe(SubQueue& q, IoRequest& r, uint16_t cid) {
-  Sqe c = Sqe::make(r.flush ? IO_FLUSH : r.write ? IO_WRITE : IO_READ, cid);
+  Sqe c = Sqe::make(r.flush ? IO_FLUSH : r.trim ? IO_DSM : r.write ? IO_WRITE : IO_READ, cid);
   c.nsid = 1;
   c.cdw2 = r.attr | r.cdw2_hint;  // FlashShare: the workload attribute rides in rsvd2 (FastDrain: bit 8)
   c.cdw3 = r.cdw3;                 // FastDrain: dirty pages of a page-victimization write
   if (r.raw) {
     c = *r.raw;
     c.cdw0 = (c.cdw0 & 0xFFFF) | (uint32_t(cid) << 16);
+  } else if (r.trim) {
+    // nvme_setup_discard: one range, deallocate. Its 16 bytes sit in the
+    // command id's PRP-list page, which a command without data leaves free.
+    const uint64_t range = cid_pages(q, cid);
+    uint8_t* d = dram_ + range;
+    const uint32_t cattr = 0, nlb = r.nlb;
+    std::memcpy(d, &cattr, 4);
+    std::memcpy(d + 4, &nlb, 4);
+    std::memcpy(d + 8, &r.lba, 8);
+    c.prp1 = range;
+    c.cdw10 = 0;  // NR: one range (0's based)
+    c.cdw11 = DSM_AD;
   } else if (!r.flush) {
     uint32_t nlb = 0;
     for (const IoRequest* s = &r; s; s = s->next_in_cmd) nlb += s->nlb;

@@ -208,6 +208,8 @@ class NvmeDriver : public sc_core::sc_module, public HostBlockDriver, public Irq
   void start_of_simulation() override;
   void write_sqe(SubQueue& q, IoRequest& r, uint16_t cid);
   uint64_t build_prps(SubQueue& q, uint16_t cid, const IoRequest& head);
+  // The command id's two PRP-list pages (allocated on first use).
+  uint64_t cid_pages(SubQueue& q, uint16_t cid);
   void transport(tlm::tlm_command cmd, uint64_t addr, uint8_t* p, unsigned len, bool wait_for_it);
   [[noreturn]] void fail(const std::string& what);
 

@@ -503,20 +503,20 @@ void HostCore::issue(HostThread& t) {
   // io_submit plugs batches above AIO_PLUG_THRESHOLD (2) requests.
   unsigned batch = j.spec().submit_batch();
   bool buffered = pc_ && j.buffered();
-  bool plug = batch > 2 && !buffered;
+  bool plug = batch > 2 && !buffered && !j.spec().has_trims();  // fio commits what it queued before a trim
   const unsigned dev = j.device();
   if (plug) devs_.start_plug(dev, id_);
   unsigned n = 0;
   do {
     IoRequest& r = j.issue(now_ps());
-    if (buffered) {  // the page cache: done now, or when its pages are in / the writer may go on
+    if (buffered && !r.trim) {  // the page cache: done now, or when its pages are in / the writer may go on
       PageCache::Work w;
       pc_->access(r, id_, now_ps(), w);
       cache_work(w);
       continue;
     }
     r.offloaded = accel_ && accel_->takes(r);
-    r.polled = completion_->polled(j, r);
+    r.polled = !r.trim && completion_->polled(j, r);  // BLKDISCARD waits on an interrupt-driven queue
     if (r.polled) ++t.polled;
     submit_io(r, cost_.submit);
   } while (++n < batch && j.can_issue(now_ps()));

@@ -45,7 +45,8 @@ constexpr unsigned kMaxCpu = 1023;  // fio's CPU mask size; also bounds list exp
 const std::pair<const char*, RwMode> kRwNames[] = {
     {"read", RwMode::Read},       {"write", RwMode::Write}, {"randread", RwMode::RandRead},
     {"randwrite", RwMode::RandWrite}, {"randrw", RwMode::RandRW}, {"rw", RwMode::SeqRW},
-    {"readwrite", RwMode::SeqRW}};
+    {"readwrite", RwMode::SeqRW}, {"trim", RwMode::Trim}, {"randtrim", RwMode::RandTrim},
+    {"trimwrite", RwMode::TrimWrite}, {"randtrimwrite", RwMode::RandTrimWrite}};
 
 // Ordered largest first so to_fio picks the coarsest exact unit. "ps" is a VP
 // extension that only to_fio needs, for times not set by parsing.
@@ -167,7 +168,8 @@ struct Opt {
       fail(fmt::format("gives per-direction {} (READ,WRITE), which the model does not have: give one value", what));
   }
   // READ,WRITE[,TRIM]: one value sets both; an empty one leaves its direction
-  // unset (0); a trim value is refused (the model's jobs issue no trims).
+  // unset (0). Trims take the write value, as fio's do when no trim value is
+  // given; a trim value of its own is refused.
   template <class F>
   void per_direction(uint64_t (&out)[2], F parse) const {
     const std::string& v = value();
@@ -179,7 +181,7 @@ struct Opt {
       b = c + 1;
     }
     if (parts.size() > 3) fail("has more than three values (READ,WRITE,TRIM)");
-    if (parts.size() == 3 && !parts[2].empty()) fail("sets a trim value, and the model's jobs issue no trims");
+    if (parts.size() == 3 && !parts[2].empty()) fail("sets a trim value: trims here take the write value (give READ,WRITE)");
     auto one = [&](const std::string& t) { return t.empty() ? uint64_t(0) : parse(Opt{origin, line, key, t}); };
     out[0] = one(parts[0]);
     out[1] = parts.size() == 1 ? out[0] : one(parts[1]);
@@ -283,9 +285,9 @@ void apply(FioJob& j, const Opt& o) {
     bool found = false;
     for (const auto& [name, mode] : kRwNames)
       if (v == name) j.rw = mode, found = true;
-    if (!found && v.find("trim") != std::string::npos)
-      o.fail("is a trim mode, not modelled: the host model issues no Dataset Management (deallocate) commands yet");
-    if (!found) o.fail("is not one of read, write, randread, randwrite, randrw, rw, readwrite");
+    if (!found)
+      o.fail("is not one of read, write, randread, randwrite, randrw, rw, readwrite, trim, randtrim, trimwrite, "
+             "randtrimwrite");
     j.rw_skip = 0, j.rw_per_offset = 1;
     if (n.empty()) return;
     Opt num{o.origin, o.line, k, n};
@@ -611,7 +613,10 @@ unsigned FioJob::sync_every() const {
   return fsync ? fsync : fdatasync;
 }
 
-bool FioJob::is_random() const { return rw == RwMode::RandRead || rw == RwMode::RandWrite || rw == RwMode::RandRW; }
+bool FioJob::is_random() const {
+  return rw == RwMode::RandRead || rw == RwMode::RandWrite || rw == RwMode::RandRW || rw == RwMode::RandTrim ||
+         rw == RwMode::RandTrimWrite;
+}
 
 bool FioJob::has_reads() const {
   bool mixed = rw == RwMode::RandRW || rw == RwMode::SeqRW;
@@ -620,8 +625,10 @@ bool FioJob::has_reads() const {
 
 bool FioJob::has_writes() const {
   bool mixed = rw == RwMode::RandRW || rw == RwMode::SeqRW;
-  return rw == RwMode::Write || rw == RwMode::RandWrite || (mixed && rwmixread < 100);
+  return rw == RwMode::Write || rw == RwMode::RandWrite || trim_write() || (mixed && rwmixread < 100);
 }
+
+bool FioJob::has_trims() const { return rw == RwMode::Trim || rw == RwMode::RandTrim || trim_write(); }
 
 uint64_t FioJob::insts_between_ios(uint64_t since_start_ps) const {
   if (phases.empty()) return thinktime_insts;

@@ -17,7 +17,9 @@
 
 namespace vp::host {
 
-enum class RwMode { Read, Write, RandRead, RandWrite, RandRW, SeqRW };
+// fio's trim modes issue discards (BLKDISCARD, an NVMe Dataset Management
+// deallocate); trimwrite trims a block, then writes it.
+enum class RwMode { Read, Write, RandRead, RandWrite, RandRW, SeqRW, Trim, RandTrim, TrimWrite, RandTrimWrite };
 
 struct FioJob {
   std::string name;
@@ -124,6 +126,9 @@ struct FioJob {
   bool rated() const { return rate_iops || rate_bps[0] || rate_bps[1]; }
   uint64_t randseed = 0;   // 0 = derive from the run seed
   bool direct = true;  // false: buffered, through the host page cache
+  // Reads or writes through the page cache: a trim is a BLKDISCARD ioctl,
+  // which fio sends whatever direct says.
+  bool buffered_io() const { return !direct && (has_reads() || has_writes()); }
   unsigned fsync = 0;  // fsync after every this many writes (0: never)
   unsigned fdatasync = 0;  // the same on a block device (fio keeps both counts)
   bool end_fsync = false;  // fsync once the job's I/Os are done (end_fsync, fsync_on_close)
@@ -191,6 +196,8 @@ struct FioJob {
   // Mixed modes count only if their rwmixread lets that direction through.
   bool has_reads() const;
   bool has_writes() const;
+  bool has_trims() const;
+  bool trim_write() const { return rw == RwMode::TrimWrite || rw == RwMode::RandTrimWrite; }
   std::string rw_name() const;  // back to fio spelling
   std::string rw_rw_text() const;  // rw= as written, with its :N
   std::string to_fio() const;   // one [name] section that parses back to an equal job

@@ -153,7 +153,8 @@ bool FioJobRunner::can_issue(Tick now) {
     }
     return compute_due_ || (ios_left_ > 0 && !free_slots_.empty());
   }
-  if (!started_ || stopped_ || sync_due_ || refill_wait_ || free_slots_.empty() || now < next_issue_) return false;
+  if (!started_ || stopped_ || sync_due_ || refill_wait_ || trim_wait_ || free_slots_.empty() || now < next_issue_)
+    return false;
   if (out_of_work(now)) {
     finish_if_out(now);
     return false;
@@ -169,7 +170,7 @@ Tick FioJobRunner::next_issue_time(Tick now) const {
     // can_issue() finds out whether another request comes.
     return std::max(now, client_->next_arrival());
   }
-  if (!started_ || stopped_ || sync_due_ || refill_wait_ || free_slots_.empty()) return kNever;
+  if (!started_ || stopped_ || sync_due_ || refill_wait_ || trim_wait_ || free_slots_.empty()) return kNever;
   return std::max(now, next_issue_);
 }
 
@@ -190,12 +191,17 @@ IoRequest& FioJobRunner::issue(Tick now) {
   r.attr = static_cast<uint8_t>(spec_.attribute());
   r.issued = now;
   r.clock.start(now);
-  ++issued_;
-  issued_bytes_ += r.bytes;
-  dir_bytes_[r.write] += r.bytes;
+  // trimwrite: the writes count against size and number_ios; each has its trim.
+  if (!(r.trim && spec_.trim_write())) {
+    ++issued_;
+    issued_bytes_ += r.bytes;
+  }
+  dir_bytes_[r.write] += r.bytes;  // a trim takes the write direction's rate, as fio's without a trim value
+  // fio's libaio sends a trim as a BLKDISCARD ioctl: the thread waits in it.
+  if (r.trim) trim_wait_ = true;
   // fio: fsync after every N writes; a buffered O_SYNC write is synced by itself.
   unsigned every = spec_.sync && !spec_.direct ? 1 : spec_.sync_every();
-  if (r.write && every && ++writes_since_sync_ >= every) {
+  if (r.write && !r.trim && every && ++writes_since_sync_ >= every) {
     writes_since_sync_ = 0;
     sync_due_ = true;
   }
@@ -229,7 +235,7 @@ IoRequest& FioJobRunner::issue(Tick now) {
     if (replay_ && !spec_.replay_no_stall && trace_next_ < trace_.size())
       next_issue_ = std::max(next_issue_, trace_time(trace_next_));
   }
-  if (verify_) {
+  if (verify_ && !r.trim) {  // Workload::check refuses verify on a job with trims
     if (r.write)
       verify_->write_issued(r);
     else
@@ -275,27 +281,46 @@ void FioJobRunner::spun(Tick end) {
 }
 
 void FioJobRunner::pick_next(IoRequest& r) {
-  bool rd;
+  bool rd = false;
+  r.trim = false;
   switch (spec_.rw) {
     case RwMode::Read: case RwMode::RandRead: rd = true; break;
-    case RwMode::Write: case RwMode::RandWrite: rd = false; break;
+    case RwMode::Write: case RwMode::RandWrite: break;
+    case RwMode::Trim: case RwMode::RandTrim: r.trim = true; break;
+    case RwMode::TrimWrite: case RwMode::RandTrimWrite:
+      // fio's set_rw_ddir: a trim, then a write of the blocks it trimmed.
+      if (pair_write_) {
+        pair_write_ = false;
+        r.write = true;
+        r.lba = pair_.lba, r.bytes = pair_.bytes, r.nlb = pair_.nlb;
+        return;
+      }
+      r.trim = true;
+      break;
     default: rd = mixed_rated_ ? !chosen_write_ : rng_.below(100) < spec_.rwmixread; break;
   }
   r.write = !rd;
-  if (!simple_offsets_) return pick_general(r);
-  uint64_t blk;
-  if (spec_.is_random()) {
-    // fio's should_do_random: one draw per I/O unless fully random; the
-    // sequential ones continue from the block after the last I/O.
-    bool random = spec_.percentage_random >= 100 || rng_.below(100) < spec_.percentage_random;
-    if (!random) blk = seq_next_;
-    else blk = sampler_ ? sampler_->next(rng_, !rd) : rng_.below(region_blocks_);
-    seq_next_ = (blk + 1) % region_blocks_;
+  if (!simple_offsets_) {
+    pick_general(r);
   } else {
-    blk = seq_next_;
-    seq_next_ = (seq_next_ + 1) % region_blocks_;
+    uint64_t blk;
+    if (spec_.is_random()) {
+      // fio's should_do_random: one draw per I/O unless fully random; the
+      // sequential ones continue from the block after the last I/O.
+      bool random = spec_.percentage_random >= 100 || rng_.below(100) < spec_.percentage_random;
+      if (!random) blk = seq_next_;
+      else blk = sampler_ ? sampler_->next(rng_, ddir(r)) : rng_.below(region_blocks_);
+      seq_next_ = (blk + 1) % region_blocks_;
+    } else {
+      blk = seq_next_;
+      seq_next_ = (seq_next_ + 1) % region_blocks_;
+    }
+    r.lba = region_start_ + blk * (spec_.bs / lba_size_);
   }
-  r.lba = region_start_ + blk * (spec_.bs / lba_size_);
+  if (r.trim && spec_.trim_write()) {
+    pair_write_ = true;
+    pair_ = {r.lba, r.bytes, r.nlb};
+  }
 }
 
 // Variable block sizes, rw=<mode>:N: offsets in bytes, each I/O cut to the
@@ -305,7 +330,7 @@ void FioJobRunner::pick_general(IoRequest& r) {
   uint64_t pos;
   if (spec_.is_random() && per_offset_left_ == 0) {
     bool random = spec_.percentage_random >= 100 || rng_.below(100) < spec_.percentage_random;
-    uint64_t blk = random ? (sampler_ ? sampler_->next(rng_, r.write) : rng_.below(region_blocks_))
+    uint64_t blk = random ? (sampler_ ? sampler_->next(rng_, ddir(r)) : rng_.below(region_blocks_))
                           : seq_pos_ / spec_.bs % region_blocks_;
     const uint64_t unit = spec_.blockalign ? spec_.blockalign : spec_.bs;  // fio's ba
     pos = blk * spec_.bs / unit * unit;
@@ -363,13 +388,14 @@ void FioJobRunner::complete(IoRequest& r, Tick now) {
     return;
   }
   --inflight_;
+  if (r.trim) trim_wait_ = false;
   held_.push_back(r.slot);
   if (held_.size() >= spec_.iodepth_batch_complete_min || inflight_ == 0) {
     free_slots_.insert(free_slots_.end(), held_.begin(), held_.end());
     held_.clear();
   }
   if (refill_wait_ && inflight_ <= spec_.iodepth_low) refill_wait_ = false;
-  if (verify_) {
+  if (verify_ && !r.trim) {
     using D = VerifyTracker::Durability;
     if (r.write)
       verify_->write_completed(r, !spec_.direct ? D::Buffered : device_vwc_ && !r.fua ? D::Volatile : D::Durable);
@@ -382,9 +408,13 @@ void FioJobRunner::complete(IoRequest& r, Tick now) {
     return;
   }
   Tick lat = now - r.issued;
-  auto& stages = r.write ? res_.write_stage : res_.read_stage;
+  auto& stages = r.trim ? res_.trim_stage : r.write ? res_.write_stage : res_.read_stage;
   for (size_t i = 0; i < kStages; ++i) stages[i] += r.clock.spent[i];
-  if (r.write) {
+  if (r.trim) {
+    ++res_.trims;
+    res_.trim_bytes += r.bytes;
+    res_.trim_lat.add(lat);
+  } else if (r.write) {
     ++res_.writes;
     res_.write_bytes += r.bytes;
     res_.write_lat.add(lat);
@@ -393,7 +423,7 @@ void FioJobRunner::complete(IoRequest& r, Tick now) {
     res_.read_bytes += r.bytes;
     res_.read_lat.add(lat);
   }
-  fio_.completed(now, r.write, r.bytes, r.lba * lba_size_, lat, r.clock.spent[size_t(Stage::HostSubmit)]);
+  fio_.completed(now, ddir(r), r.bytes, r.lba * lba_size_, lat, r.clock.spent[size_t(Stage::HostSubmit)]);
   res_.ended = now;
   if (client_) {
     if (inflight_ == 0) cur_io_ += now - io_since_;
@@ -468,7 +498,7 @@ nlohmann::json breakdown_json(const std::array<Tick, kStages>& sum, uint64_t n) 
 
 nlohmann::json FioJobRunner::summary(const std::vector<const FioJobRunner*>& workers) const {
   const JobResult& res = result();
-  uint64_t ios = res.reads + res.writes;
+  uint64_t ios = res.reads + res.writes + res.trims;
   double secs = double(res.ended > res.started ? res.ended - res.started : 0) / 1e12;
   nlohmann::json j;
   j["name"] = res.name;
@@ -482,13 +512,16 @@ nlohmann::json FioJobRunner::summary(const std::vector<const FioJobRunner*>& wor
   j["ios"] = ios;
   j["reads"] = res.reads;
   j["writes"] = res.writes;
+  if (spec().has_trims()) j["trims"] = res.trims;
   j["errors"] = res.errors;
   j["runtime_s"] = secs;
   j["iops"] = secs > 0 ? double(ios) / secs : 0.0;
-  j["bandwidth_MBps"] = secs > 0 ? double(res.read_bytes + res.write_bytes) / secs / 1e6 : 0.0;
+  j["bandwidth_MBps"] = secs > 0 ? double(res.read_bytes + res.write_bytes + res.trim_bytes) / secs / 1e6 : 0.0;
   j["latency_us"] = {{"read", latency_json(res.read_lat)}, {"write", latency_json(res.write_lat)}};
+  if (spec().has_trims()) j["latency_us"]["trim"] = latency_json(res.trim_lat);
   if (!spec().percentile_list.empty())  // fio's percentile_list, keyed as fio.json keys it
-    for (auto [dir, d] : {std::pair{"read", &res.read_lat}, {"write", &res.write_lat}}) {
+    for (auto [dir, d] : {std::pair{"read", &res.read_lat}, {"write", &res.write_lat}, {"trim", &res.trim_lat}}) {
+      if (d == &res.trim_lat && !spec().has_trims()) continue;
       nlohmann::json p = nlohmann::json::object();
       for (double q : spec().percentile_list)
         p[fmt::format("{:.6f}", q)] = d->empty() ? 0.0 : us(d->percentile(q / 100.0));
@@ -511,6 +544,7 @@ nlohmann::json FioJobRunner::summary(const std::vector<const FioJobRunner*>& wor
   if (!below.empty()) j["error"] = below;
   j["breakdown_us"] = {{"read", breakdown_json(res.read_stage, res.reads)},
                        {"write", breakdown_json(res.write_stage, res.writes)}};
+  if (res.trims) j["breakdown_us"]["trim"] = breakdown_json(res.trim_stage, res.trims);
   // The server is reported once, on its worker 0; each worker's I/Os are
   // its own job entry, as fio reports numjobs clones without group_reporting.
   if (const OnlineClient* c = client(); c && worker() == 0) {

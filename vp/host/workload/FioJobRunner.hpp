@@ -33,9 +33,14 @@ struct JobResult {
   std::string name;
   unsigned core = 0;
   uint64_t reads = 0, writes = 0, read_bytes = 0, write_bytes = 0, errors = 0, fsyncs = 0;
+  uint64_t trims = 0, trim_bytes = 0;  // discards (rw=trim, randtrim, trimwrite): neither reads nor writes here
   Tick started = 0, ended = 0;
-  Distribution read_lat, write_lat;  // per I/O, ps
-  std::array<Tick, kStages> read_stage{}, write_stage{};  // summed over I/Os
+  Distribution read_lat, write_lat, trim_lat;  // per I/O, ps
+  std::array<Tick, kStages> read_stage{}, write_stage{}, trim_stage{};  // summed over I/Os
+  // By fio's direction (0 read, 1 write, 2 trim).
+  uint64_t ios(unsigned ddir) const { return ddir == 2 ? trims : ddir ? writes : reads; }
+  uint64_t bytes(unsigned ddir) const { return ddir == 2 ? trim_bytes : ddir ? write_bytes : read_bytes; }
+  const Distribution& lat(unsigned ddir) const { return ddir == 2 ? trim_lat : ddir ? write_lat : read_lat; }
 };
 
 class FioJobRunner {
@@ -84,7 +89,7 @@ class FioJobRunner {
   // the job is not done before it ends.
   void compute_started() { computing_ = true; }
   // Buffered I/O (direct=0): through the page cache.
-  bool buffered() const { return !spec_.direct; }
+  bool buffered() const { return spec_.buffered_io(); }
   // The job's region on the device (its file, for the page cache).
   uint64_t region_lba() const { return region_start_; }
   uint64_t region_lbas() const { return region_blocks_ * (spec_.bs / lba_size_); }
@@ -166,6 +171,14 @@ class FioJobRunner {
   uint64_t seq_pos_ = 0, last_pos_ = 0;
   unsigned per_offset_left_ = 0;
   bool refill_wait_ = false;  // iodepth_low: at iodepth, waiting to drain
+  bool trim_wait_ = false;    // a trim in flight: the thread is in its BLKDISCARD
+  // trimwrite: the write of the blocks just trimmed is next.
+  bool pair_write_ = false;
+  struct {
+    uint64_t lba;
+    uint32_t bytes, nlb;
+  } pair_{};
+  static unsigned ddir(const IoRequest& r) { return r.trim ? 2 : r.write ? 1 : 0; }
   bool simple_offsets_ = true;  // one block size, no rw=...:N: pick_next's own path
   bool mixed_rated_ = false;
   uint64_t rate_bps_[2] = {0, 0};  // fio: rate, else rate_iops x bs

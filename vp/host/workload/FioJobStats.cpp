@@ -47,11 +47,11 @@ void FioJobStats::Sampler::advance(Tick now) {
   if (k <= closed) return;
   // The open interval ends; those after it up to `now` saw nothing (no sample).
   const uint64_t ms = interval / kMs;
-  for (int d = 0; d < 2; ++d) {
+  for (int d = 0; d < 3; ++d) {
     if (!open[d]) continue;
     uint64_t rate = kib ? open[d] * 1000 / ms / 1024 : open[d] * 1000 / ms;  // fio's integer arithmetic
     stat[d].add(double(rate));
-    if (keep) rates.push_back({(closed + 1) * ms, rate, d == 1});
+    if (keep) rates.push_back({(closed + 1) * ms, rate, uint8_t(d)});
     open[d] = 0;
   }
   closed = k;
@@ -65,11 +65,11 @@ FioJobStats::Sampler FioJobStats::Sampler::ended(Tick end) const {
   // short of whole; the job's last, partial one too if it is that long.
   const Tick spent = end - (epoch + s.closed * interval);
   if (!spent || (spent < interval && interval - spent > kMs)) return s;
-  for (int d = 0; d < 2; ++d) {
+  for (int d = 0; d < 3; ++d) {
     if (!s.open[d]) continue;
     auto rate = static_cast<uint64_t>((unsigned __int128)s.open[d] * 1000000000000ull / spent / (kib ? 1024 : 1));
     s.stat[d].add(double(rate));
-    if (s.keep) s.rates.push_back({(end - epoch) / kMs, rate, d == 1});
+    if (s.keep) s.rates.push_back({(end - epoch) / kMs, rate, uint8_t(d)});
     s.open[d] = 0;
   }
   return s;
@@ -119,25 +119,25 @@ void FioJobStats::issued(Tick now, unsigned inflight) {
   submits_.add(now);
 }
 
-void FioJobStats::completed(Tick now, bool write, uint32_t bytes, uint64_t offset, Tick lat, Tick host_submit) {
+void FioJobStats::completed(Tick now, unsigned ddir, uint32_t bytes, uint64_t offset, Tick lat, Tick host_submit) {
   // fio's clat runs from the submission's return (a synchronous engine's
   // from the call: no slat, clat is the whole latency).
   const Tick slat = sync_engine_ ? 0 : std::min(host_submit, lat);
   const Tick clat = lat - slat;
-  clat_[write].add(clat);
-  if (!sync_engine_) slat_[write].add(double(slat));
+  clat_[ddir].add(clat);
+  if (!sync_engine_) slat_[ddir].add(double(slat));
   reaps_.add(now);
   bw_.advance(now);
   iops_.advance(now);
   if (bw_.interval)
-    bw_.add(write, bytes);
+    bw_.add(ddir, bytes);
   else  // fio's add_bw_sample: the I/O's size over its clat
-    bw_.stat[write].add(ns(clat) ? double(uint64_t(bytes) * 1000000 / ns(clat)) : 0.0);
+    bw_.stat[ddir].add(ns(clat) ? double(uint64_t(bytes) * 1000000 / ns(clat)) : 0.0);
   if (iops_.interval)
-    iops_.add(write, 1);
+    iops_.add(ddir, 1);
   else
-    iops_.stat[write].add(1);
-  if (keep_ios_) ios_.push_back({now - lat, slat, lat, offset, bytes, write});
+    iops_.stat[ddir].add(1);
+  if (keep_ios_) ios_.push_back({now - lat, slat, lat, offset, bytes, uint8_t(ddir)});
 }
 
 }  // namespace vp::host

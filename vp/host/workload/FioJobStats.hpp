@@ -38,13 +38,13 @@ class FioJobStats {
     Tick issued, slat, lat;  // slat: 0 for a synchronous engine (fio records none)
     uint64_t offset;         // bytes on its device
     uint32_t bytes;
-    bool write;
+    uint8_t ddir;  // fio's direction: 0 read, 1 write, 2 trim
   };
   // A bandwidth (KiB/s) or IOPS sample of one interval, as fio's
   // __add_samples takes it: at (ms from the epoch) its end.
   struct Rate {
     uint64_t at_ms, value;
-    bool write;
+    uint8_t ddir;
   };
   // fio's bandwidth or IOPS sampling over simulated time: every `interval`
   // from the epoch, the bytes (or I/Os) each direction completed in it; an
@@ -55,11 +55,11 @@ class FioJobStats {
     bool kib = false;        // bandwidth (KiB/s) rather than IOPS
     bool keep = false;       // the rates are also kept for a log
     uint64_t closed = 0;     // intervals ended
-    uint64_t open[2] = {0, 0};
-    Moments stat[2];
+    uint64_t open[3] = {0, 0, 0};
+    Moments stat[3];
     std::vector<Rate> rates;
     void advance(Tick now);  // ends the intervals that ended by `now`
-    void add(bool write, uint64_t amount) { open[write] += amount; }
+    void add(unsigned ddir, uint64_t amount) { open[ddir] += amount; }
     // With the partial interval that ends at `end` sampled when fio would
     // (no more than its slack of 1 ms short of a whole interval).
     Sampler ended(Tick end) const;
@@ -72,12 +72,12 @@ class FioJobStats {
   void issued(Tick now, unsigned inflight);
   // A counted I/O completed `lat` after its issue, `host_submit` of it
   // spent getting to blk-mq (fio's slat for an asynchronous engine).
-  void completed(Tick now, bool write, uint32_t bytes, uint64_t offset, Tick lat, Tick host_submit);
+  void completed(Tick now, unsigned ddir, uint32_t bytes, uint64_t offset, Tick lat, Tick host_submit);
   void sync_started(Tick now) { sync_from_ = now; }
   void synced(Tick now) { sync_lat_.add(now - sync_from_); }
 
-  const Distribution& clat(bool write) const { return clat_[write]; }
-  const Moments& slat(bool write) const { return slat_[write]; }
+  const Distribution& clat(unsigned ddir) const { return clat_[ddir]; }
+  const Moments& slat(unsigned ddir) const { return slat_[ddir]; }
   const Distribution& sync_lat() const { return sync_lat_; }
   // fio's seven buckets: I/Os by depth at issue, and submissions and
   // reaps by how many I/Os each took (those of one simulated instant are one).
@@ -100,8 +100,8 @@ class FioJobStats {
   };
   Tick epoch_ = 0, sync_from_ = 0;
   bool sync_engine_ = false, keep_ios_ = false;
-  Distribution clat_[2], sync_lat_;
-  Moments slat_[2];
+  Distribution clat_[3], sync_lat_;
+  Moments slat_[3];
   std::array<uint64_t, 7> depth_{};
   Batches submits_, reaps_;
   Sampler bw_, iops_;

@@ -118,7 +118,7 @@ ojson dist_json(const std::array<uint64_t, 7>& map, const std::array<const char*
 
 // fio's io_u_mark_latency buckets of clat: ns, us, ms, as percentages of
 // every I/O (fio's stat_calc_lat: a non-empty bucket at least 0.01).
-void latency_buckets(ojson& job, const Distribution* clat[2]) {
+void latency_buckets(ojson& job, const Distribution* clat[3]) {
   static const uint64_t kLim[] = {2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000};
   std::array<uint64_t, 10> n{}, u{};
   std::array<uint64_t, 12> m{};
@@ -128,7 +128,7 @@ void latency_buckets(ojson& job, const Distribution* clat[2]) {
     while (i < limits && v >= kLim[i]) ++i;
     return i;
   };
-  for (int d = 0; d < 2; ++d)
+  for (int d = 0; d < 3; ++d)
     for (uint64_t ps : clat[d]->samples()) {
       ++total;
       uint64_t v = ns(double(ps));
@@ -196,12 +196,12 @@ FioJsonReport::FioJsonReport(const Workload& wl, const std::string& job_file, Ti
   const auto globals = fio_global_options(job_file);
   const auto& runners = wl.runners();
   // fio's group aggregate per direction: the group's bytes over its longest runtime (whole ms).
-  std::map<unsigned, std::array<uint64_t, 2>> bytes, longest;
+  std::map<unsigned, std::array<uint64_t, 3>> bytes, longest;
   for (const auto& r : runners) {
     const JobResult& res = r->result();
     const Tick dur = res.ended > res.started ? res.ended - res.started : 0;
-    for (int d = 0; d < 2; ++d) {
-      uint64_t b = d ? res.write_bytes : res.read_bytes;
+    for (unsigned d = 0; d < 3; ++d) {
+      uint64_t b = res.bytes(d);
       bytes[r->group_id][d] += b;
       if (b) longest[r->group_id][d] = std::max<uint64_t>(longest[r->group_id][d], (dur + kMs - 1) / kMs);
     }
@@ -231,21 +231,21 @@ FioJsonReport::FioJsonReport(const Workload& wl, const std::string& job_file, Ti
     j["eta"] = 0;
     j["elapsed"] = (run_end + kS - 1) / kS;
     j["job options"] = job_options(spec, globals);
-    for (int d = 0; d < 2; ++d) {
+    for (unsigned d = 0; d < 3; ++d) {
       Dir x;
-      x.bytes = d ? res.write_bytes : res.read_bytes;
-      x.ios = d ? res.writes : res.reads;
+      x.bytes = res.bytes(d);
+      x.ios = res.ios(d);
       x.dur = dur;
       x.clat = &st.clat(d);
-      x.lat = d ? &res.write_lat : &res.read_lat;
+      x.lat = &res.lat(d);
       x.slat = st.slat(d);
       x.bw = bw.stat[d];
       x.iops = iops.stat[d];
       const auto& run = longest[r->group_id];
       x.agg = run[d] ? bytes[r->group_id][d] * 1000 / run[d] : 0;
-      j[d ? "write" : "read"] = dir_json(x, pcts);
+      static const char* const kDir[] = {"read", "write", "trim"};
+      j[kDir[d]] = dir_json(x, pcts);
     }
-    j["trim"] = dir_json(Dir{}, pcts);  // the model issues no trims
     ojson sync;
     sync["total_ios"] = res.fsyncs;
     sync["lat_ns"] = lat_json(st.sync_lat(), pcts);
@@ -260,7 +260,7 @@ FioJsonReport::FioJsonReport(const Workload& wl, const std::string& job_file, Ti
     j["iodepth_level"] = dist_json(st.depth_map(), {"1", "2", "4", "8", "16", "32", ">=64"});
     j["iodepth_submit"] = dist_json(st.submit_map(), {"0", "4", "8", "16", "32", "64", ">=64"});
     j["iodepth_complete"] = dist_json(st.complete_map(), {"0", "4", "8", "16", "32", "64", ">=64"});
-    const Distribution* clat[2] = {&st.clat(false), &st.clat(true)};
+    const Distribution* clat[3] = {&st.clat(0), &st.clat(1), &st.clat(2)};
     latency_buckets(j, clat);
     // fio without latency_target: the job's depth, no target, the whole window.
     j["latency_depth"] = spec.depth();

@@ -22,7 +22,7 @@ uint64_t ns(Tick ps) { return (ps + 500) / 1000; }
 // One line of a log, as fio's io_sample holds it.
 struct Row {
   uint64_t ms, value, value1;
-  bool write;
+  uint8_t ddir;
   uint64_t bs, offset, issue_ns;
   bool own_prio;  // a line of one I/O shows its priority; a window's shows 0
 };
@@ -35,22 +35,22 @@ struct Row {
 // short. `rows` are in time order.
 std::vector<Row> windowed(const std::vector<Row>& rows, uint64_t window, uint64_t end_ms, unsigned mode) {
   std::vector<Row> out;
-  FioJobStats::Moments win[2];
-  uint64_t last[2] = {0, 0};
+  FioJobStats::Moments win[3];
+  uint64_t last[3] = {0, 0, 0};
   auto close = [&](int d, uint64_t at) {
     const FioJobStats::Moments& m = win[d];
     uint64_t avg = static_cast<uint64_t>(m.mean + 0.5), max = static_cast<uint64_t>(m.max);
-    out.push_back({at, mode == 1 ? max : avg, mode == 2 ? max : 0, d == 1, 0, 0, 0, false});
+    out.push_back({at, mode == 1 ? max : avg, mode == 2 ? max : 0, uint8_t(d), 0, 0, 0, false});
     win[d] = {};
   };
   for (const Row& r : rows) {
-    const int d = r.write;
+    const int d = r.ddir;
     win[d].add(double(r.value));
     if (r.ms < last[d] || r.ms - last[d] < window) continue;
     close(d, r.ms);
     last[d] = r.ms - r.ms % window;
   }
-  for (int d = 0; d < 2; ++d)
+  for (int d = 0; d < 3; ++d)
     if (win[d].n) close(d, end_ms);
   return out;
 }
@@ -84,7 +84,7 @@ void FioLogWriter::write(const std::string& dir, const Workload& wl) {
       for (const Row& x : rows) {
         text += fmt::format("{}, {}", x.ms, x.value);
         if (spec.log_window == 2) text += fmt::format(", {}", x.value1);
-        text += fmt::format(", {}, {}", int(x.write), x.bs);
+        text += fmt::format(", {}, {}", int(x.ddir), x.bs);
         if (spec.log_offset) text += fmt::format(", {}", x.offset);
         text += ", " + (x.own_prio ? prio : no_prio);
         if (spec.log_issue_time) text += fmt::format(", {}", x.issue_ns);
@@ -102,10 +102,10 @@ void FioLogWriter::write(const std::string& dir, const Workload& wl) {
         const Tick done = io.issued + io.lat, queued = io.issued + io.slat;
         // fio's issue time: when the submission returned, ns from the epoch.
         const uint64_t issue = queued > epoch ? ns(queued - epoch) : 0;
-        lat.push_back({ms(done), ns(io.lat), 0, io.write, io.bytes, io.offset, 0, true});
-        clat.push_back({ms(done), ns(io.lat - io.slat), 0, io.write, io.bytes, io.offset, issue, true});
+        lat.push_back({ms(done), ns(io.lat), 0, io.ddir, io.bytes, io.offset, 0, true});
+        clat.push_back({ms(done), ns(io.lat - io.slat), 0, io.ddir, io.bytes, io.offset, issue, true});
         // fio logs slat as the I/O is submitted; a synchronous engine's has none.
-        if (!st.sync_engine()) slat.push_back({ms(queued), ns(io.slat), 0, io.write, io.bytes, io.offset, issue, true});
+        if (!st.sync_engine()) slat.push_back({ms(queued), ns(io.slat), 0, io.ddir, io.bytes, io.offset, issue, true});
       }
       std::stable_sort(slat.begin(), slat.end(), [](const Row& a, const Row& b) { return a.ms < b.ms; });
       emit(spec.lat_log, "lat", per_io(lat));
@@ -120,11 +120,11 @@ void FioLogWriter::write(const std::string& dir, const Workload& wl) {
         for (const FioJobStats::Io& io : ios) {
           const uint64_t clat = ns(io.lat - io.slat);
           rows.push_back({ms(io.issued + io.lat), bw ? (clat ? uint64_t(io.bytes) * 1000000 / clat : 0) : 1, 0,
-                          io.write, io.bytes, io.offset, 0, true});
+                          io.ddir, io.bytes, io.offset, 0, true});
         }
       } else {
         for (const FioJobStats::Rate& x : s.rates)
-          rows.push_back({x.at_ms, x.value, spec.log_window == 2 ? x.value : 0, x.write, 0, 0, 0, false});
+          rows.push_back({x.at_ms, x.value, spec.log_window == 2 ? x.value : 0, x.ddir, 0, 0, 0, false});
       }
       return rows;
     };

@@ -175,7 +175,10 @@ constexpr FioOptionInfo kOptions[] = {
      "to blk-mq.",
      "I/O type"},
     {"rw", FioSupport::Modelled,
-     "The job's pattern: read, write, randread, randwrite, rw, randrw; :N skips N bytes after each sequential I/O or gives N I/Os per random offset. The trim modes (trim, randtrim, trimwrite, randtrimwrite) are refused: the host model issues no Dataset Management commands yet.",
+     "The job's pattern: read, write, randread, randwrite, rw, randrw, trim, randtrim, trimwrite, randtrimwrite; "
+     ":N skips N bytes after each sequential I/O or gives N I/Os per random offset. A trim is a BLKDISCARD, one "
+     "NVMe Dataset Management deallocate, and the thread waits in it as with fio's libaio; trimwrite writes the "
+     "blocks it has just trimmed.",
      "I/O type", "readwrite"},
     {"rw_sequencer", FioSupport::Modelled,
      "With rw=<random mode>:N, sequential makes the N I/Os of a random offset follow on from it, identical puts "

@@ -257,7 +257,7 @@ OffsetSampler::OffsetSampler(const RandomDistribution& d, uint64_t blocks, uint6
       break;
     case Kind::Zoned:
     case Kind::ZonedAbs:
-      for (size_t dir = 0; dir < 2; ++dir) {
+      for (size_t dir = 0; dir < 3; ++dir) {
         const auto& zones = d.zones[dir];
         unsigned aprev = 0;
         unsigned __int128 prev = 0;  // percent (zoned) or bytes (zoned_abs) before this zone
@@ -324,7 +324,7 @@ uint64_t OffsetSampler::land(uint64_t v) const {
   return scatter_ ? place(v, off_, n_) : (v % n_ + off_ % n_) % n_;
 }
 
-uint64_t OffsetSampler::next(Rng& rng, bool write) {
+uint64_t OffsetSampler::next(Rng& rng, unsigned ddir) {
   switch (kind_) {
     case Kind::Random: return rng.below(n_);
     case Kind::Zipf: return land(zipf_rank(rng));
@@ -332,9 +332,9 @@ uint64_t OffsetSampler::next(Rng& rng, bool write) {
     case Kind::Normal: return land(gauss_value(rng));
     case Kind::Zoned:
     case Kind::ZonedAbs: {
-      const auto& zones = zone_[write ? 1 : 0];
+      const auto& zones = zone_[ddir];
       if (zones.empty()) return rng.below(n_);  // fio: no zones for this direction
-      const ZoneRange& z = zones[zone_of_[write ? 1 : 0][rng.below(100)]];
+      const ZoneRange& z = zones[zone_of_[ddir][rng.below(100)]];
       return z.first + rng.below(z.count);
     }
   }

@@ -36,8 +36,7 @@ struct RandomDistribution {
   };
   // zoned, zoned_abs: the zones of reads, writes and trims (fio's
   // per-direction sets "R,W,T"; one set applies to all, two give trims the
-  // writes'). The model issues no trims: theirs is kept for to_fio only. An
-  // empty set leaves that direction uniform, as in fio.
+  // writes'). An empty set leaves that direction uniform, as in fio.
   std::array<std::vector<Zone>, 3> zones;
 
   // The value of `random_distribution=`; throws std::invalid_argument with
@@ -65,7 +64,7 @@ class OffsetSampler {
   // `scatter` = false leaves out the hash (fio does for its file selection,
   // never for offsets): for tests that look at the distribution's shape.
   OffsetSampler(const RandomDistribution& d, uint64_t blocks, uint64_t bs, Rng& rng, bool scatter = true);
-  uint64_t next(Rng& rng, bool write);
+  uint64_t next(Rng& rng, unsigned ddir);  // ddir: fio's direction, 0 read, 1 write, 2 trim
   uint64_t blocks() const { return n_; }
   // Where a drawn value v (zipf/pareto rank, normal position) lands with
   // the hash on: (v x kGoldenRatio64 mod 2^64 + off) mod blocks, as fio's
@@ -93,10 +92,10 @@ class OffsetSampler {
   double theta_ = 0, zetan_ = 0, zeta2_ = 0, alpha_ = 0, eta_ = 0;
   double pareto_pow_ = 0;   // log(h) / log(1 - h)
   uint64_t gauss_width_ = 0;  // fio's stddev: ceil(blocks x dev / 100), at most blocks / 2
-  // zoned, zoned_abs: per direction (reads, writes), the zone of each
-  // access percent 1..100 and the zones' block ranges; no zones: uniform.
-  std::array<std::vector<ZoneRange>, 2> zone_;
-  std::array<std::array<uint8_t, 100>, 2> zone_of_{};
+  // zoned, zoned_abs: per direction (reads, writes, trims), the zone of
+  // each access percent 1..100 and the zones' block ranges; no zones: uniform.
+  std::array<std::vector<ZoneRange>, 3> zone_;
+  std::array<std::array<uint8_t, 100>, 3> zone_of_{};
 };
 
 }  // namespace vp::host

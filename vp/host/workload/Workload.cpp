@@ -57,7 +57,7 @@ JobNeeds Workload::check(const std::vector<FioJob>& jobs, const JobTarget& targe
                                           vp::quoted(j.filename), known));
       }
       capacity = d->capacity_bytes;
-      if (!j.direct && d != target.devices.begin())
+      if (j.buffered_io() && d != target.devices.begin())
         throw bad("direct", fmt::format("buffered I/O goes through the page cache, which is modeled on {} only, not "
                                         "{}",
                                         target.devices.front().path, also("filename", j.filename)));
@@ -88,6 +88,19 @@ JobNeeds Workload::check(const std::vector<FioJob>& jobs, const JobTarget& targe
                 fmt::format("an fsync's Flush completes by interrupt, and {} polls every queue (use interrupt, "
                             "select_isr or dedcore)",
                             target.completion_setting));
+    if (j.has_trims()) {
+      if (md)
+        throw bad("rw", fmt::format("md RAID passes no discards to its members in this model ({})",
+                                    also("filename", j.filename)));
+      if (j.verify)
+        throw bad("verify", fmt::format("checks the blocks the job wrote, and the verifier does not follow trims ({})",
+                                        also("rw", j.rw_name())));
+      if (!target.interrupt_queues)
+        throw bad("rw", fmt::format("a trim (BLKDISCARD) completes by interrupt, and {} polls every queue (use "
+                                    "interrupt, select_isr or dedcore)",
+                                    target.completion_setting));
+      if (j.online) throw bad("rw", "an online job's requests read and write; it issues no trims");
+    }
     // An I/O beyond the controller's largest transfer (MDTS) is split by blk-mq.
     uint64_t off = j.start_offset(capacity);
     uint64_t size = j.size ? j.size : static_cast<uint64_t>(double(capacity) * j.size_percent / 100.0);
@@ -169,7 +182,7 @@ JobNeeds Workload::check(const std::vector<FioJob>& jobs, const JobTarget& targe
     }
     if (j.hipri && j.ioengine != "io_uring" && j.ioengine != "pvsync2")
       throw bad("hipri", fmt::format("is an option of the io_uring and pvsync2 engines, not of {}", also("ioengine", j.ioengine)));
-    if (!j.direct) {
+    if (j.buffered_io()) {
       needs.buffered = true;
       if (lba > 4096)
         throw bad("direct",
@@ -217,6 +230,22 @@ JobNeeds Workload::check(const std::vector<FioJob>& jobs, const JobTarget& targe
                             where_of("bs", std::to_string(buf)));
     }
   }
+  // A trim bypasses the page cache, and the model does not drop the cached
+  // copies of the blocks it discards (Linux's BLKDISCARD truncates them):
+  // buffered reads would find stale pages, write-back would undo the trim.
+  auto device_of = [&](const FioJob& j) {
+    return j.filename.empty() && !target.devices.empty() ? target.devices.front().path : j.filename;
+  };
+  for (const auto& t : jobs)
+    if (t.has_trims())
+      for (const auto& b : jobs)
+        if (b.buffered_io() && device_of(b) == device_of(t))
+          throw ConfigError(fmt::format(
+              "{}: trims {} (rw={}), and job {} reads or writes it through the page cache ({}), whose copies of "
+              "trimmed blocks the model does not drop: set direct=1 on job {}",
+              t.at("rw"), device_of(t), t.rw_name(), vp::quoted(b.name),
+              b.where.count("direct") ? "direct=0 at " + b.where.at("direct").at : std::string("direct=0"),
+              vp::quoted(b.name)));
   return needs;
 }
 

@@ -7,10 +7,14 @@ Usage: bench/same-results.py OLD_BIN_DIR NEW_BIN_DIR [--preset NAME]... [--scrat
 
 Keys that describe the simulator rather than the model are left out
 (wall times, the build's revision, kernel event counts, delta cycles,
-the simulator's memory), and so is the layout's schema_version: a
-schema_version 1 summary is first regrouped as version 2 (flashvp's
-upgrade_v1, tools/flashvp/summary.py), so a build of either layout compares
-with one of the other.
+the simulator's memory), and so is the layout's schema_version: both
+sides are first brought to the current layout, version 3 (flashvp's
+upgrade_to_current, tools/flashvp/summary.py: a version 1 summary
+regrouped by part, a version 2 one's breakdowns trimmed to the directions
+a job did, with cache_wait 0 for a direct job), so a build of any layout
+compares with one of another. A buffered job's breakdown still differs
+between a version 2 build and a later one: version 2 counted its wait in
+the page cache in host_submit.
 Exits 1 and lists the differing keys when any run differs.
 """
 import argparse
@@ -25,7 +29,7 @@ import tempfile
 # bytecode is written into the source tree.
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "tools"))
-from flashvp.summary import upgrade_v1  # noqa: E402
+from flashvp.summary import upgrade_to_current  # noqa: E402
 
 # The default set: issue 22's check (zssd, deepflash) and a preset of every
 # study, so that each platform feature is on in some run.
@@ -34,7 +38,7 @@ PRESETS = ["zssd", "quick", "deepflash", "rwiso/base", "fastdrain/fd", "flashsha
 # its memory (ftl.sim_memory_bytes) is what a change of data structure moves,
 # and the SystemC kernel's delta cycles what a change of how the calendar
 # enters the kernel moves.
-# The layout's version is left out too: both sides are compared as version 2.
+# The layout's version is left out too: both sides are compared as version 3.
 IGNORED = {"wall_time_s", "git_revision", "kernel_events", "kernel_events_per_io", "sim_memory_bytes", "delta_cycles",
            "schema_version"}
 
@@ -57,7 +61,7 @@ def run(bin_dir, binary, preset, out, extra):
         sys.exit(f"{' '.join(cmd)} exited {p.returncode}: {p.stderr.strip()[-400:]}")
     with open(os.path.join(out, "summary.json")) as f:
         s = json.load(f)
-    return dict(flatten(upgrade_v1(s) if s.get("schema_version") == 1 else s))
+    return dict(flatten(upgrade_to_current(s)))
 
 
 def differences(a, b):

@@ -161,7 +161,7 @@ void print_bridge_counts(const QemuTop& top, const nlohmann::json& q, bool intx)
 void write_guest_outputs(const std::string& out_dir, const Config& cfg, const StatRegistry& stats, QemuTop& top,
                          const nlohmann::json& bridge) {
   std::filesystem::create_directories(out_dir);
-  nlohmann::json s = summary_head("qemu", cfg);
+  nlohmann::ordered_json s = summary_head("qemu", cfg);
   s["qemu"] = bridge;
   add_statistics(s, stats);  // each drive's nvme, pcie, dram, firmware, write_buffer, ftl, flash, image
   for (size_t k = 0; k < top.drives(); ++k) s["drives"][k]["nvme"]["cc_ams"] = top.drive_at(k).nvme.arbitration();

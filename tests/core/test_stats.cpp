@@ -87,7 +87,7 @@ TEST_CASE("summary sections are registered once and a section with nothing to re
   CHECK_THROWS_WITH(reg.section("ssd.ftl", "ftl", "again", [] { return nlohmann::json(); }),
                     "summary section 'ftl' of 'ssd.ftl' registered twice");
   CHECK(calls == 0);  // reported at the end, not when registered
-  CHECK(reg.sections_json() == nlohmann::json{{"ftl", {{"free_blocks", 7}}}});  // no part holds it: top level
+  CHECK(reg.sections_json() == nlohmann::ordered_json{{"ftl", {{"free_blocks", 7}}}});  // no part holds it: top level
   CHECK(calls == 1);
 }
 
@@ -110,13 +110,15 @@ TEST_CASE("summary sections go into the part of the platform whose scope holds t
   reg.part_in("accelerators", {{"name", "accel"}}, {"accel"});
   reg.part_in("switches", {{"name", "sw"}}, {"sw"});  // declared, nothing reports: an entry with its name
   auto v = [](int x) { return nlohmann::json{{"v", x}}; };
+  // In order (an ordered_json compares its keys' order too): the parts as
+  // declared, each entry's name first, then the sections as registered.
   CHECK(reg.sections_json() ==
-        nlohmann::json{{"jobs", v(9)},
-                       {"host", {{"cpu", v(5)}, {"pagecache", v(6)}}},
-                       {"drives", {{{"name", "ssd"}, {"ftl", v(1)}, {"pcie", v(2)}},
-                                   {{"name", "ssd1"}, {"ftl", v(3)}, {"pcie", v(4)}}}},
-                       {"accelerators", {{{"name", "accel"}, {"accel", v(7)}, {"pcie", v(8)}}}},
-                       {"switches", {{{"name", "sw"}}}}});
+        nlohmann::ordered_json{{"host", {{"cpu", v(5)}, {"pagecache", v(6)}}},
+                               {"drives", {{{"name", "ssd"}, {"ftl", v(1)}, {"pcie", v(2)}},
+                                           {{"name", "ssd1"}, {"ftl", v(3)}, {"pcie", v(4)}}}},
+                               {"accelerators", {{{"name", "accel"}, {"accel", v(7)}, {"pcie", v(8)}}}},
+                               {"switches", {{{"name", "sw"}}}},
+                               {"jobs", v(9)}});
   CHECK(reg.section_path("ssd1.ftl", "ftl") == "drives[1].ftl");
   CHECK(reg.section_path("host.pagecache", "pagecache") == "host.pagecache");
   CHECK(reg.section_path("", "jobs") == "jobs");

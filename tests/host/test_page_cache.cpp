@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tests/TestSupport.hpp"
+#include "tests/platform/IdleDevice.hpp"
 
 using namespace vp::test;
 
@@ -20,6 +21,14 @@ Sets cache(Sets more = {}) {
   return s;
 }
 uint64_t u(const nlohmann::json& j) { return j.get<uint64_t>(); }
+double d(const nlohmann::json& j) { return j.get<double>(); }
+
+// A direction's stages add up to its mean latency (each I/O's add up to its latency).
+void check_stages_add_up(const nlohmann::json& job, const char* op) {
+  double sum = 0;
+  for (const auto& [stage, us] : job["breakdown_us"][op].items()) sum += d(us);
+  CHECK(sum == Approx(d(job["latency_us"][op]["mean"])).epsilon(1e-9));
+}
 }  // namespace
 
 TEST_CASE("a buffered write then a read of the same range hits the page cache", "[host][pagecache]") {
@@ -37,6 +46,51 @@ TEST_CASE("a buffered write then a read of the same range hits the page cache", 
   // A write costs 2 pages x 3 us, a read 2 pages x 2 us, and nothing else.
   CHECK(s["jobs"][0]["latency_us"]["write"]["mean"].get<double>() == Approx(6.0));
   CHECK(s["jobs"][1]["latency_us"]["read"]["mean"].get<double>() == Approx(4.0));
+  // All of it the thread's time in the cache: nothing to wait for. Each job
+  // has a breakdown only for its own direction.
+  const auto &w = s["jobs"][0]["breakdown_us"], &r = s["jobs"][1]["breakdown_us"];
+  CHECK((w.size() == 1 && w.contains("write") && r.size() == 1 && r.contains("read")));
+  CHECK(d(w["write"]["host_submit"]) == Approx(6.0));
+  CHECK(d(r["read"]["host_submit"]) == Approx(4.0));
+  CHECK(d(w["write"]["cache_wait"]) == 0.0);
+  CHECK(d(r["read"]["cache_wait"]) == 0.0);
+}
+
+TEST_CASE("a buffered read that misses waits in the page cache for the device read", "[host][pagecache]") {
+  // The idle device of tests/platform/test_latency.cpp: a direct 4 KiB read
+  // takes 18.2875 us, 1 us of it submitting (submit_cost) and 3 us waking
+  // the thread (ctx_switch_cost). The same reads buffered (random, so no
+  // read-ahead: each misses and reads its one page) spend on the CPU the
+  // lookup (hit_cost, 1 us) and the submission of that page (submit_cost,
+  // 1 us, and host.blkmq.insert_cost, 0.1 us: the cache submits its runs
+  // under a plug), then wait for the page's read, which is the direct read
+  // without its submit and wake-up: from the doorbell to the ISR's end,
+  // 14.2875 us; then the blocked thread is switched in, 3 us.
+  const std::string jobs = "rw=randread\nbs=4k\niodepth=1\nnumber_ios=10\nthinktime=200\n";
+  auto direct = run_server("pagecache-miss-direct", "zssd", kIdle, "[r]\n" + jobs);  // one simulation per process
+  auto buffered = run("zssd", kIdle, "[r]\ndirect=0\n" + jobs);
+  REQUIRE(buffered["jobs"][0]["reads"] == 10);
+  CHECK(u(host(buffered)["pagecache"]["misses"]) == 10);
+  CHECK(u(host(buffered)["pagecache"]["hits"]) == 0);
+  CHECK(u(drive(buffered)["device"]["read_commands"]) == 10);
+  const auto& dr = direct["jobs"][0]["breakdown_us"]["read"];
+  const auto& br = buffered["jobs"][0]["breakdown_us"]["read"];
+  const double direct_lat = d(direct["jobs"][0]["latency_us"]["read"]["mean"]);
+  REQUIRE(direct_lat == Approx(18.2875).margin(0.01));
+  const double tol = 0.002;
+  CHECK(d(br["host_submit"]) == Approx(1.0 + 1.0 + 0.1).margin(tol));
+  CHECK(d(br["cache_wait"]) == Approx(direct_lat - d(dr["host_submit"]) - d(dr["wakeup"])).margin(tol));
+  CHECK(d(br["cache_wait"]) == Approx(14.2875).margin(0.01));
+  CHECK(d(br["wakeup"]) == Approx(3.0).margin(tol));
+  // Only those three: the device's stages are the page's read's (job pagecache).
+  for (const char* st : {"blk_mq", "driver_queue", "sq_wait", "fetch", "firmware", "flash", "data_dma", "interrupt"})
+    CHECK(d(br[st]) == 0.0);
+  check_stages_add_up(buffered["jobs"][0], "read");
+  CHECK(d(buffered["jobs"][0]["latency_us"]["read"]["mean"]) == Approx(direct_lat + 1.1).margin(0.01));
+  CHECK(d(br["host_submit"]) < 0.15 * d(buffered["jobs"][0]["latency_us"]["read"]["mean"]));
+  CHECK(buffered["stage_order_violations"] == 0);
+  // Direct I/O never waits in the page cache.
+  CHECK(d(dr["cache_wait"]) == 0.0);
 }
 
 TEST_CASE("a sequential buffered read grows its read-ahead window up to the maximum", "[host][pagecache]") {
@@ -109,6 +163,17 @@ TEST_CASE("a buffered writer is throttled at the dirty limit", "[host][pagecache
   // submitted for write-back (written_back_pages counts those still in flight too).
   CHECK(u(host(s)["pagecache"]["dirty_pages"]) + u(host(s)["pagecache"]["written_back_pages"]) == 2000);
   CHECK(u(host(s)["pagecache"]["under_writeback_pages"]) <= u(host(s)["pagecache"]["written_back_pages"]));
+  // A throttled write waits in the cache (its copy then done where the
+  // throttle was lifted); the others cost their thread the 1 us copy.
+  const auto& job = s["jobs"][0];
+  const auto& b = job["breakdown_us"]["write"];
+  CHECK(d(b["cache_wait"]) > 0.0);
+  CHECK(d(b["host_submit"]) <= 1.0 + 1e-9);
+  CHECK(d(b["host_submit"]) + d(b["cache_wait"]) + d(b["wakeup"]) ==
+        Approx(d(job["latency_us"]["write"]["mean"])).epsilon(1e-9));
+  check_stages_add_up(job, "write");
+  CHECK(!job["breakdown_us"].contains("read"));
+  CHECK(s["stage_order_violations"] == 0);
 }
 
 TEST_CASE("fsync=1 makes every buffered write durable before the next", "[host][pagecache]") {

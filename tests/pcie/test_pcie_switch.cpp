@@ -223,7 +223,7 @@ TEST_CASE("two x4 endpoints below a x4 upstream share it: 2 x 64 KiB take twice 
   rig.m.stats.part_in("switches", {{"name", "sw"}}, {"sw"});
   rig.m.stats.part_in("drives", {{"name", "p0"}}, {"p0"});
   rig.m.stats.part_in("drives", {{"name", "p1"}}, {"p1"});
-  CHECK(rig.m.stats.sections_json()["switches"][0]["switch"]["ports"] == nlohmann::json{"p0", "p1"});
+  CHECK(rig.m.stats.sections_json()["switches"][0]["switch"]["ports"] == nlohmann::ordered_json{"p0", "p1"});
 }
 
 TEST_CASE("two x4 endpoints below a x8 upstream both finish as if alone", "[pcie][switch]") {

@@ -131,12 +131,12 @@ TEST_CASE("traces: requests.csv has a row per I/O, the VCD and its GTKWave save 
   CHECK(std::count(csv.begin(), csv.end(), '\n') == static_cast<long>(ios + 1));
   // Each stage's time, then its end, in a read's path order (flash before
   // data_dma); the times add up to the latency, row by row.
-  CHECK(csv.rfind("job,op,lba,bytes,sqid,cid,commands,status,attr,result,issue_ps,latency_ps,host_submit_ps,blk_mq_ps,"
-                  "driver_queue_ps,accel_ps,sq_wait_ps,fetch_ps,firmware_ps,flash_ps,data_dma_ps,cq_post_ps,"
-                  "interrupt_ps,wakeup_ps,host_submit_end_ps",
+  CHECK(csv.rfind("job,op,lba,bytes,sqid,cid,commands,status,attr,result,issue_ps,latency_ps,host_submit_ps,"
+                  "cache_wait_ps,blk_mq_ps,driver_queue_ps,accel_ps,sq_wait_ps,fetch_ps,firmware_ps,flash_ps,"
+                  "data_dma_ps,cq_post_ps,interrupt_ps,wakeup_ps,host_submit_end_ps",
                   0) == 0);
-  const char* stages[] = {"host_submit", "blk_mq", "driver_queue", "accel",   "sq_wait",   "fetch",
-                          "firmware",    "flash",  "data_dma",     "cq_post", "interrupt", "wakeup"};
+  const char* stages[] = {"host_submit", "cache_wait", "blk_mq",  "driver_queue", "accel",     "sq_wait", "fetch",
+                          "firmware",    "flash",      "data_dma", "cq_post",     "interrupt", "wakeup"};
   for (const CsvRow& r : csv_rows(dir + "/requests.csv")) {
     uint64_t sum = 0, last = u64(r, "issue_ps");
     for (const char* st : stages) {
@@ -265,6 +265,22 @@ TEST_CASE("summary.json carries the figures the README promises", "[platform][cl
   for (const char* k : {"ios", "reads", "writes", "iops", "bandwidth_MBps", "latency_us", "breakdown_us"})
     CHECK(j.contains(k));
   for (const char* k : {"mean", "p50", "p90", "p99", "p999", "max"}) CHECK(j["latency_us"]["read"].contains(k));
+  // The file keeps a read's stages in its path order (flash before data_dma),
+  // and a read-only job has no write breakdown; its write latency says count 0.
+  const std::string text = slurp(dir + "/summary.json");
+  const size_t at = text.find("\"breakdown_us\"");
+  REQUIRE(at != std::string::npos);
+  size_t last = at;
+  for (const char* st : {"host_submit", "cache_wait", "blk_mq", "driver_queue", "accel", "sq_wait", "fetch",
+                         "firmware", "flash", "data_dma", "cq_post", "interrupt", "wakeup"}) {
+    INFO(st);
+    const size_t here = text.find("\"" + std::string(st) + "\"", at);
+    CHECK(here > last);
+    last = here;
+  }
+  CHECK(j["breakdown_us"].size() == 1);
+  CHECK(j["breakdown_us"].contains("read"));
+  CHECK(j["latency_us"]["write"]["count"] == 0);
   // 2000 reads of 4 KiB = 4000 flash pages of 2 KiB, 8,192,000 bytes up the link.
   CHECK(drive(s)["device"]["flash_reads"].get<uint64_t>() == 4000);
   CHECK(drive(s)["device"]["pcie_bytes_up"].get<uint64_t>() >= 2000ull * 4096);
@@ -613,7 +629,7 @@ TEST_CASE("summary.json says which layout and which source tree produced it, and
   Shell s = server("--preset quick --out " + dir);
   REQUIRE(s.status == 0);
   auto j = nlohmann::json::parse(slurp(dir + "/summary.json"));
-  CHECK(j["schema_version"] == 2);
+  CHECK(j["schema_version"] == 3);
   CHECK_FALSE(j["git_revision"].get<std::string>().empty());
   CHECK(j["counter_units"]["ssd.flash.reads"] == "pages");
   CHECK(j["counter_units"]["pcie.bytes_up"] == "bytes");
@@ -696,7 +712,7 @@ TEST_CASE("the version option names the build, the summary layout and SystemC, a
   REQUIRE(v.status == 0);
   REQUIRE(server("--preset quick --out " + dir).status == 0);
   auto j = nlohmann::json::parse(slurp(dir + "/summary.json"));
-  CHECK(v.out == fmt::format("vp-server (FlashVP) {}\nsummary.json schema_version 2\nSystemC {}\n",
+  CHECK(v.out == fmt::format("vp-server (FlashVP) {}\nsummary.json schema_version 3\nSystemC {}\n",
                              j["git_revision"].get<std::string>(), sc_core::sc_release()));
 }
 

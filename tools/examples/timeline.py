@@ -22,9 +22,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
-STAGES = ["host_submit", "blk_mq", "driver_queue", "accel", "sq_wait", "fetch", "firmware", "data_dma", "flash",
-          "cq_post", "interrupt", "wakeup"]
-COLOURS = dict(zip(STAGES, plt.get_cmap("tab20").colors[: len(STAGES)], strict=True))
+STAGES = ["host_submit", "cache_wait", "blk_mq", "driver_queue", "accel", "sq_wait", "fetch", "firmware", "data_dma",
+          "flash", "cq_post", "interrupt", "wakeup"]
+# cache_wait's colour last, so the others keep those of docs/img/perfetto.png.
+_COLOUR_ORDER = [s for s in STAGES if s != "cache_wait"] + ["cache_wait"]
+COLOURS = dict(zip(_COLOUR_ORDER, plt.get_cmap("tab20").colors[: len(STAGES)], strict=True))
 
 
 def us(x: float | str) -> float:
@@ -97,6 +99,7 @@ def main() -> None:
 
     fig, ax = plt.subplots(figsize=(14, 0.28 * len(rows) + 1.6))
     labels = []
+    drawn: set[str] = set()  # the stages with a slice in the window, for the legend
     for i, (group, label, kind, key) in enumerate(rows):
         y = len(rows) - 1 - i
         labels.append(f"{group}: {label}")
@@ -110,6 +113,8 @@ def main() -> None:
                     ax.plot([s], [y], marker="v", color="black", markersize=3)
                     continue
                 colour = COLOURS[e["name"]] if cat == "stage" else "0.45"
+                if cat == "stage":
+                    drawn.add(e["name"])
                 ax.broken_barh([(s, d)], (y - 0.4, 0.8), facecolors=colour, edgecolor="white", linewidth=0.2)
         else:
             pts = sorted(counters[key])
@@ -126,7 +131,7 @@ def main() -> None:
     ax.set_xlabel("simulated time (us)")
     ax.grid(axis="x", color="0.9")
     ax.set_title(f"{a.timeline}: {a.span_us:g} us from {t0:.3f} us (drawn with matplotlib, not Perfetto)", fontsize=9)
-    handles = [Patch(color=COLOURS[s], label=s) for s in STAGES if s != "accel"]
+    handles = [Patch(color=COLOURS[s], label=s) for s in STAGES if s in drawn]
     handles.append(Patch(color="0.45", label="busy"))
     ax.legend(handles=handles, fontsize=7, ncol=len(handles), loc="upper center",
               bbox_to_anchor=(0.5, -0.06 - 1.2 / len(rows)))

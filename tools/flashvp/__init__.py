@@ -9,6 +9,6 @@ Sub-commands (``flashvp --help``): ``sweep`` runs a grid of configurations,
 __version__ = "0.1.0"
 
 # The summary.json layouts this package reads (vp/core/BuildInfo.hpp's
-# kSummarySchemaVersion; docs/outputs.md): a version 1 file is read as
-# version 2 (flashvp.summary.upgrade_v1).
-SUMMARY_SCHEMA_VERSIONS = (1, 2)
+# kSummarySchemaVersion; docs/outputs.md): a version 1 or 2 file is read as
+# version 3 (flashvp.summary.upgrade_v1, upgrade_v2).
+SUMMARY_SCHEMA_VERSIONS = (1, 2, 3)

@@ -23,12 +23,11 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from flashvp.plot import save
-from flashvp.summary import load_summary
+from flashvp.summary import STAGE_PATH, load_summary
 
-# The path of one I/O, in order (docs/outputs.md); stages a newer
+# The path of one I/O, in order (a read's, docs/outputs.md); stages a newer
 # summary adds are drawn after these.
-STAGES = ["host_submit", "blk_mq", "driver_queue", "accel", "sq_wait", "fetch", "firmware", "flash", "data_dma",
-          "cq_post", "interrupt", "wakeup"]
+STAGES = list(STAGE_PATH["read"])
 
 
 def _finish(fig: Figure, ax: Axes, xlabel: str, ylabel: str, title: str) -> Figure:
@@ -56,7 +55,7 @@ def breakdown(summary: dict[str, Any], order: list[str] | None = None) -> Figure
         for op in ("read", "write"):
             n = j.get("latency_us", {}).get(op, {}).get("count", 0)
             if n:
-                bars.append((f"{j['name']}\n{op} (n={n:,})", j["breakdown_us"][op]))
+                bars.append((f"{j['name']}\n{op} (n={n:,})", j.get("breakdown_us", {}).get(op, {})))
     if not bars:
         return None
     order = order or STAGES

@@ -3,18 +3,20 @@
 its keys and counters.
 
 load_summary checks the layout's schema_version and gives every reader
-schema_version 2: the run's sections grouped by the platform's parts
-(``host``, ``drives[]``, ``accelerators[]``, ``switches[]``). A version 1
-file (flat sections: ``device``, ``ftl``, ``ssd1.ftl``, ``cpu``, ``accel``,
-...) is regrouped by upgrade_v1, so points of a sweep run before the change
-read like new ones. Summary wraps the loaded dict and reads it on access, so
+schema_version 3: the run's sections grouped by the platform's parts
+(``host``, ``drives[]``, ``accelerators[]``, ``switches[]``), and a job's
+``breakdown_us`` only for the directions it did, stages in path order. A
+version 1 file (flat sections: ``device``, ``ftl``, ``ssd1.ftl``, ``cpu``,
+``accel``, ...) is regrouped by upgrade_v1, and a version 2 file's
+breakdowns are trimmed by upgrade_v2, so points of a sweep run before the
+changes read like new ones. Summary wraps the loaded dict and reads it on access, so
 a hand-written summary needs only the keys its reader uses: a key the layout
 always has raises KeyError when missing, an optional one reads as its
 field's default (nan, 0 or None). The first drive's sections (``device``,
 ``ftl``, ``write_buffer``) read drives[0].
 
 This module imports the standard library only (bench/same-results.py uses
-upgrade_v1 without the package's dependencies).
+upgrade_to_current without the package's dependencies).
 """
 from __future__ import annotations
 
@@ -43,7 +45,15 @@ def load_summary(path: Path) -> dict[str, Any]:
     if v not in SUMMARY_SCHEMA_VERSIONS:
         raise SchemaError(f"{path}: schema_version {v!r}; this flashvp reads "
                           f"{', '.join(map(str, SUMMARY_SCHEMA_VERSIONS))} (docs/outputs.md)")
-    return upgrade_v1(s) if v == 1 else s
+    return upgrade_to_current(s)
+
+
+def upgrade_to_current(d: dict[str, Any]) -> dict[str, Any]:
+    """A summary of any version this package reads, in the current layout (3);
+    `d` is left as it is."""
+    if d.get("schema_version") == 1:
+        d = upgrade_v1(d)
+    return upgrade_v2(d) if d.get("schema_version") == 2 else d
 
 
 # v1 -> v2 (docs/outputs.md). A drive's sections: their v2 key (also the v1
@@ -141,6 +151,50 @@ def upgrade_v1(d: dict[str, Any]) -> dict[str, Any]:
     rest.update(host=host, drives=drives, accelerators=[accel] if len(accel) > 1 else [],
                 switches=[switch] if len(switch) > 1 else [])
     return rest
+
+
+# The stages in the order an I/O passes them, per direction (vp/core/StagePath.hpp):
+# a read's flash before its data crosses PCIe, a write's after.
+STAGE_PATH = {
+    "read": ("host_submit", "cache_wait", "blk_mq", "driver_queue", "accel", "sq_wait", "fetch", "firmware", "flash",
+             "data_dma", "cq_post", "interrupt", "wakeup"),
+    "write": ("host_submit", "cache_wait", "blk_mq", "driver_queue", "accel", "sq_wait", "fetch", "firmware",
+              "data_dma", "flash", "cq_post", "interrupt", "wakeup"),
+}
+_DIR_COUNT = {"read": "reads", "write": "writes"}
+
+
+def upgrade_v2(d: dict[str, Any]) -> dict[str, Any]:
+    """A schema_version 2 summary in the schema_version 3 layout (docs/outputs.md);
+    `d` is left as it is. Per job, ``breakdown_us`` keeps only the directions
+    the job did I/O in (version 2 wrote a direction without I/O as stages of
+    0 us) and lists the stages in the direction's path order (STAGE_PATH; any
+    other key after them). Stage ``cache_wait`` came with version 3: a direct
+    job's is 0 us (it never waits in the page cache); a buffered job's
+    (``"direct": 0``) stays absent, as version 2 counted that wait in its
+    ``host_submit``. Everything else is unchanged."""
+    if d.get("schema_version") != 2:
+        raise ValueError(f"upgrade_v2: schema_version {d.get('schema_version')!r}, not 2")
+    out = copy.deepcopy(d)
+    out["schema_version"] = 3
+    for job in out.get("jobs", []):
+        if not isinstance(job, dict) or not isinstance(job.get("breakdown_us"), dict):
+            continue
+        b = job["breakdown_us"]
+        for op in list(b):
+            # The direction's I/Os: reads / writes, else its latency's count.
+            count = job.get(_DIR_COUNT.get(op, ""), job.get("latency_us", {}).get(op, {}).get("count"))
+            if count == 0:  # unknown (None): kept
+                del b[op]
+                continue
+            stages = b[op]
+            if op not in STAGE_PATH or not isinstance(stages, dict):
+                continue
+            if job.get("direct", 1) != 0:
+                stages.setdefault("cache_wait", 0.0)
+            b[op] = {**{s: stages[s] for s in STAGE_PATH[op] if s in stages},
+                     **{s: v for s, v in stages.items() if s not in STAGE_PATH[op]}}
+    return out
 
 
 R = TypeVar("R")

@@ -129,7 +129,7 @@ def test_plot_run_draws_the_write_buffer_and_cache_epochs_when_present(tmp_path,
 def test_a_summary_of_another_layout_is_refused_naming_the_file(tmp_path, capsys):
     p = tmp_path / "summary.json"
     p.write_text(json.dumps({"schema_version": 99, "jobs": []}))
-    with pytest.raises(SchemaError, match=f"{p}: schema_version 99; this flashvp reads 1, 2"):
+    with pytest.raises(SchemaError, match=f"{p}: schema_version 99; this flashvp reads 1, 2, 3"):
         load_summary(p)
     assert flatten({"a": {"b": 1, "c": [1, 2]}, "d": [{"e": 2}]}) == {"a.b": 1, "d.0.e": 2}
     with pytest.raises(FileNotFoundError, match="no points"):

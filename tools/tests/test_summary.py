@@ -7,10 +7,10 @@ import math
 
 import pytest
 
-from flashvp.summary import RESPONSE_PARTS, Level, SchemaError, Summary, load_summary, upgrade_v1
+from flashvp.summary import (RESPONSE_PARTS, STAGE_PATH, Level, SchemaError, Summary, load_summary, upgrade_v1,
+                             upgrade_v2)
 
-STAGES = ("host_submit", "blk_mq", "driver_queue", "accel", "sq_wait", "fetch", "firmware", "flash", "data_dma",
-          "cq_post", "interrupt", "wakeup")
+STAGES = STAGE_PATH["read"]
 
 
 def _stages(**us):
@@ -21,7 +21,7 @@ def _stages(**us):
 # Two online workers (worker 0 carries the server's responses), an offline
 # job with two clones, and a job whose name only starts like theirs.
 SUMMARY = {
-    "schema_version": 2,
+    "schema_version": 3,
     "sim_time_s": 2.0,
     "jobs": [
         {"name": "online.0", "ios": 300, "reads": 300, "writes": 0, "runtime_s": 2.0,
@@ -67,6 +67,8 @@ def test_the_run_and_its_jobs():
     assert (lat.count, lat.mean, lat.p99, lat.max) == (300, 20.0, 50.0, 80.0)
     assert math.isnan(s.jobs[1].latency("read").max)  # not written: nan
     assert s.jobs[1].breakdown("read")["flash"] == 30.0
+    assert list(s.jobs[1].breakdown("read")) == list(STAGE_PATH["read"])
+    assert s.jobs[1].breakdown("write") == {}  # a read-only job has no write breakdown
     with pytest.raises(KeyError):  # the layout always has it: a missing one is an error, not a default
         s.jobs[2].latency("read")
 
@@ -117,11 +119,11 @@ def test_load_checks_the_schema_version(tmp_path):
     assert s.git_revision == "b1b7563" and s.jobs_named("online")[1].reads == 100
     assert load_summary(p)["sim_time_s"] == 2.0
     p.write_text(json.dumps({**SUMMARY, "schema_version": 99}))
-    with pytest.raises(SchemaError, match="schema_version 99; this flashvp reads 1, 2"):
+    with pytest.raises(SchemaError, match="schema_version 99; this flashvp reads 1, 2, 3"):
         Summary.load(p)
-    # A version 1 file (a point of a sweep run before version 2) reads as version 2.
+    # A version 1 file (a point of a sweep run before version 2) reads as version 3.
     p.write_text(json.dumps(V1_SSD_SERVER))
-    assert load_summary(p) == V2_SSD_SERVER
+    assert load_summary(p) == {**V2_SSD_SERVER, "schema_version": 3}
     s = Summary.load(p)
     assert (s.device.read_commands, s.ftl.host_page_writes, s.write_buffer.capacity_pages) == (90, 4000, 512)
     assert s.drives[0].path == "/dev/nvme0n1" and s.host["cpu"][1]["user_pct"] == 30.0
@@ -241,6 +243,66 @@ def test_upgrade_v1_places_every_drive_and_refuses_other_versions():
                             {"name": "more", "path": "/dev/nvme1n1", "ftl": FTL1, "pcie": PCIE1}]
     with pytest.raises(ValueError, match="schema_version 2, not 1"):
         upgrade_v1(V2_SSD_SERVER)
+
+
+# Version 2 jobs as version 2 wrote them: both directions' breakdowns, keys
+# in alphabetical order, no cache_wait.
+def _v2_stages(**us):
+    return {st: us.get(st, 0.0) for st in sorted(set(STAGES) - {"cache_wait"})}
+
+
+V2_JOBS = [
+    # Direct reads only: the write breakdown of zeros goes; cache_wait 0 (no page cache).
+    {"name": "reader", "ios": 10, "reads": 10, "writes": 0,
+     "latency_us": {"read": {"count": 10, "mean": 21.0}, "write": {"count": 0, "mean": 0.0}},
+     "breakdown_us": {"read": _v2_stages(host_submit=1.0, flash=12.0, data_dma=3.0, wakeup=5.0),
+                      "write": _v2_stages()}},
+    # Buffered writes only: its wait in the page cache is in host_submit, cache_wait unknown.
+    {"name": "writer", "direct": 0, "ios": 4, "reads": 0, "writes": 4,
+     "latency_us": {"read": {"count": 0, "mean": 0.0}, "write": {"count": 4, "mean": 9.0}},
+     "breakdown_us": {"read": _v2_stages(), "write": _v2_stages(host_submit=9.0)}},
+    # No reads / writes keys: the latency's count says; a stage this reader does not know stays, last.
+    {"name": "mixed", "latency_us": {"read": {"count": 2}, "write": {"count": 0}},
+     "breakdown_us": {"read": {**_v2_stages(flash=4.0), "a_new_stage": 1.0}, "write": _v2_stages()}},
+]
+
+
+def test_upgrade_v2_keeps_the_directions_a_job_did_with_its_stages_in_path_order(tmp_path):
+    v2 = {"schema_version": 2, "platform": "server", **RUN, "jobs": V2_JOBS, "host": {}, "drives": [],
+          "accelerators": [], "switches": [], **COUNTERS}
+    before = copy.deepcopy(v2)
+    v3 = upgrade_v2(v2)
+    assert v2 == before  # its input left as it was
+    assert v3["schema_version"] == 3
+    assert {k: v for k, v in v3.items() if k != "jobs"} == {**{k: v for k, v in v2.items() if k != "jobs"},
+                                                           "schema_version": 3}
+    reader, writer, mixed = v3["jobs"]
+    assert list(reader["breakdown_us"]) == ["read"]
+    assert list(reader["breakdown_us"]["read"].items()) == [
+        (st, {"host_submit": 1.0, "flash": 12.0, "data_dma": 3.0, "wakeup": 5.0}.get(st, 0.0))
+        for st in STAGE_PATH["read"]]
+    assert list(writer["breakdown_us"]) == ["write"]
+    assert list(writer["breakdown_us"]["write"]) == [st for st in STAGE_PATH["write"] if st != "cache_wait"]
+    assert writer["breakdown_us"]["write"]["host_submit"] == 9.0
+    assert list(mixed["breakdown_us"]) == ["read"]
+    assert list(mixed["breakdown_us"]["read"]) == [*STAGE_PATH["read"], "a_new_stage"]
+    # The rest of each job as it was.
+    for old, new in zip(V2_JOBS, v3["jobs"], strict=True):
+        assert {k: v for k, v in old.items() if k != "breakdown_us"} == \
+            {k: v for k, v in new.items() if k != "breakdown_us"}
+    # load_summary gives the upgraded file; Job.breakdown reads a missing direction as {}.
+    p = tmp_path / "summary.json"
+    p.write_text(json.dumps(v2))
+    assert load_summary(p) == v3
+    s = Summary.load(p)
+    assert s.jobs[0].breakdown("write") == {} and s.jobs[1].breakdown("read") == {}
+    assert s.jobs[0].breakdown("read")["flash"] == 12.0
+    # A version 1 file goes through both.
+    v1 = {**V1_FAST, "jobs": V2_JOBS[:1]}
+    p.write_text(json.dumps(v1))
+    assert load_summary(p)["jobs"] == v3["jobs"][:1]
+    with pytest.raises(ValueError, match="schema_version 3, not 2"):
+        upgrade_v2(v3)
 
 
 def test_the_studies_figures_of_merit_from_the_summary():

@@ -12,6 +12,8 @@ const char* build_revision();
 // summary.json's layout version: raised when a key is renamed or removed or
 // changes meaning (adding keys does not raise it).
 // 2: sections grouped by part (host, drives, accelerators, switches).
-inline constexpr int kSummarySchemaVersion = 2;
+// 3: a job's breakdown_us only for the directions it did (no sections of
+// zeros), stages in path order, stage cache_wait.
+inline constexpr int kSummarySchemaVersion = 3;
 
 }  // namespace vp

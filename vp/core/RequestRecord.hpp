@@ -20,7 +20,9 @@
 namespace vp {
 
 enum class Stage : uint8_t {
-  HostSubmit,    // application issue -> blk-mq has the request (syscall, blk-mq CPU work)
+  HostSubmit,    // application issue -> blk-mq has the request (syscall, blk-mq CPU work); a buffered
+                 // I/O: the thread's time on the CPU in the page cache (copy, submitting its reads)
+  CacheWait,     // a buffered I/O waiting on the page cache: its pages being read in, dirty throttling
   BlkMq,         // waiting in a plug, software queue or I/O scheduler -> dispatched to the driver
   DriverQueue,   // waiting in the driver for a free SQ slot / tag
   Accel,         // I/O-stack accelerator: go write -> controller starts fetching the command it composed
@@ -116,8 +118,10 @@ class RequestTracker {
 };
 
 inline const char* stage_name(Stage s) {
-  static const char* names[] = {"host_submit", "blk_mq", "driver_queue", "accel", "sq_wait", "fetch", "firmware",
-                                "data_dma",    "flash",        "cq_post",   "interrupt", "wakeup"};
+  static const char* names[] = {"host_submit", "cache_wait", "blk_mq",    "driver_queue", "accel",
+                                "sq_wait",     "fetch",      "firmware",  "data_dma",     "flash",
+                                "cq_post",     "interrupt",  "wakeup"};
+  static_assert(sizeof(names) / sizeof(names[0]) == kStages, "a name per stage");
   return names[static_cast<size_t>(s)];
 }
 

@@ -52,7 +52,7 @@ Distribution& StatRegistry::distribution(const std::string& name, const std::str
 }
 
 void StatRegistry::section(const std::string& scope, const std::string& name, const std::string& desc,
-                           std::function<nlohmann::json()> report) {
+                           std::function<nlohmann::ordered_json()> report) {
   for (const Section& x : sections_)
     if (x.scope == scope && x.name == name)
       throw StatError(fmt::format("summary section '{}' of '{}' registered twice", name, scope));
@@ -75,10 +75,10 @@ void StatRegistry::add_part(Part p) {
 void StatRegistry::part(const std::string& key, std::vector<std::string> scopes) {
   for (const Part& q : parts_)
     if (q.key == key && !q.listed) throw StatError(fmt::format("part '{}' declared twice", key));
-  add_part({key, false, 0, nlohmann::json::object(), std::move(scopes)});
+  add_part({key, false, 0, nlohmann::ordered_json::object(), std::move(scopes)});
 }
 
-void StatRegistry::part_in(const std::string& key, nlohmann::json entry, std::vector<std::string> scopes) {
+void StatRegistry::part_in(const std::string& key, nlohmann::ordered_json entry, std::vector<std::string> scopes) {
   size_t index = 0;
   for (const Part& q : parts_) index += q.key == key;
   add_part({key, true, index, std::move(entry), std::move(scopes)});
@@ -101,22 +101,22 @@ std::string StatRegistry::section_path(const std::string& scope, const std::stri
   return p->listed ? fmt::format("{}[{}].{}", p->key, p->index, name) : p->key + "." + name;
 }
 
-nlohmann::json StatRegistry::sections_json() const {
-  nlohmann::json j = nlohmann::json::object();
+nlohmann::ordered_json StatRegistry::sections_json() const {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
   // Every declared part, also one with nothing to report.
   for (const Part& p : parts_) {
     if (!p.listed) {
-      j[p.key] = nlohmann::json::object();
+      j[p.key] = nlohmann::ordered_json::object();
       continue;
     }
-    if (!j.contains(p.key)) j[p.key] = nlohmann::json::array();
+    if (!j.contains(p.key)) j[p.key] = nlohmann::ordered_json::array();
     j[p.key].push_back(p.entry);
   }
   for (const Section& x : sections_) {
-    nlohmann::json r = x.report();
+    nlohmann::ordered_json r = x.report();
     if (r.is_null()) continue;
     const Part* p = part_of(x.scope);
-    nlohmann::json& into = !p ? j : p->listed ? j[p->key][p->index] : j[p->key];
+    nlohmann::ordered_json& into = !p ? j : p->listed ? j[p->key][p->index] : j[p->key];
     if (into.contains(x.name))
       throw StatError(fmt::format("summary section '{}' of '{}' has the place of another ({})", x.name, x.scope,
                                   section_path(x.scope, x.name)));

@@ -34,9 +34,11 @@ class StatRegistry {
   // A summary.json section a component reports at the end of the run (its
   // own statistics, worked out), registered once per scope and name:
   // `report` returns null when there is nothing to report (a cache
-  // organisation without a write buffer).
+  // organisation without a write buffer). An ordered_json keeps the keys in
+  // the order the report wrote them (a job's stages in path order); a plain
+  // json report's keys stay alphabetical.
   void section(const std::string& scope, const std::string& name, const std::string& desc,
-               std::function<nlohmann::json()> report);
+               std::function<nlohmann::ordered_json()> report);
   // A part of the platform, declared by the platform that joins the parts:
   // the sections of every component under one of `scopes` (a scope and what
   // lies below it) report together. part() makes the object `key` of
@@ -45,9 +47,10 @@ class StatRegistry {
   // goes to the part with the longest scope that holds it, under its own
   // name; one no part holds stays at the top level.
   void part(const std::string& key, std::vector<std::string> scopes);
-  void part_in(const std::string& key, nlohmann::json entry, std::vector<std::string> scopes);
-  // Every section that has something to report, in its part.
-  nlohmann::json sections_json() const;
+  void part_in(const std::string& key, nlohmann::ordered_json entry, std::vector<std::string> scopes);
+  // Every section that has something to report, in its part: the parts in
+  // the order declared, then the sections in the order registered.
+  nlohmann::ordered_json sections_json() const;
   // Where a component's section appears in summary.json: "drives[1].ftl",
   // "host.cpu", "jobs".
   std::string section_path(const std::string& scope, const std::string& name) const;
@@ -78,13 +81,13 @@ class StatRegistry {
   std::map<std::string, Distribution> dists_;
   struct Section {
     std::string scope, name, desc;
-    std::function<nlohmann::json()> report;
+    std::function<nlohmann::ordered_json()> report;
   };
   struct Part {
     std::string key;
     bool listed;
     size_t index;  // in its list
-    nlohmann::json entry;
+    nlohmann::ordered_json entry;
     std::vector<std::string> scopes;
   };
   void add_part(Part p);

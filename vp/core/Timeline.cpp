@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <iterator>
 
+#include "vp/core/StagePath.hpp"
+
 namespace vp {
 
 namespace {
@@ -178,8 +180,10 @@ void Timeline::request(const RequestLog::Row& r, unsigned dev, int core_thread) 
   fmt::format_to(out, "\",\"status\":{},\"attr\":{},\"result\":{},\"issue_ps\":{},\"latency_ps\":{}", r.status, r.attr,
                  r.result, r.issued, r.done - r.issued);
   const StageClock& c = r.clock;
-  for (size_t i = 0; i < kStages; ++i)
-    if (c.ended[i]) fmt::format_to(out, ",\"{}_ps\":{}", stage_name(static_cast<Stage>(i)), c.spent[i]);
+  for (Stage st : stage_path(r.write)) {  // in the direction's path order, as the summary's breakdown
+    const auto i = static_cast<size_t>(st);
+    if (c.ended[i]) fmt::format_to(out, ",\"{}_ps\":{}", stage_name(st), c.spent[i]);
+  }
   b.push_back('}');
   const uint64_t flow = core_thread >= 0 ? ++flows_ : 0;
   if (flow) fmt::format_to(out, ",\"bind_id\":{},\"flow_out\":true", flow);

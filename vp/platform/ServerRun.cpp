@@ -427,7 +427,7 @@ std::string human_bytes(uint64_t b) {
 
 // One job's line, its online requests and its latency per direction with
 // the stages in path order.
-void print_job(const nlohmann::json& j) {
+void print_job(const nlohmann::ordered_json& j) {
   const std::string what = j.contains("read_iolog") ? "replay" : j["rw"].get<std::string>();
   fmt::print("job {:<14} {:>9} QD{:<4} bs {:<7} {:>9} I/Os {:>10.0f} IOPS {:>8.1f} MB/s", j["name"].get<std::string>(),
              what, j["iodepth"].get<unsigned>(), human_bytes(j["bs"].get<uint64_t>()), j["ios"].get<uint64_t>(),
@@ -450,9 +450,10 @@ void print_job(const nlohmann::json& j) {
                l["mean"].get<double>(), l["p50"].get<double>(), l["p99"].get<double>(), l["p999"].get<double>(),
                l["max"].get<double>());
     std::string b;  // in the direction's path order
+    const auto& stages = j["breakdown_us"].contains(op) ? j["breakdown_us"][op] : nlohmann::ordered_json::object();
     for (Stage st : stage_path(std::string(op) != "read")) {  // a trim passes a write's stages
       const char* stage = stage_name(st);
-      double v = j["breakdown_us"][op][stage].get<double>();
+      double v = stages.value(stage, 0.0);
       if (v > 0.0005) b += fmt::format(" {} {:.2f}", stage, v);
     }
     fmt::print("        stages us:{}\n", b);
@@ -462,7 +463,7 @@ void print_job(const nlohmann::json& j) {
 // fio's "Run status group" line for each reporting group of several jobs:
 // the group's I/Os and bytes over its longest job's runtime, as fio
 // aggregates them (jobs that run side by side add up).
-void print_group_totals(const nlohmann::json& jobs) {
+void print_group_totals(const nlohmann::ordered_json& jobs) {
   struct Group {
     unsigned jobs = 0;
     uint64_t ios = 0;
@@ -487,7 +488,7 @@ void print_group_totals(const nlohmann::json& jobs) {
 
 // What each drive and its link did: flash, PCIe, DRAM, firmware and FTL
 // (a line per component, each named after the drive when there are several).
-void print_drive(const nlohmann::json& e, const std::string& who) {
+void print_drive(const nlohmann::ordered_json& e, const std::string& who) {
   if (e.contains("device")) {
     const auto& d = e["device"];
     fmt::print("{}: flash reads {} programs {} erases {}; PCIe down {} up {}\n", who.empty() ? "device" : who,
@@ -530,7 +531,7 @@ void print_drive(const nlohmann::json& e, const std::string& who) {
   }
 }
 
-void print_power_loss(const nlohmann::json& p) {
+void print_power_loss(const nlohmann::ordered_json& p) {
   if (p.contains("plp"))
     fmt::print("power loss at {:.6f} s: hold-up {:.3f} ms, {} buffered pages, {}\n", p["at_s"].get<double>(),
                1e3 * p["plp"]["holdup_s"].get<double>(), p["plp"]["buffered_pages"].get<uint64_t>(),
@@ -543,14 +544,14 @@ void print_power_loss(const nlohmann::json& p) {
              p["not_durable"].get<uint64_t>(), p["not_drained"].get<uint64_t>(), p["mismatches"].get<uint64_t>());
 }
 
-void print_summary(const nlohmann::json& s) {
+void print_summary(const nlohmann::ordered_json& s) {
   fmt::print("FlashVP {}: {:.6f} s simulated in {:.2f} s wall, {} kernel events\n", s["platform"].get<std::string>(),
              s["sim_time_s"].get<double>(),
              s["wall_time_s"].get<double>(), s["kernel_events"].get<uint64_t>());
   for (const auto& j : s["jobs"]) print_job(j);
   print_group_totals(s["jobs"]);
   const auto& host = s["host"];
-  for (const auto& c : host.value("cpu", nlohmann::json::array()))
+  for (const auto& c : host.value("cpu", nlohmann::ordered_json::array()))
     fmt::print("core {}: user {:5.1f}% kernel {:5.1f}% irq {:5.1f}% ctxsw {:5.1f}% poll {:5.1f}% idle {:5.1f}%\n",
                c["core"].get<unsigned>(), c["user_pct"].get<double>(), c["kernel_pct"].get<double>(),
                c["irq_pct"].get<double>(), c["ctxsw_pct"].get<double>(), c["poll_pct"].get<double>(),
@@ -617,14 +618,14 @@ std::unique_ptr<StatRegistry> platform_stats(const Config& cfg, Platform platfor
   return stats;
 }
 
-void write_run_files(const std::string& dir, const Config& cfg, const nlohmann::json& summary) {
+void write_run_files(const std::string& dir, const Config& cfg, const nlohmann::ordered_json& summary) {
   AtomicFile::write(dir + "/config.yaml", [&](std::ostream& f) {
     f << "# effective configuration; reproduce with --config\n" << cfg.to_yaml();
   });
   // Strings are checked as UTF-8 before the run; a stray byte is still
   // replaced rather than losing the run's results.
   AtomicFile::write(dir + "/summary.json", [&](std::ostream& f) {
-    f << summary.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    f << summary.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
   });
 }
 
@@ -756,9 +757,9 @@ nlohmann::json simulate(Top& top, const Config& cfg, const RunOptions& opt, Cloc
 // summary.json: the run's own fields, then what each component reports of
 // itself in its part of the platform (Summary.hpp) and every counter.
 template <class Top>
-nlohmann::json run_summary(Top& top, const Config& cfg, const StatRegistry& stats, const RunResult& res,
+nlohmann::ordered_json run_summary(Top& top, const Config& cfg, const StatRegistry& stats, const RunResult& res,
                            double wall, const nlohmann::json& power_loss) {
-  nlohmann::json s = summary_head(std::is_same_v<Top, DriveTop> ? "drive" : "server", cfg);
+  nlohmann::ordered_json s = summary_head(std::is_same_v<Top, DriveTop> ? "drive" : "server", cfg);
   s["wall_time_s"] = wall;
   s["kernel_events"] = top.kernel_events();
   // The kernel's delta cycles, with the instants the calendar ran ahead
@@ -792,7 +793,7 @@ void write_responses(const fs::path& path, const host::Workload& wl) {
 // config.yaml, summary.json, the cache's epochs, requests.csv (and
 // responses.csv with online jobs) and the waves.
 template <class Top>
-void write_outputs(const fs::path& out, const Config& cfg, const nlohmann::json& s, Top& top,
+void write_outputs(const fs::path& out, const Config& cfg, const nlohmann::ordered_json& s, Top& top,
                    const RunOptions& opt, RunTraces& traces) {
   if (traces.failed()) {
     if (traces.requests) traces.requests->discard();

@@ -79,7 +79,7 @@ void set_job_options(std::vector<host::FioJob>& jobs, const std::vector<JobSet>&
 std::unique_ptr<StatRegistry> platform_stats(const Config& cfg, Platform platform = Platform::Server);
 
 struct RunResult {
-  nlohmann::json summary;
+  nlohmann::ordered_json summary;  // keys in the order written (Summary.hpp)
   std::string aborted;  // why the run stopped early, if it did
   int signal = 0;       // the signal (SIGINT, SIGTERM) that stopped it, if one did
 };
@@ -87,7 +87,7 @@ RunResult run_platform(const Config& cfg, const RunOptions& opt);  // on opt.pla
 
 // `dir`/config.yaml (the effective configuration) and `dir`/summary.json,
 // each written in full or not at all (AtomicFile); throws OutputError.
-void write_run_files(const std::string& dir, const Config& cfg, const nlohmann::json& summary);
+void write_run_files(const std::string& dir, const Config& cfg, const nlohmann::ordered_json& summary);
 
 // A binary's main(): silences SystemC's banner (printed while the kernel
 // starts, before sc_main runs) and hands over to sc_main.

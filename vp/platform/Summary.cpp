@@ -22,8 +22,8 @@ void declare_parts(StatRegistry& stats, const SummaryParts& parts) {
   if (parts.pcie_switch) stats.part_in("switches", {{"name", "pcie_switch"}}, {"pcie_switch"});
 }
 
-nlohmann::json summary_head(const std::string& platform, const Config& cfg) {
-  nlohmann::json s;
+nlohmann::ordered_json summary_head(const std::string& platform, const Config& cfg) {
+  nlohmann::ordered_json s;
   s["schema_version"] = kSummarySchemaVersion;
   s["git_revision"] = build_revision();
   s["platform"] = platform;
@@ -32,9 +32,9 @@ nlohmann::json summary_head(const std::string& platform, const Config& cfg) {
   return s;
 }
 
-void add_statistics(nlohmann::json& s, const StatRegistry& stats) {
-  s["host"] = nlohmann::json::object();
-  for (const char* list : {"drives", "accelerators", "switches"}) s[list] = nlohmann::json::array();
+void add_statistics(nlohmann::ordered_json& s, const StatRegistry& stats) {
+  s["host"] = nlohmann::ordered_json::object();
+  for (const char* list : {"drives", "accelerators", "switches"}) s[list] = nlohmann::ordered_json::array();
   s.update(stats.sections_json());
   s["counters"] = stats.to_json();
   s["counter_units"] = stats.units_json();

@@ -46,6 +46,9 @@ struct IoRequest {
   uint32_t cdw2_hint = 0, cdw3 = 0;
   PageCache* cache = nullptr;  // a page-cache read or write-back: its completion goes there, not to a job
   Tick issued = 0;
+  // A buffered I/O: when the page cache handed it back to its thread (the
+  // end of its cache_wait, HostCore::take_news).
+  Tick cache_ready = 0;
   // blk-mq merging: the further I/Os carried by the same command (set on the
   // command's first I/O), and whether this one rides in another's command.
   IoRequest* next_in_cmd = nullptr;

@@ -41,6 +41,11 @@
 // fsync ends when the Flush completes; without one (today's firmware), no
 // Flush is sent, as Linux sends none.
 //
+// A buffered I/O's record (HostCore marks it): host_submit while its thread
+// is in access() and submits what it started, cache_wait until the cache
+// hands it back in Work::done (pages read in, the throttle lifted), wakeup
+// until its thread takes it.
+//
 // FastDrain (host.pagecache.fastdrain = on): write-back commands carry
 // CDW2 bit 8 and, in CDW3, the dirty pages when their write-back round began;
 // the thresholds start at the low set and a completion reporting the device

@@ -299,7 +299,10 @@ void HostCore::cache_work(PageCache::Work& w) {
     }
     devs_.finish_plug(0, id_, now_ps());
   }
-  for (IoRequest* r : w.done) core_of(*r->job).hand_cached(*r, id_);
+  for (IoRequest* r : w.done) {
+    r->cache_ready = now_ps();  // the page cache lets it go: its cache_wait ends (take_news)
+    core_of(*r->job).hand_cached(*r, id_);
+  }
   for (FioJobRunner* j : w.synced) core_of(*j).hand_synced(*j, id_);
   for (auto [j, io] : w.flushes) core_of(*j).hand_flush(*j, *io, id_);
 }
@@ -423,10 +426,18 @@ bool HostCore::take_news(HostThread& t) {
   }
   Tick now = now_ps();
   for (IoRequest* r : t.done) deliver(*r, now);
-  // A buffered I/O's whole latency is host time in the breakdown (its device
-  // reads are the page cache's own requests).
+  // A buffered I/O (its device reads and write-backs are the page cache's
+  // own requests, with records of their own): host_submit, the thread on
+  // its core in PageCache::access and submitting what it started, was marked
+  // by issue(); then cache_wait, up to when the page cache handed it back
+  // (cache_work: its pages read in, the dirty throttle lifted, on whatever
+  // core completed the device I/O, the copy a throttled write does there
+  // included); then wakeup, until the thread takes it here. A hit or an
+  // unthrottled write waits for nothing: no cache_wait. The cache may have
+  // let it go while its thread was still submitting: no cache_wait either.
   for (IoRequest* r : t.cache_done) {
-    r->clock.mark(Stage::HostSubmit, now);
+    if (r->cache_ready > r->clock.last) r->clock.mark(Stage::CacheWait, r->cache_ready);
+    r->clock.mark(Stage::Wakeup, now);
     t.job->complete(*r, now);
   }
   if (t.synced) t.job->synced(now);
@@ -512,7 +523,8 @@ void HostCore::issue(HostThread& t) {
     if (buffered && !r.trim) {  // the page cache: done now, or when its pages are in / the writer may go on
       PageCache::Work w;
       pc_->access(r, id_, now_ps(), w);
-      cache_work(w);
+      cache_work(w);  // the copy and lookup, the device reads it started: the thread's CPU time
+      r.clock.mark(Stage::HostSubmit, now_ps());
       continue;
     }
     r.offloaded = accel_ && accel_->takes(r);

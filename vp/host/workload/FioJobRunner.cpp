@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "vp/core/Calendar.hpp"
+#include "vp/core/StagePath.hpp"
 #include "vp/host/block/BlockDevices.hpp"
 #include "vp/host/workload/VerifyTracker.hpp"
 
@@ -488,19 +489,20 @@ nlohmann::json response_parts_json(const OnlineClient& c) {
   return {{"all", parts(all)}, {"p99_and_above", parts(tail)}};
 }
 
-nlohmann::json breakdown_json(const std::array<Tick, kStages>& sum, uint64_t n) {
-  nlohmann::json j = nlohmann::json::object();
-  for (size_t i = 0; i < kStages; ++i) j[stage_name(static_cast<Stage>(i))] = n ? us(sum[i]) / double(n) : 0.0;
+// The mean us per I/O in each stage, in the direction's path order.
+nlohmann::ordered_json breakdown_json(const std::array<Tick, kStages>& sum, uint64_t n, bool write) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (Stage st : stage_path(write)) j[stage_name(st)] = us(sum[static_cast<size_t>(st)]) / double(n);
   return j;
 }
 
 }  // namespace
 
-nlohmann::json FioJobRunner::summary(const std::vector<const FioJobRunner*>& workers) const {
+nlohmann::ordered_json FioJobRunner::summary(const std::vector<const FioJobRunner*>& workers) const {
   const JobResult& res = result();
   uint64_t ios = res.reads + res.writes + res.trims;
   double secs = double(res.ended > res.started ? res.ended - res.started : 0) / 1e12;
-  nlohmann::json j;
+  nlohmann::ordered_json j;
   j["name"] = res.name;
   j["core"] = res.core;
   j["rw"] = spec().rw_name();
@@ -542,9 +544,12 @@ nlohmann::json FioJobRunner::summary(const std::vector<const FioJobRunner*>& wor
                            secs > 0 ? n / secs : 0.0, spec().rate_iops_min[d]);
   }
   if (!below.empty()) j["error"] = below;
-  j["breakdown_us"] = {{"read", breakdown_json(res.read_stage, res.reads)},
-                       {"write", breakdown_json(res.write_stage, res.writes)}};
-  if (res.trims) j["breakdown_us"]["trim"] = breakdown_json(res.trim_stage, res.trims);
+  // Only the directions the job did: a read-only job has no write breakdown
+  // (latency_us keeps both, its count says 0). A trim passes a write's stages.
+  j["breakdown_us"] = nlohmann::ordered_json::object();
+  if (res.reads) j["breakdown_us"]["read"] = breakdown_json(res.read_stage, res.reads, false);
+  if (res.writes) j["breakdown_us"]["write"] = breakdown_json(res.write_stage, res.writes, true);
+  if (res.trims) j["breakdown_us"]["trim"] = breakdown_json(res.trim_stage, res.trims, true);
   // The server is reported once, on its worker 0; each worker's I/Os are
   // its own job entry, as fio reports numjobs clones without group_reporting.
   if (const OnlineClient* c = client(); c && worker() == 0) {

@@ -80,7 +80,7 @@ class FioJobRunner {
   // distributions and stage breakdown in us, and for an online job's worker
   // 0 the server's response times. `workers`: the runners sharing its
   // client (worker 0 first), empty for a plain job.
-  nlohmann::json summary(const std::vector<const FioJobRunner*>& workers) const;
+  nlohmann::ordered_json summary(const std::vector<const FioJobRunner*>& workers) const;
   const std::shared_ptr<OnlineClient>& shared_client() const { return client_; }
   unsigned worker() const { return worker_; }  // index among the server's workers
   void complete(IoRequest& r, Tick now);

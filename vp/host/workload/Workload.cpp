@@ -260,7 +260,7 @@ Workload::Workload(Services& svc, unsigned cores, unsigned llc_cores, uint32_t l
     return {{"blocks_checked", checked}, {"mismatches", mismatches}};
   });
   svc.stats.section("", "jobs", "one entry per fio job: I/Os, IOPS, bandwidth, latency percentiles, the per-stage breakdown", [this] {
-    nlohmann::json jobs = nlohmann::json::array();
+    nlohmann::ordered_json jobs = nlohmann::ordered_json::array();
     for (const auto& r : runners_) {
       std::vector<const FioJobRunner*> workers;  // an online job's: the runners sharing its client
       if (r->client())

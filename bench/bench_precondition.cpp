@@ -32,7 +32,7 @@ int sc_main(int argc, char** argv) {
               {"ssd.flash.planes_per_die", "2"},          {"ssd.flash.page_size", "8KiB"},
               {"ssd.flash.block_size", "3MiB"},           {"ssd.flash.blocks_per_plane", "683"},
               {"ssd.ftl.overprovision", "0.07"},          {"ssd.precondition.fill", "0.9"},
-              {"ssd.nvme.lba_size", "8KiB"},              {"workload.fio", "[r]\nrw=randread\nbs=8k\nnumber_ios=1\n"}};
+              {"ssd.nvme.lba_size", "8KiB"},              {"workload.fio", "[r]\ndirect=1\nrw=randread\nbs=8k\nnumber_ios=1\n"}};
   const char* usage = "usage: vp-bench-precondition [sequential|random|aged] [--set key=value]...\n";
   auto words = bench::parse_args(argc, argv, opt.sets, usage);
   if (words.size() > 1) {

@@ -40,7 +40,7 @@ int sc_main(int argc, char** argv) {
       return 2;
     }
   }
-  opt.sets.emplace_back("workload.fio", fmt::format("[bench]\nrw=randread\nbs=4k\niodepth=32\nnumber_ios={}\n"
+  opt.sets.emplace_back("workload.fio", fmt::format("[bench]\ndirect=1\nrw=randread\nbs=4k\niodepth=32\nnumber_ios={}\n"
                                                     "cpus_allowed=0\n", ios));
   try {
     Config cfg = build_config(opt);

@@ -12,9 +12,10 @@ namespace vp::platform {
 namespace {
 unsigned queue_pairs(const Config& c) { return static_cast<unsigned>(c.get_int("host.cores")); }
 
-[[noreturn]] void refuse(const host::FioJob& j, const std::string& option, const std::string& why) {
-  throw ConfigError(fmt::format("{}: {} (vp-drive has no host above the NVMe queues; vp-server runs it)",
-                                j.at(option), why));
+[[noreturn]] void refuse(const host::FioJob& j, const std::string& option, const std::string& why,
+                         const std::string& then = "") {
+  throw ConfigError(fmt::format("{}: {} (vp-drive has no host above the NVMe queues; vp-server runs it){}",
+                                j.at(option), why, then));
 }
 }  // namespace
 
@@ -27,7 +28,11 @@ std::vector<std::string> DriveTop::check_workload(const std::vector<host::FioJob
   const int64_t mdts = c.get_int("ssd.nvme.mdts");
   const uint64_t max_transfer = mdts > 0 ? uint64_t(4096) << mdts : 0;
   for (const host::FioJob& j : jobs) {
-    if (j.buffered_io()) refuse(j, "direct", "buffered I/O (direct=0) goes through a page cache");
+    // No page cache here: a job fio would run buffered (direct=0, its
+    // default) is refused, not run direct behind the user's back.
+    if (j.buffered_io())
+      refuse(j, j.where.count("buffered") && !j.where.count("direct") ? "buffered" : "direct",
+             "buffered I/O (direct=0) goes through a page cache", j.direct_hint());
     if (j.online) refuse(j, "online", "an online server needs host cores for its workers");
     if (j.thinktime_spin_ps) refuse(j, "thinktime_spin", "spinning burns CPU on a host core");
     if (j.thinktime_insts) refuse(j, j.app.empty() ? "thinktime_insts" : "app", "compute between I/Os runs on a host core");

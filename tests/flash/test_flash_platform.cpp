@@ -8,7 +8,7 @@ using namespace vp::test;
 
 TEST_CASE("the server runs an mlc drive and counts its page types", "[flash][cell][platform]") {
   auto s = run("quick", {{"ssd.flash.cell", "mlc"}},
-               "[m]\nrw=randrw\nrwmixread=50\nbs=4k\niodepth=8\nnumber_ios=400\n");
+               "[m]\ndirect=1\nrw=randrw\nrwmixread=50\nbs=4k\niodepth=8\nnumber_ios=400\n");
   const auto& c = s["counters"];
   uint64_t reads = c["ssd.flash.reads"], programs = c["ssd.flash.programs"];
   CHECK(reads > 0);

@@ -19,8 +19,8 @@ TEST_CASE("contiguous writes queued behind a full hardware queue reach the devic
   // second (2), the reads are 3, 4 and 5.
   std::string dir = scratch("merged3");
   auto s = run_traced(dir, "quick", {{"host.nvme.queue_depth", "2"}},
-               "[w]\nrw=write\nbs=4k\nsize=12k\niodepth=3\nnumber_ios=3\nverify=1\n"
-               "[r]\nstonewall\nrw=read\nbs=4k\nsize=12k\niodepth=1\nnumber_ios=3\nverify=1\n");
+               "[w]\ndirect=1\nrw=write\nbs=4k\nsize=12k\niodepth=3\nnumber_ios=3\nverify=1\n"
+               "[r]\ndirect=1\nstonewall\nrw=read\nbs=4k\nsize=12k\niodepth=1\nnumber_ios=3\nverify=1\n");
   const auto& c = s["counters"];
   CHECK(s["jobs"][0]["writes"] == 3);
   CHECK(s["jobs"][0]["errors"] == 0);
@@ -42,8 +42,8 @@ TEST_CASE("an fio batch submitted under a plug merges into one command", "[host]
   // merge (7 back merges into the first) and leave at the flush as one
   // 32 KiB command (within MDTS 128 KiB); read back one by one and verified.
   auto s = run("quick", {},
-               "[w]\nrw=write\nbs=4k\nsize=32k\niodepth=8\niodepth_batch_submit=8\nnumber_ios=8\nverify=1\n"
-               "[r]\nstonewall\nrw=read\nbs=4k\nsize=32k\niodepth=1\nnumber_ios=8\nverify=1\n");
+               "[w]\ndirect=1\nrw=write\nbs=4k\nsize=32k\niodepth=8\niodepth_batch_submit=8\nnumber_ios=8\nverify=1\n"
+               "[r]\ndirect=1\nstonewall\nrw=read\nbs=4k\nsize=32k\niodepth=1\nnumber_ios=8\nverify=1\n");
   const auto& c = s["counters"];
   CHECK(s["jobs"][0]["writes"] == 8);
   CHECK(c["host.blkmq.plug_merges"] == 7);
@@ -58,7 +58,7 @@ TEST_CASE("an fio batch submitted under a plug merges into one command", "[host]
 TEST_CASE("without a batch the same writes go out one command each", "[host][blkmq][platform]") {
   // The counterpart of the plug test: iodepth 8 but one I/O per submission,
   // tags free: every write is its own command.
-  auto s = run("quick", {}, "[w]\nrw=write\nbs=4k\nsize=32k\niodepth=8\nnumber_ios=8\n");
+  auto s = run("quick", {}, "[w]\ndirect=1\nrw=write\nbs=4k\nsize=32k\niodepth=8\nnumber_ios=8\n");
   CHECK(s["counters"]["ssd.nvme.write_commands"] == 8);
   CHECK(s["counters"]["host.blkmq.plug_flushes"] == 0);
 }
@@ -72,7 +72,7 @@ TEST_CASE("the blk-mq insert cost adds to host_submit of a single read", "[host]
                 {"host.blkmq.scheduler", "deadline"},
                 {"host.blkmq.insert_cost", "300ns"},
                 {"host.blkmq.merge_search_cost", "50ns"}},
-               "[one]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=10\nthinktime=200\n");
+               "[one]\ndirect=1\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=10\nthinktime=200\n");
   const auto& b = s["jobs"][0]["breakdown_us"]["read"];
   CHECK(b["host_submit"].get<double>() == Approx(1.3).margin(1e-6));
   CHECK(b["blk_mq"].get<double>() == Approx(0).margin(1e-6));
@@ -84,7 +84,7 @@ TEST_CASE("read write isolation never puts a read into a write queue", "[host][b
   // 4 cores = 4 queue pairs, ratio 0.75: SQs 1-3 take reads, SQ 4 writes.
   std::string dir = scratch("rwiso");
   auto s = run_traced(dir, "quick", {{"host.cores", "4"}, {"host.blkmq.rw_isolation", "on"}},
-                      "[mix]\nrw=randrw\nbs=4k\niodepth=4\nnumjobs=4\nnumber_ios=400\nsize=8m\n");
+                      "[mix]\ndirect=1\nrw=randrw\nbs=4k\niodepth=4\nnumjobs=4\nnumber_ios=400\nsize=8m\n");
   for (const auto& j : s["jobs"]) CHECK(j["ios"] == 400);  // completions on other cores wake the jobs
   CHECK(s["stage_order_violations"] == 0);
   uint64_t reads = 0, writes = 0, bad = 0;
@@ -120,8 +120,8 @@ TEST_CASE("the hazard rule makes a bypassing read wait for the queued write of i
   std::string dir = scratch("hazard");
   auto s = run_traced(dir, "quick",
                       {{"host.cores", "1"}, {"host.nvme.queue_depth", "2"}, {"host.blkmq.bypass", "on"}},
-                      "[w]\nrw=write\nbs=4k\nsize=8k\niodepth=2\nnumber_ios=2\n"
-                      "[r]\nrw=read\nbs=4k\noffset=4k\nsize=4k\niodepth=1\nnumber_ios=1\nworkload_attr=1\n"
+                      "[w]\ndirect=1\nrw=write\nbs=4k\nsize=8k\niodepth=2\nnumber_ios=2\n"
+                      "[r]\ndirect=1\nrw=read\nbs=4k\noffset=4k\nsize=4k\niodepth=1\nnumber_ios=1\nworkload_attr=1\n"
                       "startdelay=4us\n");
   const auto& c = s["counters"];
   CHECK(c["host.blkmq.bypassed"] == 1);
@@ -143,8 +143,8 @@ TEST_CASE("without the bypass the same read keeps its place behind the write", "
   // Bypass off: the read (issued after W1) queues behind W1 in the software
   // queue anyway; nothing is counted as bypassed or ordered.
   auto s = run("quick", {{"host.cores", "1"}, {"host.nvme.queue_depth", "2"}},
-               "[w]\nrw=write\nbs=4k\nsize=8k\niodepth=2\nnumber_ios=2\n"
-               "[r]\nrw=read\nbs=4k\noffset=4k\nsize=4k\niodepth=1\nnumber_ios=1\nworkload_attr=1\n"
+               "[w]\ndirect=1\nrw=write\nbs=4k\nsize=8k\niodepth=2\nnumber_ios=2\n"
+               "[r]\ndirect=1\nrw=read\nbs=4k\noffset=4k\nsize=4k\niodepth=1\nnumber_ios=1\nworkload_attr=1\n"
                "startdelay=4us\n");
   CHECK(s["counters"]["host.blkmq.bypassed"] == 0);
   CHECK(s["counters"]["host.blkmq.tag_waits"] == 2);  // W1 and the read
@@ -155,10 +155,10 @@ TEST_CASE("a bypassing write absorbs the queued write it continues", "[host][blk
   // writes LBA 2 at 4 us: W1 and it leave as one 8 KiB command. 3 writes,
   // 2 write commands; read back one by one and verified.
   auto s = run("quick", {{"host.cores", "1"}, {"host.nvme.queue_depth", "2"}, {"host.blkmq.bypass", "on"}},
-               "[w]\nrw=write\nbs=4k\nsize=8k\niodepth=2\nnumber_ios=2\nverify=1\n"
-               "[b]\nrw=write\nbs=4k\noffset=8k\nsize=4k\niodepth=1\nnumber_ios=1\nworkload_attr=1\n"
+               "[w]\ndirect=1\nrw=write\nbs=4k\nsize=8k\niodepth=2\nnumber_ios=2\nverify=1\n"
+               "[b]\ndirect=1\nrw=write\nbs=4k\noffset=8k\nsize=4k\niodepth=1\nnumber_ios=1\nworkload_attr=1\n"
                "startdelay=4us\nverify=1\n"
-               "[r]\nstonewall\nrw=read\nbs=4k\nsize=12k\niodepth=1\nnumber_ios=3\nverify=1\n");
+               "[r]\ndirect=1\nstonewall\nrw=read\nbs=4k\nsize=12k\niodepth=1\nnumber_ios=3\nverify=1\n");
   const auto& c = s["counters"];
   CHECK(c["host.blkmq.hazard_merged"] == 1);
   CHECK(c["host.blkmq.hazard_ordered"] == 0);
@@ -170,7 +170,7 @@ TEST_CASE("a bypassing write absorbs the queued write it continues", "[host][blk
 
 TEST_CASE("offset_increment starts each clone of a sequential job its own distance further", "[host][fio]") {
   std::string dir = scratch("offset-increment");
-  run_traced(dir, "quick", {}, "[seq]\nrw=read\nbs=4k\niodepth=1\nnumjobs=3\nnumber_ios=5\nsize=1m\noffset=1m\noffset_increment=2m\n");
+  run_traced(dir, "quick", {}, "[seq]\ndirect=1\nrw=read\nbs=4k\niodepth=1\nnumjobs=3\nnumber_ios=5\nsize=1m\noffset=1m\noffset_increment=2m\n");
   // Clone k reads 4 KiB blocks from 1 MiB + k x 2 MiB on (LBAs of 4 KiB:
   // 256 + 512 k), in order.
   std::map<std::string, std::vector<uint64_t>> lbas;
@@ -182,6 +182,6 @@ TEST_CASE("offset_increment starts each clone of a sequential job its own distan
 
 TEST_CASE("an offset_increment that puts a clone beyond the device is a configuration error naming it",
           "[host][fio]") {
-  CHECK_THROWS_WITH(run("quick", {}, "[seq]\nrw=read\nbs=4k\nnumjobs=3\nnumber_ios=5\noffset_increment=60%\n"),
+  CHECK_THROWS_WITH(run("quick", {}, "[seq]\ndirect=1\nrw=read\nbs=4k\nnumjobs=3\nnumber_ios=5\noffset_increment=60%\n"),
                     Catch::Contains("offset_increment") && Catch::Contains("clone 2"));
 }

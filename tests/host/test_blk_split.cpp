@@ -72,8 +72,8 @@ TEST_CASE("a 300 KiB verified write reads back intact through split commands", "
   // three commands issued (serials 1 2 3), the read by the next three.
   std::string dir = scratch("split300");
   auto s = run_traced(dir, "quick", {},
-                      "[w]\nrw=write\nbs=300k\nsize=300k\niodepth=1\nnumber_ios=1\nverify=1\n"
-                      "[r]\nstonewall\nrw=read\nbs=300k\nsize=300k\niodepth=1\nnumber_ios=1\nverify=1\n");
+                      "[w]\ndirect=1\nrw=write\nbs=300k\nsize=300k\niodepth=1\nnumber_ios=1\nverify=1\n"
+                      "[r]\ndirect=1\nstonewall\nrw=read\nbs=300k\nsize=300k\niodepth=1\nnumber_ios=1\nverify=1\n");
   const auto& c = s["counters"];
   CHECK(s["jobs"][0]["writes"] == 1);
   CHECK(s["jobs"][1]["reads"] == 1);
@@ -104,7 +104,7 @@ TEST_CASE("app=ungzip runs at the default MDTS with its 580 KiB I/Os split", "[h
   // ungzip (FlashShare Table 3): 580 KiB I/Os = 593920 bytes, each
   // 4 x 128 KiB + 68 KiB = 5 commands. 4 I/Os: 4 splits, 20 pieces and 20
   // commands moving 4 x 593920 = 2375680 bytes.
-  auto s = run("quick", {}, "[u]\napp=ungzip\nsize=64m\niodepth=1\nnumber_ios=4\n");
+  auto s = run("quick", {}, "[u]\ndirect=1\napp=ungzip\nsize=64m\niodepth=1\nnumber_ios=4\n");
   const auto& c = s["counters"];
   CHECK(s["jobs"][0]["ios"] == 4);
   CHECK(s["jobs"][0]["errors"] == 0);

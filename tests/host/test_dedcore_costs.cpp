@@ -20,7 +20,7 @@ nlohmann::json dedcore_reader(bool costs) {
     sets.push_back({"host.core.dedcore_lock_handoff", "0ns"});
   }
   return run_server(std::string("dedcore-") + (costs ? "costs" : "free"), "quick", sets,
-                    "[r]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=2000\ncpus_allowed=0\n");
+                    "[r]\ndirect=1\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=2000\ncpus_allowed=0\n");
 }
 }  // namespace
 

@@ -56,7 +56,7 @@ TEST_CASE("fio.json: a rated job's bytes, IOPS, bandwidth and latencies, by hand
   // One 4 KiB read every 100 us for 20 ms: 200 reads, 10,000 IOPS, 819,200
   // bytes, 40,000 KiB/s; at depth 1 (each done in well under 100 us).
   auto s = run_into(dir, "quick", {},
-                    "[global]\nbs=4k\n[rated]\nrw=randread\niodepth=4\nrate_iops=10000\nruntime=20ms\ntime_based\n");
+                    "[global]\nbs=4k\n[rated]\ndirect=1\nrw=randread\niodepth=4\nrate_iops=10000\nruntime=20ms\ntime_based\n");
   auto f = fio_json(dir);
   CHECK(f["fio version"].get<std::string>().rfind("flashvp-", 0) == 0);
   CHECK(f["timestamp"] == 0);
@@ -130,7 +130,7 @@ TEST_CASE("fio.json's bandwidth and IOPS samples and fio's logs, every I/O or in
   // Two rated jobs side by side for 50 ms (500 reads each): `win` samples
   // every 10 ms and logs windows of 10 ms; `each` logs every I/O.
   auto s = run_into(dir, "quick", {},
-                    "[global]\nrw=randread\nbs=4k\nrate_iops=10000\nruntime=50ms\ntime_based\n"
+                    "[global]\ndirect=1\nrw=randread\nbs=4k\nrate_iops=10000\nruntime=50ms\ntime_based\n"
                     "[win]\nbwavgtime=10\niopsavgtime=10\nwrite_lat_log=w\nwrite_bw_log=w\nwrite_iops_log=w\n"
                     "log_avg_msec=10\n"
                     "[each]\nwrite_lat_log=logs/e\nwrite_bw_log=logs/e\nwrite_iops_log\nlog_offset=1\n"
@@ -201,7 +201,7 @@ TEST_CASE("fio.json's bandwidth and IOPS samples and fio's logs, every I/O or in
 TEST_CASE("fio.json on vp-drive: a mixed job's two directions, with no submission latency", "[host][fio][fio-json]") {
   {
     auto dir = scratch("fio-json-drive");
-    auto s = run_into(dir, "quick", {}, "[mix]\nrw=randrw\nrwmixread=70\nbs=8k\niodepth=8\nnumber_ios=1000\n",
+    auto s = run_into(dir, "quick", {}, "[mix]\ndirect=1\nrw=randrw\nrwmixread=70\nbs=8k\niodepth=8\nnumber_ios=1000\n",
                       vp::platform::Platform::Drive);
     const auto f = fio_json(dir);
     const auto& j = f["jobs"][0];
@@ -222,8 +222,8 @@ TEST_CASE("fio.json: fsyncs in the sync section, and a synchronous engine's late
   {
     auto dir = scratch("fio-json-sync");
     auto s = run_into(dir, "quick", {},
-                      "[w]\nrw=randwrite\nbs=4k\nfsync=10\nnumber_ios=100\n"
-                      "[p]\nioengine=psync\nrw=randread\nbs=4k\nnumber_ios=100\n");
+                      "[w]\ndirect=1\nrw=randwrite\nbs=4k\nfsync=10\nnumber_ios=100\n"
+                      "[p]\ndirect=1\nioengine=psync\nrw=randread\nbs=4k\nnumber_ios=100\n");
     auto f = fio_json(dir);
     const auto& w = f["jobs"][0];
     CHECK(w["sync"]["total_ios"] == 10);

@@ -51,7 +51,7 @@ std::vector<unsigned> in_flight_at_issue(const std::vector<CsvRow>& rows) {
 
 TEST_CASE("bssplit draws each size by its share, offsets in units of the smallest", "[host][fio]") {
   auto dir = scratch("bssplit");
-  auto s = run_traced(dir, "quick", {}, "[mix]\nrw=randread\nbssplit=4k/25:16k/75\niodepth=4\nnumber_ios=4000\n");
+  auto s = run_traced(dir, "quick", {}, "[mix]\ndirect=1\nrw=randread\nbssplit=4k/25:16k/75\niodepth=4\nnumber_ios=4000\n");
   auto rows = issued(dir);
   REQUIRE(rows.size() == 4000);
   std::map<uint64_t, unsigned> sizes;
@@ -66,7 +66,7 @@ TEST_CASE("bssplit draws each size by its share, offsets in units of the smalles
 
 TEST_CASE("bs=a-b draws whole multiples of the smallest size, uniformly", "[host][fio]") {
   auto dir = scratch("bsrange");
-  run_traced(dir, "quick", {}, "[range]\nrw=randread\nbs=4k-16k\niodepth=4\nnumber_ios=4000\n");
+  run_traced(dir, "quick", {}, "[range]\ndirect=1\nrw=randread\nbs=4k-16k\niodepth=4\nnumber_ios=4000\n");
   std::map<uint64_t, unsigned> sizes;
   for (const auto& r : issued(dir)) ++sizes[u64(r, "bytes")];
   // fio's draw: 4 KiB + 16 KiB x u, aligned down to 4 KiB and capped at
@@ -80,7 +80,7 @@ TEST_CASE("bs=a-b draws whole multiples of the smallest size, uniformly", "[host
 
 TEST_CASE("rw=write:4k leaves a 4 KiB hole after each write and wraps at the region's end", "[host][fio]") {
   auto dir = scratch("rwskip");
-  run_traced(dir, "quick", {}, "[holes]\nrw=write:4k\nbs=4k\nsize=64k\nnumber_ios=9\n");
+  run_traced(dir, "quick", {}, "[holes]\ndirect=1\nrw=write:4k\nbs=4k\nsize=64k\nnumber_ios=9\n");
   auto rows = issued(dir);
   REQUIRE(rows.size() == 9);
   // 4 KiB LBAs: writes at LBA 0, 2, 4 .. 14 (8 of them fill 64 KiB with holes), then 0 again.
@@ -92,7 +92,7 @@ TEST_CASE("rw=write:4k leaves a 4 KiB hole after each write and wraps at the reg
 // offset, each after the first at the next block or at the same one.
 static void check_runs_of_four(const std::string& seq) {
   auto dir = scratch("rwseq-" + seq);
-  run_traced(dir, "quick", {}, "[runs]\nrw=randread:4\nrw_sequencer=" + seq + "\nbs=4k\nsize=64m\niodepth=1\nnumber_ios=400\n");
+  run_traced(dir, "quick", {}, "[runs]\ndirect=1\nrw=randread:4\nrw_sequencer=" + seq + "\nbs=4k\nsize=64m\niodepth=1\nnumber_ios=400\n");
   auto rows = issued(dir);
   REQUIRE(rows.size() == 400);
   const uint64_t step = seq == "identical" ? 0 : 1;
@@ -120,7 +120,7 @@ TEST_CASE("ramp_time: I/Os that complete during the ramp are not counted and run
   auto dir = scratch("ramp");
   // One read every 100 us: 10 ms of ramp (100 reads), then 20 ms measured (200).
   auto s = run_traced(dir, "quick", {},
-                      "[ramped]\nrw=randread\nbs=4k\niodepth=1\nrate_iops=10000\nramp_time=10ms\nruntime=20ms\n"
+                      "[ramped]\ndirect=1\nrw=randread\nbs=4k\niodepth=1\nrate_iops=10000\nramp_time=10ms\nruntime=20ms\n"
                       "time_based\n");
   const auto& j = s["jobs"][0];
   CHECK(j["reads"].get<uint64_t>() >= 199);
@@ -132,7 +132,7 @@ TEST_CASE("ramp_time: I/Os that complete during the ramp are not counted and run
 
 TEST_CASE("rate caps a job's bytes per second", "[host][fio]") {
   // 40,000,000 B/s of 4 KiB reads: 9,765.6 per second.
-  auto s = run("quick", {}, "[rated]\nrw=randread\nbs=4k\niodepth=4\nrate=40000000\nnumber_ios=2000\n");
+  auto s = run("quick", {}, "[rated]\ndirect=1\nrw=randread\nbs=4k\niodepth=4\nrate=40000000\nnumber_ios=2000\n");
   CHECK(s["jobs"][0]["iops"].get<double>() == Approx(40e6 / 4096).epsilon(0.01));
 }
 
@@ -140,7 +140,7 @@ TEST_CASE("rate=READ,WRITE caps each direction of a mixed job on its own, as fio
   // Reads at 20,480,000 B/s (5,000 4 KiB reads/s), writes at 4,096,000 B/s
   // (1,000/s); the drive does far more, so over 100 ms each direction runs
   // at its own cap whatever rwmixread says: 500 reads, 100 writes.
-  auto s = run("quick", {}, "[two]\nrw=randrw\nrwmixread=50\nbs=4k\niodepth=4\nrate=20480000,4096000\nruntime=100ms\n"
+  auto s = run("quick", {}, "[two]\ndirect=1\nrw=randrw\nrwmixread=50\nbs=4k\niodepth=4\nrate=20480000,4096000\nruntime=100ms\n"
                             "time_based\n");
   const auto& j = s["jobs"][0];
   CHECK(j["reads"].get<double>() == Approx(500).margin(3));
@@ -151,7 +151,7 @@ TEST_CASE("io_size and loops set how much a job transfers over its region", "[ho
   // One simulation per process: each run is a vp-server of its own.
   int n = 0;
   auto ios = [&](const std::string& opts) {
-    auto s = run_server("io-size-" + std::to_string(n++), "quick", {}, "[j]\nrw=read\nbs=4k\nsize=16k\n" + opts);
+    auto s = run_server("io-size-" + std::to_string(n++), "quick", {}, "[j]\ndirect=1\nrw=read\nbs=4k\nsize=16k\n" + opts);
     return s["jobs"][0]["ios"].get<uint64_t>();
   };
   CHECK(ios("") == 4);
@@ -163,7 +163,7 @@ TEST_CASE("io_size and loops set how much a job transfers over its region", "[ho
 TEST_CASE("fill_device writes from offset to the device's end", "[host][fio]") {
   // 64 KiB before the end of the quick drive's namespace.
   const uint64_t cap = vp::ssd::Drive::capacity_bytes(model_config("quick", {}, {}), "ssd");
-  auto s = run("quick", {}, fmt::format("[fill]\nrw=write\nbs=4k\nsize=4k\noffset={}\nfill_device=1\n", cap - 65536));
+  auto s = run("quick", {}, fmt::format("[fill]\ndirect=1\nrw=write\nbs=4k\nsize=4k\noffset={}\nfill_device=1\n", cap - 65536));
   CHECK(s["jobs"][0]["writes"] == 16);
 }
 
@@ -171,29 +171,29 @@ TEST_CASE("fill_device writes from offset to the device's end", "[host][fio]") {
 const Sets kVolatile = {{"ssd.cache.organisation", "uni"}};
 
 TEST_CASE("fsync, fdatasync and end_fsync on a direct job send NVMe Flushes", "[host][fio]") {
-  auto s = run("quick", kVolatile, "[f]\nrw=write\nbs=4k\nnumber_ios=16\nfsync=4\nend_fsync=1\n");
+  auto s = run("quick", kVolatile, "[f]\ndirect=1\nrw=write\nbs=4k\nnumber_ios=16\nfsync=4\nend_fsync=1\n");
   // Four fsyncs after every fourth write, then the one at the end.
   CHECK(s["jobs"][0]["fsyncs"] == 5);
   CHECK(s["counters"]["host.nvme.flushes"] == 5);
-  auto d = run_server("fdatasync", "quick", kVolatile, "[f]\nrw=write\nbs=4k\nnumber_ios=16\nfdatasync=8\n");
+  auto d = run_server("fdatasync", "quick", kVolatile, "[f]\ndirect=1\nrw=write\nbs=4k\nnumber_ios=16\nfdatasync=8\n");
   CHECK(d["jobs"][0]["fsyncs"] == 2);
   CHECK(d["counters"]["host.nvme.flushes"] == 2);
   // Without a volatile cache blkdev_fsync sends nothing: the fsyncs end at once.
-  auto n = run_server("no-vwc", "quick", {}, "[f]\nrw=write\nbs=4k\nnumber_ios=16\nfsync=4\nend_fsync=1\n");
+  auto n = run_server("no-vwc", "quick", {}, "[f]\ndirect=1\nrw=write\nbs=4k\nnumber_ios=16\nfsync=4\nend_fsync=1\n");
   CHECK(n["jobs"][0]["fsyncs"] == 5);
   CHECK(n["counters"]["host.nvme.flushes"] == 0);
 }
 
 TEST_CASE("sync=1 makes a direct job's writes force unit access", "[host][fio]") {
-  auto s = run("quick", kVolatile, "[osync]\nrw=write\nbs=4k\nnumber_ios=50\nsync=1\n");
+  auto s = run("quick", kVolatile, "[osync]\ndirect=1\nrw=write\nbs=4k\nnumber_ios=50\nsync=1\n");
   CHECK(s["counters"]["ssd.cache.write_throughs"] == 50);
-  auto plain = run_server("no-osync", "quick", kVolatile, "[plain]\nrw=write\nbs=4k\nnumber_ios=50\n");
+  auto plain = run_server("no-osync", "quick", kVolatile, "[plain]\ndirect=1\nrw=write\nbs=4k\nnumber_ios=50\n");
   CHECK(plain["counters"]["ssd.cache.write_throughs"] == 0);
 }
 
 TEST_CASE("iodepth_low: at iodepth the job waits until only iodepth_low are in flight", "[host][fio]") {
   auto dir = scratch("iodepth-low");
-  run_traced(dir, "quick", {}, "[low]\nrw=randread\nbs=4k\niodepth=8\niodepth_low=2\nnumber_ios=400\n");
+  run_traced(dir, "quick", {}, "[low]\ndirect=1\nrw=randread\nbs=4k\niodepth=8\niodepth_low=2\nnumber_ios=400\n");
   auto n = in_flight_at_issue(issued(dir));
   REQUIRE(n.size() == 400);
   // Once an issue makes 8 in flight, the next waits until at most 2 are
@@ -213,7 +213,7 @@ TEST_CASE("iodepth_low: at iodepth the job waits until only iodepth_low are in f
 
 TEST_CASE("iodepth_batch_complete_min: the job reaps (and refills) only whole batches", "[host][fio]") {
   auto dir = scratch("batch-complete");
-  run_traced(dir, "quick", {}, "[batch]\nrw=randread\nbs=4k\niodepth=4\niodepth_batch_complete_min=4\nnumber_ios=400\n");
+  run_traced(dir, "quick", {}, "[batch]\ndirect=1\nrw=randread\nbs=4k\niodepth=4\niodepth_batch_complete_min=4\nnumber_ios=400\n");
   auto n = in_flight_at_issue(issued(dir));
   // All four complete before the next four go: 0, 1, 2, 3, 0, 1, 2, 3, ...
   for (size_t i = 0; i < n.size(); ++i) CHECK(n[i] == i % 4);
@@ -221,7 +221,7 @@ TEST_CASE("iodepth_batch_complete_min: the job reaps (and refills) only whole ba
 
 TEST_CASE("thinktime_blocks: the job thinks after every N I/Os", "[host][fio]") {
   auto dir = scratch("think-blocks");
-  run_traced(dir, "quick", {}, "[tb]\nrw=randread\nbs=4k\niodepth=1\nthinktime=200\nthinktime_blocks=4\nnumber_ios=40\n");
+  run_traced(dir, "quick", {}, "[tb]\ndirect=1\nrw=randread\nbs=4k\niodepth=1\nthinktime=200\nthinktime_blocks=4\nnumber_ios=40\n");
   auto rows = issued(dir);
   unsigned gaps = 0;
   for (size_t i = 1; i < rows.size(); ++i) gaps += u64(rows[i], "issue_ps") - u64(rows[i - 1], "issue_ps") > 200000000;
@@ -229,9 +229,9 @@ TEST_CASE("thinktime_blocks: the job thinks after every N I/Os", "[host][fio]") 
 }
 
 TEST_CASE("exitall: a job that ends stops the others of its group, and the next group runs", "[host][fio]") {
-  auto s = run("quick", {}, "[short]\nrw=randread\nbs=4k\nnumber_ios=10\nexitall\n"
-                            "[long]\nrw=randread\nbs=4k\nruntime=1s\ntime_based\n"
-                            "[next]\nstonewall\nrw=randread\nbs=4k\nnumber_ios=5\n");
+  auto s = run("quick", {}, "[short]\ndirect=1\nrw=randread\nbs=4k\nnumber_ios=10\nexitall\n"
+                            "[long]\ndirect=1\nrw=randread\nbs=4k\nruntime=1s\ntime_based\n"
+                            "[next]\ndirect=1\nstonewall\nrw=randread\nbs=4k\nnumber_ios=5\n");
   CHECK(s["jobs"][0]["ios"] == 10);
   // 10 reads of about 20 us at depth 1: the long job ends with them, not after 1 s.
   CHECK(s["jobs"][1]["runtime_s"].get<double>() < 0.001);
@@ -239,8 +239,8 @@ TEST_CASE("exitall: a job that ends stops the others of its group, and the next 
 }
 
 TEST_CASE("percentile_list, new_group and rate_min reach each job's summary", "[host][fio]") {
-  auto s = run("quick", {}, "[a]\nrw=randread\nbs=4k\nnumber_ios=100\npercentile_list=50:99.5\n"
-                            "[b]\nnew_group\nrw=randread\nbs=4k\nnumber_ios=100\nrate_min=100g\n");
+  auto s = run("quick", {}, "[a]\ndirect=1\nrw=randread\nbs=4k\nnumber_ios=100\npercentile_list=50:99.5\n"
+                            "[b]\ndirect=1\nnew_group\nrw=randread\nbs=4k\nnumber_ios=100\nrate_min=100g\n");
   const auto& lat = s["jobs"][0]["latency_us"]["read"];
   CHECK(lat["percentiles"]["50.000000"] == lat["p50"]);
   CHECK(lat["percentiles"].contains("99.500000"));

@@ -9,13 +9,13 @@
 using namespace vp::test;
 
 TEST_CASE("rate_iops paces a job below what the device could do", "[host][fio]") {
-  auto s = run("quick", {}, "[paced]\nrw=randread\nbs=4k\niodepth=4\nrate_iops=20000\nnumber_ios=2000\n");
+  auto s = run("quick", {}, "[paced]\ndirect=1\nrw=randread\nbs=4k\niodepth=4\nrate_iops=20000\nnumber_ios=2000\n");
   // 2000 I/Os issued 50 us apart: the last one at 99.95 ms, done a latency later.
   CHECK(s["jobs"][0]["iops"].get<double>() == Approx(20000).epsilon(0.01));
 }
 
 TEST_CASE("runtime with time_based ends the job after that much simulated time", "[host][fio]") {
-  auto s = run("quick", {}, "[timed]\nrw=randread\nbs=4k\niodepth=2\nruntime=5ms\ntime_based\n");
+  auto s = run("quick", {}, "[timed]\ndirect=1\nrw=randread\nbs=4k\niodepth=2\nruntime=5ms\ntime_based\n");
   double rt = s["jobs"][0]["runtime_s"].get<double>();
   CHECK(rt >= 0.005);
   CHECK(rt < 0.0051);  // nothing is issued after 5 ms; only what is in flight finishes
@@ -23,7 +23,7 @@ TEST_CASE("runtime with time_based ends the job after that much simulated time",
 }
 
 TEST_CASE("thinktime spaces the I/Os of a queue-depth-1 job", "[host][fio]") {
-  auto s = run("quick", {}, "[think]\nrw=randread\nbs=4k\niodepth=1\nthinktime=50\nnumber_ios=100\n");
+  auto s = run("quick", {}, "[think]\ndirect=1\nrw=randread\nbs=4k\niodepth=1\nthinktime=50\nnumber_ios=100\n");
   // One I/O every 50 us of think time (the latency is shorter) plus the
   // 3.5 us context switch of the timer's wake-up (host.core.ctx_switch_cost).
   CHECK(s["jobs"][0]["iops"].get<double>() == Approx(100.0 / (99 * 53.5e-6 + 20e-6)).epsilon(0.02));
@@ -31,7 +31,7 @@ TEST_CASE("thinktime spaces the I/Os of a queue-depth-1 job", "[host][fio]") {
 
 TEST_CASE("numjobs clones a job over the cores cpus_allowed names", "[host][fio]") {
   auto s = run("quick", {{"host.cores", "4"}},
-               "[a]\nrw=randread\nbs=4k\nnumjobs=3\ncpus_allowed=1-2\nnumber_ios=300\n");
+               "[a]\ndirect=1\nrw=randread\nbs=4k\nnumjobs=3\ncpus_allowed=1-2\nnumber_ios=300\n");
   REQUIRE(s["jobs"].size() == 3);
   CHECK(s["jobs"][0]["name"] == "a.0");
   CHECK(s["jobs"][0]["core"] == 1);
@@ -43,7 +43,7 @@ TEST_CASE("numjobs clones a job over the cores cpus_allowed names", "[host][fio]
 TEST_CASE("a job deeper than the NVMe queue waits in blk-mq for tags", "[host][fio]") {
   // A 4-entry SQ holds 3 commands (3 tags); the other 5 of the job's 8 wait in
   // the software queue, not in the driver, whose command ids match the tags.
-  auto s = run("quick", {{"host.nvme.queue_depth", "4"}}, "[deep]\nrw=randread\nbs=4k\niodepth=8\nnumber_ios=800\n");
+  auto s = run("quick", {{"host.nvme.queue_depth", "4"}}, "[deep]\ndirect=1\nrw=randread\nbs=4k\niodepth=8\nnumber_ios=800\n");
   CHECK(s["jobs"][0]["ios"] == 800);
   CHECK(s["jobs"][0]["breakdown_us"]["read"]["blk_mq"].get<double>() > 0.5);  // 0 when tags suffice
   CHECK(s["jobs"][0]["breakdown_us"]["read"]["driver_queue"].get<double>() == 0.0);
@@ -52,7 +52,7 @@ TEST_CASE("a job deeper than the NVMe queue waits in blk-mq for tags", "[host][f
 }
 
 TEST_CASE("sequential reads walk the region in order and wrap", "[host][fio]") {
-  auto s = run("quick", {}, "[seq]\nrw=read\nbs=8k\nsize=64k\nnumber_ios=20\n");
+  auto s = run("quick", {}, "[seq]\ndirect=1\nrw=read\nbs=8k\nsize=64k\nnumber_ios=20\n");
   // 64 KiB / 8 KiB = 8 blocks, read 2.5 times: every read is 8 KiB = 4 pages.
   CHECK(s["jobs"][0]["reads"] == 20);
   CHECK(drive(s)["device"]["flash_reads"] == 80);
@@ -61,7 +61,7 @@ TEST_CASE("sequential reads walk the region in order and wrap", "[host][fio]") {
 TEST_CASE("a synchronous ioengine keeps one I/O in flight whatever iodepth says", "[host][fio]") {
   // psync: the thread waits in pread for each I/O, so no two overlap.
   std::string dir = scratch("psync");
-  run_traced(dir, "quick", {}, "[s]\nioengine=psync\nrw=randread\nbs=4k\niodepth=8\nnumber_ios=50\n");
+  run_traced(dir, "quick", {}, "[s]\ndirect=1\nioengine=psync\nrw=randread\nbs=4k\niodepth=8\nnumber_ios=50\n");
   auto rows = csv_rows(dir + "/requests.csv");
   REQUIRE(rows.size() == 50);
   std::vector<std::pair<uint64_t, uint64_t>> io;  // issue, end
@@ -73,7 +73,7 @@ TEST_CASE("a synchronous ioengine keeps one I/O in flight whatever iodepth says"
 TEST_CASE("the same job on libaio keeps its iodepth in flight", "[host][fio]") {
   // The control of the test above.
   std::string adir = scratch("libaio8");
-  run_traced(adir, "quick", {}, "[a]\nioengine=libaio\nrw=randread\nbs=4k\niodepth=8\nnumber_ios=50\n");
+  run_traced(adir, "quick", {}, "[a]\ndirect=1\nioengine=libaio\nrw=randread\nbs=4k\niodepth=8\nnumber_ios=50\n");
   std::vector<std::pair<uint64_t, uint64_t>> aio;
   for (const CsvRow& r : csv_rows(adir + "/requests.csv")) aio.push_back({u64(r, "issue_ps"), u64(r, "wakeup_end_ps")});
   std::sort(aio.begin(), aio.end());
@@ -85,7 +85,7 @@ TEST_CASE("the same job on libaio keeps its iodepth in flight", "[host][fio]") {
 TEST_CASE("an ioengine the model lacks and hipri on libaio are errors naming the option", "[host][fio]") {
   CHECK_THROWS_WITH(vp::host::parse_fio("[x]\nioengine=mmap\n", "t.fio"),
                     Catch::Contains("t.fio:2") && Catch::Contains("ioengine") && Catch::Contains("io_uring"));
-  CHECK_THROWS_WITH(run("quick", {}, "[h]\nioengine=libaio\nhipri=1\nnumber_ios=1\n"),
+  CHECK_THROWS_WITH(run("quick", {}, "[h]\ndirect=1\nioengine=libaio\nhipri=1\nnumber_ios=1\n"),
                     Catch::Contains("option 'hipri'") && Catch::Contains("io_uring and pvsync2"));
   CHECK(vp::host::parse_fio("[y]\nioengine=pvsync2\niodepth=16\n", "t.fio")[0].depth() == 1);
   CHECK(vp::host::parse_fio("[y]\nioengine=io_uring\niodepth=16\n", "t.fio")[0].depth() == 16);
@@ -101,6 +101,6 @@ TEST_CASE("a realtime prioclass makes a job latency-critical unless workload_att
   CHECK_THROWS_WITH(vp::host::parse_fio("[x]\nprioclass=4\n", "t.fio"), Catch::Contains("prioclass"));
   // The attribute reaches the device in CDW2: requests.csv's attr column.
   std::string dir = scratch("prioclass");
-  run_traced(dir, "quick", {}, "[rt]\nprioclass=1\nrw=randread\nbs=4k\nnumber_ios=5\n");
+  run_traced(dir, "quick", {}, "[rt]\ndirect=1\nprioclass=1\nrw=randread\nbs=4k\nnumber_ios=5\n");
   for (const CsvRow& r : csv_rows(dir + "/requests.csv")) CHECK(u64(r, "attr") == 1);
 }

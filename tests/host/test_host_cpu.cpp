@@ -37,7 +37,7 @@ std::vector<Req> requests(const std::string& dir) {
 TEST_CASE("thinktime_spin is user time and the core categories add up to the simulated time", "[host][cpu]") {
   // Core 1 runs only this job (core 0 takes the admin interrupts of bring-up).
   auto s = run("quick", with(kCosts, {{"host.cores", "2"}}),
-               "[spin]\nrw=randread\nbs=4k\niodepth=1\nthinktime=12us\nthinktime_spin=12us\nnumber_ios=10\n"
+               "[spin]\ndirect=1\nrw=randread\nbs=4k\niodepth=1\nthinktime=12us\nthinktime_spin=12us\nnumber_ios=10\n"
                "cpus_allowed=1\n");
   REQUIRE(s["jobs"][0]["ios"] == 10);
   const auto& c = host(s)["cpu"][1];
@@ -74,7 +74,7 @@ TEST_CASE("thinktime_spin is user time and the core categories add up to the sim
 
 TEST_CASE("without thinktime the spin is ignored as fio ignores it", "[host][cpu]") {
   auto s = run("quick", with(kCosts, {{"host.cores", "2"}}),
-               "[nospin]\nrw=randread\nbs=4k\niodepth=1\nthinktime_spin=10us\nnumber_ios=10\ncpus_allowed=1\n");
+               "[nospin]\ndirect=1\nrw=randread\nbs=4k\niodepth=1\nthinktime_spin=10us\nnumber_ios=10\ncpus_allowed=1\n");
   CHECK(host(s)["cpu"][1]["user_ps"] == 0);
   CHECK(host(s)["cpu"][1]["kernel_ps"] == 15000000);  // 10 x (1 + 0.5) us, as above
 }
@@ -93,7 +93,7 @@ TEST_CASE("a job spinning on a core delays the issues and completions of another
   // latency is 1 us + the device + 2.5 us, well under the spin.
   std::string dir = scratch("spin2");
   auto s = run_traced(dir, "quick", with(kCosts, {{"host.cores", "2"}, {"host.sched.cache_penalty", "2us"}}),
-                      "[global]\nrw=randread\nbs=4k\niodepth=1\ncpus_allowed=1\n"
+                      "[global]\ndirect=1\nrw=randread\nbs=4k\niodepth=1\ncpus_allowed=1\n"
                       "[A]\nnumber_ios=1\nthinktime=50us\nthinktime_spin=50us\n"
                       "[B]\nnumber_ios=1\n");
   auto rows = requests(dir);
@@ -112,7 +112,7 @@ TEST_CASE("the same two jobs without the spin issue one submit cost apart", "[ho
   // B issues after the switch to it, 3 us + the 2 us cache penalty: 6 us.
   std::string dir = scratch("nospin2");
   run_traced(dir, "quick", with(kCosts, {{"host.cores", "2"}, {"host.sched.cache_penalty", "2us"}}),
-             "[global]\nrw=randread\nbs=4k\niodepth=1\ncpus_allowed=1\n"
+             "[global]\ndirect=1\nrw=randread\nbs=4k\niodepth=1\ncpus_allowed=1\n"
              "[A]\nnumber_ios=1\nthinktime=50us\n[B]\nnumber_ios=1\n");
   auto rows = requests(dir);
   REQUIRE(rows.size() == 2);
@@ -170,7 +170,7 @@ TEST_CASE("all thirteen applications of Table 3 are known", "[host][cpu]") {
 TEST_CASE("the PR preset spins 1.3624 ms per I/O at 2 GHz and IPC 1", "[host][cpu]") {
   // 2724796 instructions / (2e9 Hz x 1) = 1.362398 ms = 1362398000 ps per I/O;
   // two I/Os: 2724796000 ps of user time.
-  auto s = run("quick", with(kCosts, {{"host.cores", "2"}}), "[pr]\napp=PR\nphases=none\nnumber_ios=2\ncpus_allowed=1\n");
+  auto s = run("quick", with(kCosts, {{"host.cores", "2"}}), "[pr]\ndirect=1\napp=PR\nphases=none\nnumber_ios=2\ncpus_allowed=1\n");
   CHECK(s["jobs"][0]["ios"] == 2);
   CHECK(s["jobs"][0]["app"] == "PR");
   CHECK(host(s)["cpu"][1]["user_ps"] == 2724796000ull);
@@ -184,7 +184,7 @@ TEST_CASE("phases= divides the compute between I/Os by the phase's intensity, re
   // the gaps in the two phases differ by exactly 150 us.
   std::string dir = scratch("phases");
   auto s = run_traced(dir, "quick", with(kCosts, {{"host.cores", "2"}}),
-                      "[p]\nrw=randread\nbs=4k\niodepth=1\nthinktime_insts=200000\nphases=1ms:2,1ms:0.5\n"
+                      "[p]\ndirect=1\nrw=randread\nbs=4k\niodepth=1\nthinktime_insts=200000\nphases=1ms:2,1ms:0.5\n"
                       "runtime=4ms\ntime_based=1\ncpus_allowed=1\n");
   auto rows = requests(dir);
   REQUIRE(rows.size() > 10);
@@ -212,14 +212,14 @@ TEST_CASE("phases= divides the compute between I/Os by the phase's intensity, re
 TEST_CASE("host core clock and IPC scale the compute of an app", "[host][cpu]") {
   // At 4 GHz and IPC 1: 2724796 / 4e9 = 681199 ns per I/O.
   auto s = run("quick", with(kCosts, {{"host.cores", "2"}, {"host.core.clock", "4GHz"}}),
-               "[pr]\napp=PR\nphases=none\nnumber_ios=2\ncpus_allowed=1\n");
+               "[pr]\ndirect=1\napp=PR\nphases=none\nnumber_ios=2\ncpus_allowed=1\n");
   CHECK(host(s)["cpu"][1]["user_ps"] == 2 * 681199000ull);
 }
 
 TEST_CASE("half the clock at twice the IPC gives the same compute time", "[host][cpu]") {
   // 2724796 / (1e9 x 2) s = 1.362398 ms per I/O, as at 2 GHz and IPC 1.
   auto t = run("quick", with(kCosts, {{"host.cores", "2"}, {"host.core.clock", "1GHz"}, {"host.core.ipc", "2"}}),
-               "[pr]\napp=PR\nphases=none\nnumber_ios=2\ncpus_allowed=1\n");
+               "[pr]\ndirect=1\napp=PR\nphases=none\nnumber_ios=2\ncpus_allowed=1\n");
   CHECK(host(t)["cpu"][1]["user_ps"] == 2724796000ull);
 }
 
@@ -229,7 +229,7 @@ TEST_CASE("percentage_random makes the rest of a random job's offsets sequential
   // negligible). Of 1999 successors: mean 0.7 x 1999 = 1399.3, binomial sd
   // sqrt(1999 x 0.7 x 0.3) = 20.5; accept +-4 sd = +-82: 1318..1481.
   std::string dir = scratch("prand");
-  run_traced(dir, "quick", {}, "[p]\nrw=randread\nbs=4k\niodepth=1\npercentage_random=30\nnumber_ios=2000\nrandseed=7\n");
+  run_traced(dir, "quick", {}, "[p]\ndirect=1\nrw=randread\nbs=4k\niodepth=1\npercentage_random=30\nnumber_ios=2000\nrandseed=7\n");
   auto rows = requests(dir);
   REQUIRE(rows.size() == 2000);
   unsigned seq = 0;
@@ -241,7 +241,7 @@ TEST_CASE("percentage_random makes the rest of a random job's offsets sequential
 TEST_CASE("a fully random job has no sequential continuations to speak of", "[host][cpu][fio]") {
   // Default percentage_random=100: a continuation needs a 1-in-region-blocks hit.
   std::string dir = scratch("frand");
-  run_traced(dir, "quick", {}, "[p]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=2000\nrandseed=7\n");
+  run_traced(dir, "quick", {}, "[p]\ndirect=1\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=2000\nrandseed=7\n");
   auto rows = requests(dir);
   unsigned seq = 0;
   for (size_t i = 1; i < rows.size(); ++i) seq += rows[i].lba == rows[i - 1].lba + 1;

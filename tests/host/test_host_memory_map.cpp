@@ -128,7 +128,7 @@ TEST_CASE("the driver's buffers go below the hole while they fit, then above 4 G
 TEST_CASE("4 GiB and 64 GiB hosts run, with the page cache above 4 GiB", "[host][memmap][platform]") {
   // Before the map, 3 GiB and more overlapped the ECAM window: "PCI function has class 000000".
   std::string dir = scratch("memmap");
-  std::ofstream(dir + "/j.fio") << "[d]\nrw=randrw\nbs=4k\nsize=8m\niodepth=8\nverify=1\nnumber_ios=4000\n"
+  std::ofstream(dir + "/j.fio") << "[d]\ndirect=1\nrw=randrw\nbs=4k\nsize=8m\niodepth=8\nverify=1\nnumber_ios=4000\n"
                                   "[b]\nrw=randrw\nbs=4k\nsize=8m\noffset=16m\ndirect=0\nverify=1\nnumber_ios=4000\n";
   // 8 GiB of page frames fit only above 4 GiB: every buffered I/O's data crosses there.
   for (const char* sets : {"--set host.dram.size=4GiB", "--set host.dram.size=64GiB --set host.pagecache.size=8GiB"}) {

@@ -26,7 +26,7 @@ uint64_t counter(const nlohmann::json& s, const std::string& k) { return s["coun
 // Checks of 100 ns from `from` until the entry landed at `landed`, at least one.
 uint64_t checks(uint64_t from, uint64_t landed) { return std::max<uint64_t>(1, (landed - from + kPoll - 1) / kPoll); }
 
-const char* kOneRead = "[r]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=1\ncpus_allowed=1\n";
+const char* kOneRead = "[r]\ndirect=1\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=1\ncpus_allowed=1\n";
 }  // namespace
 
 TEST_CASE("poll mode reaps a QD1 read without an interrupt or a context switch", "[host][polling]") {
@@ -77,7 +77,7 @@ TEST_CASE("poll mode reaps a QD1 read without an interrupt or a context switch",
 TEST_CASE("hybrid polling sleeps half the mean completion time of the earlier reads", "[host][polling]") {
   std::string dir = scratch("hybrid");
   auto s = run_traced(dir, "quick", with(kCosts, {{"host.nvme.completion", "hybrid"}}),
-                      "[r]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=4\ncpus_allowed=1\n");
+                      "[r]\ndirect=1\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=4\ncpus_allowed=1\n");
   auto r = rows(dir);
   REQUIRE(r.size() == 4);
   // No history before the first read: it polls at once. Read i (i >= 2)
@@ -109,8 +109,8 @@ TEST_CASE("hybrid polling sleeps half the mean completion time of the earlier re
 TEST_CASE("select_isr polls the attributed job and interrupts the other", "[host][polling]") {
   std::string dir = scratch("select-isr");
   auto s = run_traced(dir, "quick", with(kCosts, {{"host.nvme.completion", "select_isr"}}),
-                      "[lc]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=10\ncpus_allowed=1\nworkload_attr=1\n"
-                      "[tp]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=10\ncpus_allowed=1\n");
+                      "[lc]\ndirect=1\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=10\ncpus_allowed=1\nworkload_attr=1\n"
+                      "[tp]\ndirect=1\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=10\ncpus_allowed=1\n");
   auto r = rows(dir);
   REQUIRE(r.size() == 20);
   // SQ ids with 2 cores: 1-2 interrupt-driven, 3-4 the poll queues (core 1: 4).
@@ -128,7 +128,7 @@ TEST_CASE("select_isr polls the attributed job and interrupts the other", "[host
 TEST_CASE("dedcore leaves the job core idle while a dedicated core polls", "[host][polling]") {
   std::string dir = scratch("dedcore");
   auto s = run_traced(dir, "quick", with(kCosts, {{"host.cores", "3"}, {"host.nvme.completion", "dedcore"}}),
-                      "[r]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=5\ncpus_allowed=1\n");
+                      "[r]\ndirect=1\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=5\ncpus_allowed=1\n");
   auto r = rows(dir);
   REQUIRE(r.size() == 5);
   // Core 2 (the last, host.core.poll_core = -1) polls from bring-up's end
@@ -171,7 +171,7 @@ TEST_CASE("fio hipri polls a poll queue in interrupt mode", "[host][polling]") {
   CHECK_FALSE(jobs[1].hipri);
   CHECK(vp::host::parse_fio(jobs[0].to_fio(), "round trip")[0] == jobs[0]);
   auto s = run("quick", with(kCosts, {{"host.nvme.poll_queues", "on"}}),
-               "[h]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=6\ncpus_allowed=1\nioengine=io_uring\nhipri=1\n");
+               "[h]\ndirect=1\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=6\ncpus_allowed=1\nioengine=io_uring\nhipri=1\n");
   // 4 + (CQ + SQ) x 2 cores x 2 pairs = 12 admin commands, their 12 MSI-X
   // and none for the 6 polled reads.
   CHECK(counter(s, "ssd.nvme.msix_sent") == 12);
@@ -183,7 +183,7 @@ TEST_CASE("fio hipri polls a poll queue in interrupt mode", "[host][polling]") {
 }
 
 TEST_CASE("fio hipri without poll queues takes interrupts", "[host][polling]") {
-  auto s = run("quick", kCosts, "[h]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=6\ncpus_allowed=1\nioengine=io_uring\nhipri=1\n");
+  auto s = run("quick", kCosts, "[h]\ndirect=1\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=6\ncpus_allowed=1\nioengine=io_uring\nhipri=1\n");
   // As Linux: no poll queue, so the request is not polled. 8 admin + 6 reads.
   CHECK(counter(s, "ssd.nvme.msix_sent") == 8 + 6);
   CHECK(counter(s, "host.interrupts_avoided") == 0);

@@ -17,7 +17,7 @@ Sets costs(const Sets& more) { return with(kRoundHostCosts, more); }
 uint64_t counter(const nlohmann::json& s, const std::string& k) { return s["counters"][k].get<uint64_t>(); }
 uint64_t cpu(const nlohmann::json& s, unsigned core, const std::string& k) { return host(s)["cpu"][core][k].get<uint64_t>(); }
 // A QD1 job of 10 reads on core 1 of the quick preset's 2 cores.
-const char* kJob = "[r]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=10\ncpus_allowed=1\n";
+const char* kJob = "[r]\ndirect=1\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=10\ncpus_allowed=1\n";
 // Bring-up: Identify controller, Set Features (queues), Identify namespace
 // list, Identify namespace, then Create CQ + Create SQ for each of 2 cores:
 // 4 + 2 x 2 = 8 admin commands, each one interrupt on core 0.
@@ -56,7 +56,7 @@ TEST_CASE("cpu lists parse as fio's cpus_allowed and smp_affinity_list", "[host]
 
 TEST_CASE("irq_affinity must be queue or a list of existing cores", "[host][irq]") {
   auto fails = [](const std::string& v) {
-    return vp::platform::build_config(options("quick", {{"host.nvme.irq_affinity", v}}, "[r]\nnumber_ios=1\n"));
+    return vp::platform::build_config(options("quick", {{"host.nvme.irq_affinity", v}}, "[r]\ndirect=1\nnumber_ios=1\n"));
   };
   CHECK_THROWS_WITH(fails("0-x"), Contains("host.nvme.irq_affinity") && Contains("0-x"));
   // The quick preset has 2 cores: 0 and 1.
@@ -123,7 +123,7 @@ TEST_CASE("an irq_affinity list spreads the queues' vectors round robin and keep
   // 4 cores, list 1,3: queue of core 0 -> core 1, core 1 -> core 3, core 2
   // -> core 1, core 3 -> core 3. One job of 5 reads on each of cores 0 and 1.
   auto s = run("quick", costs({{"host.cores", "4"}, {"host.nvme.irq_affinity", "1,3"}}),
-               "[global]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=5\n"
+               "[global]\ndirect=1\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=5\n"
                "[a]\ncpus_allowed=0\n[b]\ncpus_allowed=1\n");
   REQUIRE(s["jobs"][0]["ios"] == 5);
   REQUIRE(s["jobs"][1]["ios"] == 5);
@@ -147,7 +147,7 @@ TEST_CASE("with one MSI vector every interrupt goes to the first core of irq_aff
   // and "1" are the same), none on core 0.
   auto s = run("quick",
                costs({{"ssd.pci.msix", "false"}, {"ssd.pci.msi_vectors", "1"}, {"host.nvme.irq_affinity", "1"}}),
-               "[r]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=10\ncpus_allowed=0\n");
+               "[r]\ndirect=1\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=10\ncpus_allowed=0\n");
   REQUIRE(s["jobs"][0]["ios"] == 10);
   CHECK(counter(s, "host.core0.interrupts") == 0);
   // 8 admin commands + 10 reads, one message each (no coalescing).
@@ -160,7 +160,7 @@ TEST_CASE("with one MSI vector every interrupt goes to the first core of irq_aff
 TEST_CASE("with INTx the pin is routed to the first core of irq_affinity", "[host][irq]") {
   auto s = run("quick",
                costs({{"ssd.pci.msix", "false"}, {"ssd.pci.msi", "false"}, {"host.nvme.irq_affinity", "1"}}),
-               "[r]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=10\ncpus_allowed=0\n");
+               "[r]\ndirect=1\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=10\ncpus_allowed=0\n");
   REQUIRE(s["jobs"][0]["ios"] == 10);
   CHECK(counter(s, "host.core0.interrupts") == 0);
   // QD1: every completion is its own assert of the pin (18 = 8 admin + 10

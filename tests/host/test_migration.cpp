@@ -17,7 +17,7 @@ const Sets kTwoCores = with(kRoundHostCosts, {{"host.cores", "2"}, {"host.sched.
 // R reads at QD1 and may use both cores; C, on core 0 only, issues one read
 // and then computes for 100 ms. Both start on core 0 (R first, job order).
 const char* kJobs =
-    "[global]\nbs=4k\nrw=randread\niodepth=1\n"
+    "[global]\ndirect=1\nbs=4k\nrw=randread\niodepth=1\n"
     "[R]\nnumber_ios=20\ncpus_allowed=0-1\n"
     "[C]\nnumber_ios=1\nthinktime=100ms\nthinktime_spin=100ms\ncpus_allowed=0\n";
 
@@ -93,7 +93,7 @@ TEST_CASE("background work is kernel time in pieces of background_cost at backgr
   // and standard deviation sqrt(1000 x T): within 4 of them.
   auto s = run("quick",
                with(kTwoCores, {{"host.sched.background_rate", "1000"}, {"host.sched.background_cost", "5us"}}),
-               "[R]\nbs=4k\nrw=randread\niodepth=1\ncpus_allowed=0\nruntime=500ms\ntime_based=1\n");
+               "[R]\ndirect=1\nbs=4k\nrw=randread\niodepth=1\ncpus_allowed=0\nruntime=500ms\ntime_based=1\n");
   double t = s["sim_time_s"].get<double>();
   uint64_t k1 = host(s)["cpu"][1]["kernel_ps"].get<uint64_t>();
   CHECK(k1 % 5000000 == 0);
@@ -105,7 +105,7 @@ TEST_CASE("background work is kernel time in pieces of background_cost at backgr
 }
 
 TEST_CASE("without a background rate there is no background work", "[host][sched][migration]") {
-  auto q = run("quick", kTwoCores, "[R]\nbs=4k\nrw=randread\niodepth=1\ncpus_allowed=0\nnumber_ios=100\n");
+  auto q = run("quick", kTwoCores, "[R]\ndirect=1\nbs=4k\nrw=randread\niodepth=1\ncpus_allowed=0\nnumber_ios=100\n");
   CHECK(q["counters"]["host.sched.background_runs"] == 0);
   CHECK(host(q)["cpu"][1]["kernel_ps"] == 0);
 }
@@ -115,7 +115,7 @@ TEST_CASE("threads are spread over cache domains first, as fork balancing spread
   // 8 cores in two domains of 4: clones alternate domains (0, 4, 1, 5, ...)
   // as Linux's fork balancing spreads them over sockets.
   run_traced(dir, "quick", {{"host.cores", "8"}, {"host.sched.llc_cores", "4"}},
-             "[j]\nbs=4k\nrw=randread\niodepth=1\nnumber_ios=10\nnumjobs=8\n");
+             "[j]\ndirect=1\nbs=4k\nrw=randread\niodepth=1\nnumber_ios=10\nnumjobs=8\n");
   const unsigned want[] = {1, 5, 2, 6, 3, 7, 4, 8};  // SQ = core + 1
   for (unsigned k = 0; k < 8; ++k) {
     INFO("clone " << k);
@@ -128,7 +128,7 @@ TEST_CASE("cpus_allowed_policy=split gives each clone its own core, where it sta
   // migration and background work.
   std::string dir = scratch("placement_split");
   auto s = run_traced(dir, "quick", with(kTwoCores, {{"host.cores", "3"}, {"host.sched.background_rate", "10000"}}),
-                      "[j]\nbs=4k\nrw=randread\niodepth=4\nnumber_ios=2000\nnumjobs=3\ncpus_allowed=1-2\n"
+                      "[j]\ndirect=1\nbs=4k\nrw=randread\niodepth=4\nnumber_ios=2000\nnumjobs=3\ncpus_allowed=1-2\n"
                       "cpus_allowed_policy=split\n");
   CHECK(s["counters"]["host.sched.migrations"] == 0);
   const unsigned sq[] = {2, 3, 2};

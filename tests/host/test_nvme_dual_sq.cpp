@@ -40,8 +40,8 @@ TEST_CASE("dual SQs put attributed requests on the high SQs N+q and the rest on 
   // (core 1), tp SQ 1 and 2. 4 clones x 50 reads = 200 commands, 100 each class.
   nlohmann::json s;
   auto rows = run_rows("dualsq-place", {{"host.cores", "2"}, {"host.nvme.dual_sq", "on"}},
-                       "[lc]\nrw=randread\nbs=4k\niodepth=4\nnumjobs=2\nnumber_ios=50\nworkload_attr=1\n"
-                       "[tp]\nrw=randread\nbs=4k\niodepth=4\nnumjobs=2\nnumber_ios=50\n",
+                       "[lc]\ndirect=1\nrw=randread\nbs=4k\niodepth=4\nnumjobs=2\nnumber_ios=50\nworkload_attr=1\n"
+                       "[tp]\ndirect=1\nrw=randread\nbs=4k\niodepth=4\nnumjobs=2\nnumber_ios=50\n",
                        &s);
   REQUIRE(rows.size() == 200);
   std::map<uint64_t, uint64_t> lc_sq, tp_sq;
@@ -67,8 +67,8 @@ TEST_CASE("without dual SQs every command stays on SQ core+1", "[host][nvme][dua
   // core k share SQ k+1: SQ 1 and SQ 2 get 100 commands each, none in 3 or 4.
   nlohmann::json s;
   auto rows = run_rows("dualsq-off", {{"host.cores", "2"}},
-                       "[lc]\nrw=randread\nbs=4k\niodepth=4\nnumjobs=2\nnumber_ios=50\nworkload_attr=1\n"
-                       "[tp]\nrw=randread\nbs=4k\niodepth=4\nnumjobs=2\nnumber_ios=50\n",
+                       "[lc]\ndirect=1\nrw=randread\nbs=4k\niodepth=4\nnumjobs=2\nnumber_ios=50\nworkload_attr=1\n"
+                       "[tp]\ndirect=1\nrw=randread\nbs=4k\niodepth=4\nnumjobs=2\nnumber_ios=50\n",
                        &s);
   REQUIRE(rows.size() == 200);
   std::map<uint64_t, uint64_t> per_sq;
@@ -124,9 +124,9 @@ TEST_CASE("data written through both SQs of a core reads back intact", "[host][n
   // writes 64-127 through SQ 1, then one reader checks all 128 blocks.
   nlohmann::json s;
   auto rows = run_rows("dualsq-verify", {{"host.cores", "1"}, {"host.nvme.dual_sq", "on"}},
-                       "[lc]\nrw=write\nbs=4k\nsize=256k\niodepth=4\nnumber_ios=64\nworkload_attr=1\nverify=1\n"
-                       "[tp]\nrw=write\nbs=4k\noffset=256k\nsize=256k\niodepth=8\nnumber_ios=64\nverify=1\n"
-                       "[r]\nstonewall\nrw=read\nbs=4k\nsize=512k\niodepth=4\nnumber_ios=128\nverify=1\n",
+                       "[lc]\ndirect=1\nrw=write\nbs=4k\nsize=256k\niodepth=4\nnumber_ios=64\nworkload_attr=1\nverify=1\n"
+                       "[tp]\ndirect=1\nrw=write\nbs=4k\noffset=256k\nsize=256k\niodepth=8\nnumber_ios=64\nverify=1\n"
+                       "[r]\ndirect=1\nstonewall\nrw=read\nbs=4k\nsize=512k\niodepth=4\nnumber_ios=128\nverify=1\n",
                        &s);
   std::map<std::string, std::map<uint64_t, uint64_t>> sq;  // job -> sqid -> commands
   for (const Row& r : rows) sq[r.job][r.sqid]++;
@@ -151,8 +151,8 @@ std::vector<uint64_t> overtaken(const std::string& name, const std::string& dual
                         {"ssd.nvme.max_outstanding", "1"},
                         {"ssd.nvme.flashshare.drain_count", "1000"},
                         {"ssd.nvme.flashshare.drain_age", "1s"}},
-                       "[tp]\nrw=randread\nbs=4k\niodepth=16\nnumber_ios=400\n"
-                       "[lc]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=10\nworkload_attr=1\nstartdelay=200us\n"
+                       "[tp]\ndirect=1\nrw=randread\nbs=4k\niodepth=16\nnumber_ios=400\n"
+                       "[lc]\ndirect=1\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=10\nworkload_attr=1\nstartdelay=200us\n"
                        "thinktime=100\n",
                        s);
   std::vector<uint64_t> n;

@@ -35,7 +35,7 @@ TEST_CASE("online requests at a fixed rate respond after both network crossings 
   // 10 us of compute per request.
   const std::string dir = scratch("online_fixed");
   auto s = run_traced(dir, "quick", {{"host.cores", "2"}},
-                      "[web]\nonline=1\nrequest_rate=1000\nrequests=10\nios_per_request=1\nrequest_insts=20000\n"
+                      "[web]\ndirect=1\nonline=1\nrequest_rate=1000\nrequests=10\nios_per_request=1\nrequest_insts=20000\n"
                       "net_delay=50us\nrw=randread\nbs=4k\ncpus_allowed=1\n");
   const auto& j = s["jobs"][0];
   REQUIRE(j["online"]["requests"] == 10);
@@ -96,7 +96,7 @@ TEST_CASE("online requests queue at a busy worker and their response includes th
   // every 1 ms: open loop, so the requests pile up behind the worker.
   const std::string dir = scratch("online_queue");
   auto s = run_traced(dir, "quick", {{"host.cores", "2"}},
-                      "[busy]\nonline=1\nrequest_rate=1000\nrequests=5\nrequest_insts=6000000\nnet_delay=50us\n"
+                      "[busy]\ndirect=1\nonline=1\nrequest_rate=1000\nrequests=5\nrequest_insts=6000000\nnet_delay=50us\n"
                       "rw=randread\nbs=4k\ncpus_allowed=1\n");
   auto v = ios(dir);
   REQUIRE(v.size() == 5);
@@ -211,19 +211,19 @@ TEST_CASE("response percentiles are nearest rank like the I/O percentiles", "[ho
 }
 
 TEST_CASE("an online job needs requests or runtime to end", "[host][online]") {
-  auto o = options("quick", {}, "[web]\nonline=1\nrw=randread\nbs=4k\n");
+  auto o = options("quick", {}, "[web]\ndirect=1\nonline=1\nrw=randread\nbs=4k\n");
   CHECK_THROWS_WITH(vp::platform::build_config(o), Catch::Contains("needs requests or runtime to end"));
 }
 
 TEST_CASE("phases need a job with compute between I/Os, and no online job takes them", "[host][online]") {
-  auto o = options("quick", {}, "[pr]\napp=PR\nonline=1\nrequests=5\n");
+  auto o = options("quick", {}, "[pr]\ndirect=1\napp=PR\nonline=1\nrequests=5\n");
   CHECK_THROWS_WITH(vp::platform::build_config(o),
                     Catch::Contains("option 'app' = 'PR'") && Catch::Contains("add phases=none"));
-  o = options("quick", {}, "[pr]\napp=PR\nphases=none\nonline=1\nrequests=5\n");
+  o = options("quick", {}, "[pr]\ndirect=1\napp=PR\nphases=none\nonline=1\nrequests=5\n");
   CHECK_NOTHROW(vp::platform::build_config(o));
-  o = options("quick", {}, "[w]\napp=ap\nphases=1s:2\nonline=1\nrequests=5\n");
+  o = options("quick", {}, "[w]\ndirect=1\napp=ap\nphases=1s:2\nonline=1\nrequests=5\n");
   CHECK_THROWS_WITH(vp::platform::build_config(o), Catch::Contains("'phases'") && Catch::Contains("online job"));
-  o = options("quick", {}, "[r]\nrw=randread\nphases=1s:2\nnumber_ios=5\n");
+  o = options("quick", {}, "[r]\ndirect=1\nrw=randread\nphases=1s:2\nnumber_ios=5\n");
   CHECK_THROWS_WITH(vp::platform::build_config(o), Catch::Contains("the job has none (set app= or thinktime_insts)"));
 }
 
@@ -250,7 +250,7 @@ TEST_CASE("an online worker computes thinktime_insts times ios_per_request once 
   // 2 GHz and IPC 1; 3 requests: 30 us of user time. Were thinktime_insts
   // also spun after each I/O it would add 6 x 5 us = 30 us more.
   auto s = run("quick", {{"host.cores", "2"}},
-               "[w]\nonline=1\nrequest_rate=1000\nrequests=3\nios_per_request=2\nthinktime_insts=10000\n"
+               "[w]\ndirect=1\nonline=1\nrequest_rate=1000\nrequests=3\nios_per_request=2\nthinktime_insts=10000\n"
                "rw=randread\nbs=4k\ncpus_allowed=1\n");
   CHECK(s["jobs"][0]["ios"] == 6);
   CHECK(s["jobs"][0]["online"]["requests"] == 3);

@@ -31,7 +31,7 @@ std::vector<Io> ios(const std::string& dir) {
 // is busy 1.5 ms + L per 1 ms (overloaded), two are each busy 1.5 ms + L per
 // 2 ms (keep up as long as the I/O latency L stays under 500 us).
 std::string server_job(unsigned workers, const std::string& cpus) {
-  return "[web]\nonline=1\nrequest_rate=1000\nrequests=6\nrequest_insts=3000000\nnet_delay=50us\n"
+  return "[web]\ndirect=1\nonline=1\nrequest_rate=1000\nrequests=6\nrequest_insts=3000000\nnet_delay=50us\n"
          "rw=randread\nbs=4k\ncpus_allowed=" +
          cpus + "\n" + (workers ? "workers=" + std::to_string(workers) + "\n" : "");
 }
@@ -146,7 +146,7 @@ TEST_CASE("a server with three workers under poisson arrivals repeats with the s
   // Placement without cpus_allowed: the least loaded core, lowest first, so
   // the three workers go to cores 0, 1 and 2 of four.
   const std::string dir = scratch("workers_seed");
-  std::ofstream(dir + "/w.fio") << "[web]\napp=ap\nonline=1\nrequest_rate=2000\nrate_process=poisson\nrequests=200\n"
+  std::ofstream(dir + "/w.fio") << "[web]\ndirect=1\napp=ap\nonline=1\nrequest_rate=2000\nrate_process=poisson\nrequests=200\n"
                                    "workers=3\nnet_delay=20us\nworkload_attr=1\n";
   const std::string bin = VP_SERVER_BIN;
   auto run_seed = [&](int seed, const std::string& out) {

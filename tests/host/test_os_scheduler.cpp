@@ -22,7 +22,7 @@ const Sets kCosts = with(kRoundHostCosts, {{"host.cores", "2"},
 
 // On core 1: C issues one read and then computes 100 ms; R reads at QD1.
 const char* kJobs =
-    "[global]\nbs=4k\nrw=randread\niodepth=1\ncpus_allowed=1\n"
+    "[global]\ndirect=1\nbs=4k\nrw=randread\niodepth=1\ncpus_allowed=1\n"
     "[C]\nnumber_ios=1\nthinktime=100ms\nthinktime_spin=100ms\n"
     "[R]\nnumber_ios=20\n";
 

@@ -193,7 +193,7 @@ TEST_CASE("the periodic write-back writes a page once it is older than dirty_exp
   auto s = run("quick",
                cache({{"host.pagecache.dirty_expire", "3ms"}, {"host.pagecache.writeback_interval", "1ms"}}),
                "[w]\nrw=write\nbs=4k\nsize=1m\ndirect=0\nnumber_ios=1\n"
-               "[keep]\nrw=randread\nbs=4k\nnumber_ios=10\nthinktime=1ms\ncpus_allowed=1\n");
+               "[keep]\ndirect=1\nrw=randread\nbs=4k\nnumber_ios=10\nthinktime=1ms\ncpus_allowed=1\n");
   CHECK(u(s["counters"]["host.pagecache.writeback_periodic"]) == 1);
   CHECK(u(drive(s)["device"]["write_commands"]) == 1);
   CHECK(u(host(s)["pagecache"]["dirty_pages"]) == 0);
@@ -204,7 +204,7 @@ TEST_CASE("a dirty page younger than dirty_expire stays dirty", "[host][pagecach
   auto s = run("quick",
                cache({{"host.pagecache.dirty_expire", "20ms"}, {"host.pagecache.writeback_interval", "1ms"}}),
                "[w]\nrw=write\nbs=4k\nsize=1m\ndirect=0\nnumber_ios=1\n"
-               "[keep]\nrw=randread\nbs=4k\nnumber_ios=10\nthinktime=1ms\ncpus_allowed=1\n");
+               "[keep]\ndirect=1\nrw=randread\nbs=4k\nnumber_ios=10\nthinktime=1ms\ncpus_allowed=1\n");
   CHECK(u(s["counters"]["host.pagecache.writeback_periodic"]) == 0);
   CHECK(u(drive(s)["device"]["write_commands"]) == 0);
   CHECK(u(host(s)["pagecache"]["dirty_pages"]) == 1);
@@ -240,7 +240,7 @@ TEST_CASE("fastdrain tags write-back commands and leaves direct writes untagged"
   // The direct writer afterwards (10 writes) keeps the run going and is not tagged.
   auto s = run("quick", cache({{"host.pagecache.fastdrain", "on"}}),
                "[w]\nrw=write\nbs=4k\nsize=1m\ndirect=0\nnumber_ios=31\n"
-               "[d]\nstonewall\nrw=randwrite\nbs=4k\noffset=1m\nsize=1m\nnumber_ios=10\nthinktime=200us\n");
+               "[d]\ndirect=1\nstonewall\nrw=randwrite\nbs=4k\noffset=1m\nsize=1m\nnumber_ios=10\nthinktime=200us\n");
   CHECK(u(host(s)["pagecache"]["background_limit_pages"]) == 30);
   CHECK(u(host(s)["pagecache"]["dirty_limit_pages"]) == 51);  // 5% of 1024
   CHECK(u(drive(s)["device"]["write_commands"]) == 11);
@@ -252,7 +252,7 @@ TEST_CASE("fastdrain tags write-back commands and leaves direct writes untagged"
 TEST_CASE("without fastdrain write-back commands are not tagged", "[host][pagecache]") {
   auto s = run("quick", cache({{"host.pagecache.dirty_background_ratio", "3"}, {"host.pagecache.dirty_ratio", "5"}}),
                "[w]\nrw=write\nbs=4k\nsize=1m\ndirect=0\nnumber_ios=31\n"
-               "[d]\nstonewall\nrw=randwrite\nbs=4k\noffset=1m\nsize=1m\nnumber_ios=10\nthinktime=200us\n");
+               "[d]\ndirect=1\nstonewall\nrw=randwrite\nbs=4k\noffset=1m\nsize=1m\nnumber_ios=10\nthinktime=200us\n");
   CHECK(u(drive(s)["device"]["write_commands"]) == 11);
   CHECK(u(drive(s)["device"]["victim_writes"]) == 0);
 }
@@ -263,7 +263,7 @@ TEST_CASE("a device buffer reported full switches fastdrain to the high dirty ra
                       {"ssd.nvme.buffer_status_field", "dw0"},
                       {"ssd.nvme.buffer_status_force", "full"}}),
                "[w]\nrw=write\nbs=4k\nsize=1m\ndirect=0\nnumber_ios=4\n"
-               "[r]\nstonewall\nrw=randread\nbs=4k\nnumber_ios=3\n");
+               "[r]\ndirect=1\nstonewall\nrw=randread\nbs=4k\nnumber_ios=3\n");
   // The first completion reports full: low set (5/3) -> high set (10/5), once.
   CHECK(host(s)["pagecache"]["ratio_set"] == "high");
   CHECK(u(host(s)["pagecache"]["dirty_ratio"]) == 10);
@@ -279,14 +279,14 @@ TEST_CASE("a device buffer reported drained keeps fastdrain on the low dirty rat
                       {"ssd.nvme.buffer_status_field", "dw0"},
                       {"ssd.nvme.buffer_status_force", "drained"}}),
                "[w]\nrw=write\nbs=4k\nsize=1m\ndirect=0\nnumber_ios=4\n"
-               "[r]\nstonewall\nrw=randread\nbs=4k\nnumber_ios=3\n");
+               "[r]\ndirect=1\nstonewall\nrw=randread\nbs=4k\nnumber_ios=3\n");
   CHECK(host(s)["pagecache"]["ratio_set"] == "low");
   CHECK(u(host(s)["pagecache"]["dirty_limit_pages"]) == 51);
   CHECK(u(host(s)["pagecache"]["ratio_switches"]) == 0);
 }
 
 TEST_CASE("fsync needs a queue completing by interrupt for its Flush", "[host][pagecache]") {
-  CHECK_THROWS_WITH(run("quick", {{"host.nvme.completion", "poll"}}, "[w]\nrw=write\nbs=4k\nnumber_ios=4\nfsync=1\n"),
+  CHECK_THROWS_WITH(run("quick", {{"host.nvme.completion", "poll"}}, "[w]\ndirect=1\nrw=write\nbs=4k\nnumber_ios=4\nfsync=1\n"),
                     Catch::Contains("option 'fsync' = '1'") && Catch::Contains("polls every queue"));
 }
 

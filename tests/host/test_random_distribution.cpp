@@ -410,7 +410,7 @@ TEST_CASE("random_distribution set with --set reaches the platform's job", "[hos
   // quick preset (4 KiB LBAs): 1 MiB = 256 blocks, zoned:100/10 = blocks 0..24.
   std::string dir = vp::test::scratch("randdist");
   vp::test::run_traced(dir, "quick", {{"workload.z.random_distribution", "zoned:100/10"}},
-                       "[z]\nrw=randread\nbs=4k\nsize=1m\niodepth=4\nnumber_ios=500\n");
+                       "[z]\ndirect=1\nrw=randread\nbs=4k\nsize=1m\niodepth=4\nnumber_ios=500\n");
   auto rows = vp::test::csv_rows(dir + "/requests.csv");
   REQUIRE(rows.size() == 500);
   std::map<uint64_t, int> seen;
@@ -418,12 +418,12 @@ TEST_CASE("random_distribution set with --set reaches the platform's job", "[hos
   CHECK(seen.rbegin()->first < 25);
   CHECK(seen.size() > 20);
   // zoned_abs zones beyond the region stop the run before it starts, naming the option.
-  CHECK_THROWS_WITH(vp::test::run("quick", {}, "[z]\nrw=randread\nbs=4k\nsize=1m\nnumber_ios=10\n"
+  CHECK_THROWS_WITH(vp::test::run("quick", {}, "[z]\ndirect=1\nrw=randread\nbs=4k\nsize=1m\nnumber_ios=10\n"
                                                "random_distribution=zoned_abs:50/512k:50/1m\n"),
                     Catch::Contains("option 'random_distribution' = 'zoned_abs:50/512k:50/1m'") &&
                         Catch::Contains("the zones cover 1572864 bytes (384 blocks of bs = 4096), more than the "
                                         "job's region of 1048576 bytes (256 blocks"));
   CHECK_THROWS_WITH(vp::test::run("quick", {{"workload.z.random_distribution", "pareto:1.5"}},
-                                  "[z]\nrw=randread\nnumber_ios=10\n"),
+                                  "[z]\ndirect=1\nrw=randread\nnumber_ios=10\n"),
                     Catch::Contains("option 'random_distribution': value 'pareto:1.5' has pareto h 1.5"));
 }

@@ -22,7 +22,7 @@ std::vector<Io> replay(const std::string& name, const std::string& trace, const 
                        nlohmann::json* summary = nullptr) {
   std::string dir = scratch(name);
   { std::ofstream(dir + "/trace") << trace; }
-  auto s = run_traced(dir, "quick", {}, "[replay]\nread_iolog=" + dir + "/trace\n" + job);
+  auto s = run_traced(dir, "quick", {}, "[replay]\ndirect=1\nread_iolog=" + dir + "/trace\n" + job);
   if (summary) *summary = s;
   std::vector<Io> out;
   for (const CsvRow& r : csv_rows(dir + "/requests.csv")) {
@@ -120,12 +120,12 @@ TEST_CASE("replay_fit wrap maps an MSR trace into the job region", "[host][trace
 TEST_CASE("a trace I/O beyond the job region stops the run naming the trace line", "[host][trace][replay]") {
   std::string dir = scratch("beyond");
   { std::ofstream(dir + "/t.log") << "fio version 2 iolog\nd read 0 4096\nd read 2097152 4096\n"; }
-  auto o = options("quick", {}, "[replay]\nread_iolog=" + dir + "/t.log\nsize=2m\n");
+  auto o = options("quick", {}, "[replay]\nread_iolog=" + dir + "/t.log\nsize=2m\ndirect=1\n");
   CHECK_THROWS_WITH(vp::platform::build_config(o),
                     Contains("workload.fio (--set):2: job 'replay': option 'read_iolog' = '" + dir + "/t.log': " +
                              dir + "/t.log:3: the I/O at offset 2097152 of 4096 bytes ends beyond the job's region of "
                              "2097152 bytes"));
-  auto missing = options("quick", {}, "[replay]\nread_iolog=" + dir + "/none.csv\n");
+  auto missing = options("quick", {}, "[replay]\ndirect=1\nread_iolog=" + dir + "/none.csv\n");
   CHECK_THROWS_WITH(vp::platform::build_config(missing), Contains(dir + "/none.csv: cannot read block trace"));
 }
 

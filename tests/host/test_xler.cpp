@@ -35,8 +35,8 @@ uint64_t counter(const nlohmann::json& s, const std::string& k) { return s["coun
 double stage(const nlohmann::json& job, const char* s) { return job["breakdown_us"]["read"][s].get<double>(); }
 
 const char* kTwoJobs =
-    "[lc]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=10\ncpus_allowed=1\nworkload_attr=1\nthinktime=200\n"
-    "[tp]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=10\ncpus_allowed=1\nthinktime=200\n";
+    "[lc]\ndirect=1\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=10\ncpus_allowed=1\nworkload_attr=1\nthinktime=200\n"
+    "[tp]\ndirect=1\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=10\ncpus_allowed=1\nthinktime=200\n";
 }  // namespace
 
 TEST_CASE("xler without the accelerator, or with more cores than its queues, stops naming the keys",
@@ -109,7 +109,7 @@ TEST_CASE("an attributed read goes through the accelerator, stage by stage, and 
 }
 
 TEST_CASE("the accelerator's step costs move its stages by exactly their time", "[host][xler]") {
-  const char* fio = "[lc]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=20\nworkload_attr=1\nthinktime=200\ncpus_allowed=1\n";
+  const char* fio = "[lc]\ndirect=1\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=20\nworkload_attr=1\nthinktime=200\ncpus_allowed=1\n";
   auto base = run_server("xler-base", "quick", kXler, fio);
   // +250 cycles at 250 MHz = +1 us in compose and in the CQ logic's
   // detection; the driver's submit cost +1 us.
@@ -132,10 +132,10 @@ TEST_CASE("adjacent bios merge in the accelerator, and data crosses both paths i
   std::string dir = scratch("xler-merge");
   auto s = run_traced(dir, "quick", kXler,
                       "[global]\nverify=1\ncpus_allowed=1\nsize=512k\n"
-                      "[w_lc]\nrw=write\nbs=4k\niodepth=8\niodepth_batch_submit=8\nworkload_attr=1\n"
-                      "[r_tp]\nstonewall\nrw=read\nbs=16k\niodepth=4\n"
-                      "[w_tp]\nstonewall\nrw=write\nbs=8k\noffset=512k\niodepth=4\n"
-                      "[r_lc]\nstonewall\nrw=read\nbs=4k\noffset=512k\niodepth=8\niodepth_batch_submit=8\n"
+                      "[w_lc]\ndirect=1\nrw=write\nbs=4k\niodepth=8\niodepth_batch_submit=8\nworkload_attr=1\n"
+                      "[r_tp]\ndirect=1\nstonewall\nrw=read\nbs=16k\niodepth=4\n"
+                      "[w_tp]\ndirect=1\nstonewall\nrw=write\nbs=8k\noffset=512k\niodepth=4\n"
+                      "[r_lc]\ndirect=1\nstonewall\nrw=read\nbs=4k\noffset=512k\niodepth=8\niodepth_batch_submit=8\n"
                       "workload_attr=1\n");
   INFO(host(s)["verify"].dump());
   // 2 x 512 KiB = 256 blocks written, each read back once.
@@ -162,7 +162,7 @@ TEST_CASE("adjacent bios merge in the accelerator, and data crosses both paths i
 TEST_CASE("host.accel.completion=poll: the thread spins on the accelerator's register, no interrupt",
           "[host][xler]") {
   std::string dir = scratch("xler-poll");
-  const char* fio = "[lc]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=10\ncpus_allowed=1\nworkload_attr=1\nthinktime=200\n";
+  const char* fio = "[lc]\ndirect=1\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=10\ncpus_allowed=1\nworkload_attr=1\nthinktime=200\n";
   auto s = run_traced(dir, "quick", with(kXler, {{"host.accel.completion", "poll"}}), fio);
   auto rows = csv_rows(dir + "/requests.csv");
   REQUIRE(rows.size() == 10);

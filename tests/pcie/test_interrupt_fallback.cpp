@@ -13,7 +13,7 @@ namespace {
 // while MSI and INTx interrupts go to core 0, so its completions are reaped
 // there and must still wake core 1.
 const char* kJobs =
-    "[global]\nbs=4k\nsize=256k\niodepth=4\nverify=1\n"
+    "[global]\ndirect=1\nbs=4k\nsize=256k\niodepth=4\nverify=1\n"
     "[w]\nrw=write\ncpus_allowed=0\n"
     "[r]\nstonewall\nrw=read\ncpus_allowed=1\n";
 

@@ -17,7 +17,7 @@ nlohmann::json sequential(unsigned qd, unsigned prefetch) {
                     {{"ssd.cache.organisation", "uni"},
                      {"ssd.cache.size", "16MiB"},
                      {"ssd.cache.prefetch_pages", std::to_string(prefetch)}},
-                    "[s]\nrw=read\nbs=4k\nsize=64m\niodepth=" + std::to_string(qd) + "\n");
+                    "[s]\ndirect=1\nrw=read\nbs=4k\nsize=64m\niodepth=" + std::to_string(qd) + "\n");
 }
 constexpr uint64_t kPages = 64ull << 20 >> 11;  // 32,768
 

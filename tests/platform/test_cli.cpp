@@ -94,7 +94,7 @@ TEST_CASE("every kind of bad configuration stops before simulating with exit 2 a
 TEST_CASE("two runs with the same seed give identical summaries and another seed does not",
           "[platform][cli][determinism]") {
   std::string dir = scratch("seed");
-  std::ofstream(dir + "/m.fio") << "[m]\nrw=randrw\nbs=4k\niodepth=16\nnumber_ios=3000\n";
+  std::ofstream(dir + "/m.fio") << "[m]\ndirect=1\nrw=randrw\nbs=4k\niodepth=16\nnumber_ios=3000\n";
   const std::string job = "--job " + dir + "/m.fio";
   REQUIRE(server("--preset quick --seed 7 --out " + dir + "/a " + job).status == 0);
   REQUIRE(server("--preset quick --seed 7 --out " + dir + "/b " + job).status == 0);
@@ -230,7 +230,7 @@ TEST_CASE("the console labels its units and totals a reporting group as fio aggr
   std::string dir = scratch("console");
   // Two 4 KiB readers side by side (one group), then a writer after a stonewall (its own group).
   std::string fio = dir + "/two.fio";
-  std::ofstream(fio) << "[global]\nbs=4k\niodepth=4\n[a]\nrw=randread\nnumber_ios=400\n"
+  std::ofstream(fio) << "[global]\ndirect=1\nbs=4k\niodepth=4\n[a]\nrw=randread\nnumber_ios=400\n"
                         "[b]\nrw=randread\nnumber_ios=200\n[w]\nstonewall\nrw=randwrite\nnumber_ios=50\n";
   Shell s = server("--preset quick --job " + fio + " --out " + dir + "/r");
   REQUIRE(s.status == 0);
@@ -294,7 +294,7 @@ TEST_CASE("a power loss in the middle of a run loses no acknowledged write", "[p
   std::string dir = scratch("powerloss");
   // Enough random writes over 8 MiB of the quick device to keep GC busy
   // (64 MiB of 2 KiB pages, 27% spare), cut at 300 ms with I/O in flight.
-  std::ofstream(dir + "/w.fio") << "[w]\nrw=randrw\nrwmixread=30\nbs=4k\nsize=40m\niodepth=16\nverify=1\n"
+  std::ofstream(dir + "/w.fio") << "[w]\ndirect=1\nrw=randrw\nrwmixread=30\nbs=4k\nsize=40m\niodepth=16\nverify=1\n"
                                    "number_ios=1000000\n";
   for (const char* ckpt : {"0ns", "20ms"}) {
     Shell s = server("--preset quick --job " + dir + "/w.fio --set ssd.power_loss_at=300ms "
@@ -388,7 +388,7 @@ TEST_CASE("text that is not UTF-8 is refused before the run, and echoed values a
   std::string bin;
   for (int i = 0; i < 3000; ++i) bin += char((i * 37 + 11) % 256);
   std::ofstream(dir + "/bin.trace", std::ios::binary) << bin;
-  std::ofstream(dir + "/r.fio") << "[r]\nread_iolog=" << dir << "/bin.trace\n";
+  std::ofstream(dir + "/r.fio") << "[r]\nread_iolog=" << dir << "/bin.trace\ndirect=1\n";
   s = server("--preset quick --job " + dir + "/r.fio");
   INFO(s.out);
   CHECK(s.status == 2);
@@ -417,9 +417,9 @@ TEST_CASE("job-file errors found after parsing name the file, the line and the v
                  "rated job"});
   job_error("[j1]\nhipri\n", {f + "2: job 'j1': option 'hipri': is an option of the io_uring and pvsync2 engines, "
                                    "not of option 'ioengine' = 'libaio' (default)"});
-  job_error("[j1]\nread_iolog=" + dir + "/none\n",
+  job_error("[j1]\nread_iolog=" + dir + "/none\ndirect=1\n",
             {f + "2: job 'j1': option 'read_iolog'", dir + "/none: cannot read block trace: No such file or directory"});
-  job_error("[j1]\nread_iolog=" + dir + "\n", {f + "2: job 'j1': option 'read_iolog'", dir + ": is a folder"});
+  job_error("[j1]\nread_iolog=" + dir + "\ndirect=1\n", {f + "2: job 'j1': option 'read_iolog'", dir + ": is a folder"});
   job_error("[j1]\nbs=1T\n", {f + "2: job 'j1': option 'bs' = '1T': 1099511627776 bytes is larger than the device's"});
   Shell s = server("--preset quick --job " + dir);
   CHECK(s.status == 2);
@@ -430,7 +430,7 @@ TEST_CASE("job-file errors found after parsing name the file, the line and the v
   CHECK(s.status == 2);
   CHECK(s.out.find("--job " + dir + "/g.fio: no job defined (add a [name] section after [global])") != std::string::npos);
   // fio rounds a size that is not a whole number of blocks down, and says so.
-  std::ofstream(dir + "/j.fio") << "[j1]\nrw=write\nsize=9000\nverify=1\n";
+  std::ofstream(dir + "/j.fio") << "[j1]\nrw=write\nsize=9000\nverify=1\ndirect=1\n";
   s = server("--preset quick --job " + dir + "/j.fio --out " + dir + "/out");
   INFO(s.out);
   CHECK(s.status == 0);
@@ -451,7 +451,7 @@ TEST_CASE("a check across keys names every key with its value and origin, the on
                       {"--set: ssd.nvme.max_outstanding = '65536', ssd.nvme.mdts = '5' (default), ssd.dram.size = "
                        "'1.5GiB' (default): no room in the SSD DRAM for nvme data staging"});
   std::string dir = scratch("crosskeys");
-  std::ofstream(dir + "/j.fio") << "[a]\nnumjobs=100000\nbs=64k\niodepth=4\n";
+  std::ofstream(dir + "/j.fio") << "[a]\nnumjobs=100000\nbs=64k\niodepth=4\ndirect=1\n";
   expect_config_error("--job " + dir + "/j.fio",
                       {"host.dram.size = '2GiB' (default)", "needs about 24.4 GiB",
                        "numjobs = 100000 at " + dir + "/j.fio:2", "iodepth = 4 at " + dir + "/j.fio:4",
@@ -544,7 +544,7 @@ TEST_CASE("values from the command line are quoted shortened and escaped in ever
   CHECK(s.out.find(dir + "/j.fio:2: unknown option 'ooo") != std::string::npos);
   // A trace with a long token on a line.
   std::ofstream(dir + "/t.log") << "fio version 2 iolog\n/dev/nvme0n1 " << std::string(5000, 'r') << " 0 4096\n";
-  std::ofstream(dir + "/r.fio") << "[r]\nread_iolog=" << dir << "/t.log\n";
+  std::ofstream(dir + "/r.fio") << "[r]\nread_iolog=" << dir << "/t.log\ndirect=1\n";
   s = server("--preset quick --job " + dir + "/r.fio");
   only_text(s);
   CHECK(s.out.find(dir + "/t.log:2: unknown action 'rrr") != std::string::npos);
@@ -646,7 +646,7 @@ TEST_CASE("summary.json says which layout and which source tree produced it, and
 TEST_CASE("summary.json holds each part's sections where --list-stats --json places them", "[platform][cli][outputs]") {
   const std::string dir = scratch("summary_parts");
   std::ofstream(dir + "/job.fio") << "[buf]\nfilename=/dev/nvme0n1\nrw=write\nbs=4k\nsize=64k\ndirect=0\n"
-                                     "[md]\nfilename=/dev/md0\nrw=randrw\nbs=4k\nsize=64k\nverify=1\n";
+                                     "[md]\ndirect=1\nfilename=/dev/md0\nrw=randrw\nbs=4k\nsize=64k\nverify=1\n";
   const std::string args = "--preset quick --set platform.drives=ssd,ssd1 --set platform.switched=ssd1 "
                            "--set ssd1.pcie.switches=1 --set host.md.level=raid5 --set accel.enabled=on "
                            "--set ssd.cache.organisation=fastdrain --set ssd.image=" + dir + "/img0 --set ssd1.image=" +

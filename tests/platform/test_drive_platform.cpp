@@ -40,7 +40,7 @@ void check_device_stages(const nlohmann::json& b, const IdleRead& r) {
 
 TEST_CASE("vp-drive: a 4 KiB read on an idle drive takes the device's stages and the MSI-X, no host time",
           "[platform][drive][latency]") {
-  auto s = run_drive("zssd", drive_keys(kIdle), "[idle]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=10\nthinktime=200\n");
+  auto s = run_drive("zssd", drive_keys(kIdle), "[idle]\ndirect=1\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=10\nthinktime=200\n");
   CHECK(s["platform"] == "drive");
   CHECK_FALSE(host(s).contains("cpu"));  // no host cores
   CHECK(s["stage_order_violations"].get<uint64_t>() == 0);
@@ -60,7 +60,7 @@ TEST_CASE("vp-drive: a 4 KiB read on an idle drive takes the device's stages and
 
 TEST_CASE("vp-drive: with polled completions a read ends when its CQ entry lands", "[platform][drive][latency]") {
   auto s = run_drive("zssd", with(drive_keys(kIdle), {{"host.nvme.completion", "poll"}}),
-                     "[idle]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=10\nthinktime=200\n");
+                     "[idle]\ndirect=1\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=10\nthinktime=200\n");
   const auto& job = s["jobs"][0];
   REQUIRE(job["reads"] == 10);
   IdleRead r;
@@ -74,7 +74,7 @@ TEST_CASE("vp-drive: with polled completions a read ends when its CQ entry lands
 TEST_CASE("vp-drive: at queue depth 1 a job's I/Os follow each other with no gap", "[platform][drive]") {
   // 50 reads back to back on the idle drive: the job's run time is 50
   // latencies of 11.7875 us, so its IOPS is 1e6 / 11.7875 = 84,836.
-  auto s = run_drive("zssd", drive_keys(kIdle), "[qd1]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=50\n");
+  auto s = run_drive("zssd", drive_keys(kIdle), "[qd1]\ndirect=1\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=50\n");
   const auto& job = s["jobs"][0];
   REQUIRE(job["reads"] == 50);
   CHECK(job["latency_us"]["read"]["mean"].get<double>() == Approx(11.7875).margin(0.01));
@@ -85,7 +85,7 @@ TEST_CASE("vp-drive: at queue depth 1 a job's I/Os follow each other with no gap
 TEST_CASE("vp-drive: a rate-limited job issues on its schedule", "[platform][drive]") {
   // rate_iops=20000: an I/O every 50 us, 100 of them; the last is issued
   // 99 x 50 = 4,950 us after the first and takes 11.7875 us.
-  auto s = run_drive("zssd", drive_keys(kIdle), "[rate]\nrw=randread\nbs=4k\niodepth=4\nnumber_ios=100\nrate_iops=20000\n");
+  auto s = run_drive("zssd", drive_keys(kIdle), "[rate]\ndirect=1\nrw=randread\nbs=4k\niodepth=4\nnumber_ios=100\nrate_iops=20000\n");
   const auto& job = s["jobs"][0];
   REQUIRE(job["reads"] == 100);
   CHECK(job["runtime_s"].get<double>() == Approx((4950 + 11.7875) * 1e-6).epsilon(1e-4));
@@ -97,7 +97,7 @@ TEST_CASE("vp-drive: data written reads back intact through GC, on two queues wi
   // A full, aged quick drive: 16 KiB and 4 KiB random writes from two jobs
   // on two queue pairs make GC move pages; then both regions are read back.
   auto s = run_drive("quick", {{"ssd.precondition.fill", "1"}, {"ssd.precondition.age", "2"}},
-                     "[global]\nverify=1\nsize=4m\n"
+                     "[global]\ndirect=1\nverify=1\nsize=4m\n"
                      "[a]\nrw=randwrite\nbs=16k\niodepth=8\nnumber_ios=2500\ncpus_allowed=0\n"
                      "[b]\nrw=randwrite\nbs=4k\noffset=4m\niodepth=16\nnumber_ios=8000\ncpus_allowed=1\n"
                      "[ra]\nstonewall\nrw=read\nbs=16k\niodepth=4\n"

@@ -21,7 +21,7 @@ void check_verified(const nlohmann::json& s, uint64_t min_checked) {
 TEST_CASE("random writes and reads of 4 KiB read back what was written", "[platform][integrity]") {
   // A 2 MiB region (512 blocks) so reads land on written blocks often.
   auto s = run("quick", {},
-               "[v]\nrw=randrw\nrwmixread=50\nbs=4k\niodepth=8\nsize=2m\nnumber_ios=6000\nverify=1\n");
+               "[v]\ndirect=1\nrw=randrw\nrwmixread=50\nbs=4k\niodepth=8\nsize=2m\nnumber_ios=6000\nverify=1\n");
   check_verified(s, 1500);
 }
 
@@ -29,7 +29,7 @@ TEST_CASE("multi-page transfers with PRP lists read back intact", "[platform][in
   // 16 KiB and 64 KiB need a PRP list (more than two pages); two jobs on two
   // cores write and read the same region through different queues.
   auto s = run("quick", {},
-               "[global]\nrw=randrw\nsize=4m\nverify=1\niodepth=4\n"
+               "[global]\ndirect=1\nrw=randrw\nsize=4m\nverify=1\niodepth=4\n"
                "[a]\nbs=16k\nnumber_ios=1500\ncpus_allowed=0\n"
                "[b]\nbs=64k\nnumber_ios=400\ncpus_allowed=1\n");
   check_verified(s, 2000);
@@ -37,8 +37,8 @@ TEST_CASE("multi-page transfers with PRP lists read back intact", "[platform][in
 
 TEST_CASE("sequential write then sequential read of the same region", "[platform][integrity]") {
   auto s = run("quick", {},
-               "[w]\nrw=write\nbs=8k\nsize=1m\niodepth=4\nverify=1\n"
-               "[r]\nstonewall\nrw=read\nbs=32k\nsize=1m\niodepth=4\nverify=1\n");
+               "[w]\ndirect=1\nrw=write\nbs=8k\nsize=1m\niodepth=4\nverify=1\n"
+               "[r]\ndirect=1\nstonewall\nrw=read\nbs=32k\nsize=1m\niodepth=4\nverify=1\n");
   // 1 MiB = 256 blocks of 4 KiB written, then every one checked.
   CHECK(host(s)["verify"]["blocks_checked"].get<uint64_t>() == 256);
   CHECK(host(s)["verify"]["mismatches"].get<uint64_t>() == 0);
@@ -57,8 +57,8 @@ TEST_CASE("data written through the SSD cache reads back intact across evictions
                 {"ssd.cache.size", "256KiB"},
                 {"ssd.cache.ways", "4"},
                 {"ssd.cache.prefetch_pages", "4"}},
-               "[w]\nrw=randwrite\nbs=4k\nsize=4m\niodepth=16\nnumber_ios=20000\nverify=1\n"
-               "[r]\nstonewall\nrw=read\nbs=16k\nsize=4m\niodepth=4\nverify=1\n");
+               "[w]\ndirect=1\nrw=randwrite\nbs=4k\nsize=4m\niodepth=16\nnumber_ios=20000\nverify=1\n"
+               "[r]\ndirect=1\nstonewall\nrw=read\nbs=16k\nsize=4m\niodepth=4\nverify=1\n");
   check_verified(s, 1000);
   CHECK(s["counters"]["ssd.cache.dirty_evictions"].get<uint64_t>() > 10000);
   CHECK(drive(s)["ftl"]["gc_pages_moved"].get<uint64_t>() > 0);
@@ -76,8 +76,8 @@ TEST_CASE("data written through the fastdrain write buffer reads back intact aft
                 {"ssd.cache.size", "256KiB"},
                 {"ssd.cache.ways", "8"},
                 {"ssd.cache.fastdrain.bg_interval", "50us"}},
-               "[w]\nrw=randwrite\nbs=4k\nsize=4m\niodepth=16\nnumber_ios=8000\nverify=1\n"
-               "[r]\nstonewall\nrw=read\nbs=16k\nsize=4m\niodepth=4\nverify=1\n");
+               "[w]\ndirect=1\nrw=randwrite\nbs=4k\nsize=4m\niodepth=16\nnumber_ios=8000\nverify=1\n"
+               "[r]\ndirect=1\nstonewall\nrw=read\nbs=16k\nsize=4m\niodepth=4\nverify=1\n");
   check_verified(s, 1000);
   CHECK(s["counters"]["ssd.cache.fastdrain.foreground_drains"].get<uint64_t>() > 0);
   CHECK(s["counters"]["ssd.cache.fastdrain.background_evictions"].get<uint64_t>() > 0);
@@ -93,8 +93,8 @@ TEST_CASE("data written through the burst buffer reads back intact across bypass
                 {"ssd.precondition.age", "2"},
                 {"ssd.cache.organisation", "burst"},
                 {"ssd.cache.size", "64KiB"}},
-               "[w]\nrw=randwrite\nbs=4k\nsize=4m\niodepth=16\nnumber_ios=8000\nverify=1\n"
-               "[r]\nstonewall\nrw=read\nbs=16k\nsize=4m\niodepth=4\nverify=1\n");
+               "[w]\ndirect=1\nrw=randwrite\nbs=4k\nsize=4m\niodepth=16\nnumber_ios=8000\nverify=1\n"
+               "[r]\ndirect=1\nstonewall\nrw=read\nbs=16k\nsize=4m\niodepth=4\nverify=1\n");
   check_verified(s, 1000);
   CHECK(s["counters"]["ssd.cache.burst.busy_bypasses"].get<uint64_t>() > 0);
   CHECK(s["counters"]["ssd.cache.dirty_evictions"].get<uint64_t>() > 1000);
@@ -112,10 +112,10 @@ TEST_CASE("data written through the split cache reads back intact as the ways mo
                 {"ssd.cache.ways", "4"},
                 {"ssd.cache.epoch", "50us"},
                 {"ssd.cache.split_demand", "16"}},
-               "[lat]\nrw=randrw\nbs=4k\nsize=2m\niodepth=2\nnumber_ios=3000\nverify=1\nworkload_attr=1\n"
-               "[thr]\nrw=randrw\nbs=16k\noffset=2m\nsize=2m\niodepth=16\nnumber_ios=3000\nverify=1\n"
-               "[rl]\nstonewall\nrw=read\nbs=16k\nsize=2m\niodepth=4\nverify=1\nworkload_attr=1\n"
-               "[rt]\nrw=read\nbs=16k\noffset=2m\nsize=2m\niodepth=4\nverify=1\n");
+               "[lat]\ndirect=1\nrw=randrw\nbs=4k\nsize=2m\niodepth=2\nnumber_ios=3000\nverify=1\nworkload_attr=1\n"
+               "[thr]\ndirect=1\nrw=randrw\nbs=16k\noffset=2m\nsize=2m\niodepth=16\nnumber_ios=3000\nverify=1\n"
+               "[rl]\ndirect=1\nstonewall\nrw=read\nbs=16k\nsize=2m\niodepth=4\nverify=1\nworkload_attr=1\n"
+               "[rt]\ndirect=1\nrw=read\nbs=16k\noffset=2m\nsize=2m\niodepth=4\nverify=1\n");
   std::string dir = scratch("split_cache_epochs");
   o.out_dir = dir;
   o.cache = true;  // --trace cache: cache_epochs.csv
@@ -148,9 +148,9 @@ TEST_CASE("data written through the uni-dyn cache reads back intact as the prefe
                 {"ssd.cache.size", "256KiB"},
                 {"ssd.cache.ways", "4"},
                 {"ssd.cache.epoch", "50us"}},
-               "[w]\nrw=randwrite\nbs=4k\nsize=4m\niodepth=16\nnumber_ios=6000\nverify=1\n"
-               "[r]\nstonewall\nrw=read\nbs=16k\nsize=4m\niodepth=4\nverify=1\n"
-               "[w2]\nrw=randwrite\nbs=4k\nsize=4m\niodepth=4\nnumber_ios=1000\nverify=1\n");
+               "[w]\ndirect=1\nrw=randwrite\nbs=4k\nsize=4m\niodepth=16\nnumber_ios=6000\nverify=1\n"
+               "[r]\ndirect=1\nstonewall\nrw=read\nbs=16k\nsize=4m\niodepth=4\nverify=1\n"
+               "[w2]\ndirect=1\nrw=randwrite\nbs=4k\nsize=4m\niodepth=4\nnumber_ios=1000\nverify=1\n");
   // Of the region's 1,024 blocks, those w2 overwrites while r reads them are
   // not checked (either copy may come back): about 950 are, since reads
   // pass w2's programs at the dies.

@@ -10,7 +10,7 @@ using namespace vp::test;
 
 TEST_CASE("one 4 KiB read on an idle device takes the sum of its stage costs", "[platform][latency]") {
   // Ten reads, each alone on the device (think time far above the latency).
-  auto s = run("zssd", kIdle, "[idle]\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=10\nthinktime=200\n");
+  auto s = run("zssd", kIdle, "[idle]\ndirect=1\nrw=randread\nbs=4k\niodepth=1\nnumber_ios=10\nthinktime=200\n");
   const auto& job = s["jobs"][0];
   REQUIRE(job["reads"] == 10);
   const auto& b = job["breakdown_us"]["read"];
@@ -63,7 +63,7 @@ TEST_CASE("one 4 KiB read on an idle device takes the sum of its stage costs", "
 }
 
 TEST_CASE("a 4 KiB write on an idle device waits for the program", "[platform][latency]") {
-  auto s = run("zssd", kIdle, "[w]\nrw=randwrite\nbs=4k\niodepth=1\nnumber_ios=4\nthinktime=400\n");
+  auto s = run("zssd", kIdle, "[w]\ndirect=1\nrw=randwrite\nbs=4k\niodepth=1\nnumber_ios=4\nthinktime=400\n");
   const auto& b = s["jobs"][0]["breakdown_us"]["write"];
   // Data comes first: a 4 KiB read of host memory = 8 request headers? No: one
   // 512 B-limited request per 512 B (MRRS) = 8 header TLPs up, DRAM, 16 TLPs back.
@@ -101,10 +101,10 @@ void check_stages_add_up(const nlohmann::json& s) {
 
 TEST_CASE("stages add up to the latency under a mixed load", "[platform][latency]") {
   check_stages_add_up(run("zssd", {},
-                          "[m]\nrw=randrw\nrwmixread=60\nbs=4k\niodepth=64\nnumber_ios=30000\nnumjobs=3\n"));
+                          "[m]\ndirect=1\nrw=randrw\nrwmixread=60\nbs=4k\niodepth=64\nnumber_ios=30000\nnumjobs=3\n"));
 }
 
 TEST_CASE("stages add up to the latency when PCIe is saturated by large transfers", "[platform][latency]") {
   check_stages_add_up(run("zssd", {{"host.cores", "2"}},
-                          "[big]\nrw=randrw\nbs=128k\niodepth=16\nnumber_ios=2000\nnumjobs=2\n"));
+                          "[big]\ndirect=1\nrw=randrw\nbs=128k\niodepth=16\nnumber_ios=2000\nnumjobs=2\n"));
 }

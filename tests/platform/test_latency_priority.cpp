@@ -18,7 +18,7 @@ constexpr double kReadUs = 5.595;
 nlohmann::json two_readers(bool priority) {
   return run_server(std::string("priority-") + (priority ? "on" : "off"), "quick",
                     {{"host.cores", "2"}, {"ssd.priority.flash", priority ? "true" : "false"}},
-                    "[global]\nruntime=100ms\ntime_based=1\nbs=4k\nrw=randread\n"
+                    "[global]\ndirect=1\nruntime=100ms\ntime_based=1\nbs=4k\nrw=randread\n"
                     "[lat]\niodepth=1\nworkload_attr=1\ncpus_allowed=0\n"
                     "[thr]\niodepth=32\ncpus_allowed=1\n");
 }
@@ -52,7 +52,7 @@ nlohmann::json two_readers_on_slow_link(bool priority) {
   return run_server(std::string("dma-priority-") + (priority ? "on" : "off"), "quick",
                     {{"host.cores", "2"}, {"pcie.gen", "1"}, {"pcie.lanes", "1"},
                      {"ssd.priority.dma", priority ? "true" : "false"}},
-                    "[global]\nruntime=100ms\ntime_based=1\nbs=4k\nrw=randread\n"
+                    "[global]\ndirect=1\nruntime=100ms\ntime_based=1\nbs=4k\nrw=randread\n"
                     "[lat]\niodepth=1\nworkload_attr=1\ncpus_allowed=0\n"
                     "[thr]\niodepth=32\ncpus_allowed=1\n");
 }

@@ -90,7 +90,7 @@ TEST_CASE("kblockd runs on dedcore's polling core when a queue's home is there",
                       {{"host.cores", "3"}, {"host.nvme.completion", "dedcore"}, {"host.core.poll_core", "0"},
                        {"host.blkmq.rw_isolation", "on"}, {"host.blkmq.dispatch", "kblockd"},
                        {"host.blkmq.direct_issue", "false"}},
-                      "[r]\nrw=randrw\nbs=4k\niodepth=8\nnumber_ios=2000\ncpus_allowed=1-2\nnumjobs=2\n");
+                      "[r]\ndirect=1\nrw=randrw\nbs=4k\niodepth=8\nnumber_ios=2000\ncpus_allowed=1-2\nnumjobs=2\n");
   REQUIRE(s["jobs"].size() == 2);
   CHECK(s["jobs"][0]["ios"].get<uint64_t>() == 2000);
   CHECK(s["jobs"][1]["ios"].get<uint64_t>() == 2000);

@@ -34,7 +34,7 @@ Loss lose_power(const std::string& dir, const std::string& job, const std::strin
 }
 
 // 64 blocks (128 pages) written once in order, one at a time, direct.
-const std::string kSequential = "[w]\nrw=write\nbs=4k\nsize=256k\niodepth=1\nverify=1\n";
+const std::string kSequential = "[w]\ndirect=1\nrw=write\nbs=4k\nsize=256k\niodepth=1\nverify=1\n";
 // A cache of 32 lines in 8 sets of 4 ways: page p goes to set p mod 8, and
 // each set keeps the last 4 of its 16 pages. The first 96 pages were
 // evicted (on flash), the last 32 (blocks 48-63) are dirty in the cache.
@@ -84,8 +84,8 @@ TEST_CASE("without power-loss protection a power loss loses only what the volati
 TEST_CASE("the second of two drives loses power while the first runs, and only its blocks are judged",
           "[platform][powerloss][drives]") {
   std::string dir = scratch("pl-second-drive");
-  std::ofstream(dir + "/job.fio") << "[w]\nfilename=/dev/nvme1n1\nrw=write\nbs=4k\nsize=256k\niodepth=1\nverify=1\n"
-                                     "[other]\nfilename=/dev/nvme0n1\nrw=randwrite\nbs=4k\nnumber_ios=200\nverify=1\n";
+  std::ofstream(dir + "/job.fio") << "[w]\ndirect=1\nfilename=/dev/nvme1n1\nrw=write\nbs=4k\nsize=256k\niodepth=1\nverify=1\n"
+                                     "[other]\ndirect=1\nfilename=/dev/nvme0n1\nrw=randwrite\nbs=4k\nnumber_ios=200\nverify=1\n";
   Shell sh = shell(kBin + " --preset quick --set platform.drives=ssd,ssd1 --job " + dir + "/job.fio " + kCache +
                    "--set ssd.cache.organisation=uni --set ssd1.power_loss_at=10s --out " + dir + "/out");
   INFO(sh.out);
@@ -188,7 +188,7 @@ TEST_CASE("random writes with GC and a small evicting cache keep every durable b
           "[platform][powerloss]") {
   // The issue's case: 55 of 2,045 acknowledged blocks were reported lost.
   std::string dir = scratch("pl-randrw");
-  const std::string job = "[w]\nrw=randrw\nbs=4k\nsize=8m\niodepth=16\nverify=1\nnumber_ios=1000000\n";
+  const std::string job = "[w]\ndirect=1\nrw=randrw\nbs=4k\nsize=8m\niodepth=16\nverify=1\nnumber_ios=1000000\n";
   const std::string sets = "--set ssd.cache.organisation=uni --set ssd.cache.size=128KiB --set ssd.cache.ways=4 ";
   std::ofstream(dir + "/job.fio") << job;
   Shell sh = shell(kBin + " --preset quick --job " + dir + "/job.fio --set ssd.power_loss_at=246260us " + sets +

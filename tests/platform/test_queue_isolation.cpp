@@ -22,7 +22,7 @@ nlohmann::json reader_and_writer(int writer_core) {
                      {"ssd.write_buffer.size", "64KiB"},
                      {"ssd.nvme.max_outstanding", "4"},
                      {"ssd.nvme.in_order_fetch", "true"}},
-                    "[global]\nruntime=20ms\ntime_based=1\nbs=4k\niodepth=2\n[r]\nrw=randread\ncpus_allowed=0\n"
+                    "[global]\ndirect=1\nruntime=20ms\ntime_based=1\nbs=4k\niodepth=2\n[r]\nrw=randread\ncpus_allowed=0\n"
                     "[w]\nrw=randwrite\ncpus_allowed=" + std::to_string(writer_core) + "\n");
 }
 double read_mean_us(const nlohmann::json& s) { return s["jobs"][0]["latency_us"]["read"]["mean"].get<double>(); }

@@ -36,7 +36,7 @@ TEST_CASE("after a sampled ageing the next 100,000 writes amplify as after a rep
   // writes that follow the ageing within 5% of a real (replayed) ageing's.
   // Measured at commit time: 2.078 and 2.078 (4 KiB writes of two 2 KiB pages).
   std::string dir = scratch("sampled-wa");
-  const std::string job = "[w]\nrw=randwrite\nbs=4k\niodepth=32\nnumber_ios=100000\n";
+  const std::string job = "[w]\ndirect=1\nrw=randwrite\nbs=4k\niodepth=32\nnumber_ios=100000\n";
   Ran replay = run_cli(dir, job, kAged + "--set ssd.precondition.age_model=replay");
   INFO(replay.out);
   REQUIRE(replay.status == 0);
@@ -58,8 +58,8 @@ TEST_CASE("data written after a sampled ageing reads back intact through GC and 
   // the power failing at 10 s with every completed write checked.
   std::string dir = scratch("sampled-verify");
   Ran r = run_cli(dir,
-                  "[w]\nrw=randwrite\nbs=4k\nsize=4m\niodepth=16\nnumber_ios=20000\nverify=1\n"
-                  "[r]\nstonewall\nrw=read\nbs=16k\nsize=4m\niodepth=4\nverify=1\n",
+                  "[w]\ndirect=1\nrw=randwrite\nbs=4k\nsize=4m\niodepth=16\nnumber_ios=20000\nverify=1\n"
+                  "[r]\ndirect=1\nstonewall\nrw=read\nbs=16k\nsize=4m\niodepth=4\nverify=1\n",
                   "--set ssd.precondition.fill=1 --set ssd.precondition.age=2 --set ssd.precondition.age_model=sampled "
                   "--set ssd.power_loss_at=10s");
   INFO(r.out);
@@ -73,7 +73,7 @@ TEST_CASE("data written after a sampled ageing reads back intact through GC and 
 
 TEST_CASE("sampled ageing refuses the set-ups its model does not cover, naming the keys", "[platform][precondition]") {
   std::string dir = scratch("sampled-refused");
-  const std::string job = "[r]\nrw=randread\nbs=4k\nnumber_ios=1\n";
+  const std::string job = "[r]\ndirect=1\nrw=randread\nbs=4k\nnumber_ios=1\n";
   Ran r = run_cli(dir, job, kAged + "--set ssd.precondition.age_model=sampled --set ssd.ftl.map_cache=64KiB");
   CHECK(r.status != 0);
   CHECK_THAT(r.out, Catch::Contains("ssd.precondition.age_model") && Catch::Contains("cached map"));

@@ -445,16 +445,16 @@ TEST_CASE("several-drive settings that cannot work are refused by name", "[platf
              Catch::Contains("ssd.power_loss_at") && Catch::Contains("ssd1.power_loss_at") &&
                  Catch::Contains("one drive loses power in a run"));
   CHECK_THAT(refused({{"platform.drives", "ssd, ssd1"}, {"host.md.level", "raid1"}, {"ssd1.power_loss_at", "1ms"}},
-                     "[j]\nfilename=/dev/md0\nrw=randrw\nverify=1\n"),
+                     "[j]\ndirect=1\nfilename=/dev/md0\nrw=randrw\nverify=1\n"),
              Catch::Contains("option 'verify'") && Catch::Contains("ssd1.power_loss_at") &&
                  Catch::Contains("not judged after a power loss"));
   CHECK_THAT(refused({{"platform.drives", "ssd0, ssd1"}, {"ssd.image", "/tmp/x.img"}}),
              Catch::Contains("ssd.image") && Catch::Contains("no drive is called ssd"));
-  CHECK_THAT(refused({{"platform.drives", "ssd, ssd1"}}, "[j]\nfilename=/dev/nvme2n1\n"),
+  CHECK_THAT(refused({{"platform.drives", "ssd, ssd1"}}, "[j]\ndirect=1\nfilename=/dev/nvme2n1\n"),
              Catch::Contains("filename") && Catch::Contains("/dev/nvme2n1") && Catch::Contains("/dev/nvme1n1"));
   CHECK_THAT(refused({{"platform.drives", "ssd, ssd1"}}, "[j]\ndirect=0\nfilename=/dev/nvme1n1\n"),
              Catch::Contains("page cache"));
-  CHECK_THAT(refused({}, "[j]\nfilename=/dev/md0\n"), Catch::Contains("no such block device"));
+  CHECK_THAT(refused({}, "[j]\ndirect=1\nfilename=/dev/md0\n"), Catch::Contains("no such block device"));
   platform::RunOptions drive = options("quick", {{"platform.drives", "ssd, ssd1"}});
   drive.platform = platform::Platform::Drive;
   CHECK_THROWS_WITH(platform::build_config(drive), Catch::Contains("vp-drive holds one drive"));

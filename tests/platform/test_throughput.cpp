@@ -28,7 +28,7 @@ Sets small_device(const std::string& dies) {
 }  // namespace
 
 TEST_CASE("one die limits reads to one page per (command + tR + transfer)", "[platform][throughput]") {
-  auto s = run("zssd", small_device("1"), "[r]\nrw=randread\nbs=4k\niodepth=16\nnumber_ios=20000\n");
+  auto s = run("zssd", small_device("1"), "[r]\ndirect=1\nrw=randread\nbs=4k\niodepth=16\nnumber_ios=20000\n");
   // The die is held for 35 ns + 3 us + 4096 B / 800 MB/s = 8.155 us per read.
   double limit = 1e6 / 8.155;  // 122,624 IOPS
   CHECK(s["jobs"][0]["iops"].get<double>() == Approx(limit).epsilon(0.01));
@@ -36,7 +36,7 @@ TEST_CASE("one die limits reads to one page per (command + tR + transfer)", "[pl
 }
 
 TEST_CASE("a shared channel limits reads to one page per bus occupancy", "[platform][throughput]") {
-  auto s = run("zssd", small_device("8"), "[r]\nrw=randread\nbs=4k\niodepth=64\nnumber_ios=40000\n");
+  auto s = run("zssd", small_device("8"), "[r]\ndirect=1\nrw=randread\nbs=4k\niodepth=64\nnumber_ios=40000\n");
   // Eight dies could give 8 / 8.155 us = 981k IOPS, but each read holds the
   // bus for 35 ns + 5.12 us: 1 / 5.155 us = 193,986 IOPS.
   double bus_limit = 1e6 / 5.155;
@@ -59,7 +59,7 @@ void check_little(int qd, int ios, double tolerance) {
                      {"host.core.complete_cost", "0.1us"},
                      {"host.core.ctx_switch_cost", "0.3us"}};
   auto s = run("zssd", cheap_host,
-               fmt::format("[r]\nrw=randread\nbs=4k\niodepth={}\nnumber_ios={}\n", qd, ios));
+               fmt::format("[r]\ndirect=1\nrw=randread\nbs=4k\niodepth={}\nnumber_ios={}\n", qd, ios));
   double iops = s["jobs"][0]["iops"].get<double>();
   double lat_s = s["jobs"][0]["latency_us"]["read"]["mean"].get<double>() / 1e6;
   INFO("qd " << qd << " iops " << iops << " mean latency s " << lat_s);
@@ -79,14 +79,14 @@ TEST_CASE("queue depth 32 obeys Little's law: IOPS = 32 / latency", "[platform][
 TEST_CASE("the PCIe link limits large reads to its payload bandwidth", "[platform][throughput][pcie]") {
   // 128 KiB reads from 16 channels (12.8 GB/s of flash bus) through PCIe 3.0
   // x4: 3.938 GB/s on the wire, of which 256 of every 280 bytes are payload.
-  auto s = run("zssd", {{"host.cores", "1"}}, "[big]\nrw=randread\nbs=128k\niodepth=16\nnumber_ios=4000\n");
+  auto s = run("zssd", {{"host.cores", "1"}}, "[big]\ndirect=1\nrw=randread\nbs=128k\niodepth=16\nnumber_ios=4000\n");
   double payload_limit = 8e9 * 4 * 128.0 / 130.0 / 8.0 * 256.0 / 280.0 / 1e6;  // 3600.7 MB/s
   CHECK(s["jobs"][0]["bandwidth_MBps"].get<double>() == Approx(payload_limit).epsilon(0.02));
   CHECK(s["jobs"][0]["bandwidth_MBps"].get<double>() <= payload_limit * 1.0001);
 }
 
 namespace {
-const std::string kQd32Reads = "[r]\nrw=randread\nbs=4k\niodepth=32\nnumber_ios=4000\n";
+const std::string kQd32Reads = "[r]\ndirect=1\nrw=randread\nbs=4k\niodepth=32\nnumber_ios=4000\n";
 // MSI-X messages for I/O: bring-up's admin commands each sent one too.
 double io_messages(const nlohmann::json& s) {
   return s["counters"]["ssd.nvme.msix_sent"].get<double>() - s["counters"]["ssd.nvme.admin_commands"].get<double>();

@@ -139,6 +139,7 @@ Checked check_timeline(const std::string& dir) {
 }
 
 const char* kJobs = R"([global]
+direct=1
 bs=4k
 [mixed]
 rw=randrw

@@ -239,7 +239,7 @@ namespace {
 // job on host core 0 submits through SQ 1 only.
 nlohmann::json firmware_bound_run(const std::string& dispatch) {
   return run("quick", {{"ssd.fw.cost.parse", "40000"}, {"ssd.fw.cores", "2"}, {"ssd.fw.dispatch", dispatch}},
-             "[r]\nrw=randread\nbs=4k\niodepth=8\nnumber_ios=2000\ncpus_allowed=0\n");
+             "[r]\ndirect=1\nrw=randread\nbs=4k\niodepth=8\nnumber_ios=2000\ncpus_allowed=0\n");
 }
 constexpr double kTaskUs = 50.6;
 }  // namespace

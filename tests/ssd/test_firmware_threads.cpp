@@ -383,8 +383,8 @@ TEST_CASE("deepflash charges every flash transaction to FCMD and GC's and the jo
                 {"ssd.fw.cost.gc", "600"}, {"ssd.fw.cost.journal", "400"}, {"ssd.fw.cost.compose", "70"},
                 {"ssd.fw.cost.message", "100"}, {"ssd.ftl.checkpoint_interval", "1ms"},
                 {"ssd.ftl.gc.bg_threshold", "0"}},
-               "[w]\nrw=randwrite\nbs=4k\niodepth=8\nnumber_ios=20000\n"
-               "[r]\nstonewall\nstartdelay=20ms\nrw=randread\nbs=4k\nnumber_ios=1\n");
+               "[w]\ndirect=1\nrw=randwrite\nbs=4k\niodepth=8\nnumber_ios=20000\n"
+               "[r]\ndirect=1\nstonewall\nstartdelay=20ms\nrw=randread\nbs=4k\nnumber_ios=1\n");
   const auto& c = s["counters"];
   auto n = [&](const std::string& k) { return c[k].get<uint64_t>(); };
   uint64_t gc_txns = n("ssd.ftl.gc.pages_moved") + n("ssd.ftl.gc.invocations") + n("ssd.ftl.wl.migrations");
@@ -439,7 +439,7 @@ TEST_CASE("the summary reports each firmware core's and thread's utilisation", "
   auto s = run("quick",
                {{"ssd.fw.organisation", "deepflash"}, {"ssd.fw.cores", "3"}, {"ssd.fw.threads.nvmq", "2"},
                 {"ssd.fw.threads.fcmd", "2"}, {"ssd.fw.cost.message", "50"}},
-               "[r]\nrw=randread\nbs=4k\niodepth=8\nnumber_ios=500\n");
+               "[r]\ndirect=1\nrw=randread\nbs=4k\niodepth=8\nnumber_ios=500\n");
   const auto& f = drive(s)["firmware"];
   const auto& c = s["counters"];
   CHECK(f["organisation"] == "deepflash");

@@ -219,7 +219,7 @@ TEST_CASE("round robin arbitration shares a busy controller evenly between queue
   o.sets = {{"host.cores", "2"}, {"ssd.nvme.max_outstanding", "4"}, {"ssd.flash.channels", "1"},
             {"ssd.flash.dies_per_package", "1"}, {"ssd.flash.planes_per_die", "1"},
             {"ssd.flash.blocks_per_plane", "256"},
-            {"workload.fio", "[q]\nrw=randread\nbs=4k\niodepth=16\nnumber_ios=3000\nnumjobs=2\n"}};
+            {"workload.fio", "[q]\ndirect=1\nrw=randread\nbs=4k\niodepth=16\nnumber_ios=3000\nnumjobs=2\n"}};
   Config cfg = platform::build_config(o);
   auto s = platform::run_platform(cfg, o).summary;
   REQUIRE(s["jobs"].size() == 2);

@@ -122,7 +122,7 @@ TEST_CASE("SSD DRAM: a platform whose DRAM cannot hold the staging buffers is a 
   // The quick preset's staging: 64 slots (ssd.nvme.max_outstanding) x (4 KiB << 5)
   // = 8 MiB = 8388608 bytes, more than 4 MiB = 4194304.
   try {
-    run("quick", {{"ssd.dram.size", "4MiB"}}, "[r]\nrw=randread\nbs=4k\nnumber_ios=1\n");
+    run("quick", {{"ssd.dram.size", "4MiB"}}, "[r]\ndirect=1\nrw=randread\nbs=4k\nnumber_ios=1\n");
     FAIL("the platform was built with a DRAM too small for its staging buffers");
   } catch (const ConfigError& e) {
     std::string m = e.what();
@@ -135,7 +135,7 @@ TEST_CASE("SSD DRAM: a platform whose DRAM cannot hold the staging buffers is a 
 }
 
 TEST_CASE("SSD DRAM: the platform reserves the staging buffers then the mapping table", "[ssd][dram]") {
-  auto s = run("quick", {}, "[r]\nrw=randread\nbs=4k\nnumber_ios=10\n");
+  auto s = run("quick", {}, "[r]\ndirect=1\nrw=randread\nbs=4k\nnumber_ios=10\n");
   const auto& d = drive(s)["dram"];
   // 64 slots (the quick preset's max_outstanding) x 128 KiB = 8388608 bytes,
   // then the map as the FTL reports it; no cache, so no write buffer.

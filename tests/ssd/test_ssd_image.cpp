@@ -110,7 +110,7 @@ TEST_CASE("the image holds exactly what a write job wrote and is sparse", "[ssd]
   // job then writes LBAs 256..271 (1 MiB / 4 KiB = 256, 64 KiB / 4 KiB = 16
   // blocks), in order, so write k carries verify version k + 1.
   auto s = run("quick", {{"ssd.image", img}},
-               "[w]\nrw=write\nbs=4k\noffset=1m\nsize=64k\niodepth=4\nverify=1\n");
+               "[w]\ndirect=1\nrw=write\nbs=4k\noffset=1m\nsize=64k\niodepth=4\nverify=1\n");
   std::vector<uint8_t> expect(kCapacity, 0);
   for (uint64_t k = 0; k < 16; ++k) verify_block(expect.data() + (256 + k) * kLba, 256 + k, uint32_t(k + 1));
   auto got = read_all(img);
@@ -136,7 +136,7 @@ TEST_CASE("a loaded image reads back through the host and saves back unchanged",
   fill_lba(image, 106, 2048, kLba);
   write_image(img, image);
   auto s = run("quick", {{"ssd.image", img}, {"ssd.precondition.fill", "0"}},
-               "[r]\nrw=read\nbs=4k\noffset=400k\nsize=32k\niodepth=1\nverify=1\n");
+               "[r]\ndirect=1\nrw=read\nbs=4k\noffset=400k\nsize=32k\niodepth=1\nverify=1\n");
   CHECK(drive(s)["image"]["existed"].get<bool>() == true);
   CHECK(drive(s)["image"]["loaded_pages"].get<uint64_t>() == 15);
   CHECK(drive(s)["ftl"]["loaded_pages"].get<uint64_t>() == 15);
@@ -183,7 +183,7 @@ TEST_CASE("pages of zeros in an image stay unmapped and are saved as holes", "[s
   }
   REQUIRE(allocated_bytes(img) >= 4u << 20);
   auto s = run("quick", {{"ssd.image", img}, {"ssd.precondition.fill", "0"}},
-               "[r]\nrw=read\nbs=4k\nsize=64k\niodepth=4\n");
+               "[r]\ndirect=1\nrw=read\nbs=4k\nsize=64k\niodepth=4\n");
   CHECK(drive(s)["ftl"]["loaded_pages"].get<uint64_t>() == 0);
   CHECK(drive(s)["ftl"]["precondition"]["writes"].get<uint64_t>() == 0);
   CHECK(drive(s)["device"]["flash_programs"].get<uint64_t>() == 0);
@@ -210,7 +210,7 @@ TEST_CASE("an image loaded over a full preconditioned drive survives the functio
   for (uint64_t b = 0; b < 20000; ++b)
     if ((b / 8) % 2 == 0) fill_lba(image, b);
   write_image(img, image);
-  auto s = run("quick", {{"ssd.image", img}}, "[r]\nrw=read\nbs=4k\nsize=64k\niodepth=4\n");
+  auto s = run("quick", {{"ssd.image", img}}, "[r]\ndirect=1\nrw=read\nbs=4k\nsize=64k\niodepth=4\n");
   CHECK(drive(s)["ftl"]["loaded_pages"].get<uint64_t>() == 20000);
   // 47840 pages laid out by the fill, plus nothing else counted as preconditioning.
   CHECK(drive(s)["ftl"]["precondition"]["writes"].get<uint64_t>() == 47840);
@@ -231,7 +231,7 @@ TEST_CASE("loaded pages are found again by power-loss recovery from the spare ar
   for (uint64_t b = 0; b < 1000; ++b) fill_lba(image, b);
   write_image(img, image);
   auto s = run("quick", {{"ssd.image", img}, {"ssd.precondition.fill", "0"}, {"ssd.power_loss_at", "2ms"}},
-               "[w]\nrw=randwrite\nbs=4k\noffset=8m\nsize=8m\niodepth=8\nnumber_ios=3000\nverify=1\n");
+               "[w]\ndirect=1\nrw=randwrite\nbs=4k\noffset=8m\nsize=8m\niodepth=8\nnumber_ios=3000\nverify=1\n");
   CHECK(s["power_loss"]["at_s"].get<double>() == Approx(0.002));
   CHECK(s["power_loss"]["blocks_checked"].get<uint64_t>() > 0);
   CHECK(s["power_loss"]["mismatches"].get<uint64_t>() == 0);
@@ -256,7 +256,7 @@ TEST_CASE("with a cached map the loaded pages have their translation page on fla
   fill_lba(image, 100);  // logical pages 200 and 201: translation page 0
   write_image(img, image);
   auto s = run("quick", {{"ssd.image", img}, {"ssd.precondition.fill", "0"}, {"ssd.ftl.map_cache", "4KiB"}},
-               "[r]\nrw=read\nbs=4k\noffset=400k\nsize=4k\niodepth=1\n");
+               "[r]\ndirect=1\nrw=read\nbs=4k\noffset=400k\nsize=4k\niodepth=1\n");
   CHECK(drive(s)["ftl"]["loaded_pages"].get<uint64_t>() == 2);
   // The read misses translation page 0, which the load wrote: one map read
   // from flash, then the two data pages.

@@ -158,8 +158,8 @@ TEST_CASE("the tlc16k preset serves 4 KiB I/O from 16 KiB pages, intact, a page 
   // page wait 100 us for its units); each random unit read reads
   // its page, unless a read of the same page is in flight.
   const auto s = run("tlc16k", {},
-                     "[w]\nrw=randwrite\nbs=4k\niodepth=8\nsize=8m\nverify=1\n"
-                     "[r]\nstonewall\nrw=randread\nbs=4k\niodepth=8\nsize=8m\nnumber_ios=2048\nverify=1\n");
+                     "[w]\ndirect=1\nrw=randwrite\nbs=4k\niodepth=8\nsize=8m\nverify=1\n"
+                     "[r]\ndirect=1\nstonewall\nrw=randread\nbs=4k\niodepth=8\nsize=8m\nnumber_ios=2048\nverify=1\n");
   INFO(test::host(s)["verify"].dump());
   CHECK(test::host(s)["verify"]["mismatches"].get<uint64_t>() == 0);
   CHECK(test::host(s)["verify"]["blocks_checked"].get<uint64_t>() > 0);

@@ -32,6 +32,7 @@ def test_a_fio_script_reads_fio_json(write, tmp_path, server):
     # One 4 KiB read every 100 us for 20 ms: 200 reads, 10,000 IOPS, 40,000 KiB/s.
     job = write("rated.fio", """\
         [rated]
+        direct=1
         rw=randread
         bs=4k
         rate_iops=10000

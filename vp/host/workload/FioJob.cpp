@@ -780,6 +780,13 @@ std::string FioJob::at(const std::string& option) const {
                      v.empty() ? "" : " = " + vp::quoted(v));
 }
 
+std::string FioJob::direct_hint() const {
+  if (where.count("direct") || where.count("buffered")) return "";
+  return fmt::format("; job {} sets no direct= and fio's default is direct=0 (buffered I/O through the page cache): "
+                     "add direct=1 to the job or its [global] section for direct I/O (O_DIRECT) straight to the device",
+                     vp::quoted(name));
+}
+
 std::vector<FioJob> parse_fio(const std::string& text, const std::string& origin) {
   std::vector<FioJob> jobs;
   FioJob global;  // template for the jobs that follow; later [global]s keep adding to it

@@ -125,10 +125,16 @@ struct FioJob {
   uint64_t rate_iops_min[2] = {0, 0};
   bool rated() const { return rate_iops || rate_bps[0] || rate_bps[1]; }
   uint64_t randseed = 0;   // 0 = derive from the run seed
-  bool direct = true;  // false: buffered, through the host page cache
+  // fio's default, direct=0: buffered, through the host page cache; true:
+  // O_DIRECT, straight to blk-mq.
+  bool direct = false;
   // Reads or writes through the page cache: a trim is a BLKDISCARD ioctl,
   // which fio sends whatever direct says.
   bool buffered_io() const { return !direct && (has_reads() || has_writes()); }
+  // For a message refusing buffered I/O: when the job left direct at fio's
+  // default (it sets neither direct nor buffered), what to add to run it
+  // direct, as "; ..." to append; else empty.
+  std::string direct_hint() const;
   unsigned fsync = 0;  // fsync after every this many writes (0: never)
   unsigned fdatasync = 0;  // the same on a block device (fio keeps both counts)
   bool end_fsync = false;  // fsync once the job's I/Os are done (end_fsync, fsync_on_close)

@@ -509,7 +509,7 @@ nlohmann::ordered_json FioJobRunner::summary(const std::vector<const FioJobRunne
   j["bs"] = spec().bs;
   j["iodepth"] = spec().iodepth;
   if (!spec().app.empty()) j["app"] = spec().app;
-  if (!spec().direct) j["direct"] = 0;
+  if (spec().buffered_io()) j["direct"] = 0;  // a trim-only job sends its ioctls whatever direct says
   if (spec().sync_every() || spec().end_fsync || (spec().sync && !spec().direct)) j["fsyncs"] = res.fsyncs;
   j["ios"] = ios;
   j["reads"] = res.reads;

@@ -167,12 +167,14 @@ constexpr FioOptionInfo kOptions[] = {
 
     // I/O type
     {"direct", FioSupport::Modelled,
-     "direct=1 (FlashVP's default; fio's is 0) goes straight to blk-mq; direct=0 goes through the simulated host "
-     "page cache, its read-ahead, dirty limits and write-back.",
+     "direct=0 (the default, as in fio) goes through the simulated host page cache, its read-ahead, dirty limits "
+     "and write-back; direct=1 (O_DIRECT) goes straight to blk-mq. Where buffered I/O is not modeled (vp-drive, "
+     "online jobs, polled queues, a device other than the first, an LBA over 4 KiB) a job needs direct=1, and one "
+     "that leaves direct at its default is told so.",
      "I/O type"},
     {"buffered", FioSupport::Modelled,
-     "The inverse of direct: buffered=1 sends the job through the simulated host page cache, buffered=0 straight "
-     "to blk-mq.",
+     "The inverse of direct: buffered=1 (the default, as in fio) sends the job through the simulated host page "
+     "cache, buffered=0 straight to blk-mq.",
      "I/O type"},
     {"rw", FioSupport::Modelled,
      "The job's pattern: read, write, randread, randwrite, rw, randrw, trim, randtrim, trimwrite, randtrimwrite; "

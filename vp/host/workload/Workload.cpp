@@ -13,9 +13,10 @@
 namespace vp::host {
 
 void Workload::declare_params(ParamRegistry& r) {
-  r.string("workload.fio",
-           "[global]\nioengine=libaio\ndirect=1\n",
-           "the workload as a fio job file (replaced by --job FILE)");
+  // No job of its own: a preset, --set workload.fio or --job FILE gives them.
+  r.string("workload.fio", "",
+           "the workload as a fio job file, read as fio reads it (direct=0, buffered, unless a job says direct=1); "
+           "replaced by --job FILE");
 }
 
 std::vector<FioJob> Workload::jobs_from(const Config& cfg) {
@@ -45,6 +46,9 @@ JobNeeds Workload::check(const std::vector<FioJob>& jobs, const JobTarget& targe
       return fmt::format("option '{}' = {} ({})", opt, vp::quoted(value),
                          it == j.where.end() ? std::string("default") : it->second.at);
     };
+    // The option that made the job buffered (direct=0, buffered=1 or fio's default) and where.
+    const char* direct_opt = j.where.count("buffered") && !j.where.count("direct") ? "buffered" : "direct";
+    const std::string buffered_by = also(direct_opt, direct_opt == std::string("direct") ? "0" : "1");
     uint64_t capacity = target.capacity_bytes;
     if (!target.devices.empty()) {  // the device the job opens, as a path on Linux
       auto d = std::find_if(target.devices.begin(), target.devices.end(), [&](const JobTarget::Device& dev) {
@@ -58,9 +62,9 @@ JobNeeds Workload::check(const std::vector<FioJob>& jobs, const JobTarget& targe
       }
       capacity = d->capacity_bytes;
       if (j.buffered_io() && d != target.devices.begin())
-        throw bad("direct", fmt::format("buffered I/O goes through the page cache, which is modeled on {} only, not "
-                                        "{}",
-                                        target.devices.front().path, also("filename", j.filename)));
+        throw bad(direct_opt, fmt::format("buffered I/O goes through the page cache, which is modeled on {} only, not "
+                                        "{}{}",
+                                        target.devices.front().path, also("filename", j.filename), j.direct_hint()));
     }
     // The option that set the job's sizes, for the messages.
     const char* bs_opt = !j.bssplit.empty() ? "bssplit" : j.where.count("bsrange") ? "bsrange" : "bs";
@@ -169,7 +173,7 @@ JobNeeds Workload::check(const std::vector<FioJob>& jobs, const JobTarget& targe
                             "fdatasync", "sync", "iodepth_low", "iodepth_batch_complete_min", "thinktime_blocks"})
         if (j.where.count(o)) throw bad(o, "not modelled for an online job (its request schedule paces and ends it)");
       if (!j.read_iolog.empty()) throw bad("read_iolog", "an online job generates its I/Os");
-      if (!j.direct) throw bad("direct", "an online job's I/Os are direct (direct=1)");
+      if (!j.direct) throw bad(direct_opt, "an online job's I/Os are direct (direct=1), not buffered" + j.direct_hint());
     }
     if (!j.phases.empty()) {
       if (j.online && j.where.count("phases")) throw bad("phases", "not used by an online job (request_rate paces it)");
@@ -185,26 +189,29 @@ JobNeeds Workload::check(const std::vector<FioJob>& jobs, const JobTarget& targe
     if (j.buffered_io()) {
       needs.buffered = true;
       if (lba > 4096)
-        throw bad("direct",
-                  fmt::format("buffered I/O needs an LBA of at most the 4 KiB page ({})", target.lba_size_setting));
+        throw bad(direct_opt, fmt::format("buffered I/O needs an LBA of at most the 4 KiB page ({}){}",
+                                        target.lba_size_setting, j.direct_hint()));
       for (uint64_t b : sizes)
         if (b % 4096)
-          throw bad(bs_opt, fmt::format("{} is not a multiple of the 4 KiB page, as buffered I/O needs ({})", b,
-                                        also("direct", j.direct ? "1" : "0")));
+          throw bad(bs_opt, fmt::format("{} is not a multiple of the 4 KiB page, as buffered I/O needs ({}){}", b,
+                                        buffered_by, j.direct_hint()));
       if (j.rw_skip % 4096 || j.blockalign % 4096)
-        throw bad("rw", fmt::format("skips {} bytes, not a multiple of the 4 KiB page, as buffered I/O needs ({})",
-                                    j.rw_skip, also("direct", j.direct ? "1" : "0")));
+        throw bad(j.rw_skip % 4096 ? "rw" : "blockalign",
+                  fmt::format("{} bytes, not a multiple of the 4 KiB page, as buffered I/O needs ({}){}",
+                              j.rw_skip % 4096 ? fmt::format("skips {}", j.rw_skip) : std::to_string(j.blockalign),
+                              buffered_by, j.direct_hint()));
       if (j.offset % 4096)
-        throw bad("offset", fmt::format("{} is not a multiple of the 4 KiB page, as buffered I/O needs ({})", j.offset,
-                                        also("direct", j.direct ? "1" : "0")));
+        throw bad("offset", fmt::format("{} is not a multiple of the 4 KiB page, as buffered I/O needs ({}){}",
+                                        j.offset, buffered_by, j.direct_hint()));
       if (!j.read_iolog.empty())
-        throw bad("read_iolog", fmt::format("block-trace replay needs direct=1, not {}", also("direct", j.direct ? "1" : "0")));
+        throw bad("read_iolog", fmt::format("block-trace replay needs direct=1, not {}{}", buffered_by,
+                                            j.direct_hint()));
       // The page cache's reads and write-back complete by interrupt, as in
       // Linux; these modes leave no interrupt-driven queue to carry them.
       if (!target.interrupt_queues)
-        throw bad("direct", fmt::format("buffered I/O needs interrupt-driven queues ({} polls every queue; use "
-                                        "interrupt, select_isr or dedcore)",
-                                        target.completion_setting));
+        throw bad(direct_opt, fmt::format("buffered I/O needs interrupt-driven queues ({} polls every queue; use "
+                                        "interrupt, select_isr or dedcore){}",
+                                        target.completion_setting, j.direct_hint()));
     }
     uint64_t buf = j.max_bs();
     if (!j.read_iolog.empty()) {

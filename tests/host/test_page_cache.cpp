@@ -67,7 +67,7 @@ TEST_CASE("a buffered read that misses waits in the page cache for the device re
   // without its submit and wake-up: from the doorbell to the ISR's end,
   // 14.2875 us; then the blocked thread is switched in, 3 us.
   const std::string jobs = "rw=randread\nbs=4k\niodepth=1\nnumber_ios=10\nthinktime=200\n";
-  auto direct = run_server("pagecache-miss-direct", "zssd", kIdle, "[r]\n" + jobs);  // one simulation per process
+  auto direct = run_server("pagecache-miss-direct", "zssd", kIdle, "[r]\ndirect=1\n" + jobs);  // one simulation per process
   auto buffered = run("zssd", kIdle, "[r]\ndirect=0\n" + jobs);
   REQUIRE(buffered["jobs"][0]["reads"] == 10);
   CHECK(u(host(buffered)["pagecache"]["misses"]) == 10);

@@ -4,8 +4,8 @@
 // filled to 90% without simulating time. Prints the wall time, the FTL's
 // and the flash store's memory, the process's peak memory, and the time of
 // a power-loss recovery without checkpoints right after. `aged`: a
-// random fill aged twice over to GC steady state by the sampled model
-// (ssd.precondition.age=2, age_model=sampled); add --set
+// random fill aged twice over to GC steady state (ssd.precondition.age=2)
+// by the default age model (auto: sampled here); add --set
 // ssd.precondition.age_model=replay for the write-by-write ageing.
 // Usage: vp-bench-precondition [sequential|random|aged] [--set key=value]...
 #include <chrono>
@@ -41,7 +41,7 @@ int sc_main(int argc, char** argv) {
   }
   if (!words.empty()) pattern = words[0];  // checked with the configuration (ssd.precondition.pattern)
   if (pattern == "aged") {  // before the command line's sets, which may override these
-    opt.sets.insert(opt.sets.begin(), {{"ssd.precondition.age", "2"}, {"ssd.precondition.age_model", "sampled"}});
+    opt.sets.insert(opt.sets.begin(), {"ssd.precondition.age", "2"});
     opt.sets.emplace_back("ssd.precondition.pattern", "random");
   } else {
     opt.sets.emplace_back("ssd.precondition.pattern", pattern);
@@ -70,6 +70,7 @@ int sc_main(int argc, char** argv) {
                pre.contains("sampled_planes")
                    ? fmt::format("modelled on {} sampled planes", pre["sampled_planes"].get<uint64_t>())
                    : std::string("run functionally"));
+    if (pre.contains("age_model")) fmt::print("  aged by the {} model\n", pre["age_model"].get<std::string>());
     fmt::print("  FTL memory {:.1f} MiB, flash store {:.1f} MiB, peak process memory {:.1f} MiB\n",
                double(ftl.host_bytes()) / 1048576.0, double(flash.stored_bytes()) / 1048576.0,
                double(ru.ru_maxrss) / 1024.0);

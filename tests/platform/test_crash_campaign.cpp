@@ -96,7 +96,7 @@ Case make_case(uint64_t seed, uint64_t i, const std::string& dir) {
   // Half the aged flat-map drives by the sampled model, whose blocks
   // recovery reads by its layout rule (a cached map refuses it).
   c.sampled = aged && !cached_map && chance(0.5);
-  if (c.sampled) a += " --set ssd.precondition.age_model=sampled";
+  if (aged) a += c.sampled ? " --set ssd.precondition.age_model=sampled" : " --set ssd.precondition.age_model=replay";
   c.args = a;
   return c;
 }

@@ -81,3 +81,32 @@ TEST_CASE("sampled ageing refuses the set-ups its model does not cover, naming t
   CHECK(r.status != 0);
   CHECK_THAT(r.out, Catch::Contains("ssd.ftl.shards=1") && Catch::Contains("age_model=replay"));
 }
+
+TEST_CASE("the default age model samples wherever it applies, replays elsewhere, and says which aged the drive",
+          "[platform][precondition]") {
+  std::string dir = scratch("sampled-auto");
+  const std::string job = "[r]\ndirect=1\nrw=randread\nbs=4k\nnumber_ios=1\n";
+  // quick: a flat map, one shard, pages allocated in order.
+  Ran r = run_cli(dir, job, kAged);
+  INFO(r.out);
+  REQUIRE(r.status == 0);
+  const auto& p = drive(r.s)["ftl"]["precondition"];
+  CHECK(p["age_model"] == "sampled");
+  CHECK(p["sampled_planes"].get<uint64_t>() > 0);
+  CHECK(!p.contains("age_model_why"));
+  CHECK_THAT(r.out, Catch::Contains("aged by the sampled model"));
+  // Two shards: the model does not cover them, so the drive is replayed, and the run says why.
+  r = run_cli(dir, job, kAged + "--set ssd.ftl.shards=2");
+  INFO(r.out);
+  REQUIRE(r.status == 0);
+  const auto& q = drive(r.s)["ftl"]["precondition"];
+  CHECK(q["age_model"] == "replay");
+  CHECK(!q.contains("sampled_planes"));
+  CHECK_THAT(q["age_model_why"].get<std::string>(), Catch::Contains("ssd.ftl.shards=1"));
+  CHECK_THAT(r.out, Catch::Contains("aged by the replay model") && Catch::Contains("shards=1"));
+  // Not aged: no model named.
+  r = run_cli(dir, job, "");
+  REQUIRE(r.status == 0);
+  CHECK(!drive(r.s)["ftl"]["precondition"].contains("age_model"));
+  CHECK_THAT(r.out, !Catch::Contains("aged by"));
+}

@@ -163,7 +163,7 @@ TEST_CASE("random preconditioning maps exactly the requested fraction", "[ssd][f
 }
 
 TEST_CASE("aged preconditioning leaves GC in steady state without simulating time", "[ssd][ftl][precondition]") {
-  FtlRig rig(one_plane({{"ssd.precondition.age", "3"}}));
+  FtlRig rig(one_plane({{"ssd.precondition.age", "3"}, {"ssd.precondition.age_model", "replay"}}));
   simulate(rig, [&] {});
   auto s = rig.ftl.summary();
   CHECK(s["precondition"]["writes"] == 4 * 12288);  // the fill and three times as many overwrites

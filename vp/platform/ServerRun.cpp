@@ -523,6 +523,14 @@ void print_drive(const nlohmann::ordered_json& e, const std::string& who) {
              f["gc_background"].get<uint64_t>(), f["gc_pages_moved"].get<uint64_t>(),
              f["erase_count"]["min"].get<uint64_t>(), f["erase_count"]["mean"].get<double>(),
              f["erase_count"]["max"].get<uint64_t>());
+  if (f.contains("precondition") && f["precondition"].contains("age_model")) {
+    const auto& p = f["precondition"];
+    const std::string model = p["age_model"].get<std::string>();
+    fmt::print("{}ftl: aged by the {} model{}: {} preconditioning writes, {} pages moved by GC{}\n", of, model,
+               model == "sampled" ? fmt::format(" ({} planes modelled)", p["sampled_planes"].get<uint64_t>()) : "",
+               p["writes"].get<uint64_t>(), p["gc_pages_moved"].get<uint64_t>(),
+               p.contains("age_model_why") ? "; " + p["age_model_why"].get<std::string>() : "");
+  }
   if (e.contains("image")) {
     const auto& i = e["image"];
     fmt::print("{}image {}: {} pages loaded in {:.3f} s, {} pages saved in {:.3f} s\n", of, i["file"].get<std::string>(),

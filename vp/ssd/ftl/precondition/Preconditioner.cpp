@@ -18,9 +18,10 @@ void Preconditioner::declare_params(const ParamScope& p) {
   p.real("age", 0.0,
          "random overwrites after the fill, as a multiple of the filled space (about 2-3 reach GC steady state)")
       .range(0.0, 1000.0);
-  p.choice("age_model", "replay", {"replay", "sampled"},
-           "ageing: every overwrite run through the FTL, or a few planes aged by a block-count model whose state "
-           "every plane then takes (seconds for a large drive; uniform random overwrites)");
+  p.choice("age_model", "auto", {"auto", "replay", "sampled"},
+           "ageing: replay runs every overwrite through the FTL (exact; minutes for a large drive); sampled ages a "
+           "few planes by a block-count model whose state every plane then takes (seconds; a flat map, one shard, "
+           "sequential page allocation); auto: sampled wherever it applies, else replay");
   p.integer("age_samples", 4, "planes the sampled ageing models; plane k takes sample k mod this").range(1, 1024);
 }
 
@@ -33,7 +34,9 @@ Preconditioner::Preconditioner(FtlState& s, PageAllocator& alloc, GarbageCollect
       fill_(p.get_real("fill")),
       age_(p.get_real("age")),
       sequential_(p.is("pattern", "sequential")),
-      sampled_(p.is("age_model", "sampled")),
+      model_(p.is("age_model", "sampled")  ? AgeModel::Sampled
+             : p.is("age_model", "replay") ? AgeModel::Replay
+                                           : AgeModel::Auto),
       samples_(static_cast<uint32_t>(p.get_int("age_samples"))),
       seed_(seed),
       scope_(p.scope()),
@@ -45,7 +48,17 @@ void Preconditioner::run() {
   auto& blocks = s_.blocks;
   uint64_t logical = s_.logical_pages, planes = s_.planes;
   uint64_t n = static_cast<uint64_t>(std::llround(fill_ * double(logical)));
-  if (sampled_ && age_ > 0 && n > 0) return age_sampled(n);
+  if (age_ > 0 && n > 0) {
+    const std::string refusal = model_ == AgeModel::Replay ? "" : sampled_refusal();
+    if (model_ == AgeModel::Sampled && !refusal.empty())
+      throw ConfigError(fmt::format("{}.age_model: 'sampled' {}", scope_, refusal));
+    if (model_ != AgeModel::Replay && refusal.empty()) {
+      aged_by_ = "sampled";
+      return age_sampled(n);
+    }
+    aged_by_ = "replay";
+    replay_why_ = refusal;
+  }
   uint64_t ppb = s_.geo.pages_per_block, bpp = s_.geo.blocks_per_plane;
   const auto& stripe = alloc_.stripe();
   s_.seq = 1;
@@ -84,16 +97,19 @@ void Preconditioner::run() {
 // left its blocks: full blocks by rule, the open blocks adopted by the
 // allocator, the free pool in the sample's order, each valid page's spare
 // area naming the logical page AgedLayout puts there.
-void Preconditioner::age_sampled(uint64_t n) {
+std::string Preconditioner::sampled_refusal() const {
   std::string ftl = overprovision_key_.substr(0, overprovision_key_.rfind('.') + 1);
   if (s_.map_pages)
-    throw ConfigError(fmt::format("{}.age_model: 'sampled' lays out host pages only; the FTL's cached map keeps "
-                                  "translation pages on flash too (use age_model=replay, or a flat map)",
-                                  scope_));
+    return "lays out host pages only; the FTL's cached map keeps translation pages on flash too (use "
+           "age_model=replay, or a flat map)";
   if (!alloc_.plain())
-    throw ConfigError(fmt::format("{}.age_model: 'sampled' models one host block per plane written in page order; "
-                                  "set {}shards=1 and {}page_alloc=sequential, or use age_model=replay",
-                                  scope_, ftl, ftl));
+    return fmt::format("models one host block per plane written in page order; set {}shards=1 and "
+                       "{}page_alloc=sequential, or use age_model=replay",
+                       ftl, ftl);
+  return "";
+}
+
+void Preconditioner::age_sampled(uint64_t n) {
   const auto& stripe = alloc_.stripe();
   const uint64_t units = stripe.size(), ppb = s_.geo.pages_per_block, bpp = s_.geo.blocks_per_plane;
   // The journal's blocks (the last of each plane) hold no data: the model's
@@ -199,6 +215,9 @@ void Preconditioner::load(uint64_t lpn, const uint8_t* data) {
 
 void Preconditioner::report(nlohmann::json& j) const {
   j["precondition"] = {{"writes", writes_}, {"gc_pages_moved", moved_}};
+  // Which model aged the drive, and for auto's replay why the sampled one did not apply.
+  if (!aged_by_.empty()) j["precondition"]["age_model"] = aged_by_;
+  if (!replay_why_.empty()) j["precondition"]["age_model_why"] = "sampled " + replay_why_;
   // Sampled: the ageing's writes and moves as the modelled planes did them, for all planes.
   if (aged_) j["precondition"]["sampled_planes"] = sampled_planes_;
   j["loaded_pages"] = loaded_;

@@ -42,6 +42,8 @@ class Preconditioner {
 
  private:
   void write(uint32_t lpn, const uint8_t* data);
+  // Why the sampled model cannot age this drive ("" when it can).
+  std::string sampled_refusal() const;
   void age_sampled(uint64_t n);
   void collect(uint64_t plane);
 
@@ -50,7 +52,10 @@ class Preconditioner {
   GarbageCollector& gc_;
   FtlMapping& mapping_;
   double fill_, age_;
-  bool sequential_, sampled_;
+  bool sequential_;
+  enum class AgeModel : uint8_t { Auto, Replay, Sampled } model_;
+  std::string aged_by_;  // the model that aged the drive ("" when not aged)
+  std::string replay_why_;  // auto: why the sampled model did not apply
   uint32_t samples_;
   uint64_t seed_;
   std::string scope_, overprovision_key_;

@@ -41,6 +41,35 @@ TEST_CASE("callbacks of two components due at one instant run in the order they 
   CHECK(Calendar::get().pending() == 0);
 }
 
+TEST_CASE("work deferred by a callback runs when it returns, before the other callbacks due then, in order",
+          "[core][calendar]") {
+  EventQueue a("a"), b("b");
+  std::vector<std::string> seen;
+  static std::vector<std::string>* out = nullptr;
+  out = &seen;
+  auto hook = [](void*, uint64_t k) { out->push_back(fmt::format("hook{}@{}", k, now_ps())); };
+  // Outside a callback nothing can be deferred.
+  CHECK_FALSE(Calendar::get().defer(hook, nullptr, 0));
+  a.at(100, [&] {
+    seen.push_back("a1");
+    CHECK(Calendar::get().defer(hook, nullptr, 1));
+    CHECK(Calendar::get().defer(
+        [](void*, uint64_t k) {
+          out->push_back(fmt::format("hook{}@{}", k, now_ps()));
+          Calendar::get().defer([](void*, uint64_t j) { out->push_back(fmt::format("hook{}@{}", j, now_ps())); },
+                                nullptr, 3);  // deferred by a hook: after those before it
+        },
+        nullptr, 2));
+    seen.push_back("a1 end");
+  });
+  b.at(100, [&] { seen.push_back("b1"); });
+  sc_core::sc_start();
+  CHECK(seen == std::vector<std::string>{"a1", "a1 end", "hook1@100", "hook2@100", "hook3@100", "b1"});
+  // Deferred work is not a callback of its own.
+  CHECK(a.fired() == 1);
+  CHECK(Calendar::get().callbacks() == 2);
+}
+
 TEST_CASE("a thread sleeping on the calendar resumes at its time after the callbacks due then or at its event",
           "[core][calendar]") {
   EventQueue q("q");

@@ -61,6 +61,15 @@ void Calendar::replace_top(Item it) {
   heap_[i] = it;
 }
 
+// A hook may defer more: they run after it, in order.
+void Calendar::run_hooks() {
+  for (size_t i = 0; i < hooks_.size(); ++i) {
+    const Hook h = hooks_[i];
+    h.fn(h.obj, h.arg);
+  }
+  hooks_.clear();
+}
+
 // Runs the callbacks due at detail::calendar_now: those in the heap, then
 // those scheduled for it while they ran.
 void Calendar::drain() {

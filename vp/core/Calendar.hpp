@@ -105,6 +105,15 @@ class Calendar {
     schedule(when, now, slot);
   }
   size_t pending() const { return heap_.size() + now_.size() - now_next_; }
+  // Runs fn(obj, arg) when the callback running now returns, after what it
+  // deferred before (first deferred first run), before any other callback.
+  // Code running outside a callback (a process, elaboration, a test's
+  // thread) cannot defer: it is told so by false and schedules an event.
+  bool defer(void (*fn)(void*, uint64_t), void* obj, uint64_t arg) {
+    if (!in_job_) return false;
+    hooks_.push_back({fn, obj, arg});
+    return true;
+  }
   // Callbacks run for components (every EventQueue's), threads' alarms not
   // counted: the simulation's kernel events.
   uint64_t callbacks() const { return ran_ - alarms_; }
@@ -235,7 +244,10 @@ class Calendar {
     Job& j = job(slot);
     ++*j.fired;
     ++ran_;
+    in_job_ = true;
     j.fn();
+    if (!hooks_.empty()) run_hooks();
+    in_job_ = false;
     j.fn.reset();
     free_.push_back(slot);  // after the call: what it scheduled took other slots
   }
@@ -248,6 +260,14 @@ class Calendar {
   std::vector<uint32_t> now_;
   size_t now_next_ = 0;
   std::vector<uint32_t> free_;
+  struct Hook {
+    void (*fn)(void*, uint64_t);
+    void* obj;
+    uint64_t arg;
+  };
+  std::vector<Hook> hooks_;  // deferred to the end of the running callback
+  bool in_job_ = false;
+  void run_hooks();
   sc_core::sc_event wake_;
   std::unordered_map<const sc_core::sc_object*, std::unique_ptr<Timer>> timers_;
   struct KernelOp {

@@ -47,18 +47,25 @@ void FlashChannel::submit(FlashTransaction& t) {
   schedule_kick(d);
 }
 
-// An idle die chooses at the end of the instant, once everything submitted
-// with this transaction is queued: that is what lets planes join and a read
-// overtake a program submitted just before it.
+// An idle die chooses when the callback that submitted to it returns, once
+// everything it submits with this transaction is queued: that is what lets
+// planes join and a read overtake a program submitted just before it.
+// Submitted from outside a callback, it chooses after the callbacks already
+// due at this instant.
 void FlashChannel::schedule_kick(Die& d) {
   if (d.phase != Phase::Idle || d.kick_pending) return;
   d.kick_pending = true;
-  eq_.at(now_ps(), [this, k = key(d)] {
-    if (Die* d = live(k)) {
-      d->kick_pending = false;
-      kick(*d);
-    }
-  });
+  if (Calendar::get().defer([](void* ch, uint64_t k) { static_cast<FlashChannel*>(ch)->deferred_kick(k); }, this,
+                            key(d)))
+    return;
+  eq_.at(now_ps(), [this, k = key(d)] { deferred_kick(k); });
+}
+
+void FlashChannel::deferred_kick(uint64_t k) {
+  if (Die* d = live(k)) {
+    d->kick_pending = false;
+    kick(*d);
+  }
 }
 
 void FlashChannel::kick(Die& d) {
@@ -289,11 +296,21 @@ void FlashChannel::grant() {
     maybe_suspend(d);  // a read may have arrived while the command waited
   } else {
     ctr_.bus_bytes += geo_.page_size;
-    // Epoch, die and slot in one word: the std::function needs no heap.
-    uint64_t k = uint64_t(bus_epoch_) << 32 | uint64_t(op.die) << 8 | op.slot;
+    // The transfer's end grants the bus next if anything waits for it then:
+    // one callback for both.
+    const bool more = !commands_.empty() || !transfers_.empty();
+    grant_scheduled_ = more;
+    // Epoch, die, slot and whether to grant in one word.
+    uint64_t k = uint64_t(bus_epoch_) << 32 | uint64_t(more) << 31 | uint64_t(op.die) << 8 | op.slot;
     eq_.at(bus_free_at_, [this, k] {
-      if (static_cast<uint32_t>(k >> 32) == bus_epoch_) out_done(dies_[(k >> 8) & 0xFFFFFF], k & 0xFF);
+      if (static_cast<uint32_t>(k >> 32) != bus_epoch_) return;
+      out_done(dies_[(k >> 8) & 0x7FFFFF], k & 0xFF);
+      if (k >> 31 & 1) {
+        grant_scheduled_ = false;
+        grant();
+      }
     });
+    return;
   }
   if (!commands_.empty() || !transfers_.empty()) schedule_grant();
 }

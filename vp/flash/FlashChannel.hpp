@@ -88,6 +88,7 @@ class FlashChannel {
     return d.gen == static_cast<uint32_t>(k) ? &d : nullptr;
   }
   void schedule_kick(Die& d);
+  void deferred_kick(uint64_t key);
   void kick(Die& d);
   void start(Die& d, const FlashBatch& b);
   void array_done(Die& d);

@@ -72,11 +72,11 @@ void FlashChannel::kick(Die& d) {
   if (d.phase == Phase::Idle) {
     using Allow = FlashScheduler::Allow;
     Allow allow = d.suspended ? Allow::ForegroundReads : !d.cache.empty() ? Allow::Reads : Allow::Any;
-    FlashBatch b;
+    // An idle die's batch is empty: the choice goes straight into it.
     if (d.suspended && held_enough(d)) {
       if (d.cache.empty()) resume(d);
-    } else if (sched_.pick(d.index, now_ps(), allow, b)) {
-      start(d, b);
+    } else if (sched_.pick(d.index, now_ps(), allow, d.batch)) {
+      start(d);
     } else if (d.suspended && d.cache.empty()) {
       resume(d);
     }
@@ -84,11 +84,10 @@ void FlashChannel::kick(Die& d) {
   update_busy(d);
 }
 
-void FlashChannel::start(Die& d, const FlashBatch& b) {
-  d.batch = b;
+void FlashChannel::start(Die& d) {
   d.phase = Phase::Setup;
   if (!d.suspended) d.held_for = 0;  // a new operation (not a read run during a suspension)
-  if (b.n > 1) ++ctr_.multiplane_ops;
+  if (d.batch.n > 1) ++ctr_.multiplane_ops;
   request_bus({d.index, BusUse::Setup, 0});
 }
 

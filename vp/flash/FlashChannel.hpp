@@ -90,7 +90,7 @@ class FlashChannel {
   void schedule_kick(Die& d);
   void deferred_kick(uint64_t key);
   void kick(Die& d);
-  void start(Die& d, const FlashBatch& b);
+  void start(Die& d);  // runs the batch the scheduler put in d.batch
   void array_done(Die& d);
   void to_cache(Die& d);
   void cache_freed(Die& d);

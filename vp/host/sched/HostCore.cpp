@@ -512,9 +512,9 @@ void HostCore::issue(HostThread& t) {
     return;
   }
   // io_submit plugs batches above AIO_PLUG_THRESHOLD (2) requests.
-  unsigned batch = j.spec().submit_batch();
+  unsigned batch = j.submit_batch();
   bool buffered = pc_ && j.buffered();
-  bool plug = batch > 2 && !buffered && !j.spec().has_trims();  // fio commits what it queued before a trim
+  bool plug = batch > 2 && !buffered && !j.has_trims();  // fio commits what it queued before a trim
   const unsigned dev = j.device();
   if (plug) devs_.start_plug(dev, id_);
   unsigned n = 0;

@@ -25,6 +25,8 @@ FioJobRunner::FioJobRunner(const FioJob& spec, std::string name, unsigned core, 
     sleep_after_spin_ = spec_.thinktime_ps - std::min(spec_.thinktime_ps, spin_ps_);
   }
   res_.core = core;
+  submit_batch_ = spec_.submit_batch();
+  has_trims_ = spec_.has_trims();
   simple_offsets_ = spec_.fixed_bs() && !spec_.rw_skip && spec_.rw_per_offset == 1 &&
                     (!spec_.blockalign || spec_.blockalign == spec_.bs);
   for (int d = 0; d < 2; ++d) rate_bps_[d] = spec_.rate_bps[d] ? spec_.rate_bps[d] : spec_.rate_iops * spec_.bs;

@@ -110,6 +110,10 @@ class FioJobRunner {
   // fio's own figures of the job (clat, slat, samples, logs): fio.json's.
   const FioJobStats& fio_stats() const { return fio_; }
   const FioJob& spec() const { return spec_; }
+  // The job's I/Os per submission and whether it has trims, worked out once
+  // (the spec's own answers compare its engine's name).
+  unsigned submit_batch() const { return submit_batch_; }
+  bool has_trims() const { return has_trims_; }
   unsigned core() const { return core_; }
   void move_to(unsigned core) { core_ = core; }  // its thread migrated
 
@@ -181,6 +185,8 @@ class FioJobRunner {
   static unsigned ddir(const IoRequest& r) { return r.trim ? 2 : r.write ? 1 : 0; }
   bool simple_offsets_ = true;  // one block size, no rw=...:N: pick_next's own path
   bool mixed_rated_ = false;
+  unsigned submit_batch_ = 1;
+  bool has_trims_ = false;
   uint64_t rate_bps_[2] = {0, 0};  // fio: rate, else rate_iops x bs
   bool end_sync_done_ = false;
   IoRequest flush_req_;

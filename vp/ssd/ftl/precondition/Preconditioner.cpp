@@ -34,9 +34,8 @@ Preconditioner::Preconditioner(FtlState& s, PageAllocator& alloc, GarbageCollect
       fill_(p.get_real("fill")),
       age_(p.get_real("age")),
       sequential_(p.is("pattern", "sequential")),
-      model_(p.is("age_model", "sampled")  ? AgeModel::Sampled
-             : p.is("age_model", "replay") ? AgeModel::Replay
-                                           : AgeModel::Auto),
+      model_(p.get_enum<AgeModel>("age_model",
+                                  {{"auto", AgeModel::Auto}, {"replay", AgeModel::Replay}, {"sampled", AgeModel::Sampled}})),
       samples_(static_cast<uint32_t>(p.get_int("age_samples"))),
       seed_(seed),
       scope_(p.scope()),
@@ -92,11 +91,6 @@ void Preconditioner::run() {
   }
 }
 
-// Ages `samples_` planes (twice as many when the fill leaves some planes one
-// page more) with SteadyStateAger and lays every plane out as its sample
-// left its blocks: full blocks by rule, the open blocks adopted by the
-// allocator, the free pool in the sample's order, each valid page's spare
-// area naming the logical page AgedLayout puts there.
 std::string Preconditioner::sampled_refusal() const {
   std::string ftl = overprovision_key_.substr(0, overprovision_key_.rfind('.') + 1);
   if (s_.map_pages)
@@ -109,6 +103,11 @@ std::string Preconditioner::sampled_refusal() const {
   return "";
 }
 
+// Ages `samples_` planes (twice as many when the fill leaves some planes one
+// page more) with SteadyStateAger and lays every plane out as its sample
+// left its blocks: full blocks by rule, the open blocks adopted by the
+// allocator, the free pool in the sample's order, each valid page's spare
+// area naming the logical page AgedLayout puts there.
 void Preconditioner::age_sampled(uint64_t n) {
   const auto& stripe = alloc_.stripe();
   const uint64_t units = stripe.size(), ppb = s_.geo.pages_per_block, bpp = s_.geo.blocks_per_plane;

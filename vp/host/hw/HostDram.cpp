@@ -2,6 +2,7 @@
 #include "vp/host/hw/HostDram.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <cstring>
 #include <sys/mman.h>
 
@@ -53,8 +54,10 @@ void HostDram::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay
       if (notifying_) {
         eq_.after(delay.value(), [this, slot] { land(slot); });
       } else {
-        due_.push_back({now_ps() + delay.value(), sent_++, slot});
-        std::push_heap(due_.begin(), due_.end(), Later{});
+        const Tick at = now_ps() + delay.value();
+        auto it = due_.end();
+        while (it != due_.begin() && std::prev(it)->at > at) --it;  // after those sent before with the same arrival
+        due_.insert(it, {at, slot});
       }
     }
   } else {
@@ -74,8 +77,7 @@ void HostDram::land(uint32_t slot) {
 
 void HostDram::land_next() {
   uint32_t slot = due_.front().slot;
-  std::pop_heap(due_.begin(), due_.end(), Later{});
-  due_.pop_back();
+  due_.pop_front();
   const Landing& l = in_flight_[slot];
   std::memcpy(mem_ + l.addr, l.bytes.data(), l.bytes.size());
   free_.push_back(slot);
@@ -87,8 +89,7 @@ const Event& HostDram::notify_landings() {
   if (!notifying_) {
     notifying_ = true;
     land_due();
-    std::sort_heap(due_.begin(), due_.end(), Later{});  // latest first
-    for (auto it = due_.rbegin(); it != due_.rend(); ++it) eq_.at(it->at, [this, slot = it->slot] { land(slot); });
+    for (const Due& d : due_) eq_.at(d.at, [this, slot = d.slot] { land(slot); });
     due_.clear();
   }
   return written_;

@@ -14,6 +14,7 @@
 #include <tlm>
 #include <tlm_utils/simple_target_socket.h>
 
+#include <deque>
 #include <vector>
 
 #include "vp/core/EventQueue.hpp"
@@ -58,11 +59,7 @@ class HostDram : public sc_core::sc_module, public DeviceWrites {
   };
   struct Due {  // a write on its way that no event lands
     Tick at;
-    uint64_t seq;
     uint32_t slot;
-  };
-  struct Later {
-    bool operator()(const Due& a, const Due& b) const { return a.at != b.at ? a.at > b.at : a.seq > b.seq; }
   };
   uint8_t* mem_ = nullptr;
   uint64_t size_;
@@ -70,8 +67,9 @@ class HostDram : public sc_core::sc_module, public DeviceWrites {
   EventQueue eq_;
   std::vector<Landing> in_flight_;  // writes on their way, by slot
   std::vector<uint32_t> free_;
-  std::vector<Due> due_;  // a heap by arrival, then by sending order
-  uint64_t sent_ = 0;
+  // By arrival, then by sending order: writes come over one link in the
+  // order sent, so a new one nearly always goes last.
+  std::deque<Due> due_;
   bool notifying_ = false;
   Event written_;
 

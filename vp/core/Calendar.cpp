@@ -70,27 +70,34 @@ void Calendar::run_hooks() {
   hooks_.clear();
 }
 
-// Runs the callbacks due at detail::calendar_now: those in the heap, then
-// those scheduled for it while they ran.
-void Calendar::drain() {
-  const Tick now = detail::calendar_now;
+// Per instant: the callbacks in the heap, then those scheduled for it while
+// they ran.
+void Calendar::drain(Tick ahead) {
   running_ = true;
-  while (!heap_.empty() && heap_.front().when() <= now) {
-    if (interrupt()) break;
-    // The job runs while its entry is still the heap's top, and the first
-    // callback it schedules takes that place: one sift down instead of a pop
-    // and a push. The heap orders by unique keys, so the run order is the same.
-    top_running_ = true;
-    run_job(heap_.front().slot());
-    if (top_running_) {
-      top_running_ = false;
-      std::pop_heap(heap_.begin(), heap_.end(), Later{});
-      heap_.pop_back();
+  for (;;) {
+    const Tick now = detail::calendar_now;
+    while (!heap_.empty() && heap_.front().when() <= now) {
+      if (interrupt()) break;
+      // The job runs while its entry is still the heap's top, and the first
+      // callback it schedules takes that place: one sift down instead of a pop
+      // and a push. The heap orders by unique keys, so the run order is the same.
+      top_running_ = true;
+      run_job(heap_.front().slot());
+      if (top_running_) {
+        top_running_ = false;
+        std::pop_heap(heap_.begin(), heap_.end(), Later{});
+        heap_.pop_back();
+      }
     }
+    while (now_next_ < now_.size() && !interrupt()) run_job(now_[now_next_++]);
+    now_.clear();
+    now_next_ = 0;
+    // Most instants run ahead are callbacks only: the next one follows here
+    // rather than through run()'s loop, which would do the same.
+    if (heap_.empty() || heap_.front().when() >= ahead || !callbacks_only()) break;
+    ++instants_ahead_;
+    detail::calendar_now = heap_.front().when();
   }
-  while (now_next_ < now_.size() && !interrupt()) run_job(now_[now_next_++]);
-  now_.clear();
-  now_next_ = 0;
   running_ = false;
 }
 
@@ -141,7 +148,7 @@ void Calendar::run() {
     if (other != sc_core::sc_max_time()) limit = std::min<Tick>(limit, kernel + other.value());
     while (!heap_.empty() && heap_.front().when() < limit) {
       detail::calendar_now = heap_.front().when();
-      if (instant()) break;  // the kernel comes to this instant
+      if (instant(limit)) break;  // the kernel comes to this instant
       ++instants_ahead_;
     }
   }

@@ -162,15 +162,20 @@ class Calendar {
   static constexpr size_t kStackBytes = 512 * 1024;  // a process's stack: address space, touched pages only
   Calendar();
   void run();
-  void drain();
-  // The delta cycles of the instant detail::calendar_now; true when they
-  // stopped for the kernel (its processes, sc_stop or sc_pause).
-  bool instant() {
-    const Tick now = detail::calendar_now;
-    if (due(now)) drain();
+  // Runs the callbacks due at detail::calendar_now. With `ahead` above it,
+  // an instant whose callbacks were all there was to it (callbacks_only)
+  // is followed in the same loop by the next one before `ahead`, counted
+  // in instants_ahead_, as run() would have gone on to it.
+  void drain(Tick ahead = 0);
+  bool callbacks_only() const { return runnable_.empty() && !(ndeltas_ | uint8_t(halt_) | uint8_t(kernel_needed_)); }
+  // The delta cycles of the instant detail::calendar_now (and, with
+  // `ahead`, of the instants drain went on to); true when they stopped for
+  // the kernel (its processes, sc_stop or sc_pause).
+  bool instant(Tick ahead = 0) {
+    if (due(detail::calendar_now)) drain(ahead);
     // Most instants wake no process: their callbacks were all there is.
-    if (runnable_.empty() && !(ndeltas_ | uint8_t(halt_) | uint8_t(kernel_needed_))) return false;
-    return deltas(now);
+    if (callbacks_only()) return false;
+    return deltas(detail::calendar_now);
   }
   bool deltas(Tick now);  // the rest of the instant once a process is involved
   bool interrupt();

@@ -235,7 +235,7 @@ void Firmware::submit(HostCommand& c) {
     else
       ftl->prefetch(c.ftl.lpn, c.ftl.pages);
   }
-  FwJob& j = jobs_[&c] = FwJob{};
+  FwJob& j = job_nodes_.entry(jobs_, &c) = FwJob{};
   j.c = &c;
   j.serial = ++serial_;
   j.lpn = c.ftl.lpn;
@@ -309,7 +309,7 @@ void Firmware::finish(FwJob& j) {
   bool locked = j.locked;
   uint64_t lpn = j.lpn;
   uint32_t pages = j.pages;
-  jobs_.erase(&c);
+  job_nodes_.erase(jobs_, jobs_.find(&c));
   c.client->firmware_done(c);
   org_->finished(lpn, pages, locked);
 }

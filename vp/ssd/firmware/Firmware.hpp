@@ -25,6 +25,7 @@
 
 #include "vp/core/EventQueue.hpp"
 #include "vp/core/ParamScope.hpp"
+#include "vp/core/RecycledNodes.hpp"
 #include "vp/core/Services.hpp"
 #include "vp/core/StatGroup.hpp"
 #include "vp/flash/FlashTypes.hpp"
@@ -126,6 +127,7 @@ class Firmware : public sc_core::sc_module, public IFirmware, public FtlClient {
   FwWorkQueue pool_;  // DIOS: work any NVMQ thread takes
   FcmdStage fcmd_stage_;
   std::unordered_map<const HostCommand*, FwJob> jobs_;  // nodes: a job stays put while it lives
+  RecycledNodes<decltype(jobs_)> job_nodes_;
   std::unordered_map<uint64_t, std::deque<FwJob*>> page_order_;  // per SQ and page, requests not yet issued
   std::unordered_map<FirmwareThread*, std::vector<FwJob*>> done_;  // completions for each NVMQ thread's CQ buffer
   Counter &commands_, &order_waits_;

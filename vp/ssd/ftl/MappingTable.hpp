@@ -83,8 +83,8 @@ class MappingTable {
       c[kHeader + off] = ppn;
       return;
     }
-    if (n == cap) {  // grow: 1, 2, 4, ... pairs
-      const uint32_t ncap = cap ? 2 * cap : 1;
+    if (n == cap) {  // grow: 2, 4, 8, ... pairs (a write of two or more pages sets neighbours in one chunk)
+      const uint32_t ncap = cap ? 2 * cap : 2;
       std::unique_ptr<uint32_t[]> g(new uint32_t[kHeader + 2 * ncap]);
       g[0] = n;
       g[1] = ncap;

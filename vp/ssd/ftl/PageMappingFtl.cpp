@@ -252,7 +252,7 @@ void PageMappingFtl::issue_writes(FtlRequest& r, uint32_t from) {
     s_.remap(lpn, static_cast<uint32_t>(ppn));
     mapping_->changed(lpn);
     uint8_t* data = r.data + uint64_t(i) * s_.geo.page_size;
-    auto& w = writing_[lpn];
+    auto& w = writing_nodes_.entry(writing_, lpn);
     w.first = data;
     ++w.second;
     FlashTransaction& t = r.txns[i];
@@ -322,7 +322,7 @@ void PageMappingFtl::flash_done(FlashTransaction& t) {
   if (t.op == FlashOp::Program) {
     gc_.program_done(s_.block_of(flash::ppn_of(s_.geo, t.addr)));
     auto w = writing_.find(t.oob.lpn);
-    if (w != writing_.end() && --w->second.second == 0) writing_.erase(w);
+    if (w != writing_.end() && --w->second.second == 0) writing_nodes_.erase(writing_, w);
     --s_.host_programs;
     journal_.host_program_done(t.oob.seq);
   }

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "vp/core/EventQueue.hpp"
+#include "vp/core/RecycledNodes.hpp"
 #include "vp/core/Services.hpp"
 #include "vp/ssd/ftl/CachedMapping.hpp"
 #include "vp/ssd/ftl/FtlJournal.hpp"
@@ -181,6 +182,7 @@ class PageMappingFtl : public sc_core::sc_module, public IFtl, public flash::Fla
   ShardMap shards_;
   std::deque<Waiting> waiting_;
   std::unordered_map<uint32_t, std::pair<const uint8_t*, uint32_t>> writing_;  // lpn -> newest data, programs
+  RecycledNodes<decltype(writing_)> writing_nodes_;
   std::unique_ptr<SubPageFlash> sub_page_;                 // the flash by unit, with sub-page mapping
   std::unordered_map<uint64_t, uint64_t> open_pages_;      // pages partly filled by host units -> the last unit
   std::deque<std::pair<uint64_t, Tick>> pad_due_;          // those pages, when each is padded

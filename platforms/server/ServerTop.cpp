@@ -30,11 +30,14 @@ void check_host_queues(const Config& c) {
   if (!cpus.empty() && cpus.back() >= c.get_int("host.cores"))
     c.fail({"host.nvme.irq_affinity", "host.cores"}, fmt::format("cpu {} does not exist", cpus.back()));
   NvmeDriver::Completion m = NvmeDriver::completion_from(nvme);
-  if (m != NvmeDriver::Completion::Interrupt && m != NvmeDriver::Completion::DedCore &&
+  // With separate poll queues (select_isr, xler, poll_queues) a polled I/O
+  // stays on its core's poll queue and isolation splits the others; poll and
+  // hybrid poll every queue, each from its own core only.
+  if ((m == NvmeDriver::Completion::Poll || m == NvmeDriver::Completion::Hybrid) &&
       c.get_switch("host.blkmq.rw_isolation"))
     c.fail({"host.nvme.completion", "host.blkmq.rw_isolation"},
-           "a core polls its own queue pair, but rw_isolation sends its I/O to other cores' queues: not modeled "
-           "together");
+           "every queue pair is polled by its own core, but rw_isolation sends a core's I/O to other cores' "
+           "queues: use select_isr, or interrupt with host.nvme.poll_queues");
   // xler hands latency-critical bios to the accelerator, a queue per core.
   if (m == NvmeDriver::Completion::Xler && !c.get_switch("accel.enabled"))
     c.fail({"host.nvme.completion", "accel.enabled"},
@@ -42,6 +45,13 @@ void check_host_queues(const Config& c) {
   if (m == NvmeDriver::Completion::Xler && c.get_int("host.cores") > accel::regs::kMaxQueues)
     c.fail({"host.nvme.completion", "host.cores"},
            fmt::format("the accelerator has a queue for each of at most {} cores", accel::regs::kMaxQueues));
+  // The accelerator frees its SQ entries by each completion's SQ head.
+  if (m == NvmeDriver::Completion::Xler)
+    for (const auto& d : drives_of(c))
+      if (c.is(d + ".nvme.buffer_status_field", "sq_head"))
+        c.fail({"host.nvme.completion", d + ".nvme.buffer_status_field"},
+               "the accelerator frees its submission queue entries by each completion's SQ head, which the "
+               "write-buffer status would overwrite (its queues would fill and never drain): report it in dw0");
   // dedcore takes one of the cores for polling.
   if (m == NvmeDriver::Completion::DedCore && c.get_int("host.cores") < 2)
     c.fail({"host.nvme.completion", "host.cores"},

@@ -190,7 +190,8 @@ TEST_CASE("fio hipri without poll queues takes interrupts", "[host][polling]") {
   CHECK(host(s)["cpu"][1]["irq_ps"].get<uint64_t>() == 6 * 2 * kUs);
 }
 
-TEST_CASE("polled completion refuses rw_isolation and too few controller queues", "[host][polling]") {
+TEST_CASE("polled completion refuses all-polled isolation, too few controller queues and a status in xler's SQ head",
+          "[host][polling]") {
   // A core polls its own queues; rw_isolation sends its reads to others'.
   CHECK_THROWS_WITH(model_config("quick", {}, {{"host.nvme.completion", "poll"}, {"host.blkmq.rw_isolation", "on"}}),
                     Catch::Contains("host.blkmq.rw_isolation"));
@@ -201,6 +202,14 @@ TEST_CASE("polled completion refuses rw_isolation and too few controller queues"
                     Catch::Contains("max_io_queues >= 8"));
   CHECK_NOTHROW(model_config("quick", {},
                              {{"host.cores", "4"}, {"ssd.nvme.max_io_queues", "8"}, {"host.nvme.completion", "select_isr"}}));
+  // xler's accelerator reclaims SQ entries by the CQE's SQ head: FastDrain's status may not take it.
+  CHECK_THROWS_WITH(model_config("quick", {},
+                                 {{"host.nvme.completion", "xler"}, {"accel.enabled", "on"},
+                                  {"ssd.nvme.buffer_status_field", "sq_head"}}),
+                    Catch::Contains("host.nvme.completion") && Catch::Contains("ssd.nvme.buffer_status_field"));
+  CHECK_NOTHROW(model_config("quick", {},
+                             {{"host.nvme.completion", "xler"}, {"accel.enabled", "on"},
+                              {"ssd.nvme.buffer_status_field", "dw0"}}));
   // dedcore needs a core for the jobs besides the polling one.
   CHECK_THROWS_WITH(model_config("quick", {}, {{"host.cores", "1"}, {"host.nvme.completion", "dedcore"}}),
                     Catch::Contains("host.cores >= 2"));

@@ -887,7 +887,11 @@ TEST_CASE("every built-in preset is a configuration a run accepts", "[platform][
     // firmware on the default drive, as its base already has it).
     const size_t parts = name.find("/parts/");
     const std::string study = parts == std::string::npos ? "" : name.substr(0, parts);
-    const std::string under = study.empty() ? "" : study == "deepflash" ? "zssd," : study + "/base,";
+    // The composed study's fragments stack on its Vanilla (its base has no cache or firmware of its own).
+    const std::string under = study.empty()          ? ""
+                              : study == "deepflash" ? "zssd,"
+                              : study == "composed"  ? "composed/vanilla,"
+                                                     : study + "/base,";
     Shell s = server("--preset " + under + name + " --print-config");
     INFO("preset " << under << name << ": " << s.out.substr(0, 600));
     CHECK(s.status == 0);

@@ -30,6 +30,16 @@ std::vector<StoreFtl::Seen> writes_before(const CacheRig& rig, vp::Tick until) {
     if (s.op == IoOp::Write && s.at < until) w.push_back(s);
   return w;
 }
+// The first 100 us's writes to the FTL are pages 0-3, drained urgently at 2 us.
+void check_urgent_drain_of_pages_0_to_3(const CacheRig& rig) {
+  auto w = writes_before(rig, 100 * kUs);
+  REQUIRE(w.size() == 4);
+  for (uint64_t i = 0; i < 4; ++i) {
+    CHECK(w[i].lpn == i);
+    CHECK(w[i].at == 2 * kUs);
+    CHECK(w[i].urgent);
+  }
+}
 }  // namespace
 
 TEST_CASE("bulk a write that finds its set full of dirty lines flushes a bulk of the oldest, and writes then wait "
@@ -99,13 +109,7 @@ TEST_CASE("fastdrain a hint announcing more than the headroom starts an urgent d
            {20 * kUs, IoOp::Read, 0},
            {30 * kUs, IoOp::Read, 9},
            {50 * kUs, IoOp::Read, 9}});
-  auto w = writes_before(rig, 100 * kUs);
-  REQUIRE(w.size() == 4);
-  for (uint64_t i = 0; i < 4; ++i) {
-    CHECK(w[i].lpn == i);
-    CHECK(w[i].at == 2 * kUs);
-    CHECK(w[i].urgent);
-  }
+  check_urgent_drain_of_pages_0_to_3(rig);
   CHECK(rig.stat("ssd.cache.fastdrain.foreground_drains") == 1);
   CHECK(rig.stat("ssd.cache.fastdrain.foreground_evictions") == 4);
   // Level: 4, 5, then 6 (2 dirty + 4 copies in flight until 12 us), 2 after.
@@ -342,4 +346,30 @@ TEST_CASE("a write buffer with room takes the same writes without waiting", "[ss
   for (size_t i = 8; i < 11; ++i) CHECK(rig.done[i] == 1 * kUs + kDramTime);
   CHECK(rig.stat("ssd.cache.write_buffer.stalled_writes") == 0);
   CHECK(rig.stat("ssd.cache.write_buffer.copies_max") == 3);
+}
+
+TEST_CASE("fastdrain over a read cache drains as the buffer alone and keeps its read misses", "[ssd][cache][fastdrain]") {
+  // The first fastdrain case's writes on a uni cache of the same 10 lines
+  // with ssd.cache.write_buffer = fastdrain: the same urgent drain of pages
+  // 0-3 at 2 us (the level counts dirty lines and copies, as the buffer
+  // alone), but page 9's read miss is installed, so its second read hits
+  // (the buffer alone sends it to the FTL twice).
+  CacheRig rig({{"ssd.cache.organisation", "uni"}, {"ssd.cache.write_buffer", "fastdrain"},
+                {"ssd.cache.size", "40KiB"}, {"ssd.cache.ways", "10"}, {"ssd.cache.fastdrain.bg_interval", "1s"}});
+  rig.run({{0, IoOp::Write, 0, 4, 0x10}, tagged(1 * kUs, 4, 1, 0x20, 4), tagged(2 * kUs, 5, 1, 0x30, 6),
+           {30 * kUs, IoOp::Read, 9}, {50 * kUs, IoOp::Read, 9}});
+  check_urgent_drain_of_pages_0_to_3(rig);
+  CHECK(rig.stat("ssd.cache.fastdrain.foreground_evictions") == 4);
+  CHECK(rig.reqs[2].result == nvme::buffer_status(nvme::BUF_BETWEEN, 60));
+  CHECK(rig.done[3] == 30 * kUs + kFtlTime + kDramTime);  // the miss, then its fill's DRAM write
+  CHECK(rig.done[4] == 50 * kUs + kDramTime);
+  CHECK(rig.ftl.count(IoOp::Read) == 1);
+  CHECK(rig.stat("ssd.cache.thr.read_hits") == 1);
+}
+
+TEST_CASE("a fastdrain write side needs a read cache under it", "[ssd][cache][fastdrain]") {
+  for (const char* org : {"none", "bulk", "burst", "fastdrain"})
+    CHECK_THROWS_WITH(model_config("", {}, {{"ssd.cache.organisation", org}, {"ssd.cache.write_buffer", "fastdrain"}}),
+                      Catch::Contains("ssd.cache.write_buffer") && Catch::Contains("ssd.cache.organisation"));
+  CHECK_NOTHROW(model_config("", {}, {{"ssd.cache.organisation", "split"}, {"ssd.cache.write_buffer", "fastdrain"}}));
 }

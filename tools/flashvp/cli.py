@@ -68,7 +68,7 @@ def _parser() -> argparse.ArgumentParser:
     pl.add_argument("--out", default=None, help="path without suffix (default: beside the table, named after y)")
 
     rp = sub.add_parser("repro", help="reproduce a paper's evaluation: runs, report.md and figures beside the paper's")
-    rp.add_argument("study", choices=["flashshare", "deepflash", "fastdrain", "rwiso"])
+    rp.add_argument("study", choices=["flashshare", "deepflash", "fastdrain", "rwiso", "composed"])
     rp.add_argument("--quick", action="store_true", help="a small scale in a few minutes (directions only)")
     rp.add_argument("--out", default="repro", help="folder; the study's outputs go to OUT/<study>/ (default: repro)")
     rwhere = rp.add_mutually_exclusive_group()

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The four studies flashvp repro runs, one module each (flashshare,
-deepflash, fastdrain, rwiso), each giving its STUDY: its runs (presets of
+"""The studies flashvp repro runs, one module each: the four papers'
+(flashshare, deepflash, fastdrain, rwiso) and FlashVP's own composition of
+them (composed), each giving its STUDY: its runs (presets of
 platforms/presets/<study>/ and sets), figures of merit from a run's
 summary (flashvp.summary), headline effects and study figures. base holds
 the types and effect arithmetic flashvp.repro shares with them, common what
@@ -8,7 +9,7 @@ the studies share. Set-ups and what differs from the papers:
 docs/study-<name>.md."""
 from __future__ import annotations
 
-from flashvp.studies import deepflash, fastdrain, flashshare, rwiso
+from flashvp.studies import composed, deepflash, fastdrain, flashshare, rwiso
 from flashvp.studies.base import Study
 # The names flashvp/studies.py held, importable from here as before.
 from flashvp.studies.common import _online, statistics_mean  # noqa: F401
@@ -21,4 +22,5 @@ from flashvp.studies.rwiso import RW_MIX  # noqa: F401
 from flashvp.summary import RESPONSE_PARTS  # noqa: F401
 
 # By name, in the order repro lists them.
-STUDIES: dict[str, Study] = {s.name: s for s in (flashshare.STUDY, deepflash.STUDY, fastdrain.STUDY, rwiso.STUDY)}
+STUDIES: dict[str, Study] = {s.name: s for s in (flashshare.STUDY, deepflash.STUDY, fastdrain.STUDY, rwiso.STUDY,
+                                                composed.STUDY)}

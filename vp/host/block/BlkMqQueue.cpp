@@ -113,6 +113,13 @@ unsigned BlkMqQueue::hwq_for(unsigned core, bool write) const {
   return write ? read_queues_ + core % (n - read_queues_) : core % read_queues_;
 }
 
+// A polled request stays on its own core's queue, whose poll queue pair that
+// core spins on (Linux's separate map of poll hardware queues): isolation
+// splits only the interrupt-driven ones.
+unsigned BlkMqQueue::hwq_for(const IoRequest& io, unsigned core) const {
+  return io.polled ? core % hw_queues() : hwq_for(core, io.write);
+}
+
 size_t BlkMqQueue::waiting(unsigned hwq) const { return hw_[hwq].dispatch.size() + hw_[hwq].sched->size(); }
 
 uint32_t BlkMqQueue::max_bytes() const {
@@ -211,7 +218,7 @@ bool BlkMqQueue::can_merge(const BlkRequest& rq, const IoRequest& io, bool& fron
 
 BlkMqQueue::Merge BlkMqQueue::find_merge(const IoRequest& io, unsigned core) const {
   Merge m;
-  for (BlkRequest* rq : hw_[hwq_for(core, io.write)].sched->merge_candidates(io, core)) {
+  for (BlkRequest* rq : hw_[hwq_for(io, core)].sched->merge_candidates(io, core)) {
     ++m.examined;
     if (can_merge(*rq, io, m.front)) {
       m.rq = rq;
@@ -258,7 +265,7 @@ BlkRequest* BlkMqQueue::make(IoRequest& io, unsigned core) {
   rq->segments = 1;
   rq->attr = io.attr;
   rq->core = core;
-  rq->hwq = hwq_for(core, io.write);
+  rq->hwq = hwq_for(io, core);
   rq->seq = seq_++;
   return rq;
 }
@@ -373,7 +380,7 @@ Tick BlkMqQueue::submit_cost(const IoRequest& io, unsigned core) const {
     if (!last) return cost_.insert;
     return cost_.merge_search + (can_merge(*last, io, front) ? 0 : cost_.insert);
   }
-  const HwQueue& q = hw_[hwq_for(core, io.write)];
+  const HwQueue& q = hw_[hwq_for(io, core)];
   if (goes_straight(q)) return kblockd_ ? dispatch_cost_ : 0;  // kblockd: dispatched in the submitter's context
   Merge m = find_merge(io, core);
   return Tick(m.examined) * cost_.merge_search + (m.rq ? 0 : cost_.insert);
@@ -401,7 +408,7 @@ void BlkMqQueue::submit(IoRequest& io, unsigned core, Tick now) {
     p.requests.push_back(make(io, core));
     return;
   }
-  HwQueue& q = hw_[hwq_for(core, io.write)];
+  HwQueue& q = hw_[hwq_for(io, core)];
   if (goes_straight(q)) return issue(make(io, core), now);
   Merge m = find_merge(io, core);
   if (m.rq) {

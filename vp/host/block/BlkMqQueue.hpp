@@ -88,6 +88,8 @@ class BlkMqQueue {
 
   unsigned hw_queues() const { return static_cast<unsigned>(hw_.size()); }
   unsigned hwq_for(unsigned core, bool write) const;
+  // The hardware queue `io` from `core` goes to (a polled one: the core's own).
+  unsigned hwq_for(const IoRequest& io, unsigned core) const;
   uint32_t free_tags(unsigned hwq) const { return hw_[hwq].free_tags; }
   // Requests of hardware queue `hwq` waiting for a tag (dispatch list and scheduler).
   size_t waiting(unsigned hwq) const;

@@ -34,8 +34,9 @@ void FastDrainBuffer::declare_params(const ParamScope& r) {
 }
 
 FastDrainBuffer::FastDrainBuffer(Services& svc, const std::string& scope, EventQueue& eq, CacheLines& lines,
-                                 const CacheTags& tags, uint32_t page_bytes, uint64_t stripe_pages)
+                                 const CacheTags& tags, uint32_t page_bytes, uint64_t stripe_pages, bool cache_reads)
     : eq_(eq),
+      cache_reads_(cache_reads),
       lines_(lines),
       tags_(tags),
       page_(page_bytes),

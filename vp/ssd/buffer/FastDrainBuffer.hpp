@@ -9,7 +9,9 @@
 // victimization hint still announces would pass the high one, all at once
 // or a window of pages at a time (drain_depth); every
 // completion carries the buffer status; a write waits while the buffer's
-// DRAM is full of lines and copies in flight. Read misses are not cached.
+// DRAM is full of lines and copies in flight. Read misses are not cached,
+// unless it is the write side of a read cache (cache_reads: the level is the
+// dirty share of all the cache's lines).
 #include <memory>
 #include <vector>
 
@@ -29,9 +31,9 @@ class FastDrainBuffer : public WriteBufferPolicy {
   static void declare_params(const ParamScope& r);
   // `scope`: where its parameters, statistics and waves are named.
   FastDrainBuffer(Services& svc, const std::string& scope, EventQueue& eq, CacheLines& lines, const CacheTags& tags,
-                  uint32_t page_bytes, uint64_t stripe_pages);
+                  uint32_t page_bytes, uint64_t stripe_pages, bool cache_reads = false);
 
-  bool caches_reads() const override { return false; }
+  bool caches_reads() const override { return cache_reads_; }
   bool admit(FtlRequest& r) override;
   void dirtied(int64_t line) override;
   void write_queued(bool buffered, CacheDrain mode) override;
@@ -57,6 +59,7 @@ class FastDrainBuffer : public WriteBufferPolicy {
   void background_round();
 
   EventQueue& eq_;
+  bool cache_reads_;
   CacheLines& lines_;
   const CacheTags& tags_;
   uint32_t page_;

@@ -48,6 +48,11 @@ void CacheLayer::declare_params(const ParamScope& r) {
            "prefetch), bulk (a conventional drive's write buffer, FastDrain's Vanilla: a write that finds its set "
            "full of dirty lines flushes a bulk of the oldest to flash), fastdrain (FastDrain's write buffer with watermarks, background and foreground eviction, "
            "status in every completion), burst (DeepFlash's direct-mapped burst buffer, non-blocking)");
+  r.choice("write_buffer", "write_back", {"write_back", "fastdrain"},
+           "what a read cache (uni, uni-dyn, split) does with written data: write_back (a dirty line goes to flash "
+           "when replaced or flushed, the copies bounded by the drive's write buffer) or fastdrain (FastDrain's "
+           "watermarks and drains, ssd.cache.fastdrain.*, over the cache's lines, read misses still cached: "
+           "FlashShare's class-split cache with FastDrain's buffer)");
   EpochPolicy::declare_params(r);
   SplitPolicy::declare_params(r);
   // FlashShare OSDI'18 Table 2: 1.5 GB of DRAM in the Z-SSD (ssd.dram.size),
@@ -62,7 +67,13 @@ void CacheLayer::declare_params(const ParamScope& r) {
   FastDrainBuffer::declare_params(r.sub("fastdrain"));
   BulkFlushBuffer::declare_params(r.sub("bulk"));
   r.rule([](const ScopedConfig& c) {
-    if (c.is("organisation", "fastdrain") &&
+    if (c.is("write_buffer", "fastdrain") &&
+        !(c.is("organisation", "uni") || c.is("organisation", "uni-dyn") || c.is("organisation", "split")))
+      c.fail({"write_buffer", "organisation"}, "a FastDrain write buffer over a read cache needs uni, uni-dyn or "
+             "split (organisation fastdrain is FastDrain's buffer alone)");
+  });
+  r.rule([](const ScopedConfig& c) {
+    if ((c.is("organisation", "fastdrain") || c.is("write_buffer", "fastdrain")) &&
         c.get_real("fastdrain.low_watermark") >= c.get_real("fastdrain.high_watermark"))
       c.fail({"fastdrain.low_watermark", "fastdrain.high_watermark"},
              "the low watermark must be below the high one");
@@ -134,6 +145,9 @@ CacheLayer::CacheLayer(sc_core::sc_module_name name, Services& svc, uint32_t lin
     else if (organisation_ == Organisation::FastDrain)
       buffer_ = std::make_unique<FastDrainBuffer>(svc, cfg_.key("fastdrain"), eq_, static_cast<CacheLines&>(*this),
                                                   *tags_, page_, stripe_pages);
+    else if (cfg_.is("write_buffer", "fastdrain"))
+      buffer_ = std::make_unique<FastDrainBuffer>(svc, cfg_.key("fastdrain"), eq_, static_cast<CacheLines&>(*this),
+                                                  *tags_, page_, stripe_pages, /*cache_reads=*/true);
     else {
       write_buffer_bytes_ = write_buffer_bytes;
       buffer_ = std::make_unique<WriteBackCache>(std::max<uint64_t>(1, write_buffer_bytes / page_),

@@ -518,3 +518,17 @@ def test_composed_report_has_no_p99_under_a_thousand_responses(tmp_path):
     assert "± 0.0" not in text
     for f in ("interactions", "ablation", "lc-read-stages", "reader-read-stages"):
         assert (tmp_path / f"{f}.png").exists()
+
+
+def test_composed_sensitivity_runs_fit_each_drive_and_its_technique_parts():
+    from flashvp.studies.composed import CP_ALL, CP_DRIVES, drive_sets
+
+    on = tuple(CP_ALL.split("+"))
+    assert drive_sets("tlc", on)["ssd.ftl.page_alloc"] == "lsb_group"  # FD-FTL where cells have LSB pages
+    assert "ssd.ftl.page_alloc" not in drive_sets("tlc", ()) and "ssd.ftl.page_alloc" not in drive_sets("mlc", on)
+    assert drive_sets("mlc", ())["ssd.ftl.shards"] == 18  # ManyLayered: an instance a channel
+    assert "ssd.ftl.shards" not in drive_sets("mlc", on)  # DeepFlash's own shards
+    # The readers' and writer's 10 GiB regions end below the smallest drive's 187 GiB.
+    for d in CP_DRIVES:
+        s = drive_sets(d, on)
+        assert s["workload.reader.offset"] == "130g" and s["workload.writer.offset"] == "160g"

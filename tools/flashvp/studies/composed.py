@@ -34,6 +34,41 @@ CP_ALL = "+".join(CP_ORDER)
 CP_STAGES = ("host_submit", "blk_mq", "accel", "driver_queue", "sq_wait", "fetch", "firmware", "flash", "data_dma",
              "cq_post", "interrupt", "wakeup")
 CP_MIN_P99 = 1000  # no p99 from fewer responses
+VARIANT = "server"  # the Z-SSD runs; the sensitivity runs' variants are drive=<name>
+
+# The sensitivity check (full scale only): the composed Vanilla and all four
+# on the drive each other paper used, as --set over the Z-SSD's keys. The
+# readers' and writer's regions move below 170 GiB so that every drive holds
+# them (DeepFlash's array at the paper's 1k blocks a die has 187 GiB).
+CP_RELOCATE = {"workload.reader.offset": "130g", "workload.writer.offset": "160g"}
+CP_DRIVES: dict[str, tuple[str, dict[str, Any]]] = {
+    "tlc": ("FastDrain's TLC drive with its 512 MB buffer (fastdrain/base)",
+            {"ssd.flash.packages_per_channel": 4, "ssd.flash.dies_per_package": 2, "ssd.flash.planes_per_die": 2,
+             "ssd.flash.page_size": "8KiB", "ssd.flash.block_size": "1536KiB", "ssd.flash.cell": "tlc-fastdrain",
+             "ssd.flash.scheduler": "fifo", "ssd.ftl.map_unit": "4KiB", "ssd.ftl.gc.migration": "read_program",
+             "ssd.dram.size": "2GiB", "ssd.cache.size": "512MiB"}),
+    "mlc": ("the isolation study's Intel 750-like MLC drive, in-order SQ fetch (rwiso/base)",
+            {"ssd.flash.channels": 18, "ssd.flash.packages_per_channel": 1, "ssd.flash.dies_per_package": 2,
+             "ssd.flash.planes_per_die": 2, "ssd.flash.page_size": "4KiB", "ssd.flash.block_size": "1MiB",
+             "ssd.flash.blocks_per_plane": 12288, "ssd.flash.cell": "mlc", "ssd.flash.bus_rate": "400MT/s",
+             "ssd.cache.size": "256MiB", "ssd.nvme.in_order_fetch": "true"}),
+    "deepflash": ("DeepFlash's 16 x 16 quad-die MLC array at the paper's 1k blocks a die (deepflash/base)",
+                  {"ssd.flash.packages_per_channel": 16, "ssd.flash.dies_per_package": 4,
+                   "ssd.flash.planes_per_die": 2, "ssd.flash.blocks_per_plane": 512, "ssd.flash.page_size": "4KiB",
+                   "ssd.flash.block_size": "256KiB", "ssd.flash.cell": "mlc", "ssd.flash.bus_rate": "333MT/s",
+                   "ssd.dram.bus_width": 64, "ssd.dram.banks": 16, "ssd.cache.size": "512MiB", "pcie.gen": 4}),
+}
+
+
+def drive_sets(drive: str, on: tuple[str, ...] | set[str]) -> dict[str, Any]:
+    """A sensitivity run's sets: the drive, the moved regions, and what a technique needs of that drive:
+    FD-FTL's LSB-first allocation on the TLC drive with FastDrain on, ManyLayered's one instance a channel."""
+    sets = {**CP_RELOCATE, **CP_DRIVES[drive][1]}
+    if drive == "tlc" and "fd" in on:
+        sets["ssd.ftl.page_alloc"] = "lsb_group"
+    if "df" not in on:
+        sets["ssd.ftl.shards"] = sets.get("ssd.flash.channels", 16)
+    return sets
 
 
 def config_name(on: tuple[str, ...] | set[str]) -> str:
@@ -86,8 +121,12 @@ def _cp_figures(s: Summary) -> dict[str, Any]:
 def _cp_grids(quick: bool) -> Grids:
     runtime = "2s" if quick else "6s"
     base: dict[str, Any] = {"set": {"workload.*.runtime": runtime}}
-    runs = [Run(config_name(on), preset(on), "server") for on in configs()]
-    return {"ablation": (base, runs)}
+    runs = [Run(config_name(on), preset(on), VARIANT) for on in configs()]
+    grids = {"ablation": (base, runs)}
+    if not quick:
+        grids["drives"] = (base, [Run(config_name(on), preset(on), f"drive={d}", drive_sets(d, on))
+                                  for d in CP_DRIVES for on in ((), CP_ORDER)])
+    return grids
 
 
 def _without(t: str) -> str:
@@ -103,9 +142,10 @@ def _cp_effects() -> list[Effect]:
     for eid, metric in (("fs_mean", "response_mean"), ("fs_p99", "response_p99"), ("fd_p99", "response_p99"),
                         ("rw_read_iops", "read_iops")):
         t = eid[:2]
-        e += [Effect(f"{eid}_alone", metric, t, CP_VANILLA), Effect(f"{eid}_in_all", metric, CP_ALL, _without(t))]
-    e += [Effect("df_read_iops_alone", "read_iops", CP_VANILLA, "df"),
-          Effect("df_read_iops_in_all", "read_iops", _without("df"), CP_ALL)]
+        e += [Effect(f"{eid}_alone", metric, t, CP_VANILLA, variants=(VARIANT,)),
+              Effect(f"{eid}_in_all", metric, CP_ALL, _without(t), variants=(VARIANT,))]
+    e += [Effect("df_read_iops_alone", "read_iops", CP_VANILLA, "df", variants=(VARIANT,)),
+          Effect("df_read_iops_in_all", "read_iops", _without("df"), CP_ALL, variants=(VARIANT,))]
     return e
 
 
@@ -117,11 +157,10 @@ CP_METRICS = [("response_mean", "online mean response, us", 1, ",.0f"),
               ("read_iops", "readers' IOPS", 1, ",.0f"),
               ("write_iops", "writer's IOPS", 1, ",.0f"),
               ("cpu_busy", "host CPU busy, %", 100, ".1f")]
-VARIANT = "server"
 
 
-def _cell(res: Results, c: str, metric: str, scale: float, fmt: str) -> str:
-    v = list(res.values(c, VARIANT, metric).values())
+def _cell(res: Results, c: str, metric: str, scale: float, fmt: str, variant: str = VARIANT) -> str:
+    v = list(res.values(c, variant, metric).values())
     v = [x for x in v if not math.isnan(x)]
     if not v:
         return "n/a"
@@ -131,8 +170,8 @@ def _cell(res: Results, c: str, metric: str, scale: float, fmt: str) -> str:
     return f"{m:{fmt}}" + ("" if math.isnan(h) else f" ± {h:{fmt}}")
 
 
-def _changes(res: Results, c: str, ref: str, metric: str) -> dict[int, float]:
-    mine, base = res.values(c, VARIANT, metric), res.values(ref, VARIANT, metric)
+def _changes(res: Results, c: str, ref: str, metric: str, variant: str = VARIANT) -> dict[int, float]:
+    mine, base = res.values(c, variant, metric), res.values(ref, variant, metric)
     return {s: mine[s] / base[s] - 1 for s in mine
             if s in base and base[s] and not math.isnan(mine[s]) and not math.isnan(base[s])}
 
@@ -215,11 +254,32 @@ def _cp_extra(res: Results, out: Path, ctx: dict[str, Any]) -> list[str]:
     ax.set_ylabel("online response / Vanilla")
     _finish(fig, ax, out / "ablation", f"Online response per configuration ({seeds} seeds, 95% interval; "
             f"fewest responses {fewest:,.0f})", 8)
+    lines += _drives(res)
     lines += _stages(res, names, out, "lc", "lc-read-stages", "a latency-critical read",
                      "The online workers' reads")
     lines += _stages(res, names, out, "rd", "reader-read-stages", "a random read",
                      "The isolation study's readers' reads")
     return lines
+
+
+def _drives(res: Results) -> list[str]:
+    """The sensitivity check: the composed Vanilla and all four on each other paper's drive."""
+    drives = [d for d in CP_DRIVES if res.values(CP_VANILLA, f"drive={d}", "response_mean")]
+    if not drives:
+        return []
+    rows = ["| drive | figure | composed Vanilla | all four | change |", "| --- | --- | --- | --- | --- |"]
+    for d in drives:
+        v = f"drive={d}"
+        n = min(min(res.values(c, v, "responses").values()) for c in (CP_VANILLA, CP_ALL))
+        for k, label, sc, f in CP_METRICS:
+            if k == "response_p99" and n < CP_MIN_P99:
+                continue
+            ends = " | ".join(_cell(res, c, k, sc, f, v) for c in (CP_VANILLA, CP_ALL))
+            rows.append(f"| {d} | {label} | {ends} | {_pct(list(_changes(res, CP_ALL, CP_VANILLA, k, v).values()))} |")
+    return ["## The papers' own drives (sensitivity)", "",
+            "The two ends of the ablation on each other paper's drive, the readers' and writer's regions moved "
+            "below 170 GiB; FD-FTL's LSB-first allocation is on with FastDrain on the TLC drive. Drives: " +
+            "; ".join(f"{d}, {CP_DRIVES[d][0]}" for d in drives) + ".", "", *rows, ""]
 
 
 def _stages(res: Results, names: list[str], out: Path, key: str, figure: str, what: str, whose: str) -> list[str]:
@@ -251,4 +311,5 @@ def _stages(res: Results, names: list[str], out: Path, key: str, figure: str, wh
 STUDY = Study("composed", "The four techniques on one server (FlashVP's own study)", _cp_grids, _cp_figures,
               _cp_effects(), extra=_cp_extra,
               doc_sections=("The ablation", "Each technique alone", "Interactions of the pairs",
-                            "Where a latency-critical read's time goes", "Where a random read's time goes"))
+                            "The papers' own drives", "Where a latency-critical read's time goes",
+                            "Where a random read's time goes"))
